@@ -1,0 +1,20 @@
+import type { Config } from '../config/config.js';
+import { openStore } from '../store/database.js';
+import { migrateToLatest } from '../store/migrations.js';
+import { bootstrapTenant } from '../tenants/bootstrap.js';
+
+export async function runBootstrap(config: Config, options: { json: boolean; tenant: string }): Promise<number> {
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  try {
+    await migrateToLatest(store);
+    const result = await bootstrapTenant(store.db, options.tenant);
+    if (options.json) {
+      console.log(JSON.stringify(result));
+    } else {
+      console.log(`tenant   ${options.tenant} (${result.tenantId})\napi key  ${result.apiKey}\ntoken    ${result.token}\n\nBoth are shown once: store them now.`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { runBootstrap } from './bootstrap.js';
+import { runMigrate } from './migrate.js';
+import { runServer } from './server.js';
+
+const USAGE = `usage: pitcrew <command> [options]
+
+commands:
+  server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
+  bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key and management token
+  migrate                         apply database migrations and exit
+
+environment: PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_LOG_LEVEL (docs/configuration.md)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'server':
+      parseArgs({ args: rest, options: {}, strict: true });
+      return runServer(loadConfig());
+    case 'migrate':
+      parseArgs({ args: rest, options: {}, strict: true });
+      return runMigrate(loadConfig());
+    case 'bootstrap': {
+      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' } }, strict: true });
+      return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default' });
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      console.error(`pitcrew: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const known = error instanceof ConfigError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    console.error(`pitcrew: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
+    process.exitCode = known ? 2 : 1;
+  },
+);

@@ -1,0 +1,54 @@
+/**
+ * The one catalogue of coded errors. Each code has its HTTP status and a problem type
+ * (RFC 9457 `type`, documented in docs/errors.md). Messages must tell a person what to do.
+ */
+export const errorCatalogue = {
+  PITCREW_ERR_VALIDATION: { status: 400, title: 'The request is not valid' },
+  PITCREW_ERR_MALFORMED_JSON: { status: 400, title: 'The body is not valid JSON' },
+  PITCREW_ERR_BAD_CURSOR: { status: 400, title: 'The pagination cursor is not valid' },
+  PITCREW_ERR_UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
+  PITCREW_ERR_INVALID_API_KEY: { status: 401, title: 'Unknown or revoked API key' },
+  PITCREW_ERR_IP_NOT_ALLOWED: { status: 403, title: 'Caller address not on the allowlist' },
+  PITCREW_ERR_NOT_FOUND: { status: 404, title: 'Not found' },
+  PITCREW_ERR_TRIGGER_NOT_FOUND: { status: 404, title: 'No such trigger' },
+  PITCREW_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  PITCREW_ERR_CONFLICT: { status: 409, title: 'Conflict with the current state' },
+  PITCREW_ERR_BODY_TOO_LARGE: { status: 413, title: 'The body is too large' },
+  PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  PITCREW_ERR_THROTTLED: { status: 429, title: 'Too many requests for this tenant' },
+  PITCREW_ERR_INTERNAL: { status: 500, title: 'Internal error' },
+  PITCREW_ERR_STORAGE_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface FieldError {
+  /** JSON pointer into the request (e.g. /body/target/hostname). */
+  path: string;
+  message: string;
+}
+
+/** An error whose cause and remedy are known: it becomes a problem+json reply with its code. */
+export class PitcrewError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fieldErrors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, detail: string, extra: { fieldErrors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(detail);
+    this.name = 'PitcrewError';
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+    this.fieldErrors = extra.fieldErrors;
+    this.headers = extra.headers;
+  }
+}
+
+export function problemType(code: ErrorCode): string {
+  return `urn:pitcrew:problem:${code.replace('PITCREW_ERR_', '').toLowerCase().replaceAll('_', '-')}`;
+}
+
+export function notFound(what: string, id: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_NOT_FOUND', `${what} ${id} does not exist in this tenant`);
+}

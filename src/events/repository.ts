@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../errors/catalogue.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { Database, EventRow } from '../store/schema.js';
+
+type Db = Kysely<Database>;
+
+/** A rule's events, newest first. */
+export async function listRuleEvents(db: Db, tenantId: string, ruleId: string, outcome: string | undefined, page: PageRequest): Promise<EventRow[]> {
+  let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('rule_id', '=', ruleId);
+  if (outcome) query = query.where('outcome', '=', outcome);
+  if (page.after) query = query.where('id', '<', page.after);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+export async function getEvent(db: Db, tenantId: string, id: string): Promise<EventRow> {
+  const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (!row) throw notFound('event', id);
+  return row;
+}
+
+/** Whether the rule ever existed in the tenant (deleted rules keep their events readable). */
+export async function ruleExists(db: Db, tenantId: string, ruleId: string): Promise<boolean> {
+  const row = await db.selectFrom('rules').select('id').where('id', '=', ruleId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row !== undefined;
+}

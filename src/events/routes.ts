@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import { notFound } from '../errors/catalogue.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import { EventView, Outcome, presentEvent } from './presenter.js';
+import { getEvent, listRuleEvents, ruleExists } from './repository.js';
+
+const tags = ['events'];
+
+export function registerEventRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+
+  app.get('/rules/:id/events', {
+    schema: {
+      tags, security: bearer, summary: "A rule's events, newest first",
+      params: IdParams,
+      querystring: Type.Object({ ...PageQuery, outcome: Type.Optional(Outcome) }, { additionalProperties: false }),
+      response: { 200: pageOf(EventView), ...problems(400, 401, 404) },
+    },
+  }, async (request) => {
+    const { tenantId } = request.principal;
+    const page = pageRequest(request.query);
+    const rows = await listRuleEvents(db, tenantId, request.params.id, request.query.outcome, page);
+    if (rows.length === 0 && !(await ruleExists(db, tenantId, request.params.id))) throw notFound('rule', request.params.id);
+    return toPage(rows, page, presentEvent);
+  });
+
+  app.get('/events/:id', {
+    schema: { tags, security: bearer, summary: 'Get an event', params: IdParams, response: { 200: EventView, ...problems(400, 401, 404) } },
+  }, async (request) => presentEvent(await getEvent(db, request.principal.tenantId, request.params.id)));
+}

@@ -1,0 +1,90 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { EventWriter } from '../events/writer.js';
+import { registerEventRoutes } from '../events/routes.js';
+import { registerWebhookRoutes } from '../ingress/webhook.js';
+import { Metrics } from '../metrics/registry.js';
+import { registerRuleRoutes } from '../rules/routes.js';
+import type { Store } from '../store/database.js';
+import { KeyDirectory } from '../tenants/directory.js';
+import type { ThrottleSettings } from '../tenants/repository.js';
+import { registerTenantRoutes } from '../tenants/routes.js';
+import { bearerAuth } from './auth.js';
+import { AccessLog } from './logging.js';
+import { registerHealthRoutes } from './health.js';
+import { openApiOptions } from './openapi.js';
+import { errorHandler, notFoundHandler } from './problem.js';
+import { ProblemSchema } from './schemas.js';
+import type { Api, AppContext } from './types.js';
+import { validatorCompiler } from './validation.js';
+
+export interface AppDeps {
+  store: Store;
+  logger: FastifyBaseLogger;
+  publicUrl?: string | undefined;
+  webhookBodyLimitBytes: number;
+  throttleDefaults: ThrottleSettings;
+  ingest: { maxBatch: number; maxQueued: number };
+}
+
+export interface App {
+  server: Api;
+  context: AppContext;
+  /** Stops taking requests, lets stored-but-unanswered events finish, closes nothing else. */
+  close(): Promise<void>;
+}
+
+/** Builds the HTTP application without listening, so tests can `inject` and the CLI can `listen`. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const metrics = new Metrics();
+  const context: AppContext = {
+    store: deps.store,
+    metrics,
+    writer: new EventWriter(deps.store.db, metrics, deps.ingest),
+    directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),
+    publicUrl: deps.publicUrl,
+    webhookBodyLimitBytes: deps.webhookBodyLimitBytes,
+  };
+
+  const server = Fastify({
+    loggerInstance: deps.logger,
+    logController: new AccessLog(),
+    bodyLimit: 1024 * 1024,
+    // Deep links and UUIDs are case-insensitive in people's hands, paths are not: keep them exact.
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  server.setValidatorCompiler(validatorCompiler);
+  server.setErrorHandler(errorHandler);
+  server.setNotFoundHandler(notFoundHandler);
+  server.addSchema(ProblemSchema);
+  server.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  await server.register(swagger, openApiOptions());
+  registerHealthRoutes(server, context);
+  await server.register(async (scope) => registerWebhookRoutes(scope as Api, context));
+  await server.register(
+    async (scope) => {
+      scope.addHook('onRequest', bearerAuth(deps.store));
+      registerRuleRoutes(scope as Api, context);
+      registerEventRoutes(scope as Api, context);
+      registerTenantRoutes(scope as Api, context);
+    },
+    { prefix: '/api/v1' },
+  );
+  server.get('/api/v1/openapi.json', { schema: { hide: true } }, () => server.swagger());
+
+  return {
+    server,
+    context,
+    close: async () => {
+      await server.close();
+      await context.writer.drain();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { ping } from '../store/database.js';
+import { sendProblem } from './problem.js';
+import { problems } from './schemas.js';
+import type { Api, AppContext } from './types.js';
+
+export function registerHealthRoutes(app: Api, ctx: AppContext): void {
+  app.get('/healthz', {
+    schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: {
+      tags: ['operations'], summary: 'Readiness: storage answers',
+      response: { 200: Type.Object({ status: Type.Literal('ready'), storage: Type.String() }), ...problems(503) },
+    },
+  }, async (request, reply) => {
+    try {
+      await ping(ctx.store);
+      return { status: 'ready' as const, storage: ctx.store.dialect };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return sendProblem(reply, new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', `the ${ctx.store.dialect} database at ${ctx.store.location} does not answer`));
+    }
+  });
+
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
+    return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+  });
+}

@@ -1,0 +1,40 @@
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { LoggerOptions } from 'pino';
+
+// The tenant API key travels in webhook paths (DESIGN.md §3); no recorded URL may carry it.
+const WEBHOOK_KEY_SEGMENT = /(\/webhook\/)[^/?#]+/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(WEBHOOK_KEY_SEGMENT, '$1[REDACTED]');
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.apiKey', '*.token'], censor: '[REDACTED]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+    },
+  };
+}
+
+/**
+ * Request log lines: refusals at info (an SRE looks for them), the rest at debug so that the
+ * ingest path does not pay for a line per accepted event. URLs pass through the redacting serializer.
+ */
+export class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const fields = { req: request, status: reply.statusCode, responseTime: reply.elapsedTime };
+    if (error || reply.statusCode >= 500) reply.log.error(fields, 'request failed');
+    else if (reply.statusCode >= 400) reply.log.info(fields, 'request refused');
+    else reply.log.debug(fields, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info({ req: request }, 'route not found');
+  }
+}

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { PitcrewError, errorCatalogue, problemType, type ErrorCode, type FieldError } from '../errors/catalogue.js';
+import { describeValidationErrors } from './validation.js';
+import { redactUrl } from './logging.js';
+
+/** An RFC 9457 problem document, with our `code` and field `errors` as extension members. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  instance?: string;
+  errors?: FieldError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function sendProblem(reply: FastifyReply, error: PitcrewError): FastifyReply {
+  const problem: Problem = {
+    type: problemType(error.code),
+    title: errorCatalogue[error.code].title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    instance: redactUrl(reply.request.url),
+  };
+  if (error.fieldErrors?.length) problem.errors = error.fieldErrors;
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+}
+
+/**
+ * The one error handler. Known errors become their problem; framework errors from parsing and
+ * validation are translated; anything else is a bug: logged in full, answered with a bare 500.
+ */
+export function errorHandler(error: FastifyError | PitcrewError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = error instanceof PitcrewError ? error : translate(error as FastifyError);
+  if (known) {
+    if (known.status >= 500) request.log.warn({ code: known.code, url: redactUrl(request.url) }, known.message);
+    return sendProblem(reply, known);
+  }
+  request.log.error({ err: error, url: redactUrl(request.url) }, 'unexpected error');
+  return sendProblem(reply, new PitcrewError('PITCREW_ERR_INTERNAL', 'the service hit an unexpected error; it has been logged. Try again, and report it if it persists.'));
+}
+
+function translate(error: FastifyError): PitcrewError | undefined {
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    const fieldErrors = describeValidationErrors(error.validation as Parameters<typeof describeValidationErrors>[0], part);
+    const first = fieldErrors[0];
+    const detail = first ? `${first.path}: ${first.message}${fieldErrors.length > 1 ? ` (and ${fieldErrors.length - 1} more)` : ''}` : 'the request is not valid';
+    return new PitcrewError('PITCREW_ERR_VALIDATION', detail, { fieldErrors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PitcrewError('PITCREW_ERR_BODY_TOO_LARGE', 'the body is larger than this endpoint accepts; send less data (the webhook limit is set by PITCREW_WEBHOOK_BODY_LIMIT)');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new PitcrewError('PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON with the header Content-Type: application/json');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new PitcrewError('PITCREW_ERR_MALFORMED_JSON', `the body is not valid JSON: ${error.message}`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new PitcrewError('PITCREW_ERR_VALIDATION', 'the Content-Length header does not match the body sent');
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /prototype|JSON/i.test(error.message))) {
+    return new PitcrewError('PITCREW_ERR_MALFORMED_JSON', `the body is not valid JSON: ${error.message}`);
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new PitcrewError('PITCREW_ERR_VALIDATION', error.message);
+  }
+  return undefined;
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, new PitcrewError('PITCREW_ERR_NOT_FOUND', `no route ${request.method} ${redactUrl(request.url)}; the API is described at /api/v1/openapi.json`));
+}

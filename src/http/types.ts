@@ -1,0 +1,23 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { EventWriter } from '../events/writer.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Store } from '../store/database.js';
+import type { KeyDirectory } from '../tenants/directory.js';
+
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** What route modules are given: built once by buildApp, passed explicitly. */
+export interface AppContext {
+  store: Store;
+  writer: EventWriter;
+  directory: KeyDirectory;
+  metrics: Metrics;
+  publicUrl: string | undefined;
+  webhookBodyLimitBytes: number;
+}
+
+/** The base URL a caller reached us at, unless one is configured (PITCREW_PUBLIC_URL). */
+export function baseUrl(ctx: AppContext, request: FastifyRequest): string {
+  return ctx.publicUrl ?? `${request.protocol}://${request.host}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * Which payload names may become environment variables of a runbook. Values reach the script as
+ * environment, never as script text; these names are refused because they would change how the
+ * interpreter, the dynamic linker or the shell itself behaves (DESIGN.md §3).
+ */
+const RESERVED_NAMES = new Set([
+  'PATH', 'HOME', 'SHELL', 'USER', 'LOGNAME', 'PWD', 'OLDPWD', 'TMPDIR', 'IFS', 'ENV', 'BASH_ENV',
+  'CDPATH', 'GLOBIGNORE', 'SHELLOPTS', 'BASHOPTS', 'PS1', 'PS2', 'PS4', 'PROMPT_COMMAND', 'HISTFILE',
+  'TERM', 'LANG', 'LANGUAGE', 'NLSPATH', 'GCONV_PATH', 'HOSTALIASES', 'LOCALDOMAIN', 'RES_OPTIONS',
+  'MALLOC_CHECK_', 'MALLOC_PERTURB_', 'NODE_OPTIONS', 'NODE_PATH', 'PYTHONPATH', 'PYTHONHOME',
+  'PYTHONSTARTUP', 'PYTHONINSPECT', 'PERL5LIB', 'PERL5OPT', 'PERLLIB', 'RUBYLIB', 'RUBYOPT',
+  'PSModulePath', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'http_proxy', 'https_proxy', 'HTTP_PROXY',
+  'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'no_proxy', 'SUDO_ASKPASS', 'EDITOR', 'VISUAL', 'PAGER',
+]);
+const RESERVED_PREFIXES = ['LD_', 'DYLD_', 'BASH_FUNC_', 'LC_', 'PITCREW_', 'GLIBC_', 'GIT_'];
+
+const SHELL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export type EnvRefusal = 'invalid_name' | 'reserved' | 'not_scalar' | 'nul_character' | 'duplicate' | 'too_many';
+
+export const ENV_REFUSAL_TEXT: Record<EnvRefusal, string> = {
+  invalid_name: 'not a valid shell variable name (letters, digits and _, not starting with a digit)',
+  reserved: 'reserved: it would change how the script process runs',
+  not_scalar: 'objects and arrays are not exported; use a string, number or boolean',
+  nul_character: 'the value contains a NUL character, which an environment cannot hold',
+  duplicate: 'already set by a top-level field of the same name',
+  too_many: 'more variables than the 1000 a runbook receives',
+};
+
+export function refusalForName(name: string): EnvRefusal | undefined {
+  if (!SHELL_IDENTIFIER.test(name)) return 'invalid_name';
+  if (RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'reserved';
+  return undefined;
+}
+
+export const MAX_ENV_VARIABLES = 1000;

@@ -1,0 +1,110 @@
+import type { FieldError } from '../errors/catalogue.js';
+import { ENV_REFUSAL_TEXT, MAX_ENV_VARIABLES, refusalForName, type EnvRefusal } from './env.js';
+
+export interface SkippedEnv {
+  name: string;
+  reason: string;
+}
+
+/** A webhook body understood: its known fields, the runbook environment and what was left out. */
+export interface AlertPayload {
+  /** The JSON object as posted ({} for an empty body). */
+  raw: Record<string, unknown>;
+  hostName: string | undefined;
+  appName: string | undefined;
+  alarmName: string | undefined;
+  severity: string | undefined;
+  source: string | undefined;
+  act: boolean;
+  env: Record<string, string>;
+  skippedEnv: SkippedEnv[];
+}
+
+export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };
+
+const STRING_FIELDS = ['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source'] as const;
+
+/**
+ * Reads a webhook body (DESIGN.md §3). Every field is optional; known fields must have their type.
+ * The older form's `hostname` and `application` stand for `HostName` and `AppName`.
+ */
+export function parseAlertPayload(body: unknown): ParseResult {
+  if (body === undefined || body === null) return { ok: true, payload: understand({}) };
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return { ok: false, errors: [{ path: '/body', message: 'the body must be a JSON object such as {"HostName":"web-1"}' }] };
+  }
+  const raw = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const field of STRING_FIELDS) {
+    if (raw[field] !== undefined && typeof raw[field] !== 'string') {
+      errors.push({ path: `/body/${field}`, message: `${field} must be a string, got ${describe(raw[field])}` });
+    }
+  }
+  if (raw.Act !== undefined && typeof raw.Act !== 'boolean') {
+    errors.push({ path: '/body/Act', message: `Act must be true or false (a JSON boolean), got ${describe(raw.Act)}` });
+  }
+  if (raw.MetaData !== undefined && !isPlainObject(raw.MetaData)) {
+    errors.push({ path: '/body/MetaData', message: `MetaData must be an object of key/value pairs, got ${describe(raw.MetaData)}` });
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, payload: understand(raw) };
+}
+
+function understand(raw: Record<string, unknown>): AlertPayload {
+  const text = (name: string) => raw[name] as string | undefined;
+  const { env, skippedEnv } = environmentOf(raw);
+  return {
+    raw,
+    hostName: text('HostName') ?? text('hostname'),
+    appName: text('AppName') ?? text('application'),
+    alarmName: text('AlarmName'),
+    severity: text('Severity'),
+    source: text('Source'),
+    act: raw.Act !== false,
+    env,
+    skippedEnv,
+  };
+}
+
+/** Top-level scalars, then the pairs inside MetaData; aliases also export their canonical name. */
+function environmentOf(raw: Record<string, unknown>): { env: Record<string, string>; skippedEnv: SkippedEnv[] } {
+  const env: Record<string, string> = {};
+  const skippedEnv: SkippedEnv[] = [];
+  let count = 0;
+  const skip = (name: string, refusal: EnvRefusal) => skippedEnv.push({ name, reason: ENV_REFUSAL_TEXT[refusal] });
+  const offer = (name: string, value: unknown, fromMetaData: boolean) => {
+    const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), count);
+    if (refusal) return skip(name, refusal);
+    env[name] = value === null ? '' : String(value);
+    count += 1;
+  };
+
+  for (const [name, value] of Object.entries(raw)) {
+    if (name !== 'MetaData') offer(name, value, false);
+  }
+  if (typeof raw.hostname === 'string' && raw.HostName === undefined) env.HostName = raw.hostname;
+  if (typeof raw.application === 'string' && raw.AppName === undefined) env.AppName = raw.application;
+  if (isPlainObject(raw.MetaData)) {
+    for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
+  }
+  return { env, skippedEnv };
+}
+
+function refusalFor(name: string, value: unknown, duplicate: boolean, count: number): EnvRefusal | undefined {
+  const byName = refusalForName(name);
+  if (byName) return byName;
+  if (value !== null && typeof value === 'object') return 'not_scalar';
+  if (typeof value === 'string' && value.includes('\u0000')) return 'nul_character';
+  if (duplicate) return 'duplicate';
+  if (count >= MAX_ENV_VARIABLES) return 'too_many';
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+}

@@ -1,0 +1,155 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { SkippedEnv } from '../events/presenter.js';
+import { IngestOverloadedError } from '../events/writer.js';
+import { problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { isUuid } from '../store/ids.js';
+import type { CallerAccess } from '../tenants/directory.js';
+import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { parseAlertPayload } from './payload.js';
+
+/** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
+export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];
+
+const Params = Type.Object({
+  apiKey: Type.String({ description: "the tenant's API key (64 hex characters)" }),
+  triggerId: Type.String({ description: "the rule's trigger id (UUID)" }),
+});
+
+const AlertBody = Type.Object(
+  {
+    HostName: Type.Optional(Type.String()),
+    hostname: Type.Optional(Type.String({ description: 'older form of HostName' })),
+    AppName: Type.Optional(Type.String()),
+    application: Type.Optional(Type.String({ description: 'older form of AppName' })),
+    AlarmName: Type.Optional(Type.String()),
+    Severity: Type.Optional(Type.String()),
+    Source: Type.Optional(Type.String()),
+    Act: Type.Optional(Type.Boolean({ description: 'false records the event without acting (dry run); default true' })),
+    MetaData: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]))),
+  },
+  { description: 'Every field is optional; every scalar pair reaches the runbook as an environment variable' },
+);
+
+const Accepted = Type.Object({
+  eventId: Type.String({ format: 'uuid' }),
+  outcome: Type.String(),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  executionIds: Type.Array(Type.String({ format: 'uuid' })),
+  skippedEnv: Type.Array(SkippedEnv),
+});
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: CallerAccess;
+  }
+}
+
+type WebhookRequest = FastifyRequest<{ Params: { apiKey: string; triggerId: string } }>;
+
+/** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
+export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // The body is optional (DESIGN.md §3): an empty JSON body is an empty payload, not an error.
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+
+  for (const url of WEBHOOK_PATHS) {
+    const older = url.startsWith('/api/trigger');
+    app.post(url, {
+      bodyLimit: ctx.webhookBodyLimitBytes,
+      // The handler validates the body itself, to answer in the words of DESIGN.md §3.
+      validatorCompiler: () => () => true,
+      onRequest: (request, reply) => admit(ctx, request as WebhookRequest, reply),
+      schema: {
+        tags: ['webhook'],
+        summary: older ? 'Fire a webhook trigger (older path form)' : 'Fire a webhook trigger',
+        description: 'Records an event for the rule and answers once it is stored. No bearer token: the API key in the path authenticates.',
+        deprecated: older,
+        security: [],
+        params: Params,
+        body: AlertBody,
+        response: { 202: Accepted, ...problems(400, 401, 403, 404, 413, 415, 429, 503) },
+      },
+    }, (request, reply) => accept(ctx, request as unknown as WebhookRequest, reply));
+  }
+}
+
+/** Authenticate, filter by address and throttle before the body is even read. */
+async function admit(ctx: AppContext, request: WebhookRequest, reply: FastifyReply): Promise<void> {
+  const reject = (error: PitcrewError) => {
+    ctx.metrics.ingressRejections.inc({ status: error.status });
+    throw error;
+  };
+  const { apiKey } = request.params;
+  const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
+  if (!caller) return reject(invalidKey());
+  if (!caller.allows(request.ip)) {
+    return reject(new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`));
+  }
+  const take = caller.bucket.take();
+  if (!take.ok) {
+    return reject(new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
+      headers: { 'Retry-After': String(take.retryAfterSeconds) },
+    }));
+  }
+  request.caller = caller;
+  void reply;
+}
+
+async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyReply) {
+  const { triggerId } = request.params;
+  if (!isUuid(triggerId)) throw noTrigger(triggerId);
+  const parsed = parseAlertPayload(request.body);
+  if (!parsed.ok) {
+    const first = parsed.errors[0]!;
+    throw new PitcrewError('PITCREW_ERR_VALIDATION', `${first.path}: ${first.message}`, { fieldErrors: parsed.errors });
+  }
+  let result;
+  try {
+    result = await ctx.writer.submit({
+      keyId: request.caller.keyId,
+      tenantId: request.caller.tenantId,
+      triggerId: triggerId.toLowerCase(),
+      receivedAt: Date.now(),
+      sourceIp: request.ip,
+      payload: parsed.payload,
+    });
+  } catch (error) {
+    request.log.error({ err: error }, 'event not stored');
+    throw storageUnavailable(error);
+  }
+  switch (result.status) {
+    case 'revoked_key':
+      ctx.directory.forgetTenant(request.caller.tenantId);
+      throw invalidKey();
+    case 'no_trigger':
+      throw noTrigger(triggerId);
+    case 'stored':
+      return reply
+        .code(202)
+        .header('Location', `/api/v1/events/${result.eventId}`)
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: [], skippedEnv: parsed.payload.skippedEnv });
+  }
+}
+
+function invalidKey(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key in the URL is unknown or revoked; use a current key from GET /api/v1/api-keys (revoking a key issues its replacement)');
+}
+
+function noTrigger(triggerId: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_TRIGGER_NOT_FOUND', `no webhook rule with trigger id ${triggerId} in this tenant; copy the URL from the rule (GET /api/v1/rules/{id})`);
+}
+
+function storageUnavailable(error: unknown): PitcrewError {
+  const overloaded = error instanceof IngestOverloadedError;
+  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', overloaded
+    ? `${(error as Error).message}; nothing was recorded, retry shortly`
+    : 'the event could not be stored, so nothing was recorded; retry shortly', { headers: { 'Retry-After': '1' } });
+}

@@ -1,0 +1,46 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The service's Prometheus metrics; one registry per app so several apps can share a process. */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Histogram({
+    name: 'pitcrew_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly events = new Counter({
+    name: 'pitcrew_events_total',
+    help: 'Events recorded, by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
+  readonly ingressRejections = new Counter({
+    name: 'pitcrew_ingress_rejections_total',
+    help: 'Webhook calls refused before an event was stored, by HTTP status',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+
+  readonly ingestBatchSize = new Histogram({
+    name: 'pitcrew_ingest_batch_size',
+    help: 'Events committed per storage transaction (group commit)',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry],
+  });
+
+  readonly ingestCommitSeconds = new Histogram({
+    name: 'pitcrew_ingest_commit_duration_seconds',
+    help: 'Duration of one group-commit transaction',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'pitcrew_' });
+  }
+}

@@ -1,0 +1,44 @@
+import type { Rule } from './rule.js';
+import type { RuleView } from './schema.js';
+
+export const API_KEY_PLACEHOLDER = '<api_key>';
+
+export function webhookPath(apiKey: string, triggerId: string): string {
+  return `/api/v1/trigger/channel/webhook/${apiKey}/${triggerId}`;
+}
+
+const SAMPLE_BODY = JSON.stringify({
+  HostName: 'web-1',
+  AppName: 'shop',
+  AlarmName: 'disk_full',
+  Severity: 'critical',
+  Source: 'nagios',
+  Act: true,
+  MetaData: { Key1: 'Value1' },
+});
+
+/** The API view of a rule: whitelisted fields, times as ISO 8601, webhook URL and curl ready to copy. */
+export function presentRule(rule: Rule, baseUrl: string): RuleView {
+  return {
+    id: rule.id,
+    name: rule.name,
+    enabled: rule.enabled,
+    trigger: presentTrigger(rule, baseUrl),
+    action: rule.action,
+    target: rule.target,
+    infrastructureType: rule.infrastructureType as RuleView['infrastructureType'],
+    actionLimit: rule.actionLimit,
+    flapping: rule.flapping,
+    createdAt: new Date(rule.createdAt).toISOString(),
+    updatedAt: new Date(rule.updatedAt).toISOString(),
+  };
+}
+
+function presentTrigger(rule: Rule, baseUrl: string): RuleView['trigger'] {
+  if (rule.trigger.type !== 'webhook' || !rule.triggerId) return { ...rule.trigger };
+  const webhookUrl = baseUrl + webhookPath(API_KEY_PLACEHOLDER, rule.triggerId);
+  // The key stays out of the rule (it is stored hashed); the shell fills it in from the environment.
+  const shellUrl = baseUrl + webhookPath('${PITCREW_API_KEY}', rule.triggerId);
+  const curl = `curl -sS -X POST "${shellUrl}" -H 'Content-Type: application/json' -d '${SAMPLE_BODY}'`;
+  return { type: 'webhook', triggerId: rule.triggerId, webhookUrl, curl };
+}

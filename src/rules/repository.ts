@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { PitcrewError, notFound } from '../errors/catalogue.js';
+import { newId } from '../store/ids.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { Database, RuleRow } from '../store/schema.js';
+import { withFlappingDefaults, type Rule } from './rule.js';
+import type { RuleInput } from './schema.js';
+
+type Db = Kysely<Database>;
+
+export interface RuleFilter {
+  enabled?: boolean;
+  triggerType?: string;
+  /** Case-insensitive substring of the name. */
+  search?: string;
+}
+
+export async function createRule(db: Db, tenantId: string, input: RuleInput, now = Date.now()): Promise<Rule> {
+  const rule: Rule = {
+    id: newId(now),
+    tenantId,
+    ...normalise(input, null),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await withNameCheck(input.name, () => db.insertInto('rules').values(toRow(rule)).execute());
+  return rule;
+}
+
+export async function getRule(db: Db, tenantId: string, id: string): Promise<Rule> {
+  const row = await db
+    .selectFrom('rules')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw notFound('rule', id);
+  return fromRow(row);
+}
+
+export async function listRules(db: Db, tenantId: string, filter: RuleFilter, page: PageRequest): Promise<Rule[]> {
+  let query = db.selectFrom('rules').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
+  if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
+  if (filter.triggerType) query = query.where('trigger_type', '=', filter.triggerType);
+  if (filter.search) {
+    const escaped = filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${escaped}%`));
+  }
+  if (page.after) query = query.where('id', '>', page.after);
+  const rows = await query.orderBy('id').limit(page.limit + 1).execute();
+  return rows.map(fromRow);
+}
+
+/** Replaces the rule's settings with `input` (already merged and validated by the caller). */
+export async function replaceRule(db: Db, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
+  const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
+  const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
+  await withNameCheck(input.name, () =>
+    db.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
+  );
+  return rule;
+}
+
+/** Soft delete: the rule stops triggering and leaves lists, its recorded events stay readable. */
+export async function deleteRule(db: Db, tenantId: string, id: string, now = Date.now()): Promise<void> {
+  const result = await db
+    .updateTable('rules')
+    .set({ deleted_at: now, trigger_id: null })
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw notFound('rule', id);
+}
+
+export function ruleToInput(rule: Rule): RuleInput {
+  return {
+    name: rule.name,
+    enabled: rule.enabled,
+    trigger: rule.trigger,
+    action: rule.action,
+    target: rule.target,
+    infrastructureType: rule.infrastructureType as RuleInput['infrastructureType'],
+    actionLimit: rule.actionLimit,
+    flapping: rule.flapping,
+  };
+}
+
+function normalise(input: RuleInput, existingTriggerId: string | null) {
+  return {
+    name: input.name.trim(),
+    enabled: input.enabled ?? true,
+    trigger: input.trigger,
+    // A webhook keeps its URL across edits; a rule that becomes a webhook gets a fresh one.
+    triggerId: input.trigger.type === 'webhook' ? (existingTriggerId ?? randomUUID()) : null,
+    action: input.action,
+    target: input.target,
+    infrastructureType: input.infrastructureType,
+    actionLimit: input.actionLimit ? { onLimit: 'escalate' as const, ...input.actionLimit } : null,
+    flapping: withFlappingDefaults(input.flapping),
+  };
+}
+
+export function toRow(rule: Rule): RuleRow {
+  return {
+    id: rule.id,
+    tenant_id: rule.tenantId,
+    name: rule.name,
+    enabled: rule.enabled ? 1 : 0,
+    trigger_type: rule.trigger.type,
+    trigger_id: rule.triggerId,
+    trigger: JSON.stringify(rule.trigger),
+    action: JSON.stringify(rule.action),
+    target: JSON.stringify(rule.target),
+    infrastructure_type: rule.infrastructureType,
+    action_limit: rule.actionLimit ? JSON.stringify(rule.actionLimit) : null,
+    flapping: JSON.stringify(rule.flapping),
+    created_at: rule.createdAt,
+    updated_at: rule.updatedAt,
+    deleted_at: null,
+  };
+}
+
+export function fromRow(row: RuleRow): Rule {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    enabled: row.enabled === 1,
+    trigger: JSON.parse(row.trigger),
+    triggerId: row.trigger_id,
+    action: JSON.parse(row.action),
+    target: JSON.parse(row.target),
+    infrastructureType: row.infrastructure_type,
+    actionLimit: row.action_limit ? JSON.parse(row.action_limit) : null,
+    flapping: JSON.parse(row.flapping),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+async function withNameCheck<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new PitcrewError('PITCREW_ERR_CONFLICT', `a rule named "${name.trim()}" already exists in this tenant; choose another name`, {
+        fieldErrors: [{ path: '/body/name', message: 'already used by another rule' }],
+      });
+    }
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string };
+  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { baseUrl, type Api, type AppContext } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import { presentRule } from './presenter.js';
+import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
+import { RuleInput, RulePatch, RuleView } from './schema.js';
+import { crossFieldErrors } from './validate.js';
+
+const tags = ['rules'];
+
+export function registerRuleRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+
+  app.post('/rules', {
+    schema: {
+      tags, security: bearer, summary: 'Create a rule',
+      body: RuleInput,
+      response: { 201: RuleView, ...problems(400, 401, 409) },
+    },
+  }, async (request, reply) => {
+    assertConsistent(request.body);
+    const rule = await createRule(db, request.principal.tenantId, request.body);
+    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(ctx, request)));
+  });
+
+  app.get('/rules', {
+    schema: {
+      tags, security: bearer, summary: 'List rules (oldest first)',
+      querystring: Type.Object({
+        ...PageQuery,
+        enabled: Type.Optional(Type.Boolean()),
+        triggerType: Type.Optional(Type.Union([Type.Literal('webhook'), Type.Literal('alert'), Type.Literal('cron')])),
+        search: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, any case' })),
+      }, { additionalProperties: false }),
+      response: { 200: pageOf(RuleView), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    const { enabled, triggerType, search } = request.query;
+    const rules = await listRules(db, request.principal.tenantId, { enabled, triggerType, search }, page);
+    return toPage(rules, page, (rule) => presentRule(rule, baseUrl(ctx, request)));
+  });
+
+  app.get('/rules/:id', {
+    schema: { tags, security: bearer, summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
+  }, async (request) => {
+    return presentRule(await getRule(db, request.principal.tenantId, request.params.id), baseUrl(ctx, request));
+  });
+
+  app.patch('/rules/:id', {
+    schema: {
+      tags, security: bearer,
+      summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off)',
+      params: IdParams, body: RulePatch, response: { 200: RuleView, ...problems(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const current = await getRule(db, request.principal.tenantId, request.params.id);
+    const merged = { ...ruleToInput(current), ...request.body };
+    assertConsistent(merged);
+    const rule = await replaceRule(db, current, merged);
+    return presentRule(rule, baseUrl(ctx, request));
+  });
+
+  app.delete('/rules/:id', {
+    schema: {
+      tags, security: bearer, summary: 'Delete a rule (its webhook stops answering; recorded events stay)',
+      params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    await deleteRule(db, request.principal.tenantId, request.params.id);
+    return reply.code(204).send(null);
+  });
+}
+
+function assertConsistent(input: RuleInput): void {
+  const errors = crossFieldErrors(input).map((e) => ({ ...e, path: `/body${e.path}` }));
+  if (errors.length > 0) {
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}${more}`, { fieldErrors: errors });
+  }
+}

@@ -1,0 +1,25 @@
+import type { Action, ActionLimit, Flapping, Target, Trigger } from './schema.js';
+
+/** A rule as the service holds it: the validated input plus what the service assigned. */
+export interface Rule {
+  id: string;
+  tenantId: string;
+  name: string;
+  enabled: boolean;
+  trigger: Trigger;
+  /** Set for webhook triggers: the <trigger_id> of the webhook URL. */
+  triggerId: string | null;
+  action: Action;
+  target: Target;
+  infrastructureType: string;
+  actionLimit: ActionLimit | null;
+  flapping: Required<Flapping>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const FLAPPING_DEFAULTS: Required<Flapping> = { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600 };
+
+export function withFlappingDefaults(flapping: Flapping | undefined): Required<Flapping> {
+  return { ...FLAPPING_DEFAULTS, ...flapping };
+}

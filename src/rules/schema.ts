@@ -1,0 +1,186 @@
+import { Type, type Static, type TObject } from 'typebox';
+
+/*
+ * The rule contract (DESIGN.md §1, §7). These schemas are at once the API validation, the OpenAPI
+ * document and the TypeScript types. Action kinds not yet executed are still validated data.
+ */
+
+/**
+ * A union told apart by its `type` field. Validated with Ajv's discriminator, so an error names
+ * the fields of the chosen kind instead of every kind's (and OpenAPI shows the same discriminator).
+ */
+function tagged<T extends TObject[]>(variants: [...T]) {
+  return Type.Unsafe<Static<T[number]>>({
+    type: 'object',
+    required: ['type'],
+    discriminator: { propertyName: 'type' },
+    oneOf: variants,
+  });
+}
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const Hostname = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9_.:-]+$' });
+const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
+const ScriptText = Type.String({ minLength: 1, maxLength: 256 * 1024 });
+
+export const WebhookTrigger = Type.Object({ type: Type.Literal('webhook') }, { additionalProperties: false });
+export const AlertTrigger = Type.Object(
+  {
+    type: Type.Literal('alert'),
+    integrationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export const CronTrigger = Type.Object(
+  {
+    type: Type.Literal('cron'),
+    schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression, e.g. "*/5 * * * *"' }),
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone; default UTC' })),
+  },
+  { additionalProperties: false },
+);
+export const TriggerInput = tagged([WebhookTrigger, AlertTrigger, CronTrigger]);
+
+export const Interpreter = Type.Union([Type.Literal('sh'), Type.Literal('bash'), Type.Literal('python'), Type.Literal('pwsh')]);
+export const Runbook = Type.Object(
+  {
+    script: ScriptText,
+    interpreter: Type.Optional(Interpreter),
+    notes: Type.Optional(Type.String({ maxLength: 256 * 1024, description: 'human-readable steps (Markdown)' })),
+  },
+  { additionalProperties: false },
+);
+const TimeoutSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description: 'default 300' });
+
+export const ScriptAction = Type.Object(
+  {
+    type: Type.Literal('script'),
+    flavour: Type.Union([Type.Literal('autofix'), Type.Literal('diagnostics')]),
+    runbook: Runbook,
+    timeoutSeconds: Type.Optional(TimeoutSeconds),
+  },
+  { additionalProperties: false },
+);
+export const CloudAction = Type.Object(
+  {
+    type: Type.Literal('cloud'),
+    operation: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('reboot'), Type.Literal('terminate')]),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    credentialId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export const CliAction = Type.Object(
+  { type: Type.Literal('cli'), runbook: Runbook, timeoutSeconds: Type.Optional(TimeoutSeconds) },
+  { additionalProperties: false },
+);
+export const GraphSnapshotAction = Type.Object(
+  {
+    type: Type.Literal('graph_snapshot'),
+    integrationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    graphs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 20 })),
+    windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
+  },
+  { additionalProperties: false },
+);
+export const EmailRunbookAction = Type.Object(
+  {
+    type: Type.Literal('email_runbook'),
+    runbook: Type.Object(
+      { notes: Type.String({ minLength: 1, maxLength: 256 * 1024 }), script: Type.Optional(ScriptText) },
+      { additionalProperties: false },
+    ),
+    recipients: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 320 }), { minItems: 1, maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+export const Action = tagged([ScriptAction, CloudAction, CliAction, GraphSnapshotAction, EmailRunbookAction]);
+
+export const Target = Type.Object(
+  {
+    type: Type.Union([Type.Literal('trigger_host'), Type.Literal('specific_host'), Type.Literal('specific_tags'), Type.Literal('cli_machine')]),
+    hostname: Type.Optional(Hostname),
+    tags: Type.Optional(Type.Array(Tag, { minItems: 1, maxItems: 50, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const InfrastructureType = Type.Union([
+  Type.Literal('CLOUD_EC2'),
+  Type.Literal('On_Premise'),
+  Type.Literal('CLOUD_AZURE'),
+  Type.Literal('CLOUD_GCP'),
+  Type.Literal('CLOUD_OPENSTACK'),
+]);
+
+export const ActionLimit = Type.Object(
+  {
+    max: Type.Integer({ minimum: 1, maximum: 100_000 }),
+    windowSeconds: Type.Integer({ minimum: 1, maximum: 30 * 86_400 }),
+    onLimit: Type.Optional(Type.Union([Type.Literal('escalate'), Type.Literal('drop')], { description: 'default escalate' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Flapping = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    maxEvents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    windowSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+    cooldownSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RuleInput = Type.Object(
+  {
+    name: Name,
+    enabled: Type.Optional(Type.Boolean({ description: 'default true' })),
+    trigger: TriggerInput,
+    action: Action,
+    target: Target,
+    infrastructureType: InfrastructureType,
+    actionLimit: Type.Optional(Type.Union([ActionLimit, Type.Null()])),
+    flapping: Type.Optional(Flapping),
+  },
+  { additionalProperties: false },
+);
+
+export const RulePatch = Type.Partial(RuleInput, { additionalProperties: false, minProperties: 1 });
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const TriggerView = Type.Object({
+  type: Type.String(),
+  triggerId: Type.Optional(Type.String({ format: 'uuid' })),
+  webhookUrl: Type.Optional(Type.String({ description: 'the tenant API key appears as <api_key>' })),
+  curl: Type.Optional(Type.String({ description: 'ready sample; export PITCREW_API_KEY first' })),
+  integrationId: Type.Optional(Type.String()),
+  alarmName: Type.Optional(Type.String()),
+  schedule: Type.Optional(Type.String()),
+  timezone: Type.Optional(Type.String()),
+});
+
+export const RuleView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  trigger: TriggerView,
+  action: Action,
+  target: Target,
+  infrastructureType: InfrastructureType,
+  actionLimit: Type.Union([ActionLimit, Type.Null()]),
+  flapping: Flapping,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export type RuleInput = Static<typeof RuleInput>;
+export type RulePatch = Static<typeof RulePatch>;
+export type Trigger = Static<typeof TriggerInput>;
+export type Action = Static<typeof Action>;
+export type Target = Static<typeof Target>;
+export type ActionLimit = Static<typeof ActionLimit>;
+export type Flapping = Static<typeof Flapping>;
+export type RuleView = Static<typeof RuleView>;

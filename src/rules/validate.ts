@@ -1,0 +1,74 @@
+import { Cron } from 'croner';
+import type { FieldError } from '../errors/catalogue.js';
+import type { Action, RuleInput, Target } from './schema.js';
+
+/**
+ * Checks that span fields, which the JSON schema cannot express. Returns every problem at once,
+ * each pointing at the field a person has to change.
+ */
+export function crossFieldErrors(rule: RuleInput): FieldError[] {
+  return [...targetErrors(rule.target), ...compatibilityErrors(rule), ...triggerErrors(rule)];
+}
+
+function targetErrors(target: Target): FieldError[] {
+  const errors: FieldError[] = [];
+  if (target.type === 'specific_host' && !target.hostname) {
+    errors.push({ path: '/target/hostname', message: 'target type specific_host needs the hostname of the host to act on' });
+  }
+  if (target.type !== 'specific_host' && target.hostname !== undefined) {
+    errors.push({ path: '/target/hostname', message: `hostname is only used with target type specific_host, not ${target.type}` });
+  }
+  if (target.type === 'specific_tags' && !target.tags?.length) {
+    errors.push({ path: '/target/tags', message: 'target type specific_tags needs at least one tag; every host carrying all of them is a target' });
+  }
+  if (target.type !== 'specific_tags' && target.tags !== undefined) {
+    errors.push({ path: '/target/tags', message: `tags are only used with target type specific_tags, not ${target.type}` });
+  }
+  return errors;
+}
+
+/** Which targets each action kind can act on. */
+const ALLOWED_TARGETS: Record<Action['type'], Target['type'][]> = {
+  script: ['trigger_host', 'specific_host', 'specific_tags'],
+  cloud: ['trigger_host', 'specific_host', 'specific_tags'],
+  cli: ['cli_machine'],
+  graph_snapshot: ['trigger_host', 'specific_host', 'specific_tags', 'cli_machine'],
+  email_runbook: ['trigger_host', 'specific_host', 'specific_tags', 'cli_machine'],
+};
+
+function compatibilityErrors(rule: RuleInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const allowed = ALLOWED_TARGETS[rule.action.type];
+  if (!allowed.includes(rule.target.type)) {
+    errors.push({
+      path: '/target/type',
+      message: `a ${rule.action.type} action cannot target ${rule.target.type}; use one of ${allowed.join(', ')}`,
+    });
+  }
+  if (rule.action.type === 'cloud' && !rule.infrastructureType.startsWith('CLOUD_')) {
+    errors.push({
+      path: '/infrastructureType',
+      message: `a cloud action needs a cloud infrastructure type (CLOUD_EC2, CLOUD_AZURE, CLOUD_GCP, CLOUD_OPENSTACK), not ${rule.infrastructureType}`,
+    });
+  }
+  return errors;
+}
+
+function triggerErrors(rule: RuleInput): FieldError[] {
+  const { trigger } = rule;
+  if (trigger.type !== 'cron') return [];
+  const errors: FieldError[] = [];
+  try {
+    new Cron(trigger.schedule, { paused: true, timezone: trigger.timezone ?? 'UTC' }).nextRun();
+  } catch (error) {
+    const detail = (error as Error).message.split('. Original error')[0];
+    errors.push({ path: trigger.timezone ? '/trigger' : '/trigger/schedule', message: `not a valid schedule: ${detail}` });
+  }
+  if (rule.target.type === 'trigger_host') {
+    errors.push({
+      path: '/target/type',
+      message: 'a cron trigger carries no host; choose specific_host, specific_tags (one healthy host of them runs it) or cli_machine',
+    });
+  }
+  return errors;
+}

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface StoreOptions {
+  /** PostgreSQL connection string; absent selects SQLite in dataDir. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  sqliteBusyTimeoutMs?: number;
+}
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Where the data lives, for logs: the SQLite file or the PostgreSQL host/database (no password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+// int8 columns hold epoch milliseconds and counts, all well inside Number's safe range.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openStore(options: StoreOptions): Store {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options);
+}
+
+function openSqlite(options: StoreOptions): Store {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, 'pitcrew.db');
+  const sqlite = new SqliteDatabase(file, { timeout: options.sqliteBusyTimeoutMs ?? 5000 });
+  // WAL lets readers run beside the writer; synchronous=FULL makes every commit reach the disk
+  // before we reply, so an accepted event survives a crash or power loss (group commit pays for it).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+function openPostgres(databaseUrl: string): Store {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  const url = new URL(databaseUrl);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, close: () => db.destroy() };
+}
+
+export async function ping(store: Store): Promise<void> {
+  await sql`select 1`.execute(store.db);
+}

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A UUIDv7 (RFC 9562): time-ordered, so ids sort by creation and serve as pagination cursors.
+ * Within one millisecond a 12-bit counter in rand_a keeps ids from one process strictly increasing.
+ */
+export function newId(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = randomBytes(2).readUInt16BE() & 0x3ff;
+  } else {
+    sequence += 1;
+    if (sequence > 0xfff) {
+      lastMs += 1;
+      sequence = 0;
+    }
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const uuidRegExp = new RegExp(UUID_PATTERN);
+
+export function isUuid(value: string): boolean {
+  return uuidRegExp.test(value);
+}

@@ -1,0 +1,28 @@
+import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import * as initial from './migrations/0001_initial.js';
+import type { Store } from './database.js';
+
+/** Every migration, in order. Listed explicitly: nothing is loaded by scanning folders. */
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Brings the schema to the latest version; safe to run from several processes at once. */
+export async function migrateToLatest(store: Store): Promise<MigrationReport> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'pitcrew_migrations',
+    migrationLockTableName: 'pitcrew_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r: MigrationResult) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
+  }
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

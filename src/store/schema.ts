@@ -1,0 +1,84 @@
+import type { Insertable, Selectable } from 'kysely';
+
+/*
+ * Portable column conventions, identical on SQLite and PostgreSQL:
+ * times are epoch milliseconds (bigint), flags are integers 0/1, structured values are JSON text.
+ */
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  ip_allowlist: string; // JSON array of CIDR strings; empty means every address
+  throttle: string | null; // JSON {ratePerSecond, burst}; null means the service defaults
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  hash: string; // SHA-256 hex of the key; the key itself is never stored
+  hint: string; // last 4 characters, to tell keys apart in lists
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  replaced_by: string | null;
+}
+
+export interface TokensTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface RulesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  enabled: number;
+  trigger_type: string;
+  trigger_id: string | null;
+  trigger: string;
+  action: string;
+  target: string;
+  infrastructure_type: string;
+  action_limit: string | null;
+  flapping: string;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  rule_id: string;
+  api_key_id: string | null;
+  outcome: string;
+  reason: string | null;
+  received_at: number;
+  source_ip: string | null;
+  payload: string;
+  env: string;
+  skipped_env: string;
+}
+
+
+export interface Database {
+  tenants: TenantsTable;
+  api_keys: ApiKeysTable;
+  tokens: TokensTable;
+  rules: RulesTable;
+  events: EventsTable;
+}
+
+export type TenantRow = Selectable<TenantsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type RuleRow = Selectable<RulesTable>;
+export type NewRuleRow = Insertable<RulesTable>;
+export type EventRow = Selectable<EventsTable>;
+export type NewEventRow = Insertable<EventsTable>;

@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { compileAllowlist, type AddressCheck } from './allowlist.js';
+import { findActiveApiKey, parseAllowlist, parseThrottle, type ThrottleSettings } from './repository.js';
+import { hashSecret } from './secrets.js';
+import { TokenBucket } from './throttle.js';
+
+/** What ingress needs to know about the caller of a webhook, resolved from its API key. */
+export interface CallerAccess {
+  keyId: string;
+  tenantId: string;
+  allows: AddressCheck;
+  bucket: TokenBucket;
+}
+
+interface Entry {
+  access: CallerAccess;
+  loadedAt: number;
+}
+
+/**
+ * An in-memory cache from API key to tenant, so ingress authenticates, filters and throttles
+ * without a query. It is a hint, not the authority: the transaction that stores an event re-checks
+ * the key, so a revoked key fails at once on every node. Entries are reloaded after `ttlMs` to
+ * pick up allowlist and throttle changes made on other nodes.
+ */
+export class KeyDirectory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly throttleDefaults: ThrottleSettings,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  async resolve(apiKey: string, now = Date.now()): Promise<CallerAccess | undefined> {
+    const hash = hashSecret(apiKey);
+    const cached = this.entries.get(hash);
+    if (cached && now - cached.loadedAt < this.ttlMs) return cached.access;
+    const found = await findActiveApiKey(this.db, apiKey);
+    if (!found) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    const throttle = parseThrottle(found.tenant) ?? this.throttleDefaults;
+    const access: CallerAccess = {
+      keyId: found.keyId,
+      tenantId: found.tenant.id,
+      allows: compileAllowlist(parseAllowlist(found.tenant)),
+      bucket: this.bucketFor(found.tenant.id, throttle),
+    };
+    this.entries.set(hash, { access, loadedAt: now });
+    return access;
+  }
+
+  /** Drops what is cached for a tenant after its keys or settings changed on this node. */
+  forgetTenant(tenantId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.access.tenantId === tenantId) this.entries.delete(hash);
+    }
+  }
+
+  private bucketFor(tenantId: string, settings: ThrottleSettings): TokenBucket {
+    // One bucket per tenant, shared by all its keys, kept across reloads so a reload never refills it.
+    let bucket = this.buckets.get(tenantId);
+    if (bucket) bucket.reconfigure(settings);
+    else this.buckets.set(tenantId, (bucket = new TokenBucket(settings)));
+    return bucket;
+  }
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import { PitcrewError, notFound } from '../errors/catalogue.js';
+import { newId } from '../store/ids.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { ApiKeyRow, Database, TenantRow } from '../store/schema.js';
+import { generateApiKey, hashSecret } from './secrets.js';
+
+export interface ThrottleSettings {
+  ratePerSecond: number;
+  burst: number;
+}
+
+export interface IssuedApiKey {
+  row: ApiKeyRow;
+  /** The key itself: returned once, never stored. */
+  apiKey: string;
+}
+
+type Db = Kysely<Database>;
+
+export async function findTenantByName(db: Db, name: string): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export async function getTenant(db: Db, id: string): Promise<TenantRow> {
+  const row = await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('tenant', id);
+  return row;
+}
+
+export async function createTenant(db: Db, name: string, now = Date.now()): Promise<TenantRow> {
+  const row: TenantRow = { id: newId(now), name, ip_allowlist: '[]', throttle: null, created_at: now };
+  await db.insertInto('tenants').values(row).execute();
+  return row;
+}
+
+export async function updateTenantSettings(
+  db: Db,
+  id: string,
+  settings: { ipAllowlist?: string[]; throttle?: ThrottleSettings | null },
+): Promise<TenantRow> {
+  const changes: Partial<TenantRow> = {};
+  if (settings.ipAllowlist !== undefined) changes.ip_allowlist = JSON.stringify(settings.ipAllowlist);
+  if (settings.throttle !== undefined) changes.throttle = settings.throttle ? JSON.stringify(settings.throttle) : null;
+  if (Object.keys(changes).length > 0) await db.updateTable('tenants').set(changes).where('id', '=', id).execute();
+  return getTenant(db, id);
+}
+
+export async function issueApiKey(db: Db, tenantId: string, name: string, now = Date.now()): Promise<IssuedApiKey> {
+  const apiKey = generateApiKey();
+  const row: ApiKeyRow = {
+    id: newId(now),
+    tenant_id: tenantId,
+    name,
+    hash: hashSecret(apiKey),
+    hint: apiKey.slice(-4),
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+    replaced_by: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { row, apiKey };
+}
+
+export async function listApiKeys(db: Db, tenantId: string, page: PageRequest): Promise<ApiKeyRow[]> {
+  let query = db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId);
+  if (page.after) query = query.where('id', '>', page.after);
+  return query.orderBy('id').limit(page.limit + 1).execute();
+}
+
+/**
+ * Revokes a key and issues its replacement in one transaction: the old key fails from the next
+ * request on (ingress re-checks revocation inside the transaction that stores each event).
+ */
+export async function revokeAndReplaceApiKey(db: Db, tenantId: string, keyId: string, now = Date.now()): Promise<IssuedApiKey> {
+  return db.transaction().execute(async (tx) => {
+    const old = await tx.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('tenant_id', '=', tenantId).executeTakeFirst();
+    if (!old) throw notFound('API key', keyId);
+    if (old.revoked_at !== null) {
+      throw new PitcrewError('PITCREW_ERR_CONFLICT', `API key ${keyId} is already revoked; its replacement is ${old.replaced_by ?? 'unknown'}`);
+    }
+    const issued = await issueApiKey(tx, tenantId, old.name, now);
+    const updated = await tx
+      .updateTable('api_keys')
+      .set({ revoked_at: now, replaced_by: issued.row.id })
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) {
+      throw new PitcrewError('PITCREW_ERR_CONFLICT', `API key ${keyId} was revoked by another request at the same time`);
+    }
+    return issued;
+  });
+}
+
+export interface ActiveKey {
+  keyId: string;
+  tenant: TenantRow;
+}
+
+export async function findActiveApiKey(db: Db, apiKey: string): Promise<ActiveKey | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select(['api_keys.id as key_id', 'api_keys.hash', 'tenants.id', 'tenants.name', 'tenants.ip_allowlist', 'tenants.throttle', 'tenants.created_at'])
+    .where('api_keys.hash', '=', hashSecret(apiKey))
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_id, hash: _hash, ...tenant } = row;
+  return { keyId: key_id, tenant };
+}
+
+export function parseAllowlist(row: TenantRow): string[] {
+  return JSON.parse(row.ip_allowlist) as string[];
+}
+
+export function parseThrottle(row: TenantRow): ThrottleSettings | null {
+  return row.throttle ? (JSON.parse(row.throttle) as ThrottleSettings) : null;
+}

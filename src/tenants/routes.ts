@@ -1,0 +1,113 @@
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import type { ApiKeyRow, TenantRow } from '../store/schema.js';
+import { allowlistErrors } from './allowlist.js';
+import { getTenant, issueApiKey, listApiKeys, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings } from './repository.js';
+
+const Throttle = Type.Object(
+  { ratePerSecond: Type.Integer({ minimum: 1, maximum: 10_000_000 }), burst: Type.Integer({ minimum: 1, maximum: 10_000_000 }) },
+  { additionalProperties: false },
+);
+const TenantView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  ipAllowlist: Type.Array(Type.String()),
+  throttle: Type.Union([Throttle, Type.Null()], { description: 'null: the service defaults' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+const TenantPatch = Type.Object(
+  {
+    ipAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs; empty allows every address' })),
+    throttle: Type.Optional(Type.Union([Throttle, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+const ApiKeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  hint: Type.String({ description: 'last 4 characters of the key' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  replacedBy: Type.Union([Type.String(), Type.Null()]),
+});
+const IssuedKeyView = Type.Object({ ...ApiKeyView.properties, apiKey: Type.String({ description: 'shown once; store it now' }) });
+
+export function registerTenantRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+
+  app.get('/tenant', {
+    schema: { tags: ['tenant'], security: bearer, summary: 'The tenant of the token', response: { 200: TenantView, ...problems(401) } },
+  }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId)));
+
+  app.patch('/tenant', {
+    schema: {
+      tags: ['tenant'], security: bearer, summary: 'Change the IP allowlist or throttle of ingress',
+      body: TenantPatch, response: { 200: TenantView, ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const fieldErrors = allowlistErrors(request.body.ipAllowlist ?? []);
+    if (fieldErrors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', fieldErrors[0]!.message, { fieldErrors });
+    const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
+    const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, throttle: request.body.throttle });
+    ctx.directory.forgetTenant(row.id);
+    return presentTenant(row);
+  });
+
+  app.get('/api-keys', {
+    schema: {
+      tags: ['api-keys'], security: bearer, summary: "The tenant's API keys (never the keys themselves)",
+      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      response: { 200: pageOf(ApiKeyView), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    return toPage(await listApiKeys(db, request.principal.tenantId, page), page, presentKey);
+  });
+
+  app.post('/api-keys', {
+    schema: {
+      tags: ['api-keys'], security: bearer, summary: 'Issue a new API key (shown once)',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 201: IssuedKeyView, ...problems(400, 401) },
+    },
+  }, async (request, reply) => {
+    const issued = await issueApiKey(db, request.principal.tenantId, request.body.name);
+    return reply.code(201).send({ ...presentKey(issued.row), apiKey: issued.apiKey });
+  });
+
+  app.post('/api-keys/:id/revoke', {
+    schema: {
+      tags: ['api-keys'], security: bearer,
+      summary: 'Revoke a key and issue its replacement: the old key fails from the next request on',
+      params: IdParams, response: { 200: IssuedKeyView, ...problems(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const issued = await revokeAndReplaceApiKey(db, request.principal.tenantId, request.params.id);
+    ctx.directory.forgetTenant(request.principal.tenantId);
+    return { ...presentKey(issued.row), apiKey: issued.apiKey };
+  });
+}
+
+function presentTenant(row: TenantRow) {
+  return { id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), throttle: parseThrottle(row), createdAt: iso(row.created_at) };
+}
+
+function presentKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    hint: row.hint,
+    createdAt: iso(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : iso(row.last_used_at),
+    revokedAt: row.revoked_at === null ? null : iso(row.revoked_at),
+    replacedBy: row.replaced_by,
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,107 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/http/app.js';
+import { loggerOptions } from '../../src/http/logging.js';
+import type { Dialect, Store } from '../../src/store/database.js';
+import { bootstrapTenant, type BootstrapResult } from '../../src/tenants/bootstrap.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
+
+export interface TestEnv {
+  dialect: Dialect;
+  database: TestDatabase;
+  store: Store;
+  app: App;
+  tenant: BootstrapResult;
+  /** Every log line the app wrote, as text. */
+  logs: string[];
+  api(method: InjectOptions['method'], url: string, body?: unknown, token?: string): Promise<LightMyRequestResponse>;
+  webhook(triggerId: string, body?: unknown, options?: { apiKey?: string; older?: boolean; headers?: Record<string, string>; ip?: string }): Promise<LightMyRequestResponse>;
+  createWebhookRule(overrides?: Record<string, unknown>, token?: string): Promise<{ id: string; triggerId: string; body: Record<string, unknown> }>;
+  addTenant(name: string): Promise<BootstrapResult>;
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  throttleDefaults?: { ratePerSecond: number; burst: number };
+  webhookBodyLimitBytes?: number;
+  sqliteBusyTimeoutMs?: number;
+  logLevel?: string;
+}
+
+export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: `rule-${Math.random().toString(36).slice(2, 10)}`,
+    trigger: { type: 'webhook' },
+    action: { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } },
+    target: { type: 'trigger_host' },
+    infrastructureType: 'On_Premise',
+    ...overrides,
+  };
+}
+
+export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {}): Promise<TestEnv> {
+  const database = await createTestDatabase(dialect);
+  const store = database.open({ sqliteBusyTimeoutMs: options.sqliteBusyTimeoutMs });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino(loggerOptions(options.logLevel ?? 'debug'), sink);
+  const app = await buildApp({
+    store,
+    logger,
+    webhookBodyLimitBytes: options.webhookBodyLimitBytes ?? 256 * 1024,
+    throttleDefaults: options.throttleDefaults ?? { ratePerSecond: 100_000, burst: 100_000 },
+    ingest: { maxBatch: 256, maxQueued: 20_000 },
+  });
+  const tenant = await bootstrapTenant(store.db, 'default');
+
+  const api: TestEnv['api'] = (method, url, body, token = tenant.token) =>
+    app.server.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+
+  const webhook: TestEnv['webhook'] = (triggerId, body, opts = {}) => {
+    const prefix = opts.older ? '/api/trigger' : '/api/v1/trigger';
+    const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers };
+    return app.server.inject({
+      method: 'POST',
+      url: `${prefix}/channel/webhook/${opts.apiKey ?? tenant.apiKey}/${triggerId}`,
+      headers,
+      remoteAddress: opts.ip ?? '127.0.0.1',
+      ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+  };
+
+  const createWebhookRule: TestEnv['createWebhookRule'] = async (overrides = {}, token) => {
+    const response = await api('POST', '/api/v1/rules', scriptRule(overrides), token);
+    if (response.statusCode !== 201) throw new Error(`rule not created: ${response.body}`);
+    const body = response.json();
+    return { id: body.id, triggerId: body.trigger.triggerId, body };
+  };
+
+  return {
+    dialect,
+    database,
+    store,
+    app,
+    tenant,
+    logs,
+    api,
+    webhook,
+    createWebhookRule,
+    addTenant: (name) => bootstrapTenant(store.db, name),
+    close: async () => {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}

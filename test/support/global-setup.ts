@@ -1,0 +1,36 @@
+import type { TestProject } from 'vitest/node';
+import { openStore } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { TEST_DATABASE_URL, admin, databaseUrl } from './postgres.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A migrated PostgreSQL database each test file clones, or null when PostgreSQL is out of reach. */
+    pgTemplate: string | null;
+  }
+}
+
+const template = `pitcrew_tpl_${process.pid}`;
+
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  try {
+    await admin(async (client) => {
+      const stale = await client.query<{ datname: string }>("select datname from pg_database where datname like 'pitcrew\\_%'");
+      for (const { datname } of stale.rows) await client.query(`drop database if exists "${datname}" with (force)`);
+      await client.query(`create database "${template}"`);
+    });
+  } catch (error) {
+    const message = `PostgreSQL at ${TEST_DATABASE_URL} is not reachable (${(error as Error).message})`;
+    if (process.env.CI) throw new Error(`${message}: CI must test both databases`);
+    console.warn(`\n${'!'.repeat(100)}\n!!! ${message}.\n!!! ONLY SQLITE IS TESTED IN THIS RUN. Start PostgreSQL or set TEST_DATABASE_URL.\n${'!'.repeat(100)}\n`);
+    project.provide('pgTemplate', null);
+    return async () => undefined;
+  }
+  const store = openStore({ databaseUrl: databaseUrl(template), dataDir: '' });
+  await migrateToLatest(store);
+  await store.close();
+  project.provide('pgTemplate', template);
+  return async () => {
+    await admin((client) => client.query(`drop database if exists "${template}" with (force)`));
+  };
+}

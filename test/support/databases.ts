@@ -38,7 +38,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   }
   const template = inject('pgTemplate');
   if (!template) throw new Error('PostgreSQL is not available for this run');
-  const name = `pitcrew_t_${randomBytes(6).toString('hex')}`;
+  // The runner's pid is in the name, so a later run can tell leftovers of a dead run from a live one's.
+  const name = `pitcrew_t_${process.ppid}_${randomBytes(6).toString('hex')}`;
   await admin((client) => client.query(`create database "${name}" template "${template}"`));
   const url = databaseUrl(name);
   return {

@@ -12,11 +12,23 @@ declare module 'vitest' {
 
 const template = `pitcrew_tpl_${process.pid}`;
 
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   try {
     await admin(async (client) => {
-      const stale = await client.query<{ datname: string }>("select datname from pg_database where datname like 'pitcrew\\_%'");
-      for (const { datname } of stale.rows) await client.query(`drop database if exists "${datname}" with (force)`);
+      // Databases are named after the test run's pid; drop those whose run died without cleaning up.
+      const ours = await client.query<{ datname: string }>("select datname from pg_database where datname ~ '^pitcrew_(tpl|t)_[0-9]+'");
+      for (const { datname } of ours.rows) {
+        if (!isRunning(Number(/_(\d+)/.exec(datname)![1]))) await client.query(`drop database if exists "${datname}" with (force)`);
+      }
       await client.query(`create database "${template}"`);
     });
   } catch (error) {

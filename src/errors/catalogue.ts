@@ -11,7 +11,6 @@ export const errorCatalogue = {
   PITCREW_ERR_IP_NOT_ALLOWED: { status: 403, title: 'Caller address not on the allowlist' },
   PITCREW_ERR_NOT_FOUND: { status: 404, title: 'Not found' },
   PITCREW_ERR_TRIGGER_NOT_FOUND: { status: 404, title: 'No such trigger' },
-  PITCREW_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   PITCREW_ERR_CONFLICT: { status: 409, title: 'Conflict with the current state' },
   PITCREW_ERR_BODY_TOO_LARGE: { status: 413, title: 'The body is too large' },
   PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },

@@ -41,9 +41,9 @@ describe('pitcrew command', () => {
     try {
       const tenant = await fetch(`${server.url}/api/v1/tenant`, { headers: { authorization: `Bearer ${token}` } });
       expect(tenant.status).toBe(200);
-      expect((await tenant.json()).name).toBe('default');
-      const keys = await (await fetch(`${server.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json();
-      expect(keys.items.some((k: { hint: string }) => k.hint === apiKey.slice(-4))).toBe(true);
+      expect(((await tenant.json()) as { name: string }).name).toBe('default');
+      const keys = (await (await fetch(`${server.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: Array<{ hint: string }> };
+      expect(keys.items.some((k) => k.hint === apiKey.slice(-4))).toBe(true);
     } finally {
       await server.stop();
     }

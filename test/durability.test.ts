@@ -27,7 +27,7 @@ describe.each(testDialects())('an accepted event survives kill -9 on %s', (diale
       body: JSON.stringify(scriptRule()),
     });
     expect(created.status).toBe(201);
-    const { trigger } = await created.json();
+    const { trigger } = (await created.json()) as { trigger: { triggerId: string } };
 
     // Many calls in flight, and the process is killed the moment the 20th reply arrives:
     // the group commit under way, and the ones queued behind it, must not lose an acknowledged event.
@@ -41,7 +41,7 @@ describe.each(testDialects())('an accepted event survives kill -9 on %s', (diale
       })
         .then(async (response) => {
           if (response.status !== 202) return;
-          acknowledged.push((await response.json()).eventId);
+          acknowledged.push(((await response.json()) as { eventId: string }).eventId);
           if (acknowledged.length === 20) running.child.kill('SIGKILL');
         })
         .catch(() => undefined), // connections cut by the kill were never acknowledged
@@ -54,7 +54,7 @@ describe.each(testDialects())('an accepted event survives kill -9 on %s', (diale
     for (const eventId of acknowledged) {
       const response = await fetch(`${server.url}/api/v1/events/${eventId}`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status, `event ${eventId} acknowledged before the crash`).toBe(200);
-      expect((await response.json()).outcome).toBe('accepted');
+      expect(((await response.json()) as { outcome: string }).outcome).toBe('accepted');
     }
     await server.stop();
     server = undefined;

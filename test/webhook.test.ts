@@ -274,7 +274,7 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ HostName: `host-${i % 10}`, MetaData: { Call: i } }),
-      }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { eventId: string } })),
     );
     const replies = await Promise.all(calls);
     expect(replies.every((r) => r.status === 202)).toBe(true);

@@ -14,11 +14,14 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 );
 
-const problemRef = Type.Unsafe({ $ref: 'Problem#' });
+const problemReply = {
+  description: 'problem details',
+  content: { 'application/problem+json': { schema: Type.Unsafe({ $ref: 'Problem#' }) } },
+};
 
-/** OpenAPI entries for the error replies a route can give. */
-export function problems(...statuses: number[]): Record<number, typeof problemRef> {
-  return Object.fromEntries(statuses.map((status) => [status, problemRef]));
+/** OpenAPI entries for the error replies a route can give, under their real media type. */
+export function problems(...statuses: number[]): Record<number, typeof problemReply> {
+  return Object.fromEntries(statuses.map((status) => [status, problemReply]));
 }
 
 export const PageQuery = {

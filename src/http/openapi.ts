@@ -13,6 +13,15 @@ export function openApiOptions(): SwaggerOptions {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (pitcrew bootstrap --json)' } },
       },
     },
+    // @fastify/swagger marks every body required; the webhook's is optional (DESIGN.md §3).
+    transformObject: (documents) => {
+      const spec = 'openapiObject' in documents ? documents.openapiObject : documents.swaggerObject;
+      for (const [path, item] of Object.entries(spec.paths ?? {})) {
+        const requestBody = (item as { post?: { requestBody?: { required?: boolean } } }).post?.requestBody;
+        if (path.includes('/trigger/channel/webhook/') && requestBody) requestBody.required = false;
+      }
+      return spec;
+    },
     // Shared schemas keep their $id as their component name (Problem, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   };

@@ -81,8 +81,9 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   for (const [name, value] of Object.entries(raw)) {
     if (name !== 'MetaData') offer(name, value, false);
   }
-  if (typeof raw.hostname === 'string' && raw.HostName === undefined) env.HostName = raw.hostname;
-  if (typeof raw.application === 'string' && raw.AppName === undefined) env.AppName = raw.application;
+  // The canonical name passes the same checks as any other: a NUL or the cap applies to it too.
+  if (typeof raw.hostname === 'string' && raw.HostName === undefined) offer('HostName', raw.hostname, false);
+  if (typeof raw.application === 'string' && raw.AppName === undefined) offer('AppName', raw.application, false);
   if (isPlainObject(raw.MetaData)) {
     for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
   }

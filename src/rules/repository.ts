@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { PitcrewError, notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
@@ -45,8 +45,10 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
   if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
   if (filter.triggerType) query = query.where('trigger_type', '=', filter.triggerType);
   if (filter.search) {
-    const escaped = filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-    query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${escaped}%`));
+    const escaped = filter.search.replace(/[\\%_]/g, (c) => `\\${c}`);
+    // SQLite's LIKE has no escape character unless one is named. lower() on both sides, so that any
+    // exact part of a name finds it even where SQLite's lower() folds only ASCII letters.
+    query = query.where(sql<boolean>`lower(${sql.ref('name')}) like lower(${`%${escaped}%`}) escape '\\'`);
   }
   if (page.after) query = query.where('id', '>', page.after);
   const rows = await query.orderBy('id').limit(page.limit + 1).execute();

@@ -58,11 +58,16 @@ function triggerErrors(rule: RuleInput): FieldError[] {
   const { trigger } = rule;
   if (trigger.type !== 'cron') return [];
   const errors: FieldError[] = [];
+  // The zone is checked on its own so that each mistake is reported at the field that holds it.
+  const zoneKnown = trigger.timezone === undefined || isTimeZone(trigger.timezone);
+  if (!zoneKnown) {
+    errors.push({ path: '/trigger/timezone', message: `"${trigger.timezone}" is not an IANA time zone such as UTC or Europe/Paris` });
+  }
   try {
-    new Cron(trigger.schedule, { paused: true, timezone: trigger.timezone ?? 'UTC' }).nextRun();
+    new Cron(trigger.schedule, { paused: true, timezone: zoneKnown ? (trigger.timezone ?? 'UTC') : 'UTC' }).nextRun();
   } catch (error) {
     const detail = (error as Error).message.split('. Original error')[0];
-    errors.push({ path: trigger.timezone ? '/trigger' : '/trigger/schedule', message: `not a valid schedule: ${detail}` });
+    errors.unshift({ path: '/trigger/schedule', message: `not a valid schedule: ${detail}` });
   }
   if (rule.target.type === 'trigger_host') {
     errors.push({
@@ -71,4 +76,13 @@ function triggerErrors(rule: RuleInput): FieldError[] {
     });
   }
   return errors;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,139 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+const cwd = '/srv/pitcrew';
+
+function failure(env: Record<string, string>): unknown {
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    return error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has defaults for everything', () => {
+    expect(loadConfig({}, cwd)).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      tlsPort: 8443,
+      dataDir: path.join(cwd, 'data'),
+      databaseUrl: undefined,
+      publicUrl: undefined,
+      logLevel: 'info',
+      webhookBodyLimitBytes: 256 * 1024,
+      sqliteBusyTimeoutMs: 5000,
+      throttleDefaults: { ratePerSecond: 500, burst: 1000 },
+      ingest: { maxBatch: 256, maxQueued: 20_000 },
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    const empty = ['PORT', 'PITCREW_TLS_PORT', 'DATABASE_URL', 'PITCREW_PUBLIC_URL', 'PITCREW_WEBHOOK_BODY_LIMIT', 'PITCREW_THROTTLE_RATE', 'PITCREW_INGEST_MAX_BATCH'];
+    expect(loadConfig(Object.fromEntries(empty.map((name) => [name, ''])), cwd)).toEqual(loadConfig({}, cwd));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '9000',
+      PITCREW_TLS_PORT: '9443',
+      PITCREW_DATA_DIR: 'var/lib',
+      DATABASE_URL: 'postgresql://pitcrew@db:5432/pitcrew',
+      PITCREW_PUBLIC_URL: 'https://pitcrew.example.com/',
+      PITCREW_LOG_LEVEL: 'debug',
+      PITCREW_WEBHOOK_BODY_LIMIT: '1024',
+      PITCREW_SQLITE_BUSY_TIMEOUT_MS: '0',
+      PITCREW_THROTTLE_RATE: '5',
+      PITCREW_THROTTLE_BURST: '7',
+      PITCREW_INGEST_MAX_BATCH: '1000',
+      PITCREW_INGEST_MAX_QUEUED: '1',
+    }, cwd);
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 9000,
+      tlsPort: 9443,
+      dataDir: path.join(cwd, 'var/lib'),
+      databaseUrl: 'postgresql://pitcrew@db:5432/pitcrew',
+      publicUrl: 'https://pitcrew.example.com',
+      logLevel: 'debug',
+      webhookBodyLimitBytes: 1024,
+      sqliteBusyTimeoutMs: 0,
+      throttleDefaults: { ratePerSecond: 5, burst: 7 },
+      ingest: { maxBatch: 1000, maxQueued: 1 },
+    });
+  });
+
+  it('keeps an absolute data directory and a public URL path', () => {
+    const config = loadConfig({ PITCREW_DATA_DIR: '/data/pitcrew', PITCREW_PUBLIC_URL: 'http://example.com/pitcrew/', DATABASE_URL: 'postgres://h/db' }, cwd);
+    expect(config.dataDir).toBe('/data/pitcrew');
+    expect(config.publicUrl).toBe('http://example.com/pitcrew');
+    expect(config.databaseUrl).toBe('postgres://h/db');
+  });
+
+  it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts the log level %s', (level) => {
+    expect(loadConfig({ PITCREW_LOG_LEVEL: level }, cwd).logLevel).toBe(level);
+  });
+
+  it.each<[string, string, (c: Config) => number, number]>([
+    ['PORT', '65535', (c) => c.port, 65535],
+    ['PORT', '0', (c) => c.port, 0],
+    ['PITCREW_WEBHOOK_BODY_LIMIT', String(64 * 1024 * 1024), (c) => c.webhookBodyLimitBytes, 64 * 1024 * 1024],
+    ['PITCREW_SQLITE_BUSY_TIMEOUT_MS', '600000', (c) => c.sqliteBusyTimeoutMs, 600_000],
+    ['PITCREW_INGEST_MAX_BATCH', '1', (c) => c.ingest.maxBatch, 1],
+    ['PITCREW_INGEST_MAX_QUEUED', '1000000', (c) => c.ingest.maxQueued, 1_000_000],
+  ])('accepts the bound %s=%s', (name, value, read, expected) => {
+    expect(read(loadConfig({ [name]: value }, cwd))).toBe(expected);
+  });
+
+  it.each([
+    ['PITCREW_LOG_LEVEL', 'verbose'],
+    ['PITCREW_LOG_LEVEL', 'INFO'],
+    ['PITCREW_PUBLIC_URL', 'pitcrew.example.com'],
+    ['PITCREW_PUBLIC_URL', 'ftp://pitcrew.example.com'],
+    ['PORT', 'http'],
+    ['PORT', '-1'],
+    ['PORT', '65536'],
+    ['PORT', '80.5'],
+    ['PITCREW_TLS_PORT', '70000'],
+    ['PITCREW_WEBHOOK_BODY_LIMIT', '1023'],
+    ['PITCREW_WEBHOOK_BODY_LIMIT', String(64 * 1024 * 1024 + 1)],
+    ['PITCREW_SQLITE_BUSY_TIMEOUT_MS', '-5'],
+    ['PITCREW_SQLITE_BUSY_TIMEOUT_MS', '600001'],
+    ['PITCREW_THROTTLE_RATE', '0'],
+    ['PITCREW_THROTTLE_BURST', '0'],
+    ['PITCREW_THROTTLE_BURST', 'lots'],
+    ['PITCREW_INGEST_MAX_BATCH', '1001'],
+    ['PITCREW_INGEST_MAX_QUEUED', '0'],
+  ])('refuses %s=%j with a ConfigError naming it and the value', (name, value) => {
+    const error = failure({ [name]: value });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(name);
+    expect((error as Error).message).toContain(value);
+  });
+
+  it.each(['mysql://admin:s3cret@db/pitcrew', '/var/lib/pitcrew.db'])('refuses DATABASE_URL=%j without echoing it (it may hold a password)', (value) => {
+    const error = failure({ DATABASE_URL: value });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^DATABASE_URL must start with postgres:\/\//);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+
+  it('reports the variable that is wrong, not a neighbour', () => {
+    const error = failure({ PORT: '8080', PITCREW_TLS_PORT: 'x', PITCREW_THROTTLE_RATE: '5' });
+    expect((error as Error).message).toMatch(/^PITCREW_TLS_PORT /);
+  });
+
+  it('reads only the environment it is given', () => {
+    const previous = process.env.PORT;
+    process.env.PORT = 'not-a-port';
+    try {
+      expect(loadConfig({}, cwd).port).toBe(8080);
+    } finally {
+      if (previous === undefined) delete process.env.PORT;
+      else process.env.PORT = previous;
+    }
+  });
+});

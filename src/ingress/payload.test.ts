@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { ENV_REFUSAL_TEXT, MAX_ENV_VARIABLES, refusalForName } from './env.js';
+import { parseAlertPayload, type AlertPayload } from './payload.js';
+
+function parsed(body: unknown): AlertPayload {
+  const result = parseAlertPayload(body);
+  if (!result.ok) throw new Error(`expected ${JSON.stringify(body)} to parse, got ${JSON.stringify(result.errors)}`);
+  return result.payload;
+}
+
+function skippedReasons(body: unknown): Record<string, string> {
+  return Object.fromEntries(parsed(body).skippedEnv.map((s) => [s.name, s.reason]));
+}
+
+describe('parseAlertPayload: fields', () => {
+  it('reads every documented body field', () => {
+    const body = { HostName: 'web-1', AppName: 'shop', AlarmName: 'disk_full', Severity: 'critical', Source: 'nagios', Act: true, MetaData: { Key1: 'Value1' } };
+    const payload = parsed(body);
+    expect(payload).toMatchObject({ raw: body, hostName: 'web-1', appName: 'shop', alarmName: 'disk_full', severity: 'critical', source: 'nagios', act: true });
+    expect(payload.env).toEqual({ HostName: 'web-1', AppName: 'shop', AlarmName: 'disk_full', Severity: 'critical', Source: 'nagios', Act: 'true', Key1: 'Value1' });
+    expect(payload.skippedEnv).toEqual([]);
+  });
+
+  it.each([undefined, null, {}])('treats %j as an empty payload that acts', (body) => {
+    expect(parsed(body)).toEqual({
+      raw: {}, hostName: undefined, appName: undefined, alarmName: undefined, severity: undefined, source: undefined, act: true, env: {}, skippedEnv: [],
+    });
+  });
+
+  it('reads Act: false as a dry run, and anything absent as acting', () => {
+    expect(parsed({ Act: false }).act).toBe(false);
+    expect(parsed({ Act: true }).act).toBe(true);
+    expect(parsed({ HostName: 'x' }).act).toBe(true);
+  });
+
+  it('reads the older lowercase aliases and exports them under both names', () => {
+    const payload = parsed({ hostname: 'db-2', application: 'billing' });
+    expect(payload).toMatchObject({ hostName: 'db-2', appName: 'billing' });
+    expect(payload.env).toEqual({ hostname: 'db-2', application: 'billing', HostName: 'db-2', AppName: 'billing' });
+  });
+
+  it('prefers HostName and AppName over their aliases', () => {
+    const payload = parsed({ hostname: 'alias-host', HostName: 'web-9', application: 'alias-app', AppName: 'shop' });
+    expect(payload).toMatchObject({ hostName: 'web-9', appName: 'shop' });
+    expect(payload.env).toMatchObject({ HostName: 'web-9', AppName: 'shop', hostname: 'alias-host', application: 'alias-app' });
+  });
+
+  it.each([
+    [{ HostName: 42 }, '/body/HostName', 'number 42'],
+    [{ hostname: ['a'] }, '/body/hostname', 'an array'],
+    [{ AppName: {} }, '/body/AppName', 'an object'],
+    [{ application: false }, '/body/application', 'boolean false'],
+    [{ AlarmName: null }, '/body/AlarmName', 'null'],
+    [{ Severity: 3 }, '/body/Severity', 'number 3'],
+    [{ Source: true }, '/body/Source', 'boolean true'],
+    [{ Act: 'false' }, '/body/Act', 'string "false"'],
+    [{ Act: 0 }, '/body/Act', 'number 0'],
+    [{ MetaData: ['a'] }, '/body/MetaData', 'an array'],
+    [{ MetaData: 'k=v' }, '/body/MetaData', 'string "k=v"'],
+    [{ MetaData: null }, '/body/MetaData', 'null'],
+  ])('refuses %j at its field, saying what it got', (body, path, got) => {
+    const result = parseAlertPayload(body);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.path).toBe(path);
+    expect(result.errors[0]!.message).toContain(`got ${got}`);
+  });
+
+  it.each([[['a']], ['text'], [42], [true]])('refuses a body that is not an object: %j', (body) => {
+    expect(parseAlertPayload(body)).toEqual({ ok: false, errors: [{ path: '/body', message: expect.stringMatching(/JSON object/) }] });
+  });
+
+  it('reports every wrong field at once', () => {
+    const result = parseAlertPayload({ HostName: 1, Act: 'yes', MetaData: [] });
+    expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['/body/HostName', '/body/Act', '/body/MetaData']);
+  });
+});
+
+describe('parseAlertPayload: runbook environment', () => {
+  it('exports top-level scalars and MetaData pairs as strings', () => {
+    const payload = parsed({ Count: 3, Ratio: 0.5, Flag: false, Nothing: null, Text: 'a b "c"', MetaData: { Port: 8080, On: true, Empty: null, Key: 'v' } });
+    expect(payload.env).toEqual({ Count: '3', Ratio: '0.5', Flag: 'false', Nothing: '', Text: 'a b "c"', Port: '8080', On: 'true', Empty: '', Key: 'v' });
+    expect(payload.skippedEnv).toEqual([]);
+  });
+
+  it('never exports MetaData itself', () => {
+    expect(parsed({ MetaData: {} }).env).toEqual({});
+  });
+
+  it('skips objects and arrays, at the top level and inside MetaData', () => {
+    const reasons = skippedReasons({ Nested: { a: 1 }, List: [1], MetaData: { Deep: [1], Obj: {} } });
+    expect(reasons).toEqual({ Nested: ENV_REFUSAL_TEXT.not_scalar, List: ENV_REFUSAL_TEXT.not_scalar, Deep: ENV_REFUSAL_TEXT.not_scalar, Obj: ENV_REFUSAL_TEXT.not_scalar });
+  });
+
+  it('skips values holding a NUL character, wherever they come from', () => {
+    const payload = parsed({ Top: 'a\u0000b', hostname: 'web\u00001', MetaData: { Meta: '\u0000' } });
+    expect(payload.skippedEnv.map((s) => s.name).sort()).toEqual(['HostName', 'Meta', 'Top', 'hostname']);
+    for (const s of payload.skippedEnv) expect(s.reason).toBe(ENV_REFUSAL_TEXT.nul_character);
+    for (const value of Object.values(payload.env)) expect(value).not.toContain('\u0000');
+  });
+
+  it('keeps the top-level value when MetaData repeats a name', () => {
+    const payload = parsed({ HostName: 'web-1', Severity: 'critical', MetaData: { HostName: 'other', Severity: 'low', Key: 'v' } });
+    expect(payload.env).toEqual({ HostName: 'web-1', Severity: 'critical', Key: 'v' });
+    expect(payload.skippedEnv).toEqual([
+      { name: 'HostName', reason: ENV_REFUSAL_TEXT.duplicate },
+      { name: 'Severity', reason: ENV_REFUSAL_TEXT.duplicate },
+    ]);
+  });
+
+  it('treats the alias-given HostName as set when MetaData repeats it', () => {
+    const payload = parsed({ hostname: 'db-2', MetaData: { HostName: 'other' } });
+    expect(payload.env.HostName).toBe('db-2');
+    expect(skippedReasons({ hostname: 'db-2', MetaData: { HostName: 'other' } })).toEqual({ HostName: ENV_REFUSAL_TEXT.duplicate });
+  });
+
+  it('checks names from MetaData like top-level names', () => {
+    const reasons = skippedReasons({ MetaData: { PATH: '/tmp', LD_PRELOAD: 'x.so', 'bad-name': 'x', '9lives': 'x', Fine_1: 'ok' } });
+    expect(reasons).toEqual({
+      PATH: ENV_REFUSAL_TEXT.reserved, LD_PRELOAD: ENV_REFUSAL_TEXT.reserved, 'bad-name': ENV_REFUSAL_TEXT.invalid_name, '9lives': ENV_REFUSAL_TEXT.invalid_name,
+    });
+  });
+
+  it(`exports at most ${MAX_ENV_VARIABLES} variables and names the rest`, () => {
+    const meta = Object.fromEntries(Array.from({ length: MAX_ENV_VARIABLES + 5 }, (_, i) => [`V${i}`, i]));
+    const payload = parsed({ HostName: 'web-1', MetaData: meta });
+    expect(Object.keys(payload.env)).toHaveLength(MAX_ENV_VARIABLES);
+    expect(payload.env.HostName).toBe('web-1');
+    expect(payload.env[`V${MAX_ENV_VARIABLES - 2}`]).toBe(String(MAX_ENV_VARIABLES - 2));
+    expect(payload.skippedEnv.map((s) => s.name)).toEqual([MAX_ENV_VARIABLES - 1, MAX_ENV_VARIABLES, MAX_ENV_VARIABLES + 1, MAX_ENV_VARIABLES + 2, MAX_ENV_VARIABLES + 3, MAX_ENV_VARIABLES + 4].map((i) => `V${i}`));
+    for (const s of payload.skippedEnv) expect(s.reason).toBe(ENV_REFUSAL_TEXT.too_many);
+  });
+
+  it('counts an alias-given HostName within the cap', () => {
+    const meta = Object.fromEntries(Array.from({ length: MAX_ENV_VARIABLES }, (_, i) => [`V${i}`, i]));
+    const payload = parsed({ hostname: 'db-2', MetaData: meta });
+    expect(Object.keys(payload.env).length).toBeLessThanOrEqual(MAX_ENV_VARIABLES);
+  });
+
+  it('refused names do not count against the cap', () => {
+    const meta = Object.fromEntries(Array.from({ length: MAX_ENV_VARIABLES }, (_, i) => [`V${i}`, i]));
+    const payload = parsed({ PATH: 'x', 'a-b': 'y', Obj: {}, MetaData: meta });
+    expect(Object.keys(payload.env)).toHaveLength(MAX_ENV_VARIABLES);
+    expect(payload.skippedEnv.map((s) => s.name)).toEqual(['PATH', 'a-b', 'Obj']);
+  });
+});
+
+describe('refusalForName', () => {
+  it.each([
+    'PATH', 'HOME', 'SHELL', 'USER', 'IFS', 'ENV', 'BASH_ENV', 'CDPATH', 'PS4', 'PROMPT_COMMAND', 'TMPDIR', 'LANG',
+    'NODE_OPTIONS', 'PYTHONPATH', 'PERL5OPT', 'RUBYOPT', 'http_proxy', 'HTTPS_PROXY', 'SSL_CERT_FILE', 'GCONV_PATH', 'EDITOR',
+  ])('reserves %s', (name) => {
+    expect(refusalForName(name)).toBe('reserved');
+  });
+
+  it.each(['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_', 'DYLD_INSERT_LIBRARIES', 'PITCREW_RULE', 'PITCREW_', 'LC_ALL', 'LC_CTYPE', 'GLIBC_TUNABLES', 'GIT_DIR', 'BASH_FUNC_x'])(
+    'reserves %s by its prefix',
+    (name) => expect(refusalForName(name)).toBe('reserved'),
+  );
+
+  it.each(['1abc', '9', 'bad-name', 'a b', 'a.b', 'a=b', '', 'é', 'BASH_FUNC_x%%', '$HOME', 'a\u0000b'])('refuses %j as not a shell identifier', (name) => {
+    expect(refusalForName(name)).toBe('invalid_name');
+  });
+
+  it.each(['HostName', 'Key1', '_', '_x', 'a1', 'MY_PATH', 'PATH_INFO', 'LDAP_HOST', 'LOCAL', 'PITCREWISH', 'path', 'home'])('allows %s', (name) => {
+    expect(refusalForName(name)).toBeUndefined();
+  });
+});

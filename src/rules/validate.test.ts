@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { RuleInput } from './schema.js';
+import { crossFieldErrors } from './validate.js';
+
+const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } } as const;
+const ACTIONS = {
+  script,
+  cloud: { type: 'cloud', operation: 'reboot' },
+  cli: { type: 'cli', runbook: { script: 'aws ec2 describe-instances' } },
+  graph_snapshot: { type: 'graph_snapshot' },
+  email_runbook: { type: 'email_runbook', runbook: { notes: 'Page the DBA.' } },
+} as const satisfies Record<RuleInput['action']['type'], RuleInput['action']>;
+const TARGETS = {
+  trigger_host: { type: 'trigger_host' },
+  specific_host: { type: 'specific_host', hostname: 'web-1' },
+  specific_tags: { type: 'specific_tags', tags: ['web', 'eu'] },
+  cli_machine: { type: 'cli_machine' },
+} as const satisfies Record<RuleInput['target']['type'], RuleInput['target']>;
+
+function rule(overrides: Partial<RuleInput> = {}): RuleInput {
+  return { name: 'r', trigger: { type: 'webhook' }, action: script, target: TARGETS.trigger_host, infrastructureType: 'On_Premise', ...overrides };
+}
+
+const paths = (input: RuleInput) => crossFieldErrors(input).map((e) => e.path);
+
+describe('crossFieldErrors', () => {
+  it('finds nothing wrong with a consistent rule', () => {
+    expect(crossFieldErrors(rule())).toEqual([]);
+    expect(crossFieldErrors(rule({ trigger: { type: 'alert', alarmName: 'disk_full' }, target: TARGETS.specific_tags }))).toEqual([]);
+    expect(crossFieldErrors(rule({ trigger: { type: 'cron', schedule: '*/5 * * * *', timezone: 'Europe/Paris' }, target: TARGETS.specific_host }))).toEqual([]);
+  });
+
+  describe('which targets each action can act on', () => {
+    const allowed: Record<keyof typeof ACTIONS, Array<keyof typeof TARGETS>> = {
+      script: ['trigger_host', 'specific_host', 'specific_tags'],
+      cloud: ['trigger_host', 'specific_host', 'specific_tags'],
+      cli: ['cli_machine'],
+      graph_snapshot: ['trigger_host', 'specific_host', 'specific_tags', 'cli_machine'],
+      email_runbook: ['trigger_host', 'specific_host', 'specific_tags', 'cli_machine'],
+    };
+    const cases = Object.entries(ACTIONS).flatMap(([action, value]) =>
+      Object.entries(TARGETS).map(([target, t]) => [action, target, value, t, allowed[action as keyof typeof ACTIONS].includes(target as keyof typeof TARGETS)] as const),
+    );
+
+    it.each(cases)('%s on %s', (action, target, actionValue, targetValue, ok) => {
+      const errors = crossFieldErrors(rule({ action: actionValue, target: targetValue, infrastructureType: action === 'cloud' ? 'CLOUD_EC2' : 'On_Premise' }));
+      if (ok) {
+        expect(errors).toEqual([]);
+      } else {
+        expect(errors).toHaveLength(1);
+        expect(errors[0]!.path).toBe('/target/type');
+        expect(errors[0]!.message).toContain(`a ${action} action cannot target ${target}`);
+        for (const kind of allowed[action as keyof typeof ACTIONS]) expect(errors[0]!.message).toContain(kind);
+      }
+    });
+  });
+
+  it.each(['CLOUD_EC2', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK'] as const)('accepts a cloud action on %s', (infrastructureType) => {
+    expect(crossFieldErrors(rule({ action: ACTIONS.cloud, infrastructureType }))).toEqual([]);
+  });
+
+  it('refuses a cloud action on On_Premise, at infrastructureType', () => {
+    const errors = crossFieldErrors(rule({ action: ACTIONS.cloud, infrastructureType: 'On_Premise' }));
+    expect(errors).toEqual([{ path: '/infrastructureType', message: expect.stringContaining('cloud infrastructure type') }]);
+  });
+
+  it.each<[string, RuleInput['target'], string, RegExp]>([
+    ['specific_host without a hostname', { type: 'specific_host' }, '/target/hostname', /needs the hostname/],
+    ['specific_tags without tags', { type: 'specific_tags' }, '/target/tags', /at least one tag/],
+    ['specific_tags with an empty tag list', { type: 'specific_tags', tags: [] }, '/target/tags', /at least one tag/],
+    ['a hostname on another target', { type: 'trigger_host', hostname: 'web-1' }, '/target/hostname', /only used with target type specific_host/],
+    ['tags on another target', { type: 'specific_host', hostname: 'web-1', tags: ['web'] }, '/target/tags', /only used with target type specific_tags/],
+  ])('refuses %s', (_case, target, path, message) => {
+    const errors = crossFieldErrors(rule({ target }));
+    expect(errors.map((e) => e.path)).toEqual([path]);
+    expect(errors[0]!.message).toMatch(message);
+  });
+
+  describe('cron triggers', () => {
+    const cron = (schedule: string, timezone?: string): Partial<RuleInput> => ({
+      trigger: { type: 'cron', schedule, ...(timezone === undefined ? {} : { timezone }) },
+      target: TARGETS.specific_tags,
+    });
+
+    it.each(['*/5 * * * *', '0 3 * * 1-5', '0 0 12 * * *', '@daily'])('accepts the schedule %j', (schedule) => {
+      expect(crossFieldErrors(rule(cron(schedule)))).toEqual([]);
+    });
+
+    it.each(['not a cron', '61 * * * *', '* * * 13 *', ''])('refuses the schedule %j at /trigger/schedule', (schedule) => {
+      const errors = crossFieldErrors(rule(cron(schedule)));
+      expect(errors.map((e) => e.path)).toEqual(['/trigger/schedule']);
+      expect(errors[0]!.message).toMatch(/^not a valid schedule: /);
+    });
+
+    it.each(['Mars/Olympus', 'UTC+25', 'europe/nowhere'])('refuses the time zone %j at /trigger/timezone', (timezone) => {
+      const errors = crossFieldErrors(rule(cron('*/5 * * * *', timezone)));
+      expect(errors.map((e) => e.path)).toEqual(['/trigger/timezone']);
+      expect(errors[0]!.message).toContain(timezone);
+    });
+
+    it('reports a bad schedule and a bad time zone each at its own field', () => {
+      expect(paths(rule(cron('nope', 'Mars/Olympus')))).toEqual(['/trigger/schedule', '/trigger/timezone'].sort());
+    });
+
+    it('refuses trigger_host: a schedule carries no host', () => {
+      const errors = crossFieldErrors(rule({ ...cron('*/5 * * * *'), target: TARGETS.trigger_host }));
+      expect(errors).toEqual([{ path: '/target/type', message: expect.stringMatching(/cron trigger carries no host/) }]);
+    });
+  });
+
+  it('reports every problem at once', () => {
+    const input = rule({
+      trigger: { type: 'cron', schedule: 'nope' },
+      action: ACTIONS.cloud,
+      target: { type: 'trigger_host', tags: ['x'] },
+      infrastructureType: 'On_Premise',
+    });
+    expect(paths(input).sort()).toEqual(['/infrastructureType', '/target/tags', '/target/type', '/trigger/schedule']);
+  });
+});

@@ -1,0 +1,144 @@
+import type { RouteOptions } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../src/http/app.js';
+import { openStore } from '../src/store/database.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+
+// Every route Fastify registers, seen through an onRoute hook added to each instance buildApp creates.
+const registered = vi.hoisted(() => new Map<object, Array<{ method: string; url: string }>>());
+vi.mock('fastify', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('fastify')>();
+  const withRouteLog = ((options: Parameters<typeof actual.default>[0]) => {
+    const instance = actual.default(options);
+    const routes: Array<{ method: string; url: string }> = [];
+    registered.set(instance, routes);
+    instance.addHook('onRoute', (route: RouteOptions) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+    return instance;
+  }) as unknown as typeof actual.default;
+  return { ...actual, default: withRouteLog };
+});
+
+/** Fastify's /a/:id is OpenAPI's /a/{id}. */
+const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/{apiKey}/{triggerId}', '/api/trigger/channel/webhook/{apiKey}/{triggerId}'];
+// The document does not describe itself.
+const UNDOCUMENTED = new Set(['GET /api/v1/openapi.json']);
+
+describe('operations', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv('sqlite');
+  });
+  afterAll(() => env.close());
+
+  const get = (url: string) => env.app.server.inject({ method: 'GET', url });
+
+  it('/healthz answers 200', async () => {
+    const response = await get('/healthz');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz answers 200 naming the storage', async () => {
+    const response = await get('/readyz');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ready', storage: 'sqlite' });
+  });
+
+  it('/readyz answers 503 problem+json when storage does not answer', async () => {
+    // Port 1 on loopback refuses connections at once: a database that is down.
+    const store = openStore({ databaseUrl: 'postgres://pitcrew@127.0.0.1:1/pitcrew', dataDir: '' });
+    const app = await buildApp({
+      store, logger: pino({ level: 'silent' }), webhookBodyLimitBytes: 1024,
+      throttleDefaults: { ratePerSecond: 1, burst: 1 }, ingest: { maxBatch: 1, maxQueued: 1 },
+    });
+    try {
+      const response = await app.server.inject({ method: 'GET', url: '/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ code: 'PITCREW_ERR_STORAGE_UNAVAILABLE', detail: expect.stringContaining('127.0.0.1:1/pitcrew') });
+      expect((await app.server.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+
+  it('/metrics is Prometheus text that counts events once a webhook was called', async () => {
+    const before = await get('/metrics');
+    expect(before.statusCode).toBe(200);
+    expect(before.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(before.body).not.toMatch(/^pitcrew_events_total\{/m);
+
+    const rule = await env.createWebhookRule();
+    expect((await env.webhook(rule.triggerId, { HostName: 'web-1' })).statusCode).toBe(202);
+    expect((await env.webhook(rule.triggerId, { Act: false })).statusCode).toBe(202);
+    expect((await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) })).statusCode).toBe(401);
+
+    const after = (await get('/metrics')).body;
+    expect(after).toMatch(/^# TYPE pitcrew_events_total counter$/m);
+    expect(after).toMatch(/^pitcrew_events_total\{outcome="accepted"\} 1$/m);
+    expect(after).toMatch(/^pitcrew_events_total\{outcome="dry_run"\} 1$/m);
+    expect(after).toMatch(/^pitcrew_ingress_rejections_total\{status="401"\} 1$/m);
+    expect(after).toMatch(/^pitcrew_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/trigger\/channel\/webhook\/:apiKey\/:triggerId",status="202"\} 2$/m);
+    expect(after).toMatch(/^pitcrew_process_cpu_seconds_total /m);
+    // Every sample line is "name{labels} value" or "name value".
+    for (const line of after.split('\n').filter((l) => l && !l.startsWith('#'))) expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{.*\})? [-+\d.eEInfNa]+$/);
+    expect(after).not.toContain(env.tenant.apiKey);
+  });
+
+  describe('GET /api/v1/openapi.json', () => {
+    let doc: { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; responses?: Record<string, unknown> }>>; components: { securitySchemes: Record<string, unknown> } };
+    beforeAll(async () => {
+      const response = await get('/api/v1/openapi.json');
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      doc = response.json();
+    });
+
+    it('is OpenAPI 3.1 with the bearerAuth scheme', () => {
+      expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+      expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    });
+
+    it('documents every route the app registers, and nothing else', () => {
+      // HEAD routes are the ones Fastify adds beside each GET.
+      const routes = (registered.get(env.app.server) ?? []).filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${openApiPath(r.url)}`);
+      expect(routes.length).toBeGreaterThan(10);
+      const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+      expect(documented.sort()).toEqual(routes.filter((r) => !UNDOCUMENTED.has(r)).sort());
+      expect(routes).toEqual(expect.arrayContaining([...UNDOCUMENTED]));
+    });
+
+    it('documents both webhook paths, without a bearer token, the older one deprecated', () => {
+      for (const path of WEBHOOK_PATHS) {
+        const post = doc.paths[path]?.post as { security?: unknown[]; deprecated?: boolean; responses: Record<string, unknown> } | undefined;
+        expect(post, path).toBeDefined();
+        expect(post!.security).toEqual([]);
+        expect(Object.keys(post!.responses).sort()).toEqual(['202', '400', '401', '403', '404', '413', '415', '429', '503']);
+      }
+      expect((doc.paths[WEBHOOK_PATHS[1]!]!.post as { deprecated?: boolean }).deprecated).toBe(true);
+    });
+
+    it('marks every management route as needing bearerAuth', () => {
+      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path));
+      expect(management.length).toBeGreaterThan(5);
+      for (const [path, item] of management) {
+        for (const [method, operation] of Object.entries(item)) expect(operation.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+      }
+    });
+  });
+
+  it('answers an unknown route with 404 problem+json, never echoing an API key', async () => {
+    for (const url of ['/nope', '/api/v1/nope', `/api/v1/trigger/channel/webhook/${env.tenant.apiKey}`]) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(404);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ status: 404, code: 'PITCREW_ERR_NOT_FOUND', type: 'urn:pitcrew:problem:not-found' });
+      expect(response.body).not.toContain(env.tenant.apiKey);
+    }
+  });
+});

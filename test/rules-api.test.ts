@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { scriptRule, startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } };
+
+function expectProblem(response: LightMyRequestResponse, status: number, code: string) {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = response.json();
+  expect(problem).toMatchObject({ status, code });
+  return problem as { detail: string; errors?: Array<{ path: string; message: string }> };
+}
+
+describe.each(testDialects())('rules API on %s', (dialect) => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv(dialect);
+  });
+  afterAll(() => env.close());
+
+  const create = (overrides: Record<string, unknown>, token?: string) => env.api('POST', '/api/v1/rules', scriptRule(overrides), token);
+  const get = (id: string, token?: string) => env.api('GET', `/api/v1/rules/${id}`, undefined, token);
+  const names = async (query: string, token?: string): Promise<string[]> => {
+    const response = await env.api('GET', `/api/v1/rules?${query}`, undefined, token);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().items.map((r: { name: string }) => r.name);
+  };
+
+  describe('create, as validated data', () => {
+    it.each([
+      ['webhook', { type: 'webhook' }, { type: 'trigger_host' }],
+      ['alert', { type: 'alert', integrationId: 'monasca-eu', alarmName: 'disk_full' }, { type: 'trigger_host' }],
+      ['cron', { type: 'cron', schedule: '*/5 * * * *', timezone: 'Europe/Paris' }, { type: 'specific_tags', tags: ['web', 'eu'] }],
+    ])('a %s trigger', async (kind, trigger, target) => {
+      const response = await create({ trigger, target });
+      expect(response.statusCode, response.body).toBe(201);
+      const rule = response.json();
+      expect(response.headers.location).toBe(`/api/v1/rules/${rule.id}`);
+      expect(rule).toMatchObject({ id: expect.stringMatching(UUID), enabled: true, target, action: script, actionLimit: null });
+      if (kind === 'webhook') expect(rule.trigger).toEqual({ type: 'webhook', triggerId: expect.stringMatching(UUID), webhookUrl: expect.any(String), curl: expect.any(String) });
+      else expect(rule.trigger).toEqual(trigger);
+      expect((await get(rule.id)).json()).toEqual(rule);
+    });
+
+    it.each([
+      ['script', { type: 'script', flavour: 'diagnostics', runbook: { script: 'df -h', interpreter: 'bash', notes: '# Disk' }, timeoutSeconds: 60 }, { type: 'specific_host', hostname: 'web-1' }, 'On_Premise'],
+      ['cloud', { type: 'cloud', operation: 'reboot', region: 'eu-west-1', credentialId: 'aws-prod' }, { type: 'trigger_host' }, 'CLOUD_EC2'],
+      ['cli', { type: 'cli', runbook: { script: 'openstack server list', interpreter: 'sh' }, timeoutSeconds: 30 }, { type: 'cli_machine' }, 'CLOUD_OPENSTACK'],
+      ['graph_snapshot', { type: 'graph_snapshot', integrationId: 'monasca-eu', graphs: ['cpu', 'disk'], windowMinutes: 60 }, { type: 'trigger_host' }, 'On_Premise'],
+      ['email_runbook', { type: 'email_runbook', runbook: { notes: 'Call the DBA.', script: 'pg_ctl status' }, recipients: ['oncall@example.com'] }, { type: 'cli_machine' }, 'CLOUD_GCP'],
+    ])('a %s action', async (_kind, action, target, infrastructureType) => {
+      const response = await create({ action, target, infrastructureType, actionLimit: { max: 3, windowSeconds: 600 }, flapping: { enabled: true, maxEvents: 4 } });
+      expect(response.statusCode, response.body).toBe(201);
+      const rule = response.json();
+      expect(rule).toMatchObject({ action, target, infrastructureType });
+      expect(rule.actionLimit).toEqual({ max: 3, windowSeconds: 600, onLimit: 'escalate' });
+      expect(rule.flapping).toEqual({ enabled: true, maxEvents: 4, windowSeconds: 300, cooldownSeconds: 600 });
+      expect((await get(rule.id)).json()).toEqual(rule);
+    });
+
+    it('gives a webhook rule its own trigger id, URL and a curl command that works as printed', async () => {
+      const [a, b] = [await env.createWebhookRule(), await env.createWebhookRule()];
+      expect(a.triggerId).not.toBe(b.triggerId);
+      const { webhookUrl, curl } = a.body.trigger as { webhookUrl: string; curl: string };
+      expect(webhookUrl).toMatch(new RegExp(`^https?://[^/]+/api/v1/trigger/channel/webhook/<api_key>/${a.triggerId}$`));
+
+      // Run the curl the way a shell would: the key from $PITCREW_API_KEY, the URL and -d body as quoted.
+      expect(curl).toMatch(/^curl .*-X POST .*-H 'Content-Type: application\/json'/);
+      const url = new URL(/"([^"]+)"/.exec(curl)![1]!.replace('${PITCREW_API_KEY}', env.tenant.apiKey));
+      const data = /-d '([^']*)'/.exec(curl)![1]!;
+      expect(url.pathname).toBe(`/api/v1/trigger/channel/webhook/${env.tenant.apiKey}/${a.triggerId}`);
+      const reply = await env.app.server.inject({ method: 'POST', url: url.pathname, headers: { 'content-type': 'application/json' }, payload: data });
+      expect(reply.statusCode, reply.body).toBe(202);
+      const event = (await env.api('GET', `/api/v1/events/${reply.json().eventId}`)).json();
+      expect(event).toMatchObject({ ruleId: a.id, payload: JSON.parse(data) });
+    });
+  });
+
+  describe('list', () => {
+    it('pages oldest first with limit and cursor, without gaps or repeats', async () => {
+      const t = await env.addTenant(`paging-${dialect}`);
+      const created: string[] = [];
+      for (let i = 0; i < 7; i += 1) created.push((await env.createWebhookRule({ name: `page-${i}` }, t.token)).id);
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await env.api('GET', `/api/v1/rules?limit=3${cursor ? `&cursor=${cursor}` : ''}`, undefined, t.token);
+        expect(response.statusCode).toBe(200);
+        const page: { items: Array<{ id: string }>; nextCursor: string | null } = response.json();
+        sizes.push(page.items.length);
+        seen.push(...page.items.map((r) => r.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(sizes).toEqual([3, 3, 1]);
+      expect(seen).toEqual(created);
+      expect((await env.api('GET', '/api/v1/rules', undefined, t.token)).json()).toMatchObject({ nextCursor: null, items: expect.any(Array) });
+    });
+
+    it.each(['garbage', Buffer.from('not-a-uuid').toString('base64url'), '%00'])('refuses the cursor %j', async (cursor) => {
+      expectProblem(await env.api('GET', `/api/v1/rules?cursor=${cursor}`), 400, 'PITCREW_ERR_BAD_CURSOR');
+    });
+
+    it.each(['limit=0', 'limit=1001', 'limit=ten', 'enabled=maybe', 'triggerType=sms', 'colour=red'])('refuses ?%s', async (query) => {
+      const problem = expectProblem(await env.api('GET', `/api/v1/rules?${query}`), 400, 'PITCREW_ERR_VALIDATION');
+      expect(problem.errors![0]!.path).toBe(`/querystring/${query.split('=')[0]}`);
+    });
+
+    it('filters by enabled, trigger type and a literal part of the name', async () => {
+      const t = await env.addTenant(`filters-${dialect}`);
+      const cron = { trigger: { type: 'cron', schedule: '0 * * * *' }, target: { type: 'cli_machine' }, action: { type: 'email_runbook', runbook: { notes: 'n' } } };
+      for (const [name, extra] of [
+        ['Disk 100%_full', {}], ['disk 100x full', { enabled: false }], ['Disk 100%Xfull', cron],
+        ['CPU_high', { ...cron, enabled: false }], ['back\\slash', {}], ['memory', { trigger: { type: 'alert' } }], ['Été chaud', { enabled: false }],
+      ] as const) await env.createWebhookRule({ name, ...extra }, t.token);
+      const find = (query: string) => names(query, t.token).then((found) => found.sort());
+
+      expect(await find('enabled=false')).toEqual(['CPU_high', 'disk 100x full', 'Été chaud']);
+      expect(await find('enabled=true')).toEqual(['Disk 100%Xfull', 'Disk 100%_full', 'back\\slash', 'memory']);
+      expect(await find('triggerType=cron')).toEqual(['CPU_high', 'Disk 100%Xfull']);
+      expect(await find('triggerType=alert')).toEqual(['memory']);
+      expect(await find(`search=${encodeURIComponent('%')}`)).toEqual(['Disk 100%Xfull', 'Disk 100%_full']);
+      expect(await find(`search=${encodeURIComponent('%_')}`)).toEqual(['Disk 100%_full']);
+      expect(await find('search=_')).toEqual(['CPU_high', 'Disk 100%_full']);
+      expect(await find(`search=${encodeURIComponent('\\')}`)).toEqual(['back\\slash']);
+      expect(await find('search=DISK%20100')).toEqual(['Disk 100%Xfull', 'Disk 100%_full', 'disk 100x full']);
+      expect(await find(`search=${encodeURIComponent('Été')}`)).toEqual(['Été chaud']);
+      expect(await find('search=nothing-like-it')).toEqual([]);
+      expect(await find('search=disk&enabled=true&triggerType=webhook')).toEqual(['Disk 100%_full']);
+      // Filters and paging together: one match per page, every match exactly once.
+      const first = (await env.api('GET', '/api/v1/rules?search=disk&limit=2', undefined, t.token)).json();
+      const second = (await env.api('GET', `/api/v1/rules?search=disk&limit=2&cursor=${first.nextCursor}`, undefined, t.token)).json();
+      expect([...first.items, ...second.items].map((r: { name: string }) => r.name).sort()).toEqual(['Disk 100%Xfull', 'Disk 100%_full', 'disk 100x full']);
+      expect(second.nextCursor).toBeNull();
+    });
+  });
+
+  describe('get, change, delete', () => {
+    it('404 for an unknown rule, 400 for an id that is not a UUID', async () => {
+      expectProblem(await get('7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c'), 404, 'PITCREW_ERR_NOT_FOUND');
+      expect(expectProblem(await get('not-a-uuid'), 400, 'PITCREW_ERR_VALIDATION').errors![0]!.path).toBe('/params/id');
+    });
+
+    it('turns a rule off and on with a partial PATCH, leaving the rest as it was', async () => {
+      const { id, body } = await env.createWebhookRule();
+      const off = await env.api('PATCH', `/api/v1/rules/${id}`, { enabled: false });
+      expect(off.statusCode).toBe(200);
+      const { enabled, updatedAt: _u, ...rest } = off.json();
+      const { updatedAt: _v, enabled: _e, ...before } = body;
+      expect(enabled).toBe(false);
+      expect(rest).toEqual(before);
+      expect((await get(id)).json().enabled).toBe(false);
+      expect((await env.api('PATCH', `/api/v1/rules/${id}`, { enabled: true })).json().enabled).toBe(true);
+      expect((await get(id)).json().enabled).toBe(true);
+    });
+
+    it('keeps the trigger id when the action changes; a new webhook trigger gets a new id', async () => {
+      const rule = await env.createWebhookRule();
+      const patch = (body: unknown) => env.api('PATCH', `/api/v1/rules/${rule.id}`, body);
+      const diagnostics = { type: 'script', flavour: 'diagnostics', runbook: { script: 'uptime' } };
+      const changed = await patch({ action: diagnostics });
+      expect(changed.json()).toMatchObject({ action: diagnostics, trigger: rule.body.trigger });
+      expect((await env.webhook(rule.triggerId, {})).statusCode).toBe(202);
+
+      const cron = { type: 'cron', schedule: '0 3 * * *' };
+      const toCron = await patch({ trigger: cron, target: { type: 'specific_host', hostname: 'db-1' } });
+      expect(toCron.statusCode, toCron.body).toBe(200);
+      expect(toCron.json().trigger).toEqual(cron);
+      expect((await env.webhook(rule.triggerId, {})).statusCode).toBe(404);
+
+      const back = await patch({ trigger: { type: 'webhook' }, target: { type: 'trigger_host' } });
+      const newId = back.json().trigger.triggerId;
+      expect(newId).toMatch(UUID);
+      expect(newId).not.toBe(rule.triggerId);
+      expect((await env.webhook(rule.triggerId, {})).statusCode).toBe(404);
+      expect((await env.webhook(newId, {})).statusCode).toBe(202);
+    });
+
+    it('refuses an inconsistent or empty PATCH and leaves the rule unchanged', async () => {
+      const { id } = await env.createWebhookRule();
+      const before = (await get(id)).json();
+      const problem = expectProblem(await env.api('PATCH', `/api/v1/rules/${id}`, { target: { type: 'cli_machine' } }), 400, 'PITCREW_ERR_VALIDATION');
+      expect(problem.errors!.map((e) => e.path)).toEqual(['/body/target/type']);
+      expectProblem(await env.api('PATCH', `/api/v1/rules/${id}`, {}), 400, 'PITCREW_ERR_VALIDATION');
+      expectProblem(await env.api('PATCH', `/api/v1/rules/${id}`, { triggerId: 'x' }), 400, 'PITCREW_ERR_VALIDATION');
+      expect((await get(id)).json()).toEqual(before);
+    });
+
+    it('409 for a name already used by a live rule, by create or rename; other tenants may use it', async () => {
+      await env.createWebhookRule({ name: 'taken' });
+      const problem = expectProblem(await create({ name: '  taken ' }), 409, 'PITCREW_ERR_CONFLICT');
+      expect(problem.errors).toEqual([{ path: '/body/name', message: expect.any(String) }]);
+      const other = await env.createWebhookRule({ name: 'free' });
+      expectProblem(await env.api('PATCH', `/api/v1/rules/${other.id}`, { name: 'taken' }), 409, 'PITCREW_ERR_CONFLICT');
+      expect((await get(other.id)).json().name).toBe('free');
+      const t = await env.addTenant(`names-${dialect}`);
+      expect((await create({ name: 'taken' }, t.token)).statusCode).toBe(201);
+    });
+
+    it('deletes: 204, then 404 everywhere, and the name is free again', async () => {
+      const { id } = await env.createWebhookRule({ name: 'doomed' });
+      const deleted = await env.api('DELETE', `/api/v1/rules/${id}`);
+      expect(deleted.statusCode).toBe(204);
+      expect(deleted.body).toBe('');
+      expectProblem(await get(id), 404, 'PITCREW_ERR_NOT_FOUND');
+      expectProblem(await env.api('DELETE', `/api/v1/rules/${id}`), 404, 'PITCREW_ERR_NOT_FOUND');
+      expectProblem(await env.api('PATCH', `/api/v1/rules/${id}`, { enabled: false }), 404, 'PITCREW_ERR_NOT_FOUND');
+      expect(await names('search=doomed')).toEqual([]);
+      expect((await create({ name: 'doomed' })).statusCode).toBe(201);
+    });
+  });
+
+  describe('validation errors point at the field', () => {
+    const cronOn = (target: unknown, trigger: Record<string, unknown> = {}) => ({ trigger: { type: 'cron', schedule: '*/5 * * * *', ...trigger }, target });
+    it.each<[string, Record<string, unknown>, string, RegExp]>([
+      ['an unknown field', { colour: 'red' }, '/body/colour', /not a known field/],
+      ['an unknown field in the action', { action: { ...script, extra: 1 } }, '/body/action/extra', /not a known field/],
+      ['a missing name', { name: undefined }, '/body/name', /is required/],
+      ['a blank name', { name: '   ' }, '/body/name', /pattern/],
+      ['a missing runbook script', { action: { type: 'script', flavour: 'autofix', runbook: {} } }, '/body/action/runbook/script', /is required/],
+      ['an unknown action type', { action: { type: 'ansible' } }, '/body/action/type', /"ansible".*script, cloud, cli, graph_snapshot, email_runbook/],
+      ['an unknown trigger type', { trigger: { type: 'sms' } }, '/body/trigger/type', /"sms".*webhook, alert, cron/],
+      ['a string for a boolean', { enabled: 'true' }, '/body/enabled', /boolean/],
+      ['specific_host without hostname', { target: { type: 'specific_host' } }, '/body/target/hostname', /needs the hostname/],
+      ['specific_tags without tags', { target: { type: 'specific_tags' } }, '/body/target/tags', /at least one tag/],
+      ['a cli action not on cli_machine', { action: { type: 'cli', runbook: { script: 'az vm list' } } }, '/body/target/type', /cli action cannot target trigger_host/],
+      ['a cloud action on On_Premise', { action: { type: 'cloud', operation: 'stop' } }, '/body/infrastructureType', /cloud infrastructure type/],
+      ['an invalid cron schedule', cronOn({ type: 'specific_host', hostname: 'db-1' }, { schedule: '99 * * * *' }), '/body/trigger/schedule', /not a valid schedule/],
+      ['an invalid time zone', cronOn({ type: 'specific_host', hostname: 'db-1' }, { timezone: 'Mars/Olympus' }), '/body/trigger/timezone', /Mars\/Olympus/],
+      ['a cron trigger on trigger_host', cronOn({ type: 'trigger_host' }), '/body/target/type', /cron trigger carries no host/],
+    ])('400 for %s', async (_case, overrides, path, message) => {
+      const name = `invalid-${Math.random().toString(36).slice(2)}`;
+      const problem = expectProblem(await create({ name, ...overrides }), 400, 'PITCREW_ERR_VALIDATION');
+      expect(problem.errors![0]).toEqual({ path, message: expect.stringMatching(message) });
+      expect(problem.detail).toContain(path);
+      if (overrides.name === undefined && 'name' in overrides) return;
+      expect(await names(`search=${name}`)).toEqual([]);
+    });
+  });
+
+  describe('management authentication', () => {
+    const routes: Array<[string, string]> = [
+      ['GET', '/api/v1/rules'], ['POST', '/api/v1/rules'], ['GET', '/api/v1/rules/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c'],
+      ['PATCH', '/api/v1/rules/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c'], ['DELETE', '/api/v1/rules/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c'],
+      ['GET', '/api/v1/rules/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c/events'], ['GET', '/api/v1/events/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c'],
+      ['GET', '/api/v1/tenant'], ['PATCH', '/api/v1/tenant'], ['GET', '/api/v1/api-keys'], ['POST', '/api/v1/api-keys'],
+      ['POST', '/api/v1/api-keys/7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c/revoke'],
+    ];
+    it.each(routes)('401 with a Bearer challenge for %s %s without a token, with a bad one, or with another scheme', async (method, url) => {
+      const send = (authorization?: string) => env.app.server.inject({
+        method: method as 'GET', url, headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : JSON.stringify(scriptRule({ name: 'sneaky' })),
+      });
+      for (const authorization of [undefined, `Bearer pct_${'ab'.repeat(32)}`, `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer']) {
+        const response = await send(authorization);
+        expectProblem(response, 401, 'PITCREW_ERR_UNAUTHENTICATED');
+        expect(response.headers['www-authenticate']).toBe('Bearer realm="pitcrew"');
+      }
+      expect(await names('search=sneaky')).toEqual([]);
+    });
+  });
+
+  it('keeps tenants apart: another tenant cannot see, change or delete a rule or its events', async () => {
+    const rule = await env.createWebhookRule({ name: 'private' });
+    const eventId = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().eventId;
+    const b = await env.addTenant(`intruder-${dialect}`);
+    expectProblem(await get(rule.id, b.token), 404, 'PITCREW_ERR_NOT_FOUND');
+    expectProblem(await env.api('PATCH', `/api/v1/rules/${rule.id}`, { enabled: false }, b.token), 404, 'PITCREW_ERR_NOT_FOUND');
+    expectProblem(await env.api('DELETE', `/api/v1/rules/${rule.id}`, undefined, b.token), 404, 'PITCREW_ERR_NOT_FOUND');
+    expectProblem(await env.api('GET', `/api/v1/rules/${rule.id}/events`, undefined, b.token), 404, 'PITCREW_ERR_NOT_FOUND');
+    expectProblem(await env.api('GET', `/api/v1/events/${eventId}`, undefined, b.token), 404, 'PITCREW_ERR_NOT_FOUND');
+    expect(await names('limit=1000', b.token)).toEqual([]);
+    expect(await names('search=private', b.token)).toEqual([]);
+    // Tenant A still has it, unchanged, with its event.
+    expect((await get(rule.id)).json()).toEqual(rule.body);
+    expect((await env.api('GET', `/api/v1/rules/${rule.id}/events`)).json().items.map((e: { id: string }) => e.id)).toEqual([eventId]);
+  });
+});

@@ -231,6 +231,8 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
       ['an invalid cron schedule', cronOn({ type: 'specific_host', hostname: 'db-1' }, { schedule: '99 * * * *' }), '/body/trigger/schedule', /not a valid schedule/],
       ['an invalid time zone', cronOn({ type: 'specific_host', hostname: 'db-1' }, { timezone: 'Mars/Olympus' }), '/body/trigger/timezone', /Mars\/Olympus/],
       ['a cron trigger on trigger_host', cronOn({ type: 'trigger_host' }), '/body/target/type', /cron trigger carries no host/],
+      ['an unknown infrastructure type', { infrastructureType: 'AWS' }, '/body/infrastructureType', /one of "CLOUD_EC2", "On_Premise", "CLOUD_AZURE", "CLOUD_GCP", "CLOUD_OPENSTACK"/],
+      ['an unknown flavour', { action: { ...script, flavour: 'fix' } }, '/body/action/flavour', /one of "autofix", "diagnostics"/],
     ])('400 for %s', async (_case, overrides, path, message) => {
       const name = `invalid-${Math.random().toString(36).slice(2)}`;
       const problem = expectProblem(await create({ name, ...overrides }), 400, 'PITCREW_ERR_VALIDATION');
@@ -239,6 +241,11 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
       if (overrides.name === undefined && 'name' in overrides) return;
       expect(await names(`search=${name}`)).toEqual([]);
     });
+  });
+
+  it('names the allowed values of a wrong choice once, not once per value', async () => {
+    const problem = expectProblem(await create({ infrastructureType: 'AWS' }), 400, 'PITCREW_ERR_VALIDATION');
+    expect(problem.errors).toHaveLength(1);
   });
 
   describe('management authentication', () => {

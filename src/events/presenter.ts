@@ -1,10 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { EventRow } from '../store/schema.js';
 
-export const Outcome = Type.Union([
-  Type.Literal('accepted'), Type.Literal('rule_off'), Type.Literal('dry_run'), Type.Literal('no_target'),
-  Type.Literal('flapping'), Type.Literal('limited'), Type.Literal('duplicate'),
-]);
+export const Outcome = Type.Enum(['accepted', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate']);
 
 export const SkippedEnv = Type.Object({ name: Type.String(), reason: Type.String() });
 

@@ -31,7 +31,7 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
       querystring: Type.Object({
         ...PageQuery,
         enabled: Type.Optional(Type.Boolean()),
-        triggerType: Type.Optional(Type.Union([Type.Literal('webhook'), Type.Literal('alert'), Type.Literal('cron')])),
+        triggerType: Type.Optional(Type.Enum(['webhook', 'alert', 'cron'])),
         search: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, any case' })),
       }, { additionalProperties: false }),
       response: { 200: pageOf(RuleView), ...problems(400, 401) },

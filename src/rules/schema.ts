@@ -42,7 +42,7 @@ export const CronTrigger = Type.Object(
 );
 export const TriggerInput = tagged([WebhookTrigger, AlertTrigger, CronTrigger]);
 
-export const Interpreter = Type.Union([Type.Literal('sh'), Type.Literal('bash'), Type.Literal('python'), Type.Literal('pwsh')]);
+export const Interpreter = Type.Enum(['sh', 'bash', 'python', 'pwsh']);
 export const Runbook = Type.Object(
   {
     script: ScriptText,
@@ -56,7 +56,7 @@ const TimeoutSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description: 
 export const ScriptAction = Type.Object(
   {
     type: Type.Literal('script'),
-    flavour: Type.Union([Type.Literal('autofix'), Type.Literal('diagnostics')]),
+    flavour: Type.Enum(['autofix', 'diagnostics']),
     runbook: Runbook,
     timeoutSeconds: Type.Optional(TimeoutSeconds),
   },
@@ -65,7 +65,7 @@ export const ScriptAction = Type.Object(
 export const CloudAction = Type.Object(
   {
     type: Type.Literal('cloud'),
-    operation: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('reboot'), Type.Literal('terminate')]),
+    operation: Type.Enum(['start', 'stop', 'reboot', 'terminate']),
     region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     credentialId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
@@ -99,26 +99,21 @@ export const Action = tagged([ScriptAction, CloudAction, CliAction, GraphSnapsho
 
 export const Target = Type.Object(
   {
-    type: Type.Union([Type.Literal('trigger_host'), Type.Literal('specific_host'), Type.Literal('specific_tags'), Type.Literal('cli_machine')]),
+    type: Type.Enum(['trigger_host', 'specific_host', 'specific_tags', 'cli_machine']),
     hostname: Type.Optional(Hostname),
     tags: Type.Optional(Type.Array(Tag, { minItems: 1, maxItems: 50, uniqueItems: true })),
   },
   { additionalProperties: false },
 );
 
-export const InfrastructureType = Type.Union([
-  Type.Literal('CLOUD_EC2'),
-  Type.Literal('On_Premise'),
-  Type.Literal('CLOUD_AZURE'),
-  Type.Literal('CLOUD_GCP'),
-  Type.Literal('CLOUD_OPENSTACK'),
-]);
+// Enums rather than unions of literals: a wrong value gets one message listing the choices.
+export const InfrastructureType = Type.Enum(['CLOUD_EC2', 'On_Premise', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK']);
 
 export const ActionLimit = Type.Object(
   {
     max: Type.Integer({ minimum: 1, maximum: 100_000 }),
     windowSeconds: Type.Integer({ minimum: 1, maximum: 30 * 86_400 }),
-    onLimit: Type.Optional(Type.Union([Type.Literal('escalate'), Type.Literal('drop')], { description: 'default escalate' })),
+    onLimit: Type.Optional(Type.Enum(['escalate', 'drop'], { description: 'default escalate' })),
   },
   { additionalProperties: false },
 );

@@ -47,6 +47,7 @@ describe.each(testDialects())('events API on %s', (dialect) => {
   beforeAll(async () => {
     env = await startTestEnv(dialect);
     rule = await env.createWebhookRule();
+    for (let i = 0; i <= 8; i += 1) await env.enrol(`web-${i}`);
     // Another rule's events must never show up in this rule's list.
     const other = await env.createWebhookRule();
     await env.webhook(other.triggerId, { HostName: 'elsewhere' });

@@ -74,6 +74,7 @@ describe('operations', () => {
     expect(before.body).not.toMatch(/^pitcrew_events_total\{/m);
 
     const rule = await env.createWebhookRule();
+    await env.enrol('web-1');
     expect((await env.webhook(rule.triggerId, { HostName: 'web-1' })).statusCode).toBe(202);
     expect((await env.webhook(rule.triggerId, { Act: false })).statusCode).toBe(202);
     expect((await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) })).statusCode).toBe(401);
@@ -123,8 +124,12 @@ describe('operations', () => {
       expect((doc.paths[WEBHOOK_PATHS[1]!]!.post as { deprecated?: boolean }).deprecated).toBe(true);
     });
 
+    it('marks agent enrolment as needing the API key', () => {
+      expect(doc.paths['/api/v1/agents/enrol']!.post!.security).toEqual([{ apiKey: [] }]);
+    });
+
     it('marks every management route as needing bearerAuth', () => {
-      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path));
+      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== '/api/v1/agents/enrol');
       expect(management.length).toBeGreaterThan(5);
       for (const [path, item] of management) {
         for (const [method, operation] of Object.entries(item)) expect(operation.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);

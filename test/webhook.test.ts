@@ -12,6 +12,7 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
   beforeAll(async () => {
     env = await startTestEnv(dialect, { sqliteBusyTimeoutMs: 300 });
     rule = await env.createWebhookRule();
+    await env.enrol('web-1');
   });
   afterAll(() => env.close());
 
@@ -41,7 +42,7 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       const response = await env.webhook(rule.triggerId, body);
       expect(response.statusCode).toBe(202);
       const reply = response.json();
-      expect(reply).toEqual({ eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [], skippedEnv: [] });
+      expect(reply).toEqual({ eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [expect.any(String)], skippedEnv: [] });
       expect(response.headers.location).toBe(`/api/v1/events/${reply.eventId}`);
 
       const event = await storedEvent(reply.eventId);

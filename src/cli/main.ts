@@ -10,8 +10,9 @@ commands:
   server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
   bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key and management token
   migrate                         apply database migrations and exit
+  agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (pitcrew agent --help)
 
-environment: PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_LOG_LEVEL (docs/configuration.md)`;
+environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_LOG_LEVEL (docs/configuration.md)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -22,6 +23,10 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       parseArgs({ args: rest, options: {}, strict: true });
       return runMigrate(loadConfig());
+    case 'agent': {
+      const { runAgent } = await import('../../agent/main.js');
+      return runAgent(rest);
+    }
     case 'bootstrap': {
       const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' } }, strict: true });
       return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default' });

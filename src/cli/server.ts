@@ -1,7 +1,9 @@
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
+import { listen } from '../http/listen.js';
 import { loggerOptions } from '../http/logging.js';
+import { loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { migrateToLatest } from '../store/migrations.js';
 
@@ -10,6 +12,7 @@ export async function runServer(config: Config): Promise<number> {
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   const { applied } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');
+  const tls = await loadTlsMaterial(config.dataDir, config.tls);
 
   const app = await buildApp({
     store,
@@ -18,8 +21,15 @@ export async function runServer(config: Config): Promise<number> {
     webhookBodyLimitBytes: config.webhookBodyLimitBytes,
     throttleDefaults: config.throttleDefaults,
     ingest: config.ingest,
+    executionExpirySeconds: config.executionExpirySeconds,
+    agentHeartbeatSeconds: config.agentHeartbeatSeconds,
   });
-  await app.server.listen({ host: config.host, port: config.port });
+  await app.start();
+  const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls });
+  logger.info(
+    { https: listening.httpsUrl, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned },
+    `agents connect to ${listening.httpsUrl}; TLS certificate SHA-256 fingerprint ${tls.fingerprint}`,
+  );
 
   return new Promise((resolve) => {
     let stopping = false;
@@ -27,8 +37,9 @@ export async function runServer(config: Config): Promise<number> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: finishing requests in flight');
-      app
+      listening
         .close()
+        .then(() => app.close())
         .then(() => store.close())
         .then(() => resolve(0), (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');

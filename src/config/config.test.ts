@@ -27,6 +27,9 @@ describe('loadConfig', () => {
       sqliteBusyTimeoutMs: 5000,
       throttleDefaults: { ratePerSecond: 500, burst: 1000 },
       ingest: { maxBatch: 256, maxQueued: 20_000 },
+      executionExpirySeconds: 3600,
+      agentHeartbeatSeconds: 15,
+      tls: {},
     });
   });
 
@@ -50,6 +53,10 @@ describe('loadConfig', () => {
       PITCREW_THROTTLE_BURST: '7',
       PITCREW_INGEST_MAX_BATCH: '1000',
       PITCREW_INGEST_MAX_QUEUED: '1',
+      PITCREW_EXECUTION_EXPIRY_SECONDS: '60',
+      PITCREW_AGENT_HEARTBEAT_SECONDS: '2',
+      PITCREW_TLS_CERT: '/etc/pitcrew/cert.pem',
+      PITCREW_TLS_KEY: '/etc/pitcrew/key.pem',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -63,6 +70,9 @@ describe('loadConfig', () => {
       sqliteBusyTimeoutMs: 0,
       throttleDefaults: { ratePerSecond: 5, burst: 7 },
       ingest: { maxBatch: 1000, maxQueued: 1 },
+      executionExpirySeconds: 60,
+      agentHeartbeatSeconds: 2,
+      tls: { certFile: '/etc/pitcrew/cert.pem', keyFile: '/etc/pitcrew/key.pem' },
     });
   });
 
@@ -110,6 +120,8 @@ describe('loadConfig', () => {
     ['PITCREW_THROTTLE_BURST', 'lots'],
     ['PITCREW_INGEST_MAX_BATCH', '1001'],
     ['PITCREW_INGEST_MAX_QUEUED', '0'],
+    ['PITCREW_EXECUTION_EXPIRY_SECONDS', '0'],
+    ['PITCREW_AGENT_HEARTBEAT_SECONDS', 'often'],
   ])('refuses %s=%j with a ConfigError naming it and the value', (name, value) => {
     const error = failure({ [name]: value });
     expect(error).toBeInstanceOf(ConfigError);
@@ -138,5 +150,12 @@ describe('loadConfig', () => {
       if (previous === undefined) delete process.env.PORT;
       else process.env.PORT = previous;
     }
+  });
+});
+
+describe('TLS files', () => {
+  it('needs the certificate and the key together', () => {
+    expect(() => loadConfig({ PITCREW_TLS_CERT: '/etc/pitcrew/cert.pem' })).toThrow(/PITCREW_TLS_CERT and PITCREW_TLS_KEY go together/);
+    expect(() => loadConfig({ PITCREW_TLS_KEY: '/etc/pitcrew/key.pem' })).toThrow(ConfigError);
   });
 });

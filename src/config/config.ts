@@ -15,6 +15,9 @@ export interface Config {
   sqliteBusyTimeoutMs: number;
   throttleDefaults: { ratePerSecond: number; burst: number };
   ingest: { maxBatch: number; maxQueued: number };
+  executionExpirySeconds: number;
+  agentHeartbeatSeconds: number;
+  tls: { certFile?: string; keyFile?: string };
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +54,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBatch: integer(env, 'PITCREW_INGEST_MAX_BATCH', 256, 1, 1000),
       maxQueued: integer(env, 'PITCREW_INGEST_MAX_QUEUED', 20_000, 1, 1_000_000),
     },
+    executionExpirySeconds: integer(env, 'PITCREW_EXECUTION_EXPIRY_SECONDS', 3600, 1, 30 * 86_400),
+    agentHeartbeatSeconds: integer(env, 'PITCREW_AGENT_HEARTBEAT_SECONDS', 15, 1, 3600),
+    tls: tlsFiles(env),
   };
 }
 
@@ -76,4 +82,13 @@ function parsePublicUrl(raw: string): string {
     throw new ConfigError(`PITCREW_PUBLIC_URL must use http or https, got "${raw}"`);
   }
   return url.toString().replace(/\/$/, '');
+}
+
+function tlsFiles(env: Env): { certFile?: string; keyFile?: string } {
+  const certFile = env.PITCREW_TLS_CERT || undefined;
+  const keyFile = env.PITCREW_TLS_KEY || undefined;
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new ConfigError('PITCREW_TLS_CERT and PITCREW_TLS_KEY go together: set both (PEM files) or neither (a self-signed certificate is made)');
+  }
+  return certFile && keyFile ? { certFile, keyFile } : {};
 }

@@ -20,7 +20,7 @@ export const EventView = Type.Object({
 
 export type EventView = Static<typeof EventView>;
 
-export function presentEvent(row: EventRow): EventView {
+export function presentEvent(row: EventRow, executionIds: string[]): EventView {
   return {
     id: row.id,
     ruleId: row.rule_id,
@@ -31,6 +31,6 @@ export function presentEvent(row: EventRow): EventView {
     payload: JSON.parse(row.payload),
     env: JSON.parse(row.env),
     skippedEnv: JSON.parse(row.skipped_env),
-    executionIds: [],
+    executionIds,
   };
 }

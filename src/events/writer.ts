@@ -1,9 +1,14 @@
-import type { Kysely } from 'kysely';
-import { decide, type Outcome } from '../engine/decide.js';
+import type { Kysely, Transaction } from 'kysely';
+import { decide, hostKey, type HostFacts, type Outcome } from '../engine/decide.js';
+import { insertQueued, type ExecutionSpec } from '../executions/repository.js';
 import type { AlertPayload } from '../ingress/payload.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { Rule } from '../rules/rule.js';
+import { fromRow } from '../rules/repository.js';
+import type { Action } from '../rules/schema.js';
+import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
-import type { Database, NewEventRow } from '../store/schema.js';
+import type { Database, NewEventRow, NewExecutionRow } from '../store/schema.js';
 
 /** One webhook call, authenticated from the cache, waiting to become an event. */
 export interface Submission {
@@ -16,122 +21,131 @@ export interface Submission {
 }
 
 export type SubmissionResult =
-  | { status: 'stored'; eventId: string; outcome: Outcome; reason: string | null }
+  | { status: 'stored'; eventId: string; outcome: Outcome; reason: string | null; executionIds: string[] }
   | { status: 'revoked_key' }
   | { status: 'no_trigger' };
 
-export class IngestOverloadedError extends Error {}
+export interface QueuedExecution {
+  id: string;
+  hostId: string;
+}
 
-interface Pending {
-  submission: Submission;
-  resolve(result: SubmissionResult): void;
-  reject(error: unknown): void;
+export interface EventWriterOptions {
+  maxBatch: number;
+  maxQueued: number;
+  /** How long an execution may wait for its host's agent before it ends `expired`. */
+  executionExpirySeconds: number;
+  /** Called after a commit with the executions it queued, to dispatch them. */
+  onQueued: (executions: QueuedExecution[]) => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
+const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /**
- * Group commit: submissions that arrive while a transaction is running are stored together in the
- * next one, so one disk sync serves many events. Each transaction re-reads the keys and rules it
- * depends on, which makes revocation and rule changes exact whatever any cache holds.
- * A submission's promise settles only after its transaction committed.
+ * Stores events with group commit. Each transaction re-reads the keys, rules and hosts it
+ * depends on, which makes revocation and rule changes exact whatever any cache holds, decides
+ * (a pure function), and queues the executions with the event: all or nothing.
  */
 export class EventWriter {
-  private queue: Pending[] = [];
-  private flushing = false;
-  private scheduled = false;
-  private idle: Array<() => void> = [];
+  private readonly queue: GroupCommit<Submission, SubmissionResult>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly metrics: Metrics,
-    private readonly limits: { maxBatch: number; maxQueued: number },
-  ) {}
+    private readonly options: EventWriterOptions,
+  ) {
+    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest' }, (size, seconds) => {
+      metrics.ingestBatchSize.observe(size);
+      metrics.ingestCommitSeconds.observe(seconds);
+    });
+  }
 
   submit(submission: Submission): Promise<SubmissionResult> {
-    if (this.queue.length >= this.limits.maxQueued) {
-      return Promise.reject(new IngestOverloadedError(`ingest queue is full (${this.limits.maxQueued} events waiting for storage)`));
-    }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ submission, resolve, reject });
-      this.schedule();
-    });
+    return this.queue.submit(submission);
   }
 
-  /** Resolves once everything submitted so far is committed or failed. */
   drain(): Promise<void> {
-    if (!this.flushing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  private schedule(): void {
-    if (this.flushing || this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate lets every request parsed in this turn of the event loop join the batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.limits.maxBatch);
-      const started = performance.now();
-      try {
-        const results = await this.commit(batch.map((p) => p.submission));
-        batch.forEach((pending, i) => pending.resolve(results[i]!));
-        this.metrics.ingestBatchSize.observe(batch.length);
-        this.metrics.ingestCommitSeconds.observe((performance.now() - started) / 1000);
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
-      }
-    }
-    this.flushing = false;
-    for (const resolve of this.idle.splice(0)) resolve();
+    return this.queue.drain();
   }
 
   private async commit(batch: Submission[]): Promise<SubmissionResult[]> {
-    return this.db.transaction().execute(async (tx) => {
-      const keyIds = [...new Set(batch.map((s) => s.keyId))];
-      const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
-      const keys = await tx
-        .selectFrom('api_keys')
-        .select(['id', 'last_used_at'])
-        .where('id', 'in', keyIds)
-        .where('revoked_at', 'is', null)
-        .execute();
-      const rules = await tx
-        .selectFrom('rules')
-        .select(['id', 'tenant_id', 'trigger_id', 'enabled'])
-        .where('trigger_id', 'in', triggerIds)
-        .where('deleted_at', 'is', null)
-        .execute();
-      const activeKeys = new Set(keys.map((k) => k.id));
-      const rulesByTrigger = new Map(rules.map((r) => [r.trigger_id, r]));
-
-      const rows: NewEventRow[] = [];
+    const queued: QueuedExecution[] = [];
+    const results = await this.db.transaction().execute(async (tx) => {
+      const activeKeys = await this.touchActiveKeys(tx, batch);
+      const rules = await this.rulesByTrigger(tx, batch);
+      const hosts = await candidateHosts(tx, batch, rules);
+      const events: NewEventRow[] = [];
+      const executions: NewExecutionRow[] = [];
       const results = batch.map((s): SubmissionResult => {
         if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
-        const rule = rulesByTrigger.get(s.triggerId);
-        if (!rule || rule.tenant_id !== s.tenantId) return { status: 'no_trigger' };
-        const decision = decide({ enabled: rule.enabled === 1 }, { act: s.payload.act });
-        const row = eventRow(s, rule.id, decision.outcome, decision.reason);
-        rows.push(row);
-        return { status: 'stored', eventId: row.id, outcome: decision.outcome, reason: decision.reason };
+        const rule = rules.get(s.triggerId);
+        if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
+        const decision = decide(rule, { act: s.payload.act, hostName: s.payload.hostName }, hosts.get(s.tenantId) ?? []);
+        const event = eventRow(s, rule.id, decision.outcome, decision.reason);
+        events.push(event);
+        const rows = decision.targets.map((host) => executionRow(rule, event, host, this.options.executionExpirySeconds));
+        executions.push(...rows);
+        for (const row of rows) queued.push({ id: row.id, hostId: row.host_id! });
+        return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds: rows.map((r) => r.id) };
       });
-
-      if (rows.length > 0) await tx.insertInto('events').values(rows).execute();
-      const now = Date.now();
-      const stale = keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
-      if (stale.length > 0) await tx.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).execute();
-      return results;
-    }).then((results) => {
-      for (const r of results) if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
+      if (events.length > 0) await tx.insertInto('events').values(events).execute();
+      await insertQueued(tx, executions, Date.now());
       return results;
     });
+    for (const r of results) if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
+    if (queued.length > 0) this.options.onQueued(queued);
+    return results;
   }
+
+  /** The batch's keys that are still active; their last-used time is refreshed at most once a minute. */
+  private async touchActiveKeys(tx: Transaction<Database>, batch: Submission[]): Promise<Set<string>> {
+    const keyIds = [...new Set(batch.map((s) => s.keyId))];
+    const keys = await tx.selectFrom('api_keys').select(['id', 'last_used_at']).where('id', 'in', keyIds).where('revoked_at', 'is', null).execute();
+    const now = Date.now();
+    const stale = keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
+    if (stale.length > 0) await tx.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).execute();
+    return new Set(keys.map((k) => k.id));
+  }
+
+  private async rulesByTrigger(tx: Transaction<Database>, batch: Submission[]): Promise<Map<string, Rule>> {
+    const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
+    const rows = await tx.selectFrom('rules').selectAll().where('trigger_id', 'in', triggerIds).where('deleted_at', 'is', null).execute();
+    return new Map(rows.map((row) => [row.trigger_id!, fromRow(row)]));
+  }
+}
+
+/** The hosts each tenant's rules in this batch could target, read in the batch's transaction. */
+async function candidateHosts(tx: Transaction<Database>, batch: Submission[], rules: Map<string, Rule>): Promise<Map<string, HostFacts[]>> {
+  const names = new Set<string>();
+  const tags = new Set<string>();
+  const tenants = new Set<string>();
+  for (const s of batch) {
+    const rule = rules.get(s.triggerId);
+    if (!rule || !rule.enabled || !s.payload.act) continue;
+    tenants.add(rule.tenantId);
+    if (rule.target.type === 'trigger_host' && s.payload.hostName) names.add(hostKey(s.payload.hostName));
+    if (rule.target.type === 'specific_host' && rule.target.hostname) names.add(hostKey(rule.target.hostname));
+    if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
+  }
+  const byTenant = new Map<string, HostFacts[]>();
+  if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return byTenant;
+  const rows = await tx
+    .selectFrom('hosts')
+    .select(['id', 'tenant_id', 'hostname', 'tags'])
+    .where('tenant_id', 'in', [...tenants])
+    .where((eb) => {
+      const either = [];
+      if (names.size > 0) either.push(eb('hostname_key', 'in', [...names]));
+      if (tags.size > 0) either.push(eb('id', 'in', eb.selectFrom('host_tags').select('host_id').where('tag', 'in', [...tags]).where('tenant_id', 'in', [...tenants])));
+      return eb.or(either);
+    })
+    .execute();
+  for (const row of rows) {
+    const host: HostFacts = { id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[] };
+    byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), host]);
+  }
+  return byTenant;
 }
 
 function eventRow(s: Submission, ruleId: string, outcome: Outcome, reason: string | null): NewEventRow {
@@ -147,5 +161,47 @@ function eventRow(s: Submission, ruleId: string, outcome: Outcome, reason: strin
     payload: JSON.stringify(s.payload.raw),
     env: JSON.stringify(s.payload.env),
     skipped_env: JSON.stringify(s.payload.skippedEnv),
+  };
+}
+
+function executionRow(rule: Rule, event: NewEventRow, host: HostFacts, expirySeconds: number): NewExecutionRow {
+  const id = newId(event.received_at);
+  const spec: ExecutionSpec = {
+    ...runnable(rule.action),
+    env: JSON.parse(event.env) as Record<string, string>,
+    context: {
+      PITCREW_EXECUTION_ID: id,
+      PITCREW_EVENT_ID: event.id,
+      PITCREW_RULE_ID: rule.id,
+      PITCREW_RULE_NAME: rule.name,
+      PITCREW_HOSTNAME: host.hostname,
+    },
+  };
+  return {
+    id,
+    tenant_id: rule.tenantId,
+    rule_id: rule.id,
+    event_id: event.id,
+    host_id: host.id,
+    hostname: host.hostname,
+    state: 'queued',
+    reason: null,
+    spec: JSON.stringify(spec),
+    stdout: '',
+    stderr: '',
+    stdout_truncated: 0,
+    stderr_truncated: 0,
+    queued_at: event.received_at,
+    expires_at: event.received_at + expirySeconds * 1000,
+  };
+}
+
+function runnable(action: Action): Pick<ExecutionSpec, 'flavour' | 'interpreter' | 'script' | 'timeoutSeconds'> {
+  if (action.type !== 'script') throw new Error(`${action.type} actions do not run on hosts`);
+  return {
+    flavour: action.flavour,
+    interpreter: action.runbook.interpreter ?? 'sh',
+    script: action.runbook.script,
+    timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
   };
 }

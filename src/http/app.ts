@@ -1,7 +1,15 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { AgentGateway } from '../agents/gateway.js';
+import { registerAgentRoutes } from '../agents/routes.js';
+import { newNodeId } from '../cluster/nodes.js';
 import { EventWriter } from '../events/writer.js';
+import { ExecutionLedger } from '../executions/ledger.js';
+import { LiveExecutions } from '../executions/live.js';
+import { registerExecutionRoutes } from '../executions/routes.js';
+import { Sweeper } from '../executions/sweeper.js';
+import { registerHostRoutes } from '../hosts/routes.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
 import { Metrics } from '../metrics/registry.js';
@@ -26,22 +34,44 @@ export interface AppDeps {
   webhookBodyLimitBytes: number;
   throttleDefaults: ThrottleSettings;
   ingest: { maxBatch: number; maxQueued: number };
+  executionExpirySeconds?: number;
+  agentHeartbeatSeconds?: number;
+  sweepIntervalMs?: number;
 }
 
 export interface App {
   server: Api;
   context: AppContext;
-  /** Stops taking requests, lets stored-but-unanswered events finish, closes nothing else. */
+  /** Starts the background duties (node heartbeat, recovery, expiry); call once before listening. */
+  start(): Promise<void>;
+  /** Stops taking requests and agent connections, finishes what was accepted; leaves the store open. */
   close(): Promise<void>;
 }
 
 /** Builds the HTTP application without listening, so tests can `inject` and the CLI can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = new Metrics();
+  const nodeId = newNodeId();
+  const live = new LiveExecutions();
+  const ledger = new ExecutionLedger(deps.store.db, deps.store.dialect, (changes) => live.changed(changes));
+  const gateway = new AgentGateway({
+    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
+  });
+  const writer = new EventWriter(deps.store.db, metrics, {
+    ...deps.ingest,
+    executionExpirySeconds: deps.executionExpirySeconds ?? 3600,
+    onQueued: (executions) => gateway.dispatch(executions),
+  });
+  const sweeper = new Sweeper({
+    db: deps.store.db, dialect: deps.store.dialect, ledger, gateway, nodeId, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
+  });
   const context: AppContext = {
     store: deps.store,
     metrics,
-    writer: new EventWriter(deps.store.db, metrics, deps.ingest),
+    writer,
+    ledger,
+    live,
+    gateway,
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),
     publicUrl: deps.publicUrl,
     webhookBodyLimitBytes: deps.webhookBodyLimitBytes,
@@ -68,23 +98,35 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(swagger, openApiOptions());
   registerHealthRoutes(server, context);
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, context));
+  await server.register(async (scope) => registerAgentRoutes(scope as Api, context), { prefix: '/api/v1' });
   await server.register(
     async (scope) => {
       scope.addHook('onRequest', bearerAuth(deps.store));
       registerRuleRoutes(scope as Api, context);
       registerEventRoutes(scope as Api, context);
       registerTenantRoutes(scope as Api, context);
+      registerHostRoutes(scope as Api, context);
+      registerExecutionRoutes(scope as Api, context);
     },
     { prefix: '/api/v1' },
   );
   server.get('/api/v1/openapi.json', { schema: { hide: true } }, () => server.swagger());
 
+  // Agents on the plain HTTP port: refused by the gateway unless they come from loopback.
+  server.server.on('upgrade', (request, socket, head) => {
+    if (!gateway.handleUpgrade(request, socket, head, false)) socket.destroy();
+  });
+
   return {
     server,
     context,
+    start: () => sweeper.start(),
     close: async () => {
+      await gateway.close();
       await server.close();
-      await context.writer.drain();
+      await writer.drain();
+      await ledger.drain();
+      await sweeper.stop();
     },
   };
 }

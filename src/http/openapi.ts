@@ -10,7 +10,10 @@ export function openApiOptions(): SwaggerOptions {
         description: 'Remediation automation: webhook triggers in, configured actions out. Errors are application/problem+json (RFC 9457).',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (pitcrew bootstrap --json)' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (pitcrew bootstrap --json)' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'tenant API key (agent enrolment)' },
+        },
       },
     },
     // @fastify/swagger marks every body required; the webhook's is optional (DESIGN.md §3).

@@ -1,6 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { AgentGateway } from '../agents/gateway.js';
 import type { EventWriter } from '../events/writer.js';
+import type { ExecutionLedger } from '../executions/ledger.js';
+import type { LiveExecutions } from '../executions/live.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/database.js';
 import type { KeyDirectory } from '../tenants/directory.js';
@@ -11,6 +14,9 @@ export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 export interface AppContext {
   store: Store;
   writer: EventWriter;
+  ledger: ExecutionLedger;
+  live: LiveExecutions;
+  gateway: AgentGateway;
   directory: KeyDirectory;
   metrics: Metrics;
   publicUrl: string | undefined;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { SkippedEnv } from '../events/presenter.js';
-import { IngestOverloadedError } from '../events/writer.js';
+import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
@@ -135,7 +135,7 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: [], skippedEnv: parsed.payload.skippedEnv });
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv });
   }
 }
 
@@ -148,7 +148,7 @@ function noTrigger(triggerId: string): PitcrewError {
 }
 
 function storageUnavailable(error: unknown): PitcrewError {
-  const overloaded = error instanceof IngestOverloadedError;
+  const overloaded = error instanceof GroupCommitOverloadedError;
   return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', overloaded
     ? `${(error as Error).message}; nothing was recorded, retry shortly`
     : 'the event could not be stored, so nothing was recorded; retry shortly', { headers: { 'Retry-After': '1' } });

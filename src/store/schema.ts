@@ -68,12 +68,93 @@ export interface EventsTable {
 }
 
 
+export interface HostsTable {
+  id: string;
+  tenant_id: string;
+  hostname: string;
+  hostname_key: string;
+  tags: string;
+  agent_tags: string;
+  managed_tags: string;
+  os: string;
+  arch: string;
+  agent_version: string;
+  token_hash: string;
+  enrolled_at: number;
+  last_seen_at: number | null;
+  /** The agent connection holding this host now, and the service node it is on; null when offline. */
+  session_id: string | null;
+  node_id: string | null;
+}
+
+export interface HostTagsTable {
+  host_id: string;
+  tenant_id: string;
+  tag: string;
+}
+
+export interface ExecutionsTable {
+  id: string;
+  tenant_id: string;
+  rule_id: string;
+  event_id: string;
+  host_id: string | null;
+  hostname: string;
+  state: string;
+  reason: string | null;
+  spec: string;
+  exit_code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdout_truncated: number;
+  stderr_truncated: number;
+  queued_at: number;
+  dispatched_at: number | null;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number;
+  session_id: string | null;
+  node_id: string | null;
+  cancel_requested_at: number | null;
+  late_result: string | null;
+}
+
+export interface ExecutionTransitionsTable {
+  id: string;
+  execution_id: string;
+  from_state: string | null;
+  to_state: string;
+  reason: string | null;
+  at: number;
+}
+
+export interface ExecutionArtifactsTable {
+  id: string;
+  execution_id: string;
+  name: string;
+  size: number;
+  content: string;
+}
+
+export interface NodesTable {
+  id: string;
+  started_at: number;
+  heartbeat_at: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   tokens: TokensTable;
   rules: RulesTable;
   events: EventsTable;
+  hosts: HostsTable;
+  host_tags: HostTagsTable;
+  executions: ExecutionsTable;
+  execution_transitions: ExecutionTransitionsTable;
+  execution_artifacts: ExecutionArtifactsTable;
+  nodes: NodesTable;
 }
 
 export type TenantRow = Selectable<TenantsTable>;
@@ -82,3 +163,6 @@ export type RuleRow = Selectable<RulesTable>;
 export type NewRuleRow = Insertable<RulesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;
+export type HostRow = Selectable<HostsTable>;
+export type ExecutionRow = Selectable<ExecutionsTable>;
+export type NewExecutionRow = Insertable<ExecutionsTable>;

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { enrolHost } from '../../src/hosts/repository.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logging.js';
 import type { Dialect, Store } from '../../src/store/database.js';
@@ -19,6 +20,8 @@ export interface TestEnv {
   webhook(triggerId: string, body?: unknown, options?: { apiKey?: string; older?: boolean; headers?: Record<string, string>; ip?: string }): Promise<LightMyRequestResponse>;
   createWebhookRule(overrides?: Record<string, unknown>, token?: string): Promise<{ id: string; triggerId: string; body: Record<string, unknown> }>;
   addTenant(name: string): Promise<BootstrapResult>;
+  /** Enrols a host as its agent would (no agent process): targets can then resolve to it. */
+  enrol(hostname: string, tags?: string[], tenantId?: string): Promise<{ hostId: string; token: string }>;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     throttleDefaults: options.throttleDefaults ?? { ratePerSecond: 100_000, burst: 100_000 },
     ingest: { maxBatch: 256, maxQueued: 20_000 },
   });
+  await app.start();
   const tenant = await bootstrapTenant(store.db, 'default');
 
   const api: TestEnv['api'] = (method, url, body, token = tenant.token) =>
@@ -98,6 +102,10 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     webhook,
     createWebhookRule,
     addTenant: (name) => bootstrapTenant(store.db, name),
+    enrol: async (hostname, tags = [], tenantId = tenant.tenantId) => {
+      const { host, token } = await enrolHost(store.db, tenantId, { hostname, tags, os: 'Linux test', arch: 'x64', version: 'test' });
+      return { hostId: host.id, token };
+    },
     close: async () => {
       await app.close();
       await store.close();

@@ -1,0 +1,134 @@
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { QueuedExecution } from '../events/writer.js';
+import type { ExecutionLedger } from '../executions/ledger.js';
+import type { LiveExecutions } from '../executions/live.js';
+import { authenticateAgent, isDeleted, touchHosts } from '../hosts/repository.js';
+import type { Database, HostRow } from '../store/schema.js';
+import { AgentSession } from './session.js';
+
+export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
+
+export interface GatewayDeps {
+  db: Kysely<Database>;
+  ledger: ExecutionLedger;
+  live: LiveExecutions;
+  nodeId: string;
+  heartbeatSeconds: number;
+  logger: FastifyBaseLogger;
+}
+
+/**
+ * The agents' side door: WebSocket connections on the HTTPS port, one session per host.
+ * Dispatch is a push on the host's socket (DESIGN.md §5), never a poll by the agent.
+ */
+export class AgentGateway {
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  private readonly seenHosts = new Set<string>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly alive = new WeakSet<WebSocket>();
+
+  constructor(private readonly deps: GatewayDeps) {
+    const beat = deps.heartbeatSeconds * 1000;
+    this.timers.push(setInterval(() => this.pingAll(), beat).unref());
+    // Last-seen times are for people: written in one statement every few heartbeats, not per message.
+    this.timers.push(setInterval(() => void this.flushSeen(), beat * 3).unref());
+  }
+
+  /** Handles an HTTP upgrade if it is for the agent path; returns false to let others handle it. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, secure: boolean): boolean {
+    if (!request.url?.startsWith(AGENT_CONNECT_PATH)) return false;
+    void this.upgrade(request, socket, head, secure).catch((error: unknown) => {
+      this.deps.logger.error({ err: error }, 'agent upgrade failed');
+      refuse(socket, 500, 'the service could not accept the connection');
+    });
+    return true;
+  }
+
+  hostIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  /** Pushes newly queued executions to the agents connected to this node. */
+  dispatch(executions: QueuedExecution[]): void {
+    const byHost = new Map<string, string[]>();
+    for (const { id, hostId } of executions) byHost.set(hostId, [...(byHost.get(hostId) ?? []), id]);
+    for (const [hostId, ids] of byHost) {
+      const session = this.sessions.get(hostId);
+      if (session) void session.deliver(ids).catch((error: unknown) => this.deps.logger.error({ err: error, hostId }, 'dispatch failed; the sweeper retries'));
+    }
+  }
+
+  /** Sends a cancel to the host's agent if it is connected here; false otherwise. */
+  cancel(hostId: string, executionId: string): boolean {
+    const session = this.sessions.get(hostId);
+    if (!session?.isReady) return false;
+    session.send({ type: 'cancel', executionId });
+    return true;
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    for (const session of this.sessions.values()) session.close(1001, 'the service is stopping');
+    await this.flushSeen();
+    this.wss.close();
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, secure: boolean): Promise<void> {
+    if (!secure && !isLoopback(request.socket.remoteAddress ?? '')) {
+      return refuse(socket, 403, 'agents connect over TLS: use the service HTTPS port (PITCREW_TLS_PORT, 8443)');
+    }
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const host = token ? await authenticateAgent(this.deps.db, token) : undefined;
+    if (!host || isDeleted(host)) return refuse(socket, 401, 'the agent credential is unknown or was revoked; enrol again with the API key');
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, host));
+  }
+
+  private accept(ws: WebSocket, host: HostRow): void {
+    this.sessions.get(host.id)?.close(4001, 'replaced by a newer connection of the same host');
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
+    const session = new AgentSession(ws, host, {
+      ...this.deps,
+      seen: (hostId) => this.seenHosts.add(hostId),
+      closed: (closed) => {
+        if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);
+      },
+    });
+    this.sessions.set(host.id, session);
+  }
+
+  /** A connection that missed a whole ping interval is dead (a half-open TCP): drop it. */
+  private pingAll(): void {
+    for (const ws of this.wss.clients) {
+      if (!this.alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      this.alive.delete(ws);
+      ws.ping();
+    }
+  }
+
+  private async flushSeen(): Promise<void> {
+    const ids = [...this.seenHosts];
+    this.seenHosts.clear();
+    await touchHosts(this.deps.db, ids).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'could not record last-seen times'));
+  }
+}
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ type: 'urn:pitcrew:problem:agent-refused', title: 'Agent connection refused', status, detail: message });
+  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Error'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+export function isLoopback(address: string): boolean {
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(plain) === 4) return plain.startsWith('127.');
+  return plain === '::1';
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { WebSocket } from 'ws';
+import type { ExecutionLedger } from '../executions/ledger.js';
+import type { LiveExecutions } from '../executions/live.js';
+import { hostKey } from '../engine/decide.js';
+import { attachSession, detachSession } from '../hosts/repository.js';
+import type { Database, HostRow } from '../store/schema.js';
+import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
+
+export interface SessionDeps {
+  db: Kysely<Database>;
+  ledger: ExecutionLedger;
+  live: LiveExecutions;
+  nodeId: string;
+  heartbeatSeconds: number;
+  logger: FastifyBaseLogger;
+  /** Notes that the host was heard from, for its last-seen time. */
+  seen(hostId: string): void;
+  closed(session: AgentSession): void;
+}
+
+const HELLO_TIMEOUT_MS = 10_000;
+
+/**
+ * One agent connection. It speaks for one host only: every message it sends can touch only
+ * that host's executions, and everything it is sent is addressed to that host and tenant.
+ */
+export class AgentSession {
+  readonly sessionId = randomUUID();
+  readonly hostId: string;
+  private ready = false;
+  private closed = false;
+  private readonly log: FastifyBaseLogger;
+  private readonly helloTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly host: HostRow,
+    private readonly deps: SessionDeps,
+  ) {
+    this.hostId = host.id;
+    this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
+    this.helloTimer = setTimeout(() => this.close(4002, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
+    socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => this.log.error({ err: error }, 'agent message failed')));
+    socket.on('close', () => void this.onClose());
+    socket.on('error', (error) => this.log.warn({ err: error }, 'agent connection error'));
+  }
+
+  get isReady(): boolean {
+    return this.ready && !this.closed;
+  }
+
+  send(message: ServiceMessage): void {
+    if (!this.closed) this.socket.send(JSON.stringify(message));
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  /** Claims the given queued executions (or all of this host's) and sends them to the agent. */
+  async deliver(ids: string[] | 'all_queued'): Promise<void> {
+    if (!this.isReady) return;
+    const claimed = await this.deps.ledger.claim(this.hostId, ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    if (this.closed) {
+      // The connection ended while the claim committed: give them back for the next connection.
+      await this.deps.ledger.move(claimed.map((c) => c.id), 'queued', 'the agent connection ended before delivery', ['dispatched']);
+      return;
+    }
+    for (const { id, spec } of claimed) {
+      this.send({
+        type: 'execute',
+        executionId: id,
+        hostId: this.hostId,
+        tenantId: this.host.tenant_id,
+        flavour: spec.flavour,
+        interpreter: spec.interpreter,
+        script: spec.script,
+        env: spec.env,
+        context: spec.context,
+        timeoutSeconds: spec.timeoutSeconds,
+      });
+    }
+  }
+
+  private async receive(text: string): Promise<void> {
+    const message = parseAgentMessage(text);
+    if (!message) {
+      this.log.warn({ size: text.length }, 'ignored a frame that is not a protocol message');
+      return;
+    }
+    if (message.type !== 'hello' && !this.ready) return;
+    this.deps.seen(this.hostId);
+    switch (message.type) {
+      case 'hello':
+        return this.hello(message);
+      case 'heartbeat':
+        return;
+      case 'started':
+        await this.deps.ledger.started(this.hostId, message.executionId, message.startedAt);
+        return;
+      case 'output':
+        this.deps.live.output(message.executionId, message.stream, message.chunk);
+        return;
+      case 'finished': {
+        const recorded = await this.deps.ledger.result(this.hostId, message.result);
+        if (recorded === undefined) this.log.warn({ executionId: message.result.executionId }, 'result for an execution that is not this host’s; dropped');
+        // Acknowledged either way, so the agent stops offering it.
+        this.send({ type: 'recorded', executionId: message.result.executionId });
+        return;
+      }
+      default:
+        assertNever(message);
+    }
+  }
+
+  private async hello(hello: Hello): Promise<void> {
+    if (this.ready) return;
+    clearTimeout(this.helloTimer);
+    if (hello.v !== PROTOCOL_VERSION) return this.close(4003, `protocol version ${hello.v} is not ${PROTOCOL_VERSION}; upgrade the agent`);
+    if (hostKey(hello.hostname) !== this.host.hostname_key) {
+      return this.close(4004, `this credential belongs to host ${this.host.hostname}, not ${hello.hostname}; enrol again`);
+    }
+    await attachSession(this.deps.db, this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    await this.reconcile(hello);
+    this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
+    this.ready = true;
+    this.log.info({ version: hello.version, running: hello.running.length }, 'agent connected');
+    await this.deliver('all_queued');
+    await this.resendCancels();
+  }
+
+  /**
+   * What the service believes this host is doing, checked against what the agent says. Nothing
+   * that may have started is ever run again: it continues, or it is reported lost.
+   */
+  private async reconcile(hello: Hello): Promise<void> {
+    const active = await this.deps.db.selectFrom('executions').select(['id', 'state']).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
+    const running = new Set(hello.running);
+    const interrupted = new Map(hello.interrupted.map((i) => [i.executionId, i.reason]));
+    const { ledger } = this.deps;
+    for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
+    for (const { id, state } of active) {
+      if (running.has(id)) await ledger.started(this.hostId, id, Date.now());
+      else if (interrupted.has(id)) continue;
+      else if (state === 'running') await ledger.move([id], 'lost', 'the agent no longer knows this run (it restarted without its journal); it was not re-run', ['running']);
+      else await ledger.move([id], 'queued', 'the agent never started it; delivering again', ['dispatched']);
+    }
+  }
+
+  private async resendCancels(): Promise<void> {
+    const rows = await this.deps.db.selectFrom('executions').select('id').where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null).execute();
+    for (const row of rows) this.send({ type: 'cancel', executionId: row.id });
+  }
+
+  private async onClose(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.helloTimer);
+    this.deps.closed(this);
+    await detachSession(this.deps.db, this.hostId, this.sessionId);
+    const undelivered = await this.deps.db.selectFrom('executions').select('id').where('session_id', '=', this.sessionId).where('state', '=', 'dispatched').execute();
+    await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
+    this.log.info('agent disconnected');
+  }
+}

@@ -1,0 +1,81 @@
+import { Type, type Static } from 'typebox';
+import type { ExecutionRow } from '../store/schema.js';
+import type { ExecutionSpec } from './repository.js';
+import { EXECUTION_STATES } from './states.js';
+
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const ExecutionView = Type.Object({
+  id: Type.String(),
+  ruleId: Type.String(),
+  eventId: Type.String(),
+  hostId: Type.Union([Type.String(), Type.Null()]),
+  hostname: Type.String(),
+  state: Type.Enum([...EXECUTION_STATES]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  flavour: Type.String(),
+  interpreter: Type.String(),
+  timeoutSeconds: Type.Integer(),
+  exitCode: Type.Union([Type.Integer(), Type.Null()]),
+  signal: Type.Union([Type.String(), Type.Null()]),
+  stdout: Type.String(),
+  stderr: Type.String(),
+  stdoutTruncated: Type.Boolean(),
+  stderrTruncated: Type.Boolean(),
+  queuedAt: Type.String({ format: 'date-time' }),
+  dispatchedAt: Time,
+  startedAt: Time,
+  finishedAt: Time,
+  expiresAt: Type.String({ format: 'date-time' }),
+  durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  cancelRequested: Type.Boolean(),
+  lateResult: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'what the host reported after the execution had already ended (e.g. lost)' }),
+  transitions: Type.Optional(Type.Array(Type.Object({ from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String() }))),
+  artifacts: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }))),
+});
+
+export type ExecutionView = Static<typeof ExecutionView>;
+
+interface Details {
+  transitions: Array<{ from_state: string | null; to_state: string; reason: string | null; at: number }>;
+  artifacts: Array<{ id: string; name: string; size: number }>;
+}
+
+export function presentExecution(row: ExecutionRow, details?: Details): ExecutionView {
+  const spec = JSON.parse(row.spec) as ExecutionSpec;
+  const view: ExecutionView = {
+    id: row.id,
+    ruleId: row.rule_id,
+    eventId: row.event_id,
+    hostId: row.host_id,
+    hostname: row.hostname,
+    state: row.state as ExecutionView['state'],
+    reason: row.reason,
+    flavour: spec.flavour,
+    interpreter: spec.interpreter,
+    timeoutSeconds: spec.timeoutSeconds,
+    exitCode: row.exit_code,
+    signal: row.signal,
+    stdout: row.stdout,
+    stderr: row.stderr,
+    stdoutTruncated: row.stdout_truncated === 1,
+    stderrTruncated: row.stderr_truncated === 1,
+    queuedAt: iso(row.queued_at)!,
+    dispatchedAt: iso(row.dispatched_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    expiresAt: iso(row.expires_at)!,
+    durationMs: row.started_at !== null && row.finished_at !== null ? row.finished_at - row.started_at : null,
+    cancelRequested: row.cancel_requested_at !== null,
+    lateResult: row.late_result ? (JSON.parse(row.late_result) as Record<string, unknown>) : null,
+  };
+  if (details) {
+    view.transitions = details.transitions.map((t) => ({ from: t.from_state, to: t.to_state, reason: t.reason, at: iso(t.at)! }));
+    view.artifacts = details.artifacts;
+  }
+  return view;
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

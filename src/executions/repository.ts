@@ -1,0 +1,106 @@
+import type { Kysely, Transaction } from 'kysely';
+import { notFound } from '../errors/catalogue.js';
+import { newId } from '../store/ids.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { Database, ExecutionRow, NewExecutionRow } from '../store/schema.js';
+import { statesBefore, type ExecutionState } from './states.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** What an execution runs: a copy of the rule's runbook at trigger time, so edits never rewrite history. */
+export interface ExecutionSpec {
+  flavour: 'autofix' | 'diagnostics';
+  interpreter: 'sh' | 'bash' | 'python' | 'pwsh';
+  script: string;
+  env: Record<string, string>;
+  /** PITCREW_* variables describing the run to the script. */
+  context: Record<string, string>;
+  timeoutSeconds: number;
+}
+
+export async function insertQueued(tx: Db, rows: NewExecutionRow[], at: number): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.insertInto('executions').values(rows).execute();
+  await tx
+    .insertInto('execution_transitions')
+    .values(rows.map((row) => ({ id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at })))
+    .execute();
+}
+
+export interface Move {
+  ids: string[];
+  to: ExecutionState;
+  reason: string | null;
+  at: number;
+  /** Columns to set with the new state. */
+  set?: Partial<Omit<ExecutionRow, 'id' | 'state' | 'reason'>>;
+  /** Only executions addressed to this host (an agent can only move its own). */
+  hostId?: string;
+  /** Only executions in these states (default: every state `to` can be reached from). */
+  from?: readonly ExecutionState[];
+}
+
+/**
+ * Moves executions to `to` from the states allowed by the lifecycle, writing a transition row
+ * for each one moved. Returns the ids actually moved: the others had already left those states,
+ * which makes every repeat (a duplicate message, a second sweeper) harmless.
+ */
+export async function moveExecutions(tx: Transaction<Database>, move: Move, lockRows: boolean): Promise<string[]> {
+  if (move.ids.length === 0) return [];
+  const from = move.from ?? statesBefore(move.to);
+  let query = tx.selectFrom('executions').select(['id', 'state']).where('id', 'in', move.ids).where('state', 'in', from);
+  if (move.hostId) query = query.where('host_id', '=', move.hostId);
+  // PostgreSQL: lock the rows so the state read is the state replaced. SQLite has one writer at a time.
+  if (lockRows) query = query.forUpdate();
+  const rows = await query.execute();
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  await tx.updateTable('executions').set({ ...move.set, state: move.to, reason: move.reason }).where('id', 'in', ids).execute();
+  await tx
+    .insertInto('execution_transitions')
+    .values(rows.map((row) => ({ id: newId(move.at), execution_id: row.id, from_state: row.state, to_state: move.to, reason: move.reason, at: move.at })))
+    .execute();
+  return ids;
+}
+
+export interface ExecutionFilter {
+  ruleId?: string;
+  eventId?: string;
+  hostId?: string;
+  hostname?: string;
+  state?: string;
+}
+
+/** Newest first. */
+export async function listExecutions(db: Db, tenantId: string, filter: ExecutionFilter, page: PageRequest): Promise<ExecutionRow[]> {
+  let query = db.selectFrom('executions').selectAll().where('tenant_id', '=', tenantId);
+  if (filter.ruleId) query = query.where('rule_id', '=', filter.ruleId);
+  if (filter.eventId) query = query.where('event_id', '=', filter.eventId);
+  if (filter.hostId) query = query.where('host_id', '=', filter.hostId);
+  if (filter.hostname) query = query.where('hostname', '=', filter.hostname);
+  if (filter.state) query = query.where('state', '=', filter.state);
+  if (page.after) query = query.where('id', '<', page.after);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+export async function getExecution(db: Db, tenantId: string, id: string): Promise<ExecutionRow> {
+  const row = await db.selectFrom('executions').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (!row) throw notFound('execution', id);
+  return row;
+}
+
+export async function executionIdsOfEvents(db: Db, eventIds: string[]): Promise<Map<string, string[]>> {
+  const byEvent = new Map<string, string[]>();
+  if (eventIds.length === 0) return byEvent;
+  const rows = await db.selectFrom('executions').select(['id', 'event_id']).where('event_id', 'in', eventIds).orderBy('id').execute();
+  for (const row of rows) byEvent.set(row.event_id, [...(byEvent.get(row.event_id) ?? []), row.id]);
+  return byEvent;
+}
+
+export async function transitionsOf(db: Db, executionId: string) {
+  return db.selectFrom('execution_transitions').select(['from_state', 'to_state', 'reason', 'at']).where('execution_id', '=', executionId).orderBy('id').execute();
+}
+
+export async function artifactsOf(db: Db, executionId: string) {
+  return db.selectFrom('execution_artifacts').select(['id', 'name', 'size']).where('execution_id', '=', executionId).orderBy('name').execute();
+}

@@ -1,0 +1,66 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../http/types.js';
+import type { ExecutionRow } from '../store/schema.js';
+import type { LiveEvent } from './live.js';
+import { presentExecution } from './presenter.js';
+import { getExecution } from './repository.js';
+import { isTerminal, type ExecutionState } from './states.js';
+
+// The live bus covers agents connected to this node; the stored state covers the rest (other nodes).
+const STATE_POLL_MS = 1000;
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Server-Sent Events for one execution: `state` on every change, `output` chunks while it runs,
+ * then `end` with the stored execution (its full output) once it reached a terminal state.
+ */
+export function streamExecution(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, row: ExecutionRow): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  let done = false;
+  const timers: NodeJS.Timeout[] = [];
+  let unsubscribe = () => undefined as void;
+
+  const finish = async () => {
+    if (done) return;
+    done = true;
+    cleanup();
+    const final = await getExecution(ctx.store.db, row.tenant_id, row.id);
+    send('end', presentExecution(final));
+    res.end();
+  };
+  const cleanup = () => {
+    for (const timer of timers) clearInterval(timer);
+    unsubscribe();
+  };
+  const fail = (error: unknown) => {
+    request.log.warn({ err: error }, 'execution stream ended early');
+    cleanup();
+    res.end();
+  };
+
+  send('state', { state: row.state });
+  if (isTerminal(row.state as ExecutionState)) return void finish().catch(fail);
+
+  const forward = (event: LiveEvent) => {
+    if (event.kind === 'output') send('output', { stream: event.stream, chunk: event.chunk });
+    else {
+      send('state', { state: event.state });
+      if (isTerminal(event.state)) void finish().catch(fail);
+    }
+  };
+  for (const event of ctx.live.buffered(row.id)) forward(event);
+  unsubscribe = ctx.live.subscribe(row.id, forward);
+  timers.push(setInterval(() => {
+    void getExecution(ctx.store.db, row.tenant_id, row.id).then((now) => {
+      if (isTerminal(now.state as ExecutionState)) return finish();
+    }).catch(fail);
+  }, STATE_POLL_MS));
+  timers.push(setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS));
+  request.raw.on('close', () => {
+    done = true;
+    cleanup();
+  });
+}

@@ -1,0 +1,81 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { AgentGateway } from '../agents/gateway.js';
+import { beat, deadNodes, registerNode, unregisterNode } from '../cluster/nodes.js';
+import type { Dialect } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import type { ExecutionLedger } from './ledger.js';
+
+export interface SweeperDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  ledger: ExecutionLedger;
+  gateway: AgentGateway;
+  nodeId: string;
+  logger: FastifyBaseLogger;
+  intervalMs: number;
+}
+
+/**
+ * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
+ * expiry of executions whose agent never came, a dispatch safety net, and cancels still owed.
+ */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: SweeperDeps) {}
+
+  async start(): Promise<void> {
+    await registerNode(this.deps.db, this.deps.nodeId);
+    this.started = true;
+    await this.sweep();
+    this.timer = setInterval(() => {
+      this.running = this.sweep().catch((error: unknown) => this.deps.logger.error({ err: error }, 'sweep failed; next one in a moment'));
+    }, this.deps.intervalMs).unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    if (this.started) await unregisterNode(this.deps.db, this.deps.nodeId);
+  }
+
+  async sweep(now = Date.now()): Promise<void> {
+    const { db, nodeId, ledger } = this.deps;
+    await beat(db, nodeId, now);
+    await this.recoverFromDeadNodes(now);
+    const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('expires_at', '<=', now).limit(1000).execute();
+    for (const row of expired) {
+      const minutes = Math.round((now - row.queued_at) / 60_000);
+      await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
+    }
+    await this.redispatch();
+  }
+
+  private async recoverFromDeadNodes(now: number): Promise<void> {
+    const { db, ledger, nodeId, dialect } = this.deps;
+    const dead = await deadNodes(db, nodeId, dialect === 'sqlite', now);
+    if (dead.length === 0) return;
+    const held = await db.selectFrom('executions').select(['id', 'state']).where('node_id', 'in', dead).where('state', 'in', ['dispatched', 'running']).execute();
+    const running = held.filter((e) => e.state === 'running').map((e) => e.id);
+    const dispatched = held.filter((e) => e.state === 'dispatched').map((e) => e.id);
+    await ledger.move(running, 'lost', 'the service stopped while the script ran; it was not re-run. Check the host', ['running']);
+    await ledger.move(dispatched, 'queued', 'the service stopped before the agent started it; delivering again', ['dispatched']);
+    await db.updateTable('hosts').set({ session_id: null, node_id: null }).where('node_id', 'in', dead).execute();
+    await db.deleteFrom('nodes').where('id', 'in', dead).execute();
+    this.deps.logger.warn({ nodes: dead, lost: running.length, requeued: dispatched.length }, 'recovered from service nodes that stopped');
+  }
+
+  /** Queued work for agents connected here that a missed wake-up left behind, and owed cancels. */
+  private async redispatch(): Promise<void> {
+    const { db, gateway } = this.deps;
+    const hostIds = gateway.hostIds();
+    if (hostIds.length === 0) return;
+    const queued = await db.selectFrom('executions').select(['id', 'host_id']).where('state', '=', 'queued').where('host_id', 'in', hostIds).limit(1000).execute();
+    gateway.dispatch(queued.map((row) => ({ id: row.id, hostId: row.host_id! })));
+    const cancels = await db.selectFrom('executions').select(['id', 'host_id']).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null).where('host_id', 'in', hostIds).execute();
+    for (const row of cancels) gateway.cancel(row.host_id!, row.id);
+  }
+}

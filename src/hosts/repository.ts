@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { hostKey } from '../engine/decide.js';
+import { notFound } from '../errors/catalogue.js';
+import { newId } from '../store/ids.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { Database, HostRow } from '../store/schema.js';
+import { hashSecret, secretMatches } from '../tenants/secrets.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface AgentFacts {
+  hostname: string;
+  tags: string[];
+  os: string;
+  arch: string;
+  version: string;
+}
+
+/** The per-agent credential issued at enrolment; the prefix tells it apart from keys and tokens. */
+export function generateAgentToken(): string {
+  return `pca_${randomBytes(32).toString('hex')}`;
+}
+
+/**
+ * Enrols an agent: the host is created, or found by name, and gets a new credential (any
+ * previous one stops working). Tags from the agent's flags join those set in pitcrew.
+ */
+export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: AgentFacts, now = Date.now()): Promise<{ host: HostRow; token: string }> {
+  const token = generateAgentToken();
+  const host = await db.transaction().execute(async (tx) => {
+    const existing = await tx.selectFrom('hosts').selectAll().where('tenant_id', '=', tenantId).where('hostname_key', '=', hostKey(facts.hostname)).executeTakeFirst();
+    const base = existing ?? {
+      id: newId(now),
+      tenant_id: tenantId,
+      hostname: facts.hostname,
+      hostname_key: hostKey(facts.hostname),
+      managed_tags: '[]',
+      enrolled_at: now,
+      last_seen_at: null,
+      session_id: null,
+      node_id: null,
+    };
+    const row: HostRow = {
+      ...base,
+      tags: '[]',
+      agent_tags: JSON.stringify(normaliseTags(facts.tags)),
+      os: facts.os,
+      arch: facts.arch,
+      agent_version: facts.version,
+      token_hash: hashSecret(token),
+    };
+    row.tags = JSON.stringify(effectiveTags(row));
+    if (existing) await tx.updateTable('hosts').set(row).where('id', '=', row.id).execute();
+    else await tx.insertInto('hosts').values(row).execute();
+    await writeTags(tx, row);
+    return row;
+  });
+  return { host, token };
+}
+
+export async function authenticateAgent(db: Db, token: string): Promise<HostRow | undefined> {
+  const row = await db.selectFrom('hosts').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst();
+  return row && secretMatches(token, row.token_hash) ? row : undefined;
+}
+
+/** Records what a connecting agent reports and that this session (on this node) now holds the host. */
+export async function attachSession(db: Kysely<Database>, hostId: string, facts: Omit<AgentFacts, 'hostname'>, session: { sessionId: string; nodeId: string }, now = Date.now()): Promise<HostRow> {
+  return db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('hosts').selectAll().where('id', '=', hostId).executeTakeFirstOrThrow();
+    const updated: HostRow = {
+      ...row,
+      agent_tags: JSON.stringify(normaliseTags(facts.tags)),
+      os: facts.os,
+      arch: facts.arch,
+      agent_version: facts.version,
+      last_seen_at: now,
+      session_id: session.sessionId,
+      node_id: session.nodeId,
+    };
+    updated.tags = JSON.stringify(effectiveTags(updated));
+    await tx.updateTable('hosts').set(updated).where('id', '=', hostId).execute();
+    if (updated.tags !== row.tags) await writeTags(tx, updated);
+    return updated;
+  });
+}
+
+/** Marks the host offline, unless a newer session already took it over. */
+export async function detachSession(db: Db, hostId: string, sessionId: string, now = Date.now()): Promise<void> {
+  await db.updateTable('hosts').set({ session_id: null, node_id: null, last_seen_at: now }).where('id', '=', hostId).where('session_id', '=', sessionId).execute();
+}
+
+export async function touchHosts(db: Db, hostIds: string[], now = Date.now()): Promise<void> {
+  if (hostIds.length > 0) await db.updateTable('hosts').set({ last_seen_at: now }).where('id', 'in', hostIds).execute();
+}
+
+export async function setManagedTags(db: Kysely<Database>, tenantId: string, hostId: string, tags: string[]): Promise<HostRow> {
+  return db.transaction().execute(async (tx) => {
+    const row = await getHost(tx, tenantId, hostId);
+    const updated = { ...row, managed_tags: JSON.stringify(normaliseTags(tags)) };
+    updated.tags = JSON.stringify(effectiveTags(updated));
+    await tx.updateTable('hosts').set({ managed_tags: updated.managed_tags, tags: updated.tags }).where('id', '=', hostId).execute();
+    await writeTags(tx, updated);
+    return updated;
+  });
+}
+
+export async function getHost(db: Db, tenantId: string, id: string): Promise<HostRow> {
+  const row = await db.selectFrom('hosts').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (!row || isDeleted(row)) throw notFound('host', id);
+  return row;
+}
+
+export interface HostFilter {
+  tag?: string;
+  hostname?: string;
+}
+
+export async function listHosts(db: Db, tenantId: string, filter: HostFilter, page: PageRequest): Promise<HostRow[]> {
+  let query = db.selectFrom('hosts').selectAll().where('tenant_id', '=', tenantId).where('hostname_key', 'not like', 'deleted:%');
+  if (filter.hostname) query = query.where('hostname_key', '=', hostKey(filter.hostname));
+  if (filter.tag) query = query.where('id', 'in', db.selectFrom('host_tags').select('host_id').where('tenant_id', '=', tenantId).where('tag', '=', filter.tag));
+  if (page.after) query = query.where('id', '>', page.after);
+  return query.orderBy('id').limit(page.limit + 1).execute();
+}
+
+/** Forgets a host: its agent's credential stops working; its executions stay on record. */
+export async function deleteHost(db: Kysely<Database>, tenantId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await getHost(tx, tenantId, id);
+    await tx.deleteFrom('host_tags').where('host_id', '=', id).execute();
+    // The row stays for the executions that reference it; a fresh random hash revokes the credential.
+    await tx
+      .updateTable('hosts')
+      .set({ token_hash: hashSecret(generateAgentToken()), hostname_key: `deleted:${id}`, session_id: null, node_id: null, tags: '[]', agent_tags: '[]', managed_tags: '[]' })
+      .where('id', '=', id)
+      .execute();
+  });
+}
+
+export function isDeleted(row: HostRow): boolean {
+  return row.hostname_key.startsWith('deleted:');
+}
+
+function effectiveTags(row: Pick<HostRow, 'agent_tags' | 'managed_tags'>): string[] {
+  return normaliseTags([...(JSON.parse(row.agent_tags) as string[]), ...(JSON.parse(row.managed_tags) as string[])]);
+}
+
+function normaliseTags(tags: string[]): string[] {
+  return [...new Set(tags.map((tag) => tag.trim()).filter(Boolean))].sort();
+}
+
+async function writeTags(tx: Transaction<Database>, row: HostRow): Promise<void> {
+  await tx.deleteFrom('host_tags').where('host_id', '=', row.id).execute();
+  const tags = JSON.parse(row.tags) as string[];
+  if (tags.length > 0) await tx.insertInto('host_tags').values(tags.map((tag) => ({ host_id: row.id, tenant_id: row.tenant_id, tag }))).execute();
+}

@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import type { HostRow } from '../store/schema.js';
+import { deleteHost, getHost, listHosts, setManagedTags } from './repository.js';
+
+const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
+
+export const HostView = Type.Object({
+  id: Type.String(),
+  hostname: Type.String(),
+  tags: Type.Array(Type.String(), { description: 'effective: agentTags plus managedTags' }),
+  agentTags: Type.Array(Type.String(), { description: "from the agent's --tags" }),
+  managedTags: Type.Array(Type.String(), { description: 'set with PATCH /api/v1/hosts/{id}' }),
+  status: Type.Enum(['online', 'offline']),
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  enrolledAt: Type.String({ format: 'date-time' }),
+  agentVersion: Type.String(),
+  os: Type.String(),
+  arch: Type.String(),
+});
+
+export function registerHostRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+  const tags = ['hosts'];
+
+  app.get('/hosts', {
+    schema: {
+      tags, security: bearer, summary: 'Hosts known through their agents',
+      querystring: Type.Object({ ...PageQuery, tag: Type.Optional(Tag), hostname: Type.Optional(Type.String({ maxLength: 253 })) }, { additionalProperties: false }),
+      response: { 200: pageOf(HostView), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    const rows = await listHosts(db, request.principal.tenantId, { tag: request.query.tag, hostname: request.query.hostname }, page);
+    return toPage(rows, page, presentHost);
+  });
+
+  app.get('/hosts/:id', {
+    schema: { tags, security: bearer, summary: 'One host', params: IdParams, response: { 200: HostView, ...problems(400, 401, 404) } },
+  }, async (request) => presentHost(await getHost(db, request.principal.tenantId, request.params.id)));
+
+  app.patch('/hosts/:id', {
+    schema: {
+      tags, security: bearer, summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay)",
+      params: IdParams,
+      body: Type.Object({ tags: Type.Array(Tag, { maxItems: 50, uniqueItems: true }) }, { additionalProperties: false }),
+      response: { 200: HostView, ...problems(400, 401, 404) },
+    },
+  }, async (request) => presentHost(await setManagedTags(db, request.principal.tenantId, request.params.id, request.body.tags)));
+
+  app.delete('/hosts/:id', {
+    schema: {
+      tags, security: bearer, summary: "Forget a host: its agent's credential stops working (its executions stay on record)",
+      params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    await deleteHost(db, request.principal.tenantId, request.params.id);
+    return reply.code(204).send(null);
+  });
+}
+
+export function presentHost(row: HostRow) {
+  return {
+    id: row.id,
+    hostname: row.hostname,
+    tags: JSON.parse(row.tags) as string[],
+    agentTags: JSON.parse(row.agent_tags) as string[],
+    managedTags: JSON.parse(row.managed_tags) as string[],
+    status: row.session_id ? ('online' as const) : ('offline' as const),
+    lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at).toISOString(),
+    enrolledAt: new Date(row.enrolled_at).toISOString(),
+    agentVersion: row.agent_version,
+    os: row.os,
+    arch: row.arch,
+  };
+}

@@ -1,0 +1,37 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { App } from './app.js';
+import type { TlsMaterial } from './tls.js';
+
+export interface Listening {
+  httpUrl: string;
+  httpsUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * HTTP for the UI and API on `port`; HTTPS on `tlsPort` for agents (WebSocket) and the API.
+ * Both serve the same Fastify routes.
+ */
+export async function listen(app: App, options: { host: string; port: number; tlsPort: number; tls: TlsMaterial }): Promise<Listening> {
+  await app.server.listen({ host: options.host, port: options.port });
+  const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => app.server.routing(request, response));
+  secure.on('upgrade', (request, socket, head) => {
+    if (!app.context.gateway.handleUpgrade(request, socket, head, true)) socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    secure.once('error', reject);
+    secure.listen(options.tlsPort, options.host, () => resolve());
+  });
+  const httpPort = (app.server.server.address() as AddressInfo).port;
+  const httpsPort = (secure.address() as AddressInfo).port;
+  const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  return {
+    httpUrl: `http://${shown}:${httpPort}`,
+    httpsUrl: `https://${shown}:${httpsPort}`,
+    close: () => new Promise((resolve) => {
+      secure.closeAllConnections();
+      secure.close(() => resolve());
+    }),
+  };
+}

@@ -20,6 +20,8 @@ export interface GatewayDeps {
   nodeId: string;
   heartbeatSeconds: number;
   logger: FastifyBaseLogger;
+  /** Settles what ran through service nodes that died, before an agent's report is judged. */
+  recoverFromDeadNodes(): Promise<void>;
 }
 
 /**

@@ -16,6 +16,7 @@ export interface SessionDeps {
   nodeId: string;
   heartbeatSeconds: number;
   logger: FastifyBaseLogger;
+  recoverFromDeadNodes(): Promise<void>;
   /** Notes that the host was heard from, for its last-seen time. */
   seen(hostId: string): void;
   closed(session: AgentSession): void;
@@ -124,6 +125,8 @@ export class AgentSession {
       return this.close(4004, `this credential belongs to host ${this.host.hostname}, not ${hello.hostname}; enrol again`);
     }
     await attachSession(this.deps.db, this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    // A run that went through a node that died is lost, even if its agent reconnects here first.
+    await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
     this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
     this.ready = true;
@@ -142,6 +145,11 @@ export class AgentSession {
     const interrupted = new Map(hello.interrupted.map((i) => [i.executionId, i.reason]));
     const { ledger } = this.deps;
     for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
+    const continuing = active.filter((e) => running.has(e.id)).map((e) => e.id);
+    if (continuing.length > 0) {
+      // Still running on the host: this session (on this node) holds it now.
+      await this.deps.db.updateTable('executions').set({ session_id: this.sessionId, node_id: this.deps.nodeId }).where('id', 'in', continuing).where('state', 'in', ['dispatched', 'running']).execute();
+    }
     for (const { id, state } of active) {
       if (running.has(id)) await ledger.started(this.hostId, id, Date.now());
       else if (interrupted.has(id)) continue;

@@ -1,17 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AgentGateway } from '../agents/gateway.js';
-import { beat, deadNodes, registerNode, unregisterNode } from '../cluster/nodes.js';
-import type { Dialect } from '../store/database.js';
+import type { NodeRegistry } from '../cluster/nodes.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
 
 export interface SweeperDeps {
   db: Kysely<Database>;
-  dialect: Dialect;
+  nodes: NodeRegistry;
   ledger: ExecutionLedger;
   gateway: AgentGateway;
-  nodeId: string;
   logger: FastifyBaseLogger;
   intervalMs: number;
 }
@@ -28,7 +26,7 @@ export class Sweeper {
   constructor(private readonly deps: SweeperDeps) {}
 
   async start(): Promise<void> {
-    await registerNode(this.deps.db, this.deps.nodeId);
+    await this.deps.nodes.register();
     this.started = true;
     await this.sweep();
     this.timer = setInterval(() => {
@@ -39,12 +37,12 @@ export class Sweeper {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    if (this.started) await unregisterNode(this.deps.db, this.deps.nodeId);
+    if (this.started) await this.deps.nodes.unregister();
   }
 
   async sweep(now = Date.now()): Promise<void> {
-    const { db, nodeId, ledger } = this.deps;
-    await beat(db, nodeId, now);
+    const { db, ledger } = this.deps;
+    await this.deps.nodes.beat(now);
     await this.recoverFromDeadNodes(now);
     const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('expires_at', '<=', now).limit(1000).execute();
     for (const row of expired) {
@@ -54,9 +52,10 @@ export class Sweeper {
     await this.redispatch();
   }
 
-  private async recoverFromDeadNodes(now: number): Promise<void> {
-    const { db, ledger, nodeId, dialect } = this.deps;
-    const dead = await deadNodes(db, nodeId, dialect === 'sqlite', now);
+  /** Also called when an agent says hello, so what it reports is judged against live nodes only. */
+  async recoverFromDeadNodes(now = Date.now()): Promise<void> {
+    const { db, ledger } = this.deps;
+    const dead = await this.deps.nodes.deadNodes(now);
     if (dead.length === 0) return;
     const held = await db.selectFrom('executions').select(['id', 'state']).where('node_id', 'in', dead).where('state', 'in', ['dispatched', 'running']).execute();
     const running = held.filter((e) => e.state === 'running').map((e) => e.id);

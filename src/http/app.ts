@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AgentGateway } from '../agents/gateway.js';
 import { registerAgentRoutes } from '../agents/routes.js';
-import { newNodeId } from '../cluster/nodes.js';
+import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
 import { EventWriter } from '../events/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
@@ -56,14 +56,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const ledger = new ExecutionLedger(deps.store.db, deps.store.dialect, (changes) => live.changed(changes));
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
+    recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(),
   });
   const writer = new EventWriter(deps.store.db, metrics, {
     ...deps.ingest,
     executionExpirySeconds: deps.executionExpirySeconds ?? 3600,
     onQueued: (executions) => gateway.dispatch(executions),
   });
-  const sweeper = new Sweeper({
-    db: deps.store.db, dialect: deps.store.dialect, ledger, gateway, nodeId, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
+  const sweeper: Sweeper = new Sweeper({
+    db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
   });
   const context: AppContext = {
     store: deps.store,

@@ -19,6 +19,8 @@ export interface Store {
   dialect: Dialect;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL host/database (no password). */
   location: string;
+  /** PostgreSQL only: a connection of its own, for session-scoped locks that must outlive queries. */
+  dedicatedConnection?: () => Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -48,7 +50,13 @@ function openPostgres(databaseUrl: string): Store {
   pool.on('error', () => undefined);
   const url = new URL(databaseUrl);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, close: () => db.destroy() };
+  const dedicatedConnection = async () => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  };
+  return { db, dialect: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, dedicatedConnection, close: () => db.destroy() };
 }
 
 export async function ping(store: Store): Promise<void> {

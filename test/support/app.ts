@@ -3,7 +3,9 @@ import pino from 'pino';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { enrolHost } from '../../src/hosts/repository.js';
 import { buildApp, type App } from '../../src/http/app.js';
+import { listen } from '../../src/http/listen.js';
 import { loggerOptions } from '../../src/http/logging.js';
+import { loadTlsMaterial } from '../../src/http/tls.js';
 import type { Dialect, Store } from '../../src/store/database.js';
 import { bootstrapTenant, type BootstrapResult } from '../../src/tenants/bootstrap.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
@@ -16,6 +18,7 @@ export interface TestEnv {
   tenant: BootstrapResult;
   /** Every log line the app wrote, as text. */
   logs: string[];
+  listening: Listening | undefined;
   api(method: InjectOptions['method'], url: string, body?: unknown, token?: string): Promise<LightMyRequestResponse>;
   webhook(triggerId: string, body?: unknown, options?: { apiKey?: string; older?: boolean; headers?: Record<string, string>; ip?: string }): Promise<LightMyRequestResponse>;
   createWebhookRule(overrides?: Record<string, unknown>, token?: string): Promise<{ id: string; triggerId: string; body: Record<string, unknown> }>;
@@ -25,7 +28,16 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
+export interface Listening {
+  httpUrl: string;
+  httpsUrl: string;
+  fingerprint: string;
+}
+
 export interface TestEnvOptions {
+  /** Listen for real on loopback: HTTP and HTTPS (a self-signed certificate in the data directory). */
+  listen?: boolean;
+  executionExpirySeconds?: number;
   throttleDefaults?: { ratePerSecond: number; burst: number };
   webhookBodyLimitBytes?: number;
   sqliteBusyTimeoutMs?: number;
@@ -60,8 +72,19 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     webhookBodyLimitBytes: options.webhookBodyLimitBytes ?? 256 * 1024,
     throttleDefaults: options.throttleDefaults ?? { ratePerSecond: 100_000, burst: 100_000 },
     ingest: { maxBatch: 256, maxQueued: 20_000 },
+    executionExpirySeconds: options.executionExpirySeconds,
+    agentHeartbeatSeconds: 1,
+    sweepIntervalMs: 200,
   });
   await app.start();
+  let listening: Listening | undefined;
+  let stopListening = async () => undefined as void;
+  if (options.listen) {
+    const tls = await loadTlsMaterial(database.dataDir, {});
+    const started = await listen(app, { host: '127.0.0.1', port: 0, tlsPort: 0, tls });
+    listening = { httpUrl: started.httpUrl, httpsUrl: started.httpsUrl, fingerprint: tls.fingerprint };
+    stopListening = started.close;
+  }
   const tenant = await bootstrapTenant(store.db, 'default');
 
   const api: TestEnv['api'] = (method, url, body, token = tenant.token) =>
@@ -98,6 +121,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     app,
     tenant,
     logs,
+    listening,
     api,
     webhook,
     createWebhookRule,
@@ -107,6 +131,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
       return { hostId: host.id, token };
     },
     close: async () => {
+      await stopListening();
       await app.close();
       await store.close();
       await database.drop();

@@ -27,6 +27,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
 
 export interface ServerProcess {
   url: string;
+  httpsUrl: string;
+  /** SHA-256 fingerprint of the service's (self-signed) certificate, for agents to pin. */
+  fingerprint: string;
   child: ChildProcess;
   output(): string;
   /** SIGKILL: no shutdown code runs, like a crash or an OOM kill. */
@@ -35,9 +38,10 @@ export interface ServerProcess {
 }
 
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = env.PORT ?? String(await freePort());
+  const tlsPort = env.PITCREW_TLS_PORT ?? String(await freePort());
   const child = spawn(process.execPath, [PITCREW_BIN, 'server'], {
-    env: baseEnv({ PORT: String(port), HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', ...env }),
+    env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -46,7 +50,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const onData = () => {
-      if (output.includes('Server listening')) {
+      if (output.includes('agents connect to')) {
         child.stdout!.off('data', onData);
         resolve();
       }
@@ -58,7 +62,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM') };
+  const fingerprint = /fingerprint ([0-9A-F:]{95})/.exec(output)?.[1] ?? '';
+  return { url: `http://127.0.0.1:${port}`, httpsUrl: `https://127.0.0.1:${tlsPort}`, fingerprint, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM') };
 }
 
 function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,0 +1,132 @@
+// Child processes and temp dirs of the benchmark, and their cleanup on every exit path.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Cleanup actions, run in reverse order once, whatever way the bench ends. */
+const cleanups = [];
+let cleaning;
+
+export function onCleanup(fn) {
+  cleanups.push(fn);
+}
+
+export function cleanupAll() {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        process.stderr.write(`bench: cleanup step failed: ${error?.message ?? error}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+/** A port free on 127.0.0.1 right now (tiny race with other processes; fine for a bench). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function makeTempDir(prefix) {
+  const dir = fs.mkdtempSync(prefix);
+  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Spawns a node child (no shell, so child.pid is the node process) that is killed on cleanup.
+ * Keeps the last lines of its output for error messages.
+ */
+export function spawnChild(name, args, { env, cwd }) {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail = [];
+  const keep = (chunk) => {
+    for (const line of String(chunk).split('\n')) {
+      if (line.trim() === '') continue;
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+    }
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const handle = {
+    name,
+    child,
+    pid: child.pid,
+    exited,
+    output: () => tail.join('\n'),
+    alive: () => child.exitCode === null && child.signalCode === null,
+    /** SIGTERM, then SIGKILL after graceMs. Resolves when the process is gone. */
+    async stop(graceMs = 10_000) {
+      if (!handle.alive()) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => handle.alive() && child.kill('SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+  onCleanup(() => handle.stop(3000));
+  return handle;
+}
+
+/** Waits until check() resolves truthy, polling; fails early if the child died. */
+export async function waitFor(handle, check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!handle.alive()) throw new Error(`${handle.name} exited before ${what}:\n${handle.output()}`);
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${handle.name}: timed out waiting for ${what}:\n${handle.output()}`);
+    await sleep(100);
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN where unavailable. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, stime field 15.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds used by this (the load-generating) process so far. */
+export function ownCpuSeconds() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/**
+ * CPU seconds all processes of the machine have used so far (user + nice + system time from
+ * /proc/stat; interrupt and softirq time, e.g. loopback networking, and steal are left out).
+ */
+export function machineProcessSeconds() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const [user, nice, system] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}

@@ -1,0 +1,72 @@
+// Summarises a V8 .cpuprofile (as written by `node --cpu-prof`, e.g. by BENCH_CPU_PROF=1 npm run bench):
+// self time by function and by area (pitcrew's dist/ folder, npm package, node internals).
+//
+//   node bench/profile-summary.js bench/profiles/CPU.<...>.cpuprofile [top=25]
+import fs from 'node:fs';
+
+const [file, topArg] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: node bench/profile-summary.js <file.cpuprofile> [top]');
+  process.exit(2);
+}
+const top = Number(topArg ?? 25);
+const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const selfUs = new Map();
+for (let i = 0; i < profile.samples.length; i++) {
+  const id = profile.samples[i];
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
+const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+
+function area(url) {
+  if (!url) return '(native / V8)';
+  const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+  if (pkg) return `npm:${pkg[1]}`;
+  const dist = url.match(/\/dist\/([^/]+)\//);
+  if (dist) return `pitcrew:${dist[1]}`;
+  if (url.startsWith('node:')) return 'node internals';
+  return url;
+}
+
+const fns = new Map();
+const areas = new Map();
+for (const [id, us] of selfUs) {
+  const { callFrame } = byId.get(id);
+  const name = callFrame.functionName || '(anonymous)';
+  const where = callFrame.url ? `${callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${callFrame.lineNumber + 1}` : '';
+  const key = `${name} ${where}`.trim();
+  fns.set(key, (fns.get(key) ?? 0) + us);
+  const a = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : area(callFrame.url);
+  areas.set(a, (areas.get(a) ?? 0) + us);
+}
+
+// Total time (self + callees) per function, counting a function once per stack even if recursive.
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const keyOf = (id) => {
+  const { callFrame } = byId.get(id);
+  const where = callFrame.url ? `${callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${callFrame.lineNumber + 1}` : '';
+  return `${callFrame.functionName || '(anonymous)'} ${where}`.trim();
+};
+const totals = new Map();
+for (const [id, us] of selfUs) {
+  const seen = new Set();
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    const key = keyOf(at);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    totals.set(key, (totals.get(key) ?? 0) + us);
+  }
+}
+
+const pct = (us) => `${((us / total) * 100).toFixed(1).padStart(5)} %`;
+const ms = (us) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
+console.log('\nself time by area');
+for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`${pct(us)} ${ms(us)}  ${a}`);
+console.log(`\ntop ${top} functions by self time`);
+for (const [k, us] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`${pct(us)} ${ms(us)}  ${k}`);
+console.log(`\ntop ${top} functions of pitcrew (dist/) by total time (self + callees)`);
+for (const [k, us] of [...totals].filter(([k]) => /^\S+ dist\/(?!esm|cjs|compile|toad)/.test(k)).sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`${pct(us)} ${ms(us)}  ${k}`);

@@ -1,0 +1,385 @@
+// Ingest benchmark (bench/README.md): webhook ingest throughput and p50/p99 latency at fixed
+// rates, measured with autocannon against pitcrew and, in the same run with the same settings,
+// against a bare Fastify route (bench/bare-server.js). Prints both figures and their ratio, then
+// checks that the number of events stored equals the number of 2xx replies.
+//
+// Both servers run as child processes, so the load generator (this process) does not share an
+// event loop with the server under test. Only 127.0.0.1 is ever targeted.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runLoad } from './load.js';
+import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, makeTempDir, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+import { prepareStorage } from './storage.js';
+
+/* global fetch, AbortSignal */
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, '..');
+
+const env = process.env;
+const number = (name, fallback, min) => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  return value;
+};
+
+const DURATION = number('BENCH_DURATION', 10, 1);
+const CONNECTIONS = Math.round(number('BENCH_CONNECTIONS', 100, 1));
+const RATE_CONNECTIONS = Math.round(number('BENCH_RATE_CONNECTIONS', 50, 1));
+const RATES = (env.BENCH_RATES ?? '1000,5000,10000').split(',').map((r) => Math.round(Number(r))).filter((r) => r > 0);
+const WARMUP = Math.min(3, DURATION);
+const ROUNDS = Math.round(number('BENCH_ROUNDS', 3, 1));
+const BUDGET_SECONDS = number('BENCH_TIMEOUT', 90 + (2 * ROUNDS + 2 * 3 + 4) * DURATION, 10);
+const CPU_PROF = env.BENCH_CPU_PROF === '1';
+// Advanced: a variant of the server to measure instead of bin/pitcrew.js (called with "server").
+const SERVER_ENTRY = env.BENCH_SERVER_ENTRY ? path.resolve(env.BENCH_SERVER_ENTRY) : 'bin/pitcrew.js';
+const TARGET_EVENTS_PER_SECOND = 10_000;
+const TARGET_SHARE_OF_BARE = 0.6;
+
+const BODY = JSON.stringify({ HostName: 'web-1', AlarmName: 'disk_full', Severity: 'critical', Act: true, MetaData: { Key1: 'Value1' } });
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const progress = (line) => process.stderr.write(`bench: ${line}\n`);
+
+const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** The commit measured, and whether the working tree differed from it. */
+function codeVersion() {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json', 'bin'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n').filter(Boolean).length;
+    return `git ${head}${dirty ? ` + ${dirty} uncommitted change(s) in src/, bin/, package.json` : ''}`;
+  } catch {
+    return 'git version unknown';
+  }
+}
+
+async function main() {
+  const startedAt = Date.now();
+  const tmp = makeTempDir(path.join(os.tmpdir(), 'pitcrew-bench-'));
+  const dataDir = path.join(tmp, 'data');
+  const storage = await prepareStorage(env.DATABASE_URL || undefined, dataDir);
+
+  // The server's environment: ours minus DATABASE_URL (the admin URL), plus the bench settings.
+  const serverEnv = { ...env, PITCREW_DATA_DIR: dataDir, PITCREW_LOG_LEVEL: env.PITCREW_LOG_LEVEL ?? 'warn', ...storage.serverEnv };
+  if (!storage.serverEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
+
+  progress(`bootstrapping a tenant (${storage.kind})`);
+  const boot = spawnChild('pitcrew bootstrap', ['bin/pitcrew.js', 'bootstrap', '--json'], { cwd: root, env: serverEnv });
+  const { code } = await boot.exited;
+  const bootLine = boot.output().split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !bootLine) throw new Error(`bootstrap failed (exit ${code}):\n${boot.output()}`);
+  const { apiKey, token } = JSON.parse(bootLine);
+
+  const pitcrewPort = await freePort();
+  // The server may open more listeners (the agents' TLS port): give them free loopback ports too.
+  const tlsPort = await freePort();
+  const profDir = path.join(benchDir, 'profiles');
+  const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const profsBefore = CPU_PROF && fs.existsSync(profDir) ? new Set(fs.readdirSync(profDir)) : new Set();
+  const server = spawnChild('pitcrew server', [...nodeFlags, SERVER_ENTRY, 'server'], {
+    cwd: root,
+    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(pitcrewPort), PITCREW_TLS_PORT: String(tlsPort) },
+  });
+  const base = `http://127.0.0.1:${pitcrewPort}`;
+  await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
+
+  const api = async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  const rule = await api('POST', '/api/v1/rules', {
+    name: 'bench',
+    trigger: { type: 'webhook' },
+    action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
+    target: { type: 'trigger_host' },
+    infrastructureType: 'On_Premise',
+  });
+  await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
+  const pitcrewUrl = `${base}/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
+
+  const barePort = await freePort();
+  const bare = spawnChild('bare fastify', [...nodeFlags, path.join(benchDir, 'bare-server.js')], { cwd: root, env: { ...env, PORT: String(barePort) } });
+  await waitFor(bare, async () => bare.output().includes('"ready":true'), 15_000, 'the bare server to listen');
+  const bareUrl = `http://127.0.0.1:${barePort}/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
+
+  // One request each by hand: both must answer 202 before any load is meaningful.
+  let setupEvents = 0;
+  for (const [name, url] of [['pitcrew', pitcrewUrl], ['bare', bareUrl]]) {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    if (res.status !== 202) throw new Error(`${name} answered ${res.status} to the sanity request: ${text}`);
+    if (name === 'pitcrew') setupEvents += 1;
+  }
+
+  const targets = [
+    { key: 'pitcrew', url: pitcrewUrl, child: server, pid: server.pid, metrics: () => scrapeIngestMetrics(base) },
+    { key: 'bare', url: bareUrl, child: bare, pid: bare.pid, metrics: async () => null },
+  ];
+  const totals = { ok: 0, non2xx: 0, errors: 0, unanswered: 0, statuses: {} };
+
+  async function measure(target, spec) {
+    const m0 = await target.metrics();
+    const cpu0 = cpuSeconds(target.pid);
+    const own0 = ownCpuSeconds();
+    const machine0 = machineProcessSeconds();
+    const wall0 = performance.now();
+    const r = await runLoad({ url: target.url, body: BODY, ...spec, stopWhen: target.child.exited });
+    if (!target.child.alive()) throw new Error(`${target.child.name} exited during the load:\n${target.child.output()}`);
+    const window = (performance.now() - wall0) / 1000;
+    const cpu1 = cpuSeconds(target.pid);
+    const own1 = ownCpuSeconds();
+    const machine1 = machineProcessSeconds();
+    const m1 = await target.metrics();
+    // Over the whole window of the run (it ends at most 100 ms after the last reply, see load.js).
+    r.serverCpu = (cpu1 - cpu0) / window;
+    r.loadgenCpu = (own1 - own0) / window;
+    r.otherCpu = Math.max(0, machine1 - machine0 - (cpu1 - cpu0) - (own1 - own0)) / window;
+    if (m0 && m1) {
+      const commits = m1.batchCount - m0.batchCount;
+      r.ingest = {
+        commits,
+        meanBatch: commits ? (m1.batchSum - m0.batchSum) / commits : NaN,
+        meanCommitMs: commits ? ((m1.commitSum - m0.commitSum) / commits) * 1000 : NaN,
+        commitShare: (m1.commitSum - m0.commitSum) / r.elapsedSeconds,
+      };
+    }
+    if (target.key === 'pitcrew') {
+      totals.ok += r.ok;
+      totals.non2xx += r.non2xx;
+      totals.errors += r.errors;
+      totals.unanswered += r.unanswered;
+      for (const [status, n] of Object.entries(r.statuses)) if (!(status >= 200 && status < 300)) totals.statuses[status] = (totals.statuses[status] ?? 0) + n;
+    }
+    // Let pitcrew's writer drain and the machine settle before the next run.
+    await sleep(500);
+    return r;
+  }
+
+  const phases = [];
+  const watchdog = (seconds) => (seconds + Math.max(5, seconds)) * 1000;
+
+  // Warm-up: JIT, caches, connection setup. Also estimates each server's capacity, so that the
+  // max-throughput run (which ends on a request count, see load.js) lasts about BENCH_DURATION.
+  const warm = {};
+  for (const t of targets) {
+    progress(`warm-up ${t.key} (${WARMUP} s budget)`);
+    warm[t.key] = await measure(t, { connections: CONNECTIONS, amount: Math.max(CONNECTIONS * 10, WARMUP * 5000), watchdogMs: watchdog(WARMUP) });
+  }
+
+  {
+    // Several alternating rounds (pitcrew, bare, bare, pitcrew, ...): the median round of each
+    // target is reported, so a burst of foreign load on the machine moves one round, not the result.
+    const phase = { label: `max (${CONNECTIONS} connections)`, kind: 'max', results: {}, rounds: [] };
+    const last = { pitcrew: warm.pitcrew.throughput, bare: warm.bare.throughput };
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = {};
+      for (const t of round % 2 === 0 ? targets : [...targets].reverse()) {
+        const amount = Math.max(CONNECTIONS * 10, Math.round(Math.max(last[t.key], 100) * DURATION));
+        progress(`max throughput round ${round + 1}/${ROUNDS} ${t.key}: ${amount} requests, ~${DURATION} s`);
+        results[t.key] = await measure(t, { connections: CONNECTIONS, amount, watchdogMs: watchdog(DURATION) });
+        last[t.key] = results[t.key].throughput;
+      }
+      phase.rounds.push(results);
+    }
+    for (const t of targets) {
+      const sorted = phase.rounds.map((r) => r[t.key]).sort((a, b) => a.throughput - b.throughput);
+      phase.results[t.key] = sorted[Math.floor((sorted.length - 1) / 2)];
+    }
+    phases.push(phase);
+  }
+  for (const rate of RATES) {
+    const conns = Math.min(RATE_CONNECTIONS, rate);
+    const phase = { label: `${fmtInt(rate)}/s (${conns} conns)`, kind: 'rate', rate, results: {} };
+    for (const t of targets) {
+      progress(`fixed rate ${fmtInt(rate)}/s ${t.key}: ${fmtInt(rate * DURATION)} requests over ${DURATION} s`);
+      phase.results[t.key] = await measure(t, { connections: conns, amount: Math.round(rate * DURATION), rate, watchdogMs: watchdog(DURATION) });
+    }
+    phases.push(phase);
+  }
+
+  // Stop pitcrew cleanly (it drains its writer), then count what it stored.
+  progress('stopping servers and counting stored events');
+  const stopped = await server.stop(15_000);
+  await bare.stop(5000);
+  const stored = await storage.countEvents();
+  const profiles = {};
+  if (CPU_PROF && fs.existsSync(profDir)) {
+    for (const f of fs.readdirSync(profDir).filter((name) => name.endsWith('.cpuprofile') && !profsBefore.has(name))) {
+      const pid = Number(f.split('.')[3]);
+      profiles[pid === server.pid ? 'pitcrew' : pid === bare.pid ? 'bare' : f] = path.join(profDir, f);
+    }
+  }
+
+  report({ storage, phases, warm, totals, stored, setupEvents, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
+  const expected = totals.ok + setupEvents;
+  return totals.unanswered === 0 ? stored === expected : stored >= expected && stored <= expected + totals.unanswered;
+}
+
+/** The group-commit histograms of pitcrew's /metrics (sum and count only). */
+async function scrapeIngestMetrics(base) {
+  const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const value = (name) => {
+    const m = text.match(new RegExp(`^${name} ([0-9.eE+-]+)$`, 'm'));
+    return m ? Number(m[1]) : 0;
+  };
+  return {
+    batchSum: value('pitcrew_ingest_batch_size_sum'),
+    batchCount: value('pitcrew_ingest_batch_size_count'),
+    commitSum: value('pitcrew_ingest_commit_duration_seconds_sum'),
+    commitCount: value('pitcrew_ingest_commit_duration_seconds_count'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function fmtInt(n) {
+  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
+}
+function fmtMs(n) {
+  return Number.isFinite(n) ? n.toFixed(2) : 'n/a';
+}
+function fmtPct(n) {
+  return Number.isFinite(n) ? `${(n * 100).toFixed(1)} %` : 'n/a';
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
+  return rows
+    .map((r, ri) => {
+      const cells = r.map((c, i) => (i < 2 ? String(c ?? '').padEnd(widths[i]) : String(c ?? '').padStart(widths[i])));
+      const line = cells.join('  ').trimEnd();
+      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+function report({ storage, phases, warm, totals, stored, setupEvents, stopped, profiles, seconds }) {
+  const cpu = os.cpus();
+  log();
+  log('pitcrew ingest benchmark');
+  log(`  storage      ${storage.describe}`);
+  if (SERVER_ENTRY !== 'bin/pitcrew.js') log(`  server       ${SERVER_ENTRY} (BENCH_SERVER_ENTRY)`);
+  log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
+  log(`  code         ${codeVersion()}; load average before the run ${loadBefore}`);
+  log(`  load         autocannon, HTTP/1.1 keep-alive, pipelining 1, ${BODY.length}-byte JSON body; ${DURATION} s per run`);
+  log('  baseline     bare Fastify 5 route (bench/bare-server.js): same path shape, same JSON body parsed, 202 + small JSON reply');
+  log();
+
+  const rows = [['phase', 'figure', 'pitcrew', 'bare fastify', 'pitcrew / bare']];
+  for (const p of phases) {
+    const a = p.results.pitcrew;
+    const b = p.results.bare;
+    if (p.kind === 'max') {
+      rows.push([p.label, 'accepted/s', fmtInt(a.throughput), fmtInt(b.throughput), fmtPct(a.throughput / b.throughput)]);
+      if (p.rounds.length > 1) {
+        const span = (key) => {
+          const values = p.rounds.map((r) => r[key].throughput);
+          return `${fmtInt(Math.min(...values))}–${fmtInt(Math.max(...values))}`;
+        };
+        const ratios = p.rounds.map((r) => r.pitcrew.throughput / r.bare.throughput);
+        rows.push([`  median of ${p.rounds.length} rounds`, 'round range', span('pitcrew'), span('bare'), `${(Math.min(...ratios) * 100).toFixed(1)}–${fmtPct(Math.max(...ratios))}`]);
+      }
+    } else {
+      const achieved = (r) => r.ok / Math.max(r.elapsedSeconds, DURATION);
+      const tag = (r) => (r.elapsedSeconds <= DURATION + 0.05 ? '' : ' (behind)');
+      rows.push([p.label, 'accepted/s', fmtInt(achieved(a)) + tag(a), fmtInt(achieved(b)) + tag(b), fmtPct(achieved(a) / achieved(b))]);
+    }
+    rows.push(['', 'p50 ms', fmtMs(a.p50), fmtMs(b.p50), `${(a.p50 / b.p50).toFixed(2)} ×`]);
+    rows.push(['', 'p99 ms', fmtMs(a.p99), fmtMs(b.p99), `${(a.p99 / b.p99).toFixed(2)} ×`]);
+    rows.push(['', 'server CPU', fmtPct(a.serverCpu), fmtPct(b.serverCpu), '']);
+    rows.push(['', 'loadgen CPU', fmtPct(a.loadgenCpu), fmtPct(b.loadgenCpu), '']);
+    rows.push(['', 'other procs CPU', fmtPct(a.otherCpu), fmtPct(b.otherCpu), '']);
+  }
+  log(table(rows));
+  log('  accepted/s: 2xx replies per second; at fixed rates the rate actually delivered ("behind": the run took longer than planned).');
+  log('  CPU: share of one core used during the run by the server child / this load-generating process / all other processes');
+  log(`       on the machine (${storage.kind === 'PostgreSQL' ? 'PostgreSQL included; ' : ''}more than a few % means the run was disturbed). Max: median round of each target.`);
+  log();
+
+  const irows = [['phase', 'seconds', 'requests', 'commits', 'mean batch', 'mean commit ms', 'time in commit', 'non-2xx', 'errors']];
+  const iphases = [{ label: 'warm-up', results: warm }];
+  for (const p of phases) {
+    if (p.rounds?.length > 1) p.rounds.forEach((r, i) => iphases.push({ label: `max round ${i + 1}`, results: r }));
+    else iphases.push(p);
+  }
+  for (const p of iphases) {
+    const a = p.results.pitcrew;
+    const i = a.ingest ?? {};
+    irows.push([p.label, a.elapsedSeconds.toFixed(1), fmtInt(a.sent), fmtInt(i.commits), Number.isFinite(i.meanBatch) ? i.meanBatch.toFixed(1) : 'n/a', fmtMs(i.meanCommitMs), fmtPct(i.commitShare), fmtInt(a.non2xx), fmtInt(a.errors)]);
+  }
+  log('pitcrew group commit (from GET /metrics: pitcrew_ingest_batch_size, pitcrew_ingest_commit_duration_seconds)');
+  log(table(irows));
+  log();
+
+  const expected = totals.ok + setupEvents;
+  let verdict;
+  if (totals.unanswered === 0) {
+    verdict = stored === expected ? 'OK: equal' : `MISMATCH: ${stored - expected > 0 ? '+' : ''}${stored - expected}`;
+  } else {
+    verdict = stored >= expected && stored <= expected + totals.unanswered
+      ? `OK within the ${totals.unanswered} requests cut off unanswered by a watchdog`
+      : `MISMATCH: ${stored - expected} (with ${totals.unanswered} requests cut off unanswered)`;
+  }
+  log('verification');
+  log(`  2xx replies from pitcrew   ${fmtInt(expected)} (${fmtInt(totals.ok)} under load + ${setupEvents} sanity request)`);
+  log(`  events stored              ${fmtInt(stored)} (select count(*) from events, after the server stopped: exit ${stopped.code ?? stopped.signal})`);
+  log(`  stored vs 2xx              ${verdict}`);
+  if (totals.non2xx || totals.errors) log(`  non-2xx ${fmtInt(totals.non2xx)} ${JSON.stringify(totals.statuses)}, socket errors/timeouts ${fmtInt(totals.errors)}`);
+  log();
+
+  const max = phases.find((p) => p.kind === 'max').results;
+  const share = max.pitcrew.throughput / max.bare.throughput;
+  const pass = (ok) => (ok ? 'met' : 'NOT MET');
+  log('targets (benchmark, not a test)');
+  log(`  >= ${fmtInt(TARGET_EVENTS_PER_SECOND)} accepted events/s      ${fmtInt(max.pitcrew.throughput)}/s → ${pass(max.pitcrew.throughput >= TARGET_EVENTS_PER_SECOND)}`);
+  log(`  >= ${fmtPct(TARGET_SHARE_OF_BARE)} of the bare route      ${fmtPct(share)} → ${pass(share >= TARGET_SHARE_OF_BARE)}`);
+  for (const [name, file] of Object.entries(profiles)) log(`  CPU profile of ${name}: node bench/profile-summary.js ${path.relative(root, file)}`);
+  log();
+  log(`done in ${seconds.toFixed(0)} s`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifetime: bounded, and cleaned up on every path.
+
+const budget = setTimeout(() => {
+  progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_TIMEOUT); stopping`);
+  cleanupAll().finally(() => process.exit(2));
+}, BUDGET_SECONDS * 1000);
+budget.unref();
+onCleanup(() => clearTimeout(budget));
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    progress(`${signal}: cleaning up`);
+    cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  async (consistent) => {
+    await cleanupAll();
+    process.exit(consistent ? 0 : 1);
+  },
+  async (error) => {
+    progress(`failed: ${error?.stack ?? error}`);
+    await cleanupAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptRule } from './support/app.js';
+import { spawnAgent, type AgentProcess } from './support/agents.js';
+import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
+import { runCli, startServer, type ServerProcess } from './support/process.js';
+import { waitFor } from './support/wait.js';
+
+/*
+ * Real processes killed with SIGKILL: the service, the agent. DESIGN.md §2: a queued execution
+ * survives restarts and runs once; one that had started is never silently re-run: it ends lost.
+ */
+describe.each(testDialects())('crashes on %s', (dialect) => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let tenant: { apiKey: string; token: string };
+  const agents: AgentProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    tenant = JSON.parse((await runCli(['bootstrap', '--json'], database.env)).stdout);
+    server = await startServer(database.env);
+  });
+
+  /** The service comes back on the same ports, as it would in production. */
+  const restart = async () => {
+    const ports = { PORT: new URL(server.url).port, PITCREW_TLS_PORT: new URL(server.httpsUrl).port };
+    await server.kill();
+    server = await startServer({ ...database.env, ...ports });
+  };
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.kill()));
+    await server.kill();
+    await database.drop();
+  });
+
+  async function api(method: string, url: string, body?: unknown) {
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${tenant.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+
+  function agent(hostname: string, stateDir?: string): AgentProcess {
+    const started = spawnAgent({ server: server.httpsUrl, apiKey: tenant.apiKey, hostname, fingerprint: server.fingerprint, stateDir });
+    agents.push(started);
+    return started;
+  }
+
+  async function online(hostname: string, status = 'online') {
+    await waitFor(async () => (await api('GET', `/api/v1/hosts?hostname=${hostname}`)).body.items[0]?.status === status, `${hostname} ${status}`);
+  }
+
+  async function fire(hostname: string, script: string): Promise<string> {
+    const rule = await api('POST', '/api/v1/rules', scriptRule({ target: { type: 'specific_host', hostname }, action: { type: 'script', flavour: 'autofix', runbook: { script } } }));
+    const trigger = rule.body.trigger as { triggerId: string };
+    const reply = await fetch(`${server.url}/api/v1/trigger/channel/webhook/${tenant.apiKey}/${trigger.triggerId}`, { method: 'POST' });
+    expect(reply.status).toBe(202);
+    return ((await reply.json()) as { executionIds: string[] }).executionIds[0]!;
+  }
+
+  const state = async (id: string) => (await api('GET', `/api/v1/executions/${id}`)).body;
+  const until = (id: string, wanted: (e: Record<string, unknown>) => boolean, what: string, timeoutMs = 20_000) => {
+    let last: unknown;
+    return waitFor(async () => {
+      const e = await state(id);
+      last = e;
+      return wanted(e) ? e : undefined;
+    }, what, timeoutMs).catch((error: Error) => {
+      throw new Error(`${error.message}; last seen: ${JSON.stringify(last)}`);
+    });
+  };
+  const runs = (marker: string) => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0);
+
+  it('a queued execution survives a service crash and runs once when the agent comes', async () => {
+    const first = agent('queue-1');
+    await online('queue-1');
+    await first.stop();
+    await online('queue-1', 'offline');
+    const marker = path.join(database.dataDir, 'queue-1.runs');
+    const id = await fire('queue-1', `echo run >> ${marker}`);
+    expect((await state(id)).state).toBe('queued');
+
+    await restart();
+    expect((await state(id)).state).toBe('queued');
+
+    agent('queue-1', first.stateDir);
+    const done = await until(id, (e) => e.state === 'succeeded', 'the queued execution to run');
+    expect(done.transitions).toHaveLength(4);
+    expect(runs(marker)).toBe(1);
+  });
+
+  it('an execution running when its agent dies ends lost and is not re-run', async () => {
+    const running = agent('crash-1');
+    await online('crash-1');
+    const marker = path.join(database.dataDir, 'crash-1.runs');
+    const id = await fire('crash-1', `echo run >> ${marker}; sleep 60`);
+    await until(id, (e) => e.state === 'running', 'the script to start');
+
+    await running.kill();
+    agent('crash-1', running.stateDir);
+    const lost = await until(id, (e) => e.state === 'lost', 'the execution to be reported lost');
+    expect(lost.reason).toMatch(/agent/);
+    await online('crash-1');
+    const after = await fire('crash-1', 'echo fresh');
+    await until(after, (e) => e.state === 'succeeded', 'new work to run on the restarted agent');
+    expect(runs(marker)).toBe(1);
+  });
+
+  it('an execution running when the service dies ends lost; the agent reconnects and its late result is kept', async () => {
+    const survivor = agent('svc-1');
+    await online('svc-1');
+    const marker = path.join(database.dataDir, 'svc-1.runs');
+    const id = await fire('svc-1', `echo run >> ${marker}; sleep 2; echo finished`);
+    await until(id, (e) => e.state === 'running', 'the script to start');
+
+    await restart();
+    // PostgreSQL is a cluster: a node is declared dead once its heartbeat is 15 s old.
+    const lost = await until(id, (e) => e.state === 'lost' && e.lateResult !== null, 'lost with the late result', 40_000);
+    expect(lost.reason).toMatch(/service stopped.*not re-run/);
+    expect(lost.lateResult).toMatchObject({ ending: 'exited', exitCode: 0, stdout: 'finished\n' });
+    expect(runs(marker)).toBe(1);
+
+    // The agent kept running through the restart and takes new work.
+    expect(survivor.child.exitCode).toBeNull();
+    const next = await fire('svc-1', 'echo again');
+    await until(next, (e) => e.state === 'succeeded', 'new work after the restart');
+  }, 60_000);
+});

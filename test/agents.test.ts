@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
+import { testDialects } from './support/databases.js';
+import { waitFor } from './support/wait.js';
+
+interface Execution {
+  id: string;
+  hostname: string;
+  state: string;
+  reason: string | null;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  artifacts?: Array<{ id: string; name: string; size: number }>;
+  transitions?: Array<{ from: string | null; to: string }>;
+}
+
+const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired'];
+
+describe.each(testDialects())('agents run scripts end to end on %s', (dialect) => {
+  let env: TestEnv;
+  const agents: AgentProcess[] = [];
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { listen: true });
+    const { httpsUrl, fingerprint } = env.listening!;
+    const start = (hostname: string, tags: string[], args: string[] = []) => {
+      agents.push(spawnAgent({ server: httpsUrl, apiKey: env.tenant.apiKey, hostname, tags, fingerprint, args }));
+    };
+    start('web-1', ['web', 'eu']);
+    start('web-2', ['web', 'us']);
+    start('db-1', ['db', 'eu']);
+    start('locked-1', ['locked'], ['--allow', 'echo *', '--allow', 'true']);
+    for (const hostname of ['web-1', 'web-2', 'db-1', 'locked-1']) await waitOnline(env.api, hostname);
+  });
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.stop()));
+    await env.close();
+  });
+
+  async function rule(script: string, target: Record<string, unknown> = { type: 'trigger_host' }, action: Record<string, unknown> = {}) {
+    return env.createWebhookRule({ target, action: { type: 'script', flavour: 'autofix', runbook: { script }, ...action } });
+  }
+
+  async function fire(triggerId: string, body: Record<string, unknown>): Promise<string[]> {
+    const response = await env.webhook(triggerId, body);
+    expect(response.statusCode).toBe(202);
+    return response.json().executionIds;
+  }
+
+  async function execution(id: string): Promise<Execution> {
+    return (await env.api('GET', `/api/v1/executions/${id}`)).json();
+  }
+
+  function finished(id: string, timeoutMs = 20_000): Promise<Execution> {
+    return waitFor(async () => {
+      const e = await execution(id);
+      return TERMINAL.includes(e.state) ? e : undefined;
+    }, `execution ${id} to end`, timeoutMs);
+  }
+
+  it('lists the enrolled hosts online with their tags, OS and agent version', async () => {
+    const hosts = (await env.api('GET', '/api/v1/hosts')).json().items;
+    const web1 = hosts.find((h: { hostname: string }) => h.hostname === 'web-1');
+    expect(web1).toMatchObject({ status: 'online', tags: ['eu', 'web'], agentTags: ['eu', 'web'], agentVersion: expect.any(String) });
+    expect(web1.os).toMatch(/Linux/);
+    expect((await env.api('GET', '/api/v1/hosts?tag=eu')).json().items.map((h: { hostname: string }) => h.hostname).sort()).toEqual(['db-1', 'web-1']);
+  });
+
+  it('runs on the trigger host with the payload as environment, never as script text', async () => {
+    const { triggerId } = await rule('echo "host=$HostName key=$Key1 sev=$Severity run=$PITCREW_EXECUTION_ID on=$PITCREW_HOSTNAME"; echo "quoted=$Quoted"; echo oops >&2; exit 3');
+    const [id] = await fire(triggerId, { HostName: 'WEB-1', Severity: 'critical', MetaData: { Key1: 'v 1', Quoted: '$(echo injected) `id` "; rm -rf /' } });
+    const e = await finished(id!);
+    expect(e).toMatchObject({ hostname: 'web-1', state: 'failed', exitCode: 3, reason: 'exit code 3' });
+    expect(e.stdout).toContain(`host=WEB-1 key=v 1 sev=critical run=${id} on=web-1`);
+    expect(e.stdout).toContain('quoted=$(echo injected) `id` "; rm -rf /');
+    expect(e.stdout).not.toContain('injected\n');
+    expect(e.stderr).toBe('oops\n');
+    expect(e.transitions!.map((t) => t.to)).toEqual(['queued', 'dispatched', 'running', 'failed']);
+  });
+
+  it('runs on a specific host, whatever the payload names', async () => {
+    const { triggerId } = await rule('echo "I am $PITCREW_HOSTNAME"', { type: 'specific_host', hostname: 'db-1' });
+    const [id] = await fire(triggerId, { HostName: 'web-1' });
+    expect(await finished(id!)).toMatchObject({ hostname: 'db-1', state: 'succeeded', exitCode: 0, stdout: 'I am db-1\n' });
+  });
+
+  it('runs once on every host carrying all the tags', async () => {
+    const web = await rule('echo ok', { type: 'specific_tags', tags: ['web'] });
+    const ids = await fire(web.triggerId, {});
+    const done = await Promise.all(ids.map((id) => finished(id)));
+    expect(done.map((e) => e.hostname).sort()).toEqual(['web-1', 'web-2']);
+    expect(done.every((e) => e.state === 'succeeded')).toBe(true);
+
+    const webEu = await rule('echo ok', { type: 'specific_tags', tags: ['web', 'eu'] });
+    const [only, ...rest] = await fire(webEu.triggerId, {});
+    expect(rest).toEqual([]);
+    expect((await finished(only!)).hostname).toBe('web-1');
+  });
+
+  it('records no_target, with the reason, when no host matches', async () => {
+    const { triggerId } = await rule('echo never');
+    const response = await env.webhook(triggerId, { HostName: 'mail-9' });
+    expect(response.json()).toMatchObject({ outcome: 'no_target', executionIds: [] });
+    expect(response.json().reason).toMatch(/no host named "mail-9"/);
+  });
+
+  it('kills the whole process group when the timeout passes', async () => {
+    const { triggerId } = await rule('sleep 60 & sleep 60; echo never', { type: 'trigger_host' }, { timeoutSeconds: 1 });
+    const [id] = await fire(triggerId, { HostName: 'web-2' });
+    const e = await finished(id!);
+    expect(e.state).toBe('timed_out');
+    expect(e.stdout).not.toContain('never');
+  });
+
+  it('cancels a running script', async () => {
+    const { triggerId } = await rule('echo started; sleep 60; echo never');
+    const [id] = await fire(triggerId, { HostName: 'web-1' });
+    await waitFor(async () => (await execution(id!)).state === 'running', 'the script to start');
+    const cancel = await env.api('POST', `/api/v1/executions/${id}/cancel`);
+    expect(cancel.statusCode).toBe(202);
+    expect(cancel.json().cancelRequested).toBe(true);
+    const e = await finished(id!);
+    expect(e.state).toBe('cancelled');
+    expect(e.stdout).toContain('started');
+    expect(e.stdout).not.toContain('never');
+    expect((await env.api('POST', `/api/v1/executions/${id}/cancel`)).statusCode).toBe(409);
+  });
+
+  it('streams live output over Server-Sent Events until the end', async () => {
+    const { triggerId } = await rule('echo first; sleep 1; echo second');
+    const [id] = await fire(triggerId, { HostName: 'web-2' });
+    const response = await fetch(`${env.listening!.httpUrl}/api/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${env.tenant.token}` } });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    const events = text.split('\n\n').filter(Boolean).map((block) => ({ event: /event: (\w+)/.exec(block)?.[1], data: JSON.parse(/data: (.*)/.exec(block)?.[1] ?? 'null') }));
+    const end = events.at(-1)!;
+    expect(end.event).toBe('end');
+    expect(end.data).toMatchObject({ id, state: 'succeeded', stdout: 'first\nsecond\n' });
+    expect(events.some((e) => e.event === 'state' && e.data.state === 'running')).toBe(true);
+  });
+
+  it('collects the files a diagnostics run writes', async () => {
+    const { triggerId } = await rule('df -h > "$PITCREW_ARTIFACTS/disk.txt"; printf report > "$PITCREW_ARTIFACTS/report.txt"', { type: 'trigger_host' }, { flavour: 'diagnostics' });
+    const [id] = await fire(triggerId, { HostName: 'db-1' });
+    const e = await finished(id!);
+    expect(e.state).toBe('succeeded');
+    expect(e.artifacts!.map((a) => a.name).sort()).toEqual(['disk.txt', 'report.txt']);
+    const report = e.artifacts!.find((a) => a.name === 'report.txt')!;
+    const download = await env.api('GET', `/api/v1/executions/${id}/artifacts/${report.id}`);
+    expect(download.statusCode).toBe(200);
+    expect(download.body).toBe('report');
+  });
+
+  it('refuses, with a clear result, a script whose commands are outside the agent allowlist', async () => {
+    const { triggerId } = await rule('echo fine; rm -rf /tmp/pitcrew-never');
+    const [id] = await fire(triggerId, { HostName: 'locked-1' });
+    const e = await finished(id!);
+    expect(e.state).toBe('failed');
+    expect(e.reason).toMatch(/refused by the agent.*rm -rf \/tmp\/pitcrew-never/);
+    expect(e.stdout).toBe('');
+    const allowed = await rule('echo fine');
+    expect((await finished((await fire(allowed.triggerId, { HostName: 'locked-1' }))[0]!)).state).toBe('succeeded');
+  });
+
+  it('records every one of 500 triggers across 5 agents exactly once', async () => {
+    const extra = spawnAgent({ server: env.listening!.httpsUrl, apiKey: env.tenant.apiKey, hostname: 'web-3', tags: ['fleet'], fingerprint: env.listening!.fingerprint });
+    agents.push(extra);
+    await waitOnline(env.api, 'web-3');
+    const hosts = ['web-1', 'web-2', 'db-1', 'locked-1', 'web-3'];
+    const { triggerId } = await rule('echo "$Seq"');
+    const replies = await Promise.all(Array.from({ length: 500 }, (_, i) => env.webhook(triggerId, { HostName: hosts[i % 5], MetaData: { Seq: i } })));
+    const ids = replies.flatMap((r) => r.json().executionIds as string[]);
+    expect(ids).toHaveLength(500);
+    expect(new Set(ids).size).toBe(500);
+    const done = await waitFor(async () => {
+      const rows = await env.store.db.selectFrom('executions').select(['id', 'state', 'hostname', 'stdout']).where('id', 'in', ids).execute();
+      return rows.every((r) => TERMINAL.includes(r.state)) ? rows : undefined;
+    }, '500 executions to end', 60_000);
+    expect(done.every((r) => r.state === 'succeeded')).toBe(true);
+    expect(done.map((r) => Number(r.stdout)).sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    for (const host of hosts) expect(done.filter((r) => r.hostname === host)).toHaveLength(100);
+    const transitions = await env.store.db.selectFrom('execution_transitions').select(['execution_id']).where('execution_id', 'in', ids).where('to_state', '=', 'running').execute();
+    expect(transitions).toHaveLength(500);
+  });
+});

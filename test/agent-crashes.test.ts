@@ -129,4 +129,16 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     const next = await fire('svc-1', 'echo again');
     await until(next, (e) => e.state === 'succeeded', 'new work after the restart');
   }, 60_000);
+
+  it('stops cleanly on SIGTERM with agents connected, and the agents reconnect to the restarted service', async () => {
+    agent('graceful-1');
+    await online('graceful-1');
+    const ports = { PORT: new URL(server.url).port, PITCREW_TLS_PORT: new URL(server.httpsUrl).port };
+    await server.stop();
+    expect(server.child.exitCode).toBe(0);
+    server = await startServer({ ...database.env, ...ports });
+    await online('graceful-1');
+    const id = await fire('graceful-1', 'echo back');
+    expect((await until(id, (e) => e.state === 'succeeded', 'work after the restart')).stdout).toBe('back\n');
+  });
 });

@@ -74,9 +74,16 @@ export class AgentGateway {
     return true;
   }
 
+  /** Closes every agent connection (agents reconnect to another node or after the restart). */
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    for (const session of this.sessions.values()) session.close(1001, 'the service is stopping');
+    const closing = [...this.wss.clients].map((ws) => new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close(1001, 'the service is stopping');
+      // A peer that does not answer the close handshake must not hold up the stop.
+      setTimeout(() => ws.terminate(), 1000).unref();
+    }));
+    await Promise.all(closing);
     await this.flushSeen();
     this.wss.close();
   }

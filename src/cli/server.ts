@@ -37,8 +37,10 @@ export async function runServer(config: Config): Promise<number> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'stopping: finishing requests in flight');
-      listening
+      // Agent connections first: upgraded sockets would keep the HTTPS server from closing.
+      app.context.gateway
         .close()
+        .then(() => listening.close())
         .then(() => app.close())
         .then(() => store.close())
         .then(() => resolve(0), (error: unknown) => {

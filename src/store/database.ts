@@ -40,8 +40,29 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every statement again on each query; preparing costs more than running most of
+ * ours. Statements are reused by their SQL text (bounded: least recently used out first).
+ * Safe because Kysely runs one statement at a time on the connection and never streams here.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = sqlite.prepare(source);
+      if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(sqlite, { get: (target, property) => (property === 'prepare' ? prepare : Reflect.get(target, property, target)) });
 }
 
 function openPostgres(databaseUrl: string): Store {

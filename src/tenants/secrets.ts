@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A tenant API key: 256 random bits as 64 lowercase hex characters (it travels in webhook URLs). */
 export function generateApiKey(): string {
@@ -14,7 +14,7 @@ export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
 /** Secrets are high-entropy, so a fast SHA-256 is enough: there is nothing to brute-force. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret.toLowerCase()).digest('hex');
+  return hash('sha256', secret.toLowerCase(), 'hex');
 }
 
 /** Constant-time comparison of a presented secret with a stored hash. */

@@ -1,0 +1,194 @@
+import WebSocket, { type ClientOptions } from 'ws';
+import { PROTOCOL_VERSION, parseServiceMessage, type AgentMessage, type Hello } from '../src/agents/protocol.js';
+import { Backoff } from './backoff.js';
+import type { CredentialStore, Credentials } from './credentials.js';
+import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
+import type { Executor } from './executor.js';
+import type { Logger } from './log.js';
+import { tlsOptionsFor, type Trust } from './tls.js';
+
+export interface ConnectionDeps {
+  server: URL;
+  trust: Trust;
+  apiKey: string | undefined;
+  host: HostDescription;
+  credentials: CredentialStore;
+  executor: Executor;
+  log: Logger;
+  /** Overrides the service's heartbeat interval. */
+  heartbeatSeconds?: number;
+  backoff?: Backoff;
+  /** A connection that stayed up this long was stable: the next reconnection starts from the base delay. */
+  stableMs?: number;
+}
+
+/** Nothing to retry: the agent stops with this message. */
+class Fatal extends Error {}
+
+type SessionEnd = { kind: 'closed'; stable: boolean } | { kind: 'unauthorized'; detail: string };
+
+const HANDSHAKE_TIMEOUT_MS = 30_000;
+const WELCOME_TIMEOUT_MS = 30_000;
+const MAX_FRAME = 64 * 1024 * 1024;
+/** Close codes after which this credential will not be accepted again (src/agents/session.ts). */
+const CREDENTIAL_REFUSED = new Set([4004]);
+
+/**
+ * The agent's side of the link: enrol once, then hold a WebSocket to the service, reconnecting
+ * with backoff for as long as the agent runs. Scripts keep running while it is down.
+ */
+export class Connection {
+  private stopping = false;
+  private socket: WebSocket | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly deps: ConnectionDeps) {}
+
+  /** Runs until stop() (0) or until nothing can be retried (1). */
+  async run(): Promise<number> {
+    const { log } = this.deps;
+    const backoff = this.deps.backoff ?? new Backoff();
+    while (!this.stopping) {
+      let stable = false;
+      let failure: string | undefined;
+      try {
+        const end = await this.session(await this.ensureCredentials());
+        if (end.kind === 'unauthorized') {
+          await this.deps.credentials.clear();
+          if (!this.deps.apiKey) {
+            log.error(`the service no longer accepts this agent's credential (${end.detail}); the host was probably deleted. Start the agent with --api-key KEY (or PITCREW_API_KEY) to enrol again`);
+            return 1;
+          }
+          log.warn('the service no longer accepts this agent\'s credential; enrolling again with the API key', { detail: end.detail });
+        }
+        stable = end.kind === 'closed' && end.stable;
+      } catch (error) {
+        if (error instanceof Fatal || error instanceof EnrolmentRefused) {
+          log.error((error as Error).message);
+          return 1;
+        }
+        failure = (error as Error).message;
+      }
+      if (stable) backoff.reset();
+      const delay = backoff.next();
+      if (failure !== undefined) log.warn('could not reach the service; retrying', { error: failure, retryInMs: delay });
+      if (!this.stopping) await this.pause(delay);
+    }
+    return 0;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.socket?.close(1001, 'the agent is stopping');
+    this.wake?.();
+  }
+
+  private async ensureCredentials(): Promise<Credentials> {
+    const { server, credentials, apiKey, log } = this.deps;
+    const saved = await credentials.load(server.href);
+    if (saved) return saved;
+    if (!apiKey) throw new Fatal(`this agent is not enrolled with ${server.origin} (no ${credentials.path}); start it with --api-key KEY (or PITCREW_API_KEY) to enrol`);
+    const enrolment = await enrol(server, apiKey, this.deps.host, await tlsOptionsFor(server, this.deps.trust));
+    const issued: Credentials = { ...enrolment, server: server.href, ...(this.deps.trust.kind === 'pin' ? { fingerprint: this.deps.trust.fingerprint } : {}) };
+    await credentials.save(issued);
+    log.info('enrolled with the service', { hostId: issued.hostId, tenantId: issued.tenantId, credentials: credentials.path });
+    return issued;
+  }
+
+  /** One connection, from the upgrade to its close. */
+  private async session(credentials: Credentials): Promise<SessionEnd> {
+    const { server, executor, log } = this.deps;
+    const url = endpoint(server, 'api/v1/agents/connect');
+    url.protocol = server.protocol === 'https:' ? 'wss:' : 'ws:';
+    const tls = (await tlsOptionsFor(server, this.deps.trust)) as ClientOptions;
+    if (this.stopping) return { kind: 'closed', stable: false };
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${credentials.token}` }, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_FRAME, perMessageDeflate: false, ...tls });
+    this.socket = socket;
+    const send = (message: AgentMessage) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+    };
+
+    return new Promise<SessionEnd>((resolve) => {
+      let end: SessionEnd | undefined;
+      let welcomedAt: number | undefined;
+      let lastHeard = Date.now();
+      let hello: Hello | undefined;
+      const timers: NodeJS.Timeout[] = [];
+
+      socket.on('unexpected-response', (_req, res) => {
+        void readBody(res).then((text) => {
+          const detail = problemDetail(text) ?? `HTTP ${res.statusCode}`;
+          if (res.statusCode === 401) end = { kind: 'unauthorized', detail };
+          else log.warn('the service refused the connection', { status: res.statusCode, detail });
+          socket.terminate();
+        });
+      });
+      socket.on('open', () => {
+        hello = {
+          type: 'hello',
+          v: PROTOCOL_VERSION,
+          ...this.deps.host,
+          ...executor.resumeState(),
+        };
+        send(hello);
+        timers.push(setTimeout(() => {
+          if (welcomedAt === undefined) {
+            log.warn(`no welcome from the service within ${WELCOME_TIMEOUT_MS / 1000} s; reconnecting`);
+            socket.terminate();
+          }
+        }, WELCOME_TIMEOUT_MS));
+      });
+      socket.on('ping', () => (lastHeard = Date.now()));
+      socket.on('pong', () => (lastHeard = Date.now()));
+      socket.on('message', (data) => {
+        lastHeard = Date.now();
+        const text = String(data);
+        const message = parseServiceMessage(text);
+        if (!message) return log.warn('ignored a frame that is not a known service message', { size: text.length });
+        if (message.type === 'welcome') {
+          if (welcomedAt !== undefined) return;
+          if (message.v !== PROTOCOL_VERSION) log.warn('the service speaks another protocol version', { service: message.v, agent: PROTOCOL_VERSION });
+          welcomedAt = Date.now();
+          const beat = (this.deps.heartbeatSeconds ?? message.heartbeatSeconds) * 1000;
+          log.info('connected to the service', { hostId: message.hostId, tenantId: message.tenantId, heartbeatSeconds: beat / 1000 });
+          const reported = hello?.interrupted.map((i) => i.executionId) ?? [];
+          void executor.connected({ send }, { hostId: message.hostId, tenantId: message.tenantId }, reported).catch((error: unknown) => log.error('could not resume after connecting', { error: (error as Error).message }));
+          const heartbeat = setInterval(() => {
+            // The service pings every heartbeat; silence for three means a half-open connection.
+            if (Date.now() - lastHeard > 3 * beat) {
+              log.warn('the service has been silent for three heartbeats; reconnecting');
+              return socket.terminate();
+            }
+            send({ type: 'heartbeat', at: Date.now() });
+            if (socket.readyState === WebSocket.OPEN) socket.ping();
+          }, Math.max(beat, 1000));
+          timers.push(heartbeat);
+          return;
+        }
+        if (welcomedAt === undefined) return log.warn('ignored a message that came before the welcome', { type: message.type });
+        void executor.handle(message).catch((error: unknown) => log.error('could not handle a service message', { type: message.type, error: (error as Error).message }));
+      });
+      socket.on('error', (error) => log.warn('connection error', { error: error.message }));
+      socket.on('close', (code, reason) => {
+        for (const timer of timers) clearInterval(timer);
+        executor.disconnected();
+        this.socket = undefined;
+        const stable = welcomedAt !== undefined && Date.now() - welcomedAt >= (this.deps.stableMs ?? 30_000);
+        if (welcomedAt !== undefined) log.info('disconnected from the service', { code, reason: reason.toString() });
+        if (!end && CREDENTIAL_REFUSED.has(code)) end = { kind: 'unauthorized', detail: reason.toString() };
+        resolve(end ?? { kind: 'closed', stable });
+      });
+    });
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

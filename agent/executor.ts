@@ -1,0 +1,219 @@
+import { assertNever, type AgentMessage, type Execute, type ExecutionResult, type Hello, type ServiceMessage } from '../src/agents/protocol.js';
+import { checkScript } from './allowlist.js';
+import type { Journal } from './journal.js';
+import type { Logger } from './log.js';
+import { ScriptRun, type RunnerSettings, type Stream } from './runner.js';
+
+/*
+ * The agent's core, apart from the transport: what to do with each execute, cancel and recorded,
+ * with the journal deciding what has been seen before. At most once: an id is run only if the
+ * journal has never heard of it, and it is in the journal before its process exists.
+ */
+
+/** The live connection, when there is one. Messages sent while there is none are not queued: results stay in the journal. */
+export interface Link {
+  send(message: AgentMessage): void;
+}
+
+export interface Address {
+  hostId: string;
+  tenantId: string;
+}
+
+export interface ExecutorDeps {
+  journal: Journal;
+  runner: RunnerSettings;
+  /** --allow patterns; empty: no allowlist. */
+  allow: readonly string[];
+  log: Logger;
+  /** Live output is coalesced into one message per stream per this many ms. */
+  outputFlushMs?: number;
+}
+
+interface ActiveRun {
+  run?: ScriptRun;
+  startedAt?: number;
+  cancelReason?: string;
+  pending: Record<Stream, string>;
+  flushTimer?: NodeJS.Timeout;
+}
+
+export class Executor {
+  private link: Link | undefined;
+  private address: Address | undefined;
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly work = new Set<Promise<void>>();
+
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  /** For hello: what runs now, and what a previous agent process left unfinished. */
+  resumeState(): Pick<Hello, 'running' | 'interrupted'> {
+    return { running: [...this.active.keys()], interrupted: this.deps.journal.interruptions() };
+  }
+
+  /**
+   * The service welcomed us: from now on its address is the only one we accept. The welcome also
+   * means it processed the hello, including the interruptions it listed, so those are done.
+   */
+  async connected(link: Link, address: Address, reportedInterruptions: string[]): Promise<void> {
+    this.link = link;
+    this.address = address;
+    for (const id of reportedInterruptions) await this.deps.journal.acknowledged(id);
+    const undelivered = this.deps.journal.undeliveredResults();
+    if (undelivered.length > 0) this.deps.log.info('offering results the service has not confirmed', { executionIds: undelivered.map((r) => r.executionId) });
+    for (const result of undelivered) link.send({ type: 'finished', result });
+  }
+
+  disconnected(): void {
+    this.link = undefined;
+    for (const active of this.active.values()) {
+      clearTimeout(active.flushTimer);
+      active.flushTimer = undefined;
+      active.pending = { stdout: '', stderr: '' };
+    }
+  }
+
+  handle(message: Exclude<ServiceMessage, { type: 'welcome' }>): Promise<void> {
+    switch (message.type) {
+      case 'execute':
+        return this.track(this.execute(message));
+      case 'cancel':
+        return this.cancel(message.executionId, 'cancelled on request; the script was stopped');
+      case 'recorded':
+        return this.deps.journal.acknowledged(message.executionId);
+      default:
+        return assertNever(message);
+    }
+  }
+
+  /** Stops every run (agent shutdown) and waits until their results are in the journal. */
+  async stopAll(reason: string): Promise<void> {
+    for (const id of this.active.keys()) await this.cancel(id, reason);
+    await this.settled();
+  }
+
+  /** Resolves when no execution is in progress. */
+  async settled(): Promise<void> {
+    while (this.work.size > 0) await Promise.all([...this.work]);
+  }
+
+  private async execute(message: Execute): Promise<void> {
+    const id = message.executionId;
+    const address = this.address;
+    const log = this.deps.log;
+    if (!address || message.hostId !== address.hostId || message.tenantId !== address.tenantId) {
+      log.warn('refused an execution addressed to another host or tenant', { executionId: id, hostId: message.hostId, tenantId: message.tenantId });
+      // Not journaled: the id belongs to another host's queue, not to ours.
+      this.send({ type: 'finished', result: refused(id, `addressed to host ${message.hostId} in tenant ${message.tenantId}, but this agent is host ${address?.hostId ?? '(not welcomed)'} in tenant ${address?.tenantId ?? '-'}; not run`) });
+      return;
+    }
+    const active = this.active.get(id);
+    if (active) {
+      if (active.startedAt !== undefined) this.send({ type: 'started', executionId: id, startedAt: active.startedAt });
+      return;
+    }
+    const entry = this.deps.journal.get(id);
+    if (entry) {
+      if (entry.state === 'finished') this.send({ type: 'finished', result: entry.result });
+      log.info('ignored a repeated delivery', { executionId: id, journal: entry.state });
+      return;
+    }
+    const verdict = checkScript(message.script, message.interpreter, this.deps.allow);
+    if (!verdict.allowed) {
+      log.warn('refused a script outside the allowlist', { executionId: id, reason: verdict.reason });
+      return this.finish(refused(id, verdict.reason));
+    }
+    const run: ActiveRun = { pending: { stdout: '', stderr: '' } };
+    this.active.set(id, run);
+    try {
+      await this.deps.journal.starting(id);
+    } catch (error) {
+      this.active.delete(id);
+      return this.finish({ ...refused(id, `the agent could not write its journal (${(error as Error).message}), so it did not run the script`), ending: 'failed_to_start' });
+    }
+    if (run.cancelReason !== undefined) {
+      this.active.delete(id);
+      return this.finish({ ...refused(id, run.cancelReason), ending: 'cancelled' });
+    }
+    log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds });
+    run.run = new ScriptRun(message, this.deps.runner, {
+      spawned: (pgid) => {
+        run.startedAt = Date.now();
+        this.deps.journal.running(id, pgid).catch((error: unknown) => log.error('could not journal a running script', { executionId: id, error: (error as Error).message }));
+        this.send({ type: 'started', executionId: id, startedAt: run.startedAt });
+      },
+      output: (stream, text) => this.queueOutput(id, run, stream, text),
+      skippedEnv: (names) => log.warn('left out environment variables the agent does not pass to scripts', { executionId: id, names }),
+    });
+    if (run.cancelReason !== undefined) run.run.cancel(run.cancelReason);
+    const result = await run.run.result;
+    this.flushOutput(id, run);
+    this.active.delete(id);
+    log.info('script finished', { executionId: id, ending: result.ending, exitCode: result.exitCode, signal: result.signal });
+    await this.finish(result);
+  }
+
+  private async finish(result: ExecutionResult): Promise<void> {
+    try {
+      await this.deps.journal.finished(result);
+    } catch (error) {
+      this.deps.log.error('could not journal a result; it is sent once and lost if the connection drops', { executionId: result.executionId, error: (error as Error).message });
+    }
+    this.send({ type: 'finished', result });
+  }
+
+  private async cancel(executionId: string, reason: string): Promise<void> {
+    const active = this.active.get(executionId);
+    if (!active) {
+      this.deps.log.info('cancel for an execution that is not running here; ignored', { executionId });
+      return;
+    }
+    active.cancelReason ??= reason;
+    active.run?.cancel(reason);
+  }
+
+  private queueOutput(id: string, run: ActiveRun, stream: Stream, text: string): void {
+    if (!this.link) return;
+    run.pending[stream] += text;
+    run.flushTimer ??= setTimeout(() => this.flushOutput(id, run), this.deps.outputFlushMs ?? 100);
+  }
+
+  private flushOutput(executionId: string, run: ActiveRun): void {
+    clearTimeout(run.flushTimer);
+    run.flushTimer = undefined;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      if (run.pending[stream]) this.send({ type: 'output', executionId, stream, chunk: run.pending[stream] });
+      run.pending[stream] = '';
+    }
+  }
+
+  private send(message: AgentMessage): void {
+    this.link?.send(message);
+  }
+
+  private track(promise: Promise<void>): Promise<void> {
+    const tracked = promise
+      .catch((error: unknown) => this.deps.log.error('an execution failed inside the agent', { error: (error as Error).stack ?? String(error) }))
+      .finally(() => this.work.delete(tracked));
+    this.work.add(tracked);
+    return tracked;
+  }
+}
+
+function refused(executionId: string, reason: string): ExecutionResult {
+  return {
+    executionId,
+    ending: 'refused',
+    exitCode: null,
+    signal: null,
+    reason: reason.slice(0, 4000),
+    startedAt: null,
+    finishedAt: Date.now(),
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    artifacts: [],
+    artifactsTruncated: false,
+  };
+}

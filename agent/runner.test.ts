@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScriptRun, type RunnerSettings, type RunSpec } from './runner.js';
+import { isAlive, runnerSettings, useTempDirs, waitFor } from './testing/helpers.js';
+
+const tempDir = useTempDirs();
+
+function spec(script: string, overrides: Partial<RunSpec> = {}): RunSpec {
+  return { executionId: 'exec-1', flavour: 'autofix', interpreter: 'sh', script, env: {}, context: {}, timeoutSeconds: 60, ...overrides };
+}
+
+async function start(script: string, overrides: Partial<RunSpec> = {}, settings: Partial<RunnerSettings> = {}) {
+  const workDir = await tempDir();
+  const live: string[] = [];
+  let pgid: number | undefined;
+  let skipped: string[] = [];
+  const run = new ScriptRun(spec(script, overrides), runnerSettings(workDir, settings), {
+    spawned: (id) => (pgid = id),
+    output: (stream, text) => live.push(`${stream}:${text}`),
+    skippedEnv: (names) => (skipped = names),
+  });
+  return { run, live, workDir, pgid: () => pgid, skipped: () => skipped };
+}
+
+describe('ScriptRun', () => {
+  it('reports the exit code, output and times', async () => {
+    const { run, pgid } = await start('echo out; echo err >&2; exit 3');
+    const result = await run.result;
+    expect(result).toMatchObject({ executionId: 'exec-1', ending: 'exited', exitCode: 3, signal: null, reason: null, stdout: 'out\n', stderr: 'err\n', stdoutTruncated: false });
+    expect(result.startedAt).toBeGreaterThan(0);
+    expect(result.finishedAt).toBeGreaterThanOrEqual(result.startedAt!);
+    expect(pgid()).toBeGreaterThan(0);
+  });
+
+  it('passes event variables as environment, never as script text', async () => {
+    const marker = join(await tempDir(), 'pwned');
+    const hostile = `it's "quoted" with  spaces $(touch ${marker}) \`touch ${marker}\`; touch ${marker}`;
+    process.env.PITCREW_AGENT_SECRET = 'agent-only';
+    const { run, skipped } = await start('printf "%s\\n" "$HostName" "$Key1" "$PITCREW_EXECUTION_ID" "${LD_PRELOAD-none}" "${PITCREW_AGENT_SECRET-none}" "$PATH" "$LANG"', {
+      env: { HostName: 'web-1', Key1: hostile, LD_PRELOAD: '/tmp/x.so' },
+      context: { PITCREW_EXECUTION_ID: 'exec-1' },
+    });
+    const result = await run.result;
+    delete process.env.PITCREW_AGENT_SECRET;
+    expect(result.stdout.split('\n')).toEqual(['web-1', hostile, 'exec-1', 'none', 'none', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'C.UTF-8', '']);
+    expect(existsSync(marker)).toBe(false);
+    expect(skipped()).toEqual(['LD_PRELOAD']);
+  });
+
+  it('runs in a fresh working directory that is removed afterwards', async () => {
+    const { run, workDir } = await start('pwd; touch left-behind');
+    const result = await run.result;
+    expect(result.stdout.trim()).toMatch(new RegExp(`^${workDir}/exec-1-[^/]+/cwd$`));
+    expect(await readdir(workDir)).toEqual([]);
+  });
+
+  it('kills the whole process group on timeout, backgrounded grandchildren included', async () => {
+    const { run } = await start('sleep 1000 & echo $!; sleep 1000', { timeoutSeconds: 1 });
+    const result = await run.result;
+    expect(result).toMatchObject({ ending: 'timed_out', exitCode: null, signal: 'SIGTERM', reason: expect.stringContaining('timeout of 1 s') });
+    const grandchild = Number(result.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    await waitFor(() => !isAlive(grandchild), 'the backgrounded sleep to die');
+  });
+
+  it('cancels a running script', async () => {
+    const { run, live } = await start('echo started; sleep 1000');
+    await waitFor(() => live.join('').includes('started'), 'the script to start');
+    run.cancel();
+    expect(await run.result).toMatchObject({ ending: 'cancelled', signal: 'SIGTERM', stdout: 'started\n', reason: expect.stringContaining('cancelled') });
+  });
+
+  it('sends SIGKILL when the group ignores SIGTERM', async () => {
+    const { run, live } = await start("trap '' TERM; echo ready; sleep 1000", {}, { killGraceMs: 200 });
+    await waitFor(() => live.join('').includes('ready'), 'the trap to be set');
+    run.cancel();
+    expect(await run.result).toMatchObject({ ending: 'cancelled', signal: 'SIGKILL' });
+  });
+
+  it('keeps output within the limit, cut on a character boundary', async () => {
+    const { run, live } = await start('i=0; while [ $i -lt 20 ]; do printf "é"; i=$((i+1)); done; echo short >&2', {}, { maxOutputBytes: 11 });
+    const result = await run.result;
+    expect(result).toMatchObject({ stdout: 'ééééé', stdoutTruncated: true, stderr: 'short\n', stderrTruncated: false });
+    expect(live.filter((l) => l.startsWith('stdout:')).join('').replace(/stdout:/g, '')).toBe('ééééé');
+  });
+
+  it('collects diagnostics artifacts within the size limit, never through symbolic links', async () => {
+    const script = [
+      'echo hello > "$PITCREW_ARTIFACTS/a.txt"',
+      'mkdir "$PITCREW_ARTIFACTS/sub" && echo nested > "$PITCREW_ARTIFACTS/sub/b.txt"',
+      'head -c 2000 /dev/zero > "$PITCREW_ARTIFACTS/big.bin"',
+      'ln -s /etc/passwd "$PITCREW_ARTIFACTS/link"',
+    ].join('\n');
+    const { run } = await start(script, { flavour: 'diagnostics' }, { maxArtifactBytes: 100 });
+    const result = await run.result;
+    expect(result.artifacts).toEqual([
+      { name: 'a.txt', base64: Buffer.from('hello\n').toString('base64') },
+      { name: 'sub/b.txt', base64: Buffer.from('nested\n').toString('base64') },
+    ]);
+    expect(result.artifactsTruncated).toBe(true);
+  });
+
+  it('gives autofix scripts no artifacts directory', async () => {
+    const { run } = await start('echo "${PITCREW_ARTIFACTS-unset}"');
+    expect(await run.result).toMatchObject({ stdout: 'unset\n', artifacts: [], artifactsTruncated: false });
+  });
+
+  it('runs python scripts', async () => {
+    const { run } = await start('import os\nprint(os.environ["HostName"])', { interpreter: 'python', env: { HostName: 'web-1' } });
+    expect(await run.result).toMatchObject({ ending: 'exited', exitCode: 0, stdout: 'web-1\n' });
+  });
+
+  it('fails to start when the interpreter is missing', async () => {
+    const { run: pwsh } = await start('Write-Output hi', { interpreter: 'pwsh' });
+    expect(await pwsh.result).toMatchObject({ ending: 'failed_to_start', startedAt: null, reason: expect.stringContaining('pwsh') });
+    const { run: bash } = await start('echo hi', { interpreter: 'bash' }, { baseEnv: { PATH: '/nonexistent' } });
+    expect(await bash.result).toMatchObject({ ending: 'failed_to_start', reason: expect.stringContaining('the bash interpreter (bash) is not installed') });
+  });
+
+  it('never starts a run cancelled before its process exists', async () => {
+    const { run, pgid } = await start('echo should-not-run');
+    run.cancel('stopped early');
+    expect(await run.result).toMatchObject({ ending: 'cancelled', startedAt: null, stdout: '', reason: 'stopped early' });
+    expect(pgid()).toBeUndefined();
+  });
+});

@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Execute, ExecutionResult } from '../src/agents/protocol.js';
+import { collectArtifacts } from './artifacts.js';
+import { CappedOutput } from './capped-output.js';
+import { scriptEnvironment } from './environment.js';
+import { resolveInterpreter, type Program } from './interpreters.js';
+import { fileNameFor } from './names.js';
+import { signalGroup } from './process-group.js';
+
+export type RunSpec = Pick<Execute, 'executionId' | 'flavour' | 'interpreter' | 'script' | 'env' | 'context' | 'timeoutSeconds'>;
+export type Stream = 'stdout' | 'stderr';
+
+export interface RunnerSettings {
+  /** Each run gets a fresh directory here: the script file, its working directory, its artifacts. */
+  workDir: string;
+  maxOutputBytes: number;
+  maxArtifactBytes: number;
+  /** PATH, HOME, LANG, USER, LOGNAME for every script. */
+  baseEnv: Record<string, string>;
+  /** Between SIGTERM and SIGKILL when a run is stopped. */
+  killGraceMs: number;
+  /** After the script exits, how long processes it left in the background may keep its output open. */
+  drainMs: number;
+}
+
+export interface RunHooks {
+  /** The process group exists (its id is the script's pid). */
+  spawned(pgid: number): void;
+  /** Live output, within the stream's limit. */
+  output(stream: Stream, text: string): void;
+  /** Event variables the agent would not pass, by name. */
+  skippedEnv?(names: string[]): void;
+}
+
+// setTimeout holds at most 2^31-1 ms; a longer timeout would fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+type Stop = { ending: 'timed_out' | 'cancelled'; reason: string };
+type Exit = { exitCode: number | null; signal: string | null; startedAt: number } | { error: string };
+
+/** One script run, from its temp file to its result. The result promise never rejects. */
+export class ScriptRun {
+  readonly result: Promise<ExecutionResult>;
+  private pgid: number | undefined;
+  private stopped: Stop | undefined;
+  private readonly stdout: CappedOutput;
+  private readonly stderr: CappedOutput;
+
+  constructor(
+    private readonly spec: RunSpec,
+    private readonly settings: RunnerSettings,
+    private readonly hooks: RunHooks,
+  ) {
+    this.stdout = new CappedOutput(settings.maxOutputBytes);
+    this.stderr = new CappedOutput(settings.maxOutputBytes);
+    this.result = this.run().catch((error: unknown) => this.resultOf({ error: `the agent could not run the script: ${(error as Error).message}` }, undefined));
+  }
+
+  /** Stops the run: SIGTERM to its whole process group, SIGKILL after the grace period. */
+  cancel(reason = 'cancelled on request; the script was stopped'): void {
+    this.stop({ ending: 'cancelled', reason });
+  }
+
+  private stop(stop: Stop): void {
+    if (this.stopped) return;
+    this.stopped = stop;
+    const pgid = this.pgid;
+    if (pgid === undefined) return; // not spawned yet: run() sees `stopped` and never spawns
+    signalGroup(pgid, 'SIGTERM');
+    setTimeout(() => signalGroup(pgid, 'SIGKILL'), this.settings.killGraceMs).unref();
+  }
+
+  private async run(): Promise<ExecutionResult> {
+    const program = resolveInterpreter(this.spec.interpreter, this.settings.baseEnv.PATH ?? '');
+    if ('missing' in program) return this.resultOf({ error: program.missing }, undefined);
+    const runDir = await mkdtemp(join(this.settings.workDir, `${fileNameFor(this.spec.executionId)}-`));
+    try {
+      const scriptPath = join(runDir, `script${program.extension}`);
+      await writeFile(scriptPath, this.spec.script, { mode: 0o700 });
+      const cwd = join(runDir, 'cwd');
+      await mkdir(cwd, { mode: 0o700 });
+      const artifactsDir = this.spec.flavour === 'diagnostics' ? join(runDir, 'artifacts') : undefined;
+      if (artifactsDir) await mkdir(artifactsDir, { mode: 0o700 });
+      const { env, skipped } = scriptEnvironment(this.settings.baseEnv, this.spec.env, this.spec.context, artifactsDir);
+      if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
+      const exit = this.stopped ? undefined : await this.spawnAndWait(program, scriptPath, cwd, env);
+      const collected = artifactsDir && exit && !('error' in exit) ? await collectArtifacts(artifactsDir, this.settings.maxArtifactBytes) : undefined;
+      return this.resultOf(exit, collected);
+    } finally {
+      await rm(runDir, { recursive: true, force: true });
+    }
+  }
+
+  private spawnAndWait(program: Program, scriptPath: string, cwd: string, env: Record<string, string>): Promise<Exit> {
+    return new Promise((resolve) => {
+      let settled = false;
+      let openStreams = 2;
+      let exit: Exit | undefined;
+      let startedAt = 0;
+      const timers: NodeJS.Timeout[] = [];
+      const settle = (value: Exit) => {
+        if (settled) return;
+        settled = true;
+        for (const timer of timers) clearTimeout(timer);
+        resolve(value);
+      };
+      // detached: the script leads a new process group (setsid), so stopping it reaches every process it started.
+      const child = spawn(program.path, [...program.args, scriptPath], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.once('error', (error) => {
+        if (child.pid === undefined) settle({ error: `${program.path} could not be started: ${error.message}` });
+      });
+      child.once('spawn', () => {
+        startedAt = Date.now();
+        this.pgid = child.pid!;
+        this.hooks.spawned(child.pid!);
+        timers.push(setTimeout(() => this.stop({ ending: 'timed_out', reason: `the script ran longer than its timeout of ${this.spec.timeoutSeconds} s; its process group was stopped` }), Math.min(this.spec.timeoutSeconds * 1000, MAX_TIMER_MS)));
+        const early = this.stopped;
+        if (early) {
+          this.stopped = undefined;
+          this.stop(early);
+        }
+      });
+      const onClose = () => {
+        if (--openStreams === 0 && exit) settle(exit);
+      };
+      for (const [stream, capped] of [['stdout', this.stdout], ['stderr', this.stderr]] as const) {
+        child[stream].on('data', (chunk: Buffer) => {
+          const text = capped.push(chunk);
+          if (text) this.hooks.output(stream, text);
+        });
+        child[stream].once('close', onClose);
+      }
+      child.once('exit', (exitCode, signal) => {
+        exit = { exitCode, signal, startedAt };
+        if (openStreams === 0) return settle(exit);
+        // Something the script left running still holds its output: wait a little, then stop reading.
+        const wait = this.stopped ? this.settings.killGraceMs + 1000 : this.settings.drainMs;
+        timers.push(setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          settle(exit!);
+        }, wait));
+      });
+    });
+  }
+
+  private resultOf(exit: Exit | undefined, collected: Awaited<ReturnType<typeof collectArtifacts>> | undefined): ExecutionResult {
+    const base = {
+      executionId: this.spec.executionId,
+      finishedAt: Date.now(),
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+      stdoutTruncated: this.stdout.truncated,
+      stderrTruncated: this.stderr.truncated,
+      artifacts: collected?.artifacts ?? [],
+      artifactsTruncated: collected?.truncated ?? false,
+    };
+    if (exit === undefined) {
+      return { ...base, ending: 'cancelled', exitCode: null, signal: null, reason: this.stopped?.reason ?? 'cancelled before it started', startedAt: null };
+    }
+    if ('error' in exit) return { ...base, ending: 'failed_to_start', exitCode: null, signal: null, reason: exit.error, startedAt: null };
+    return {
+      ...base,
+      ending: this.stopped?.ending ?? 'exited',
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      reason: this.stopped?.reason ?? null,
+      startedAt: exit.startedAt,
+    };
+  }
+}

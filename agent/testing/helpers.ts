@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { ExecutionResult } from '../../src/agents/protocol.js';
+import type { RunnerSettings } from '../runner.js';
+import { SCRIPT_PATH } from '../environment.js';
+
+/** A fresh directory removed after the test. */
+export function useTempDirs(): () => Promise<string> {
+  const made: string[] = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  return async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pitcrew-agent-test-'));
+    made.push(dir);
+    return dir;
+  };
+}
+
+export function runnerSettings(workDir: string, overrides: Partial<RunnerSettings> = {}): RunnerSettings {
+  return {
+    workDir,
+    maxOutputBytes: 1024 * 1024,
+    maxArtifactBytes: 5 * 1024 * 1024,
+    baseEnv: { PATH: SCRIPT_PATH, HOME: '/root', LANG: 'C.UTF-8', USER: 'root', LOGNAME: 'root' },
+    killGraceMs: 5000,
+    drainMs: 2000,
+    ...overrides,
+  };
+}
+
+/** True while the process exists and is not a zombie (a container's pid 1 may never reap it). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves when `condition` holds, checking at each turn of the event loop (no fixed sleeps). */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function finishedResult(executionId: string, overrides: Partial<ExecutionResult> = {}): ExecutionResult {
+  return {
+    executionId, ending: 'exited', exitCode: 0, signal: null, reason: null, startedAt: 1, finishedAt: 2,
+    stdout: 'ok\n', stderr: '', stdoutTruncated: false, stderrTruncated: false, artifacts: [], artifactsTruncated: false,
+    ...overrides,
+  };
+}

@@ -1,0 +1,105 @@
+import { isIP } from 'node:net';
+import { connect, type ConnectionOptions, type PeerCertificate } from 'node:tls';
+
+/*
+ * How the agent trusts the service. With a pinned fingerprint the agent first fetches the
+ * server's certificate over a TLS connection that sends nothing, checks its SHA-256 fingerprint,
+ * and only then connects for real with that certificate as the one trusted CA and a
+ * checkServerIdentity that compares the fingerprint again. `rejectUnauthorized: false` is never
+ * used for a connection that carries a credential: with it, Node skips checkServerIdentity
+ * whenever the chain does not verify, so a pin check there would not run.
+ */
+
+export type Trust =
+  | { kind: 'system' }
+  | { kind: 'ca'; pem: string }
+  | { kind: 'pin'; fingerprint: string }
+  /** http:// on loopback, allowed by --insecure. */
+  | { kind: 'plain' };
+
+/** TLS options for https.request and for ws (which hands them to tls.connect). */
+export type TlsOptions = Pick<ConnectionOptions, 'ca' | 'checkServerIdentity' | 'rejectUnauthorized'>;
+
+const PREFLIGHT_TIMEOUT_MS = 15_000;
+
+/** 'AB:CD:…' (64 hex digits in pairs, upper case, as Node prints fingerprint256), or undefined. */
+export function normaliseFingerprint(text: string): string | undefined {
+  // Also takes openssl's `sha256 Fingerprint=AB:CD:…` as it prints it.
+  const hex = text.slice(text.lastIndexOf('=') + 1).replace(/[:\s]/g, '').toUpperCase();
+  if (!/^[0-9A-F]{64}$/.test(hex)) return undefined;
+  return hex.match(/../g)!.join(':');
+}
+
+/** The options for the next connection to `server`; for a pin, this checks the server first. */
+export async function tlsOptionsFor(server: URL, trust: Trust): Promise<TlsOptions> {
+  switch (trust.kind) {
+    case 'system':
+    case 'plain':
+      return {};
+    case 'ca':
+      return { ca: trust.pem, rejectUnauthorized: true };
+    case 'pin': {
+      const chain = await fetchPinnedChain(hostOf(server), portOf(server), trust.fingerprint);
+      return { ca: chain, rejectUnauthorized: true, checkServerIdentity: pinCheck(trust.fingerprint) };
+    }
+  }
+}
+
+/** Accepts only the certificate with this fingerprint; replaces the host name check, which a pin makes moot. */
+export function pinCheck(fingerprint: string): (host: string, cert: PeerCertificate) => Error | undefined {
+  return (_host, cert) =>
+    normaliseFingerprint(cert.fingerprint256 ?? '') === fingerprint ? undefined : new Error(mismatch(cert.fingerprint256, fingerprint));
+}
+
+/**
+ * Opens a TLS connection, writes nothing, and returns the server's certificate chain as PEM if
+ * its leaf has the pinned fingerprint; rejects otherwise.
+ */
+export function fetchPinnedChain(host: string, port: number, fingerprint: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false });
+    socket.setTimeout(PREFLIGHT_TIMEOUT_MS, () => socket.destroy(new Error(`no TLS handshake with ${host}:${port} within ${PREFLIGHT_TIMEOUT_MS / 1000} s`)));
+    socket.once('error', reject);
+    socket.once('secureConnect', () => {
+      const leaf = socket.getPeerCertificate(true);
+      socket.destroy();
+      if (normaliseFingerprint(leaf.fingerprint256 ?? '') !== fingerprint) return reject(new Error(mismatch(leaf.fingerprint256, fingerprint)));
+      resolve(chainOf(leaf).map(toPem));
+    });
+  });
+}
+
+function chainOf(leaf: PeerCertificate): PeerCertificate[] {
+  const chain: PeerCertificate[] = [leaf];
+  let current = leaf as PeerCertificate & { issuerCertificate?: PeerCertificate };
+  // A self-signed certificate is its own issuer: stop there.
+  while (current.issuerCertificate && current.issuerCertificate !== current && chain.length < 10) {
+    current = current.issuerCertificate;
+    chain.push(current);
+  }
+  return chain;
+}
+
+function toPem(cert: PeerCertificate): string {
+  const base64 = cert.raw.toString('base64').match(/.{1,64}/g)!.join('\n');
+  return `-----BEGIN CERTIFICATE-----\n${base64}\n-----END CERTIFICATE-----\n`;
+}
+
+function mismatch(presented: string | undefined, pinned: string): string {
+  return `the server's certificate has SHA-256 fingerprint ${presented ?? 'unknown'}, not the pinned ${pinned} (--server-fingerprint); `
+    + 'if the service made a new certificate, take the fingerprint it prints at start and update the flag';
+}
+
+/** The host for a socket: URL.hostname keeps IPv6 brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+export function isLoopbackHost(url: URL): boolean {
+  const host = hostOf(url).toLowerCase();
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}

@@ -77,6 +77,7 @@ export class AgentGateway {
   /** Closes every agent connection (agents reconnect to another node or after the restart). */
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    const sessions = [...this.sessions.values()];
     const closing = [...this.wss.clients].map((ws) => new Promise<void>((resolve) => {
       ws.once('close', () => resolve());
       ws.close(1001, 'the service is stopping');
@@ -84,6 +85,8 @@ export class AgentGateway {
       setTimeout(() => ws.terminate(), 1000).unref();
     }));
     await Promise.all(closing);
+    // Each session still records that its host went offline: let it finish before storage closes.
+    await Promise.all(sessions.map((session) => session.ended));
     await this.flushSeen();
     this.wss.close();
   }

@@ -35,6 +35,8 @@ export class AgentSession {
   private closed = false;
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
+  /** Settles once the session's own clean-up after the connection ended is done. */
+  readonly ended: Promise<void>;
 
   constructor(
     private readonly socket: WebSocket,
@@ -45,7 +47,13 @@ export class AgentSession {
     this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
     this.helloTimer = setTimeout(() => this.close(4002, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
     socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => this.log.error({ err: error }, 'agent message failed')));
-    socket.on('close', () => void this.onClose());
+    this.ended = new Promise((resolve) => {
+      socket.on('close', () => {
+        this.onClose()
+          .catch((error: unknown) => this.log.error({ err: error }, 'clean-up after the agent disconnected failed; the sweeper retries'))
+          .finally(resolve);
+      });
+    });
     socket.on('error', (error) => this.log.warn({ err: error }, 'agent connection error'));
   }
 

@@ -1,6 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { decide, hostKey, type HostFacts, type Outcome } from '../engine/decide.js';
-import { insertQueued, type ExecutionSpec } from '../executions/repository.js';
+import { queuedInserts, type ExecutionSpec } from '../executions/repository.js';
 import type { AlertPayload } from '../ingress/payload.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Rule } from '../rules/rule.js';
@@ -8,7 +8,8 @@ import { fromRow } from '../rules/repository.js';
 import type { Action } from '../rules/schema.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
-import type { Database, NewEventRow, NewExecutionRow } from '../store/schema.js';
+import { runBatch } from '../store/batch.js';
+import type { Database, NewEventRow, NewExecutionRow, RuleRow } from '../store/schema.js';
 
 /** One webhook call, authenticated from the cache, waiting to become an event. */
 export interface Submission {
@@ -69,54 +70,80 @@ export class EventWriter {
     return this.queue.drain();
   }
 
+  /**
+   * One transaction in three trips to the database: begin with the reads, the target hosts
+   * (only when a rule needs them), then every write with the commit (store/batch.ts).
+   */
   private async commit(batch: Submission[]): Promise<SubmissionResult[]> {
     const queued: QueuedExecution[] = [];
-    const results = await this.db.transaction().execute(async (tx) => {
-      const activeKeys = await this.touchActiveKeys(tx, batch);
-      const rules = await this.rulesByTrigger(tx, batch);
-      const hosts = await candidateHosts(tx, batch, rules);
-      const events: NewEventRow[] = [];
-      const executions: NewExecutionRow[] = [];
-      const results = batch.map((s): SubmissionResult => {
-        if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
-        const rule = rules.get(s.triggerId);
-        if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
-        const decision = decide(rule, { act: s.payload.act, hostName: s.payload.hostName }, hosts.get(s.tenantId) ?? []);
-        const event = eventRow(s, rule.id, decision.outcome, decision.reason);
-        events.push(event);
-        const rows = decision.targets.map((host) => executionRow(rule, event, host, this.options.executionExpirySeconds));
-        executions.push(...rows);
-        for (const row of rows) queued.push({ id: row.id, hostId: row.host_id! });
-        return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds: rows.map((r) => r.id) };
-      });
-      if (events.length > 0) await tx.insertInto('events').values(events).execute();
-      await insertQueued(tx, executions, Date.now());
-      return results;
+    const results = await this.db.getExecutor().provideConnection(async (connection) => {
+      const [, keyRows, ruleRows] = await runBatch(connection, [CompiledQuery.raw('begin'), this.keysQuery(batch), this.rulesQuery(batch)]);
+      try {
+        const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null }>;
+        const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
+        const hostsQuery = candidateHostsQuery(this.db, batch, rules);
+        const hosts = hostsQuery ? hostsByTenant((await runBatch(connection, [hostsQuery]))[0]!.rows as HostCandidate[]) : new Map<string, HostFacts[]>();
+        const { results, writes } = this.decideAll(batch, new Set(keys.map((k) => k.id)), rules, hosts, queued);
+        const stale = staleKeys(keys);
+        if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: Date.now() }).where('id', 'in', stale).compile());
+        await runBatch(connection, [...writes, CompiledQuery.raw('commit')]);
+        return results;
+      } catch (error) {
+        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+        throw error;
+      }
     });
     for (const r of results) if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
     if (queued.length > 0) this.options.onQueued(queued);
     return results;
   }
 
-  /** The batch's keys that are still active; their last-used time is refreshed at most once a minute. */
-  private async touchActiveKeys(tx: Transaction<Database>, batch: Submission[]): Promise<Set<string>> {
-    const keyIds = [...new Set(batch.map((s) => s.keyId))];
-    const keys = await tx.selectFrom('api_keys').select(['id', 'last_used_at']).where('id', 'in', keyIds).where('revoked_at', 'is', null).execute();
-    const now = Date.now();
-    const stale = keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
-    if (stale.length > 0) await tx.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).execute();
-    return new Set(keys.map((k) => k.id));
+  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, queued: QueuedExecution[]) {
+    const events: NewEventRow[] = [];
+    const executions: NewExecutionRow[] = [];
+    const results = batch.map((s): SubmissionResult => {
+      if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
+      const rule = rules.get(s.triggerId);
+      if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
+      const decision = decide(rule, { act: s.payload.act, hostName: s.payload.hostName }, hosts.get(s.tenantId) ?? []);
+      const event = eventRow(s, rule.id, decision.outcome, decision.reason);
+      events.push(event);
+      const rows = decision.targets.map((host) => executionRow(rule, event, host, this.options.executionExpirySeconds));
+      executions.push(...rows);
+      for (const row of rows) queued.push({ id: row.id, hostId: row.host_id! });
+      return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds: rows.map((r) => r.id) };
+    });
+    const writes: CompiledQuery[] = [];
+    if (events.length > 0) writes.push(this.db.insertInto('events').values(events).compile());
+    writes.push(...queuedInserts(this.db, executions, Date.now()));
+    return { results, writes };
   }
 
-  private async rulesByTrigger(tx: Transaction<Database>, batch: Submission[]): Promise<Map<string, Rule>> {
+  private keysQuery(batch: Submission[]): CompiledQuery {
+    const keyIds = [...new Set(batch.map((s) => s.keyId))];
+    return this.db.selectFrom('api_keys').select(['id', 'last_used_at']).where('id', 'in', keyIds).where('revoked_at', 'is', null).compile();
+  }
+
+  private rulesQuery(batch: Submission[]): CompiledQuery {
     const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
-    const rows = await tx.selectFrom('rules').selectAll().where('trigger_id', 'in', triggerIds).where('deleted_at', 'is', null).execute();
-    return new Map(rows.map((row) => [row.trigger_id!, fromRow(row)]));
+    return this.db.selectFrom('rules').selectAll().where('trigger_id', 'in', triggerIds).where('deleted_at', 'is', null).compile();
   }
 }
 
-/** The hosts each tenant's rules in this batch could target, read in the batch's transaction. */
-async function candidateHosts(tx: Transaction<Database>, batch: Submission[], rules: Map<string, Rule>): Promise<Map<string, HostFacts[]>> {
+/** Last-used times are for people: refreshed at most once a minute per key. */
+function staleKeys(keys: Array<{ id: string; last_used_at: number | null }>, now = Date.now()): string[] {
+  return keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
+}
+
+interface HostCandidate {
+  id: string;
+  tenant_id: string;
+  hostname: string;
+  tags: string;
+}
+
+/** The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. */
+function candidateHostsQuery(db: Kysely<Database>, batch: Submission[], rules: Map<string, Rule>): CompiledQuery | undefined {
   const names = new Set<string>();
   const tags = new Set<string>();
   const tenants = new Set<string>();
@@ -128,9 +155,8 @@ async function candidateHosts(tx: Transaction<Database>, batch: Submission[], ru
     if (rule.target.type === 'specific_host' && rule.target.hostname) names.add(hostKey(rule.target.hostname));
     if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
   }
-  const byTenant = new Map<string, HostFacts[]>();
-  if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return byTenant;
-  const rows = await tx
+  if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return undefined;
+  return db
     .selectFrom('hosts')
     .select(['id', 'tenant_id', 'hostname', 'tags'])
     .where('tenant_id', 'in', [...tenants])
@@ -140,7 +166,11 @@ async function candidateHosts(tx: Transaction<Database>, batch: Submission[], ru
       if (tags.size > 0) either.push(eb('id', 'in', eb.selectFrom('host_tags').select('host_id').where('tag', 'in', [...tags]).where('tenant_id', 'in', [...tenants])));
       return eb.or(either);
     })
-    .execute();
+    .compile();
+}
+
+function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
+  const byTenant = new Map<string, HostFacts[]>();
   for (const row of rows) {
     const host: HostFacts = { id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[] };
     byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), host]);

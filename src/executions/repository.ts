@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
@@ -18,13 +18,16 @@ export interface ExecutionSpec {
   timeoutSeconds: number;
 }
 
-export async function insertQueued(tx: Db, rows: NewExecutionRow[], at: number): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.insertInto('executions').values(rows).execute();
-  await tx
-    .insertInto('execution_transitions')
-    .values(rows.map((row) => ({ id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at })))
-    .execute();
+/** The statements that queue executions: their rows and their first transition. */
+export function queuedInserts(db: Kysely<Database>, rows: NewExecutionRow[], at: number): CompiledQuery[] {
+  if (rows.length === 0) return [];
+  return [
+    db.insertInto('executions').values(rows).compile(),
+    db
+      .insertInto('execution_transitions')
+      .values(rows.map((row) => ({ id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at })))
+      .compile(),
+  ];
 }
 
 export interface Move {

@@ -1,28 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { QueuedExecution } from '../events/writer.js';
-import type { ExecutionLedger } from '../executions/ledger.js';
-import type { LiveExecutions } from '../executions/live.js';
 import { authenticateAgent, isDeleted, touchHosts } from '../hosts/repository.js';
-import type { Database, HostRow } from '../store/schema.js';
-import { AgentSession } from './session.js';
+import type { HostRow } from '../store/schema.js';
+import { AgentSession, type AgentServices } from './session.js';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
 
-export interface GatewayDeps {
-  db: Kysely<Database>;
-  ledger: ExecutionLedger;
-  live: LiveExecutions;
-  nodeId: string;
-  heartbeatSeconds: number;
-  logger: FastifyBaseLogger;
-  /** Settles what ran through service nodes that died, before an agent's report is judged. */
-  recoverFromDeadNodes(): Promise<void>;
-}
+export type GatewayDeps = AgentServices;
 
 /**
  * The agents' side door: WebSocket connections on the HTTPS port, one session per host.

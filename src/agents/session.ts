@@ -9,14 +9,19 @@ import { attachSession, detachSession } from '../hosts/repository.js';
 import type { Database, HostRow } from '../store/schema.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 
-export interface SessionDeps {
+/** What the gateway and each agent session work with. */
+export interface AgentServices {
   db: Kysely<Database>;
   ledger: ExecutionLedger;
   live: LiveExecutions;
   nodeId: string;
   heartbeatSeconds: number;
   logger: FastifyBaseLogger;
+  /** Settles what ran through service nodes that died, before an agent's report is judged. */
   recoverFromDeadNodes(): Promise<void>;
+}
+
+export interface SessionDeps extends AgentServices {
   /** Notes that the host was heard from, for its last-seen time. */
   seen(hostId: string): void;
   closed(session: AgentSession): void;

@@ -12,7 +12,9 @@ const RESERVED_NAMES = new Set([
   'PSModulePath', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'http_proxy', 'https_proxy', 'HTTP_PROXY',
   'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'no_proxy', 'SUDO_ASKPASS', 'EDITOR', 'VISUAL', 'PAGER',
 ]);
-const RESERVED_PREFIXES = ['LD_', 'DYLD_', 'BASH_FUNC_', 'LC_', 'PITCREW_', 'GLIBC_', 'GIT_'];
+const RESERVED_PREFIXES = ['LD_', 'DYLD_', 'BASH_FUNC_', 'LC_', 'GLIBC_', 'GIT_'];
+// Reserved for the context pitcrew itself gives the script (PITCREW_EXECUTION_ID, ...).
+const CONTEXT_PREFIX = 'PITCREW_';
 
 const SHELL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -27,9 +29,18 @@ export const ENV_REFUSAL_TEXT: Record<EnvRefusal, string> = {
   too_many: 'more variables than the 1000 a runbook receives',
 };
 
+export function isShellIdentifier(name: string): boolean {
+  return SHELL_IDENTIFIER.test(name);
+}
+
+/** Whether a variable would change how the script's process runs. The agent checks this again. */
+export function changesHowProcessRuns(name: string): boolean {
+  return RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
 export function refusalForName(name: string): EnvRefusal | undefined {
-  if (!SHELL_IDENTIFIER.test(name)) return 'invalid_name';
-  if (RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'reserved';
+  if (!isShellIdentifier(name)) return 'invalid_name';
+  if (changesHowProcessRuns(name) || name.startsWith(CONTEXT_PREFIX)) return 'reserved';
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,9 +31,21 @@ export interface AgentProcess {
   exited: Promise<number | null>;
 }
 
+// Every agent state directory of a test file, removed after the file (its suites stop their agents first).
+let stateRoot: string | undefined;
+afterAll(() => {
+  if (stateRoot) fs.rmSync(stateRoot, { recursive: true, force: true });
+  stateRoot = undefined;
+});
+
+function newStateDir(hostname: string): string {
+  stateRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-agents-'));
+  return fs.mkdtempSync(path.join(stateRoot, `${hostname}-`));
+}
+
 /** Starts the bundled agent (npm test builds it), the way an operator would run it on a host. */
 export function spawnAgent(options: AgentOptions): AgentProcess {
-  const stateDir = options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `pitcrew-agent-${options.hostname}-`));
+  const stateDir = options.stateDir ?? newStateDir(options.hostname);
   const args = [
     AGENT_BUNDLE,
     '--server', options.server,

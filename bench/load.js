@@ -77,7 +77,7 @@ export async function runLoad({ url, body, connections, amount, rate, watchdogMs
 
   const elapsedSeconds = ((s.lastAt || performance.now()) - started) / 1000;
   const sorted = latencies.subarray(0, s.n).sort();
-  const pct = (p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]);
+  const pct = (p) => percentile(sorted, p);
   return {
     connections: conns,
     amount,
@@ -97,4 +97,9 @@ export async function runLoad({ url, body, connections, amount, rate, watchdogMs
     p99: pct(0.99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
   };
+}
+
+/** The p-quantile (0..1, nearest rank) of ascending sorted values; NaN when there are none. */
+export function percentile(sorted, p) {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }

@@ -99,13 +99,18 @@ export async function waitFor(handle, check, timeoutMs, what) {
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** CPU seconds (user + system) a process has used so far, from /proc; NaN where unavailable. */
-export function cpuSeconds(pid) {
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; NaN where unavailable.
+ * withChildren adds the time of its children that have ended and been waited for (cutime, cstime):
+ * for a process that runs short-lived programs, such as an agent running scripts.
+ */
+export function cpuSeconds(pid, withChildren = false) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, stime field 15.
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    // fields[0] is field 3 (state): utime is field 14, stime field 15, cutime 16, cstime 17.
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (withChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return NaN;
   }
@@ -128,5 +133,38 @@ export function machineProcessSeconds() {
     return (user + nice + system) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return NaN;
+  }
+}
+
+/** CPU seconds (user + system) each process on the machine has used so far, by pid, with its name. */
+export function allProcessSeconds() {
+  const out = new Map();
+  let pids;
+  try {
+    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(pid), { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** A short name for a process: its command, and for node/npm its script's file name. */
+export function processLabel(pid, comm) {
+  if (!/^(node|npm|npx|MainThread)/.test(comm)) return comm;
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const script = argv.slice(1).find((a) => !a.startsWith('-'));
+    return script ? `${comm} ${script.split('/').slice(-2).join('/')}`.slice(0, 60) : comm;
+  } catch {
+    return comm;
   }
 }

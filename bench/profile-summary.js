@@ -1,23 +1,35 @@
-// Summarises a V8 .cpuprofile (as written by `node --cpu-prof`, e.g. by BENCH_CPU_PROF=1 npm run bench):
-// self time by function and by area (pitcrew's dist/ folder, npm package, node internals).
+// Summarises V8 .cpuprofile files (as written by `node --cpu-prof`, e.g. by BENCH_CPU_PROF=1 npm run bench):
+// self time by function and by area (pitcrew's dist/ folder, npm package, node internals). Several
+// files (e.g. the ten agents of bench/e2e.js) are summed as one.
 //
-//   node bench/profile-summary.js bench/profiles/CPU.<...>.cpuprofile [top=25]
+//   node bench/profile-summary.js bench/profiles/CPU.<...>.cpuprofile [more.cpuprofile ...] [top=25]
 import fs from 'node:fs';
 
-const [file, topArg] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: node bench/profile-summary.js <file.cpuprofile> [top]');
+const args = process.argv.slice(2);
+const top = args.length > 1 && /^\d+$/.test(args[args.length - 1]) ? Number(args.pop()) : 25;
+const files = args;
+if (files.length === 0) {
+  console.error('usage: node bench/profile-summary.js <file.cpuprofile> [more.cpuprofile ...] [top]');
   process.exit(2);
 }
-const top = Number(topArg ?? 25);
-const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+const file = files.length === 1 ? files[0] : `${files.length} profiles`;
 
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+// Node ids are per file: they are prefixed with the file's index.
+const byId = new Map();
 const selfUs = new Map();
-for (let i = 0; i < profile.samples.length; i++) {
-  const id = profile.samples[i];
-  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
-}
+const profile = { nodes: [] };
+files.forEach((f, fi) => {
+  const p = JSON.parse(fs.readFileSync(f, 'utf8'));
+  for (const n of p.nodes) {
+    const node = { ...n, id: `${fi}:${n.id}`, children: (n.children ?? []).map((c) => `${fi}:${c}`) };
+    byId.set(node.id, node);
+    profile.nodes.push(node);
+  }
+  for (let i = 0; i < p.samples.length; i++) {
+    const id = `${fi}:${p.samples[i]}`;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+});
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 function area(url) {

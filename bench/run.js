@@ -5,13 +5,14 @@
 //
 // Both servers run as child processes, so the load generator (this process) does not share an
 // event loop with the server under test. Only 127.0.0.1 is ever targeted.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
 import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, makeTempDir, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
 import { prepareStorage } from './storage.js';
@@ -22,13 +23,7 @@ const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
 
 const env = process.env;
-const number = (name, fallback, min) => {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return value;
-};
+const number = (name, fallback, min) => envNumber(env, name, fallback, min);
 
 const DURATION = number('BENCH_DURATION', 10, 1);
 const CONNECTIONS = Math.round(number('BENCH_CONNECTIONS', 100, 1));
@@ -49,18 +44,9 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line) => process.stderr.write(`bench: ${line}\n`);
 
 const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-
-/** The commit measured, and whether the working tree differed from it. */
-function codeVersion() {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json', 'bin'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-      .split('\n').filter(Boolean).length;
-    return `git ${head}${dirty ? ` + ${dirty} uncommitted change(s) in src/, bin/, package.json` : ''}`;
-  } catch {
-    return 'git version unknown';
-  }
-}
+// Taken now, right after `npm run build`: the tree may change while the bench runs.
+const codeAtStart = codeVersion(root);
+const e2eCodeAtStart = codeVersion(root, ['src', 'agent', 'package.json', 'bin']);
 
 async function main() {
   const startedAt = Date.now();
@@ -249,27 +235,6 @@ async function scrapeIngestMetrics(base) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function fmtInt(n) {
-  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
-}
-function fmtMs(n) {
-  return Number.isFinite(n) ? n.toFixed(2) : 'n/a';
-}
-function fmtPct(n) {
-  return Number.isFinite(n) ? `${(n * 100).toFixed(1)} %` : 'n/a';
-}
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
-  return rows
-    .map((r, ri) => {
-      const cells = r.map((c, i) => (i < 2 ? String(c ?? '').padEnd(widths[i]) : String(c ?? '').padStart(widths[i])));
-      const line = cells.join('  ').trimEnd();
-      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
-
 function report({ storage, phases, warm, totals, stored, setupEvents, stopped, profiles, seconds }) {
   const cpu = os.cpus();
   log();
@@ -277,7 +242,7 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
   log(`  storage      ${storage.describe}`);
   if (SERVER_ENTRY !== 'bin/pitcrew.js') log(`  server       ${SERVER_ENTRY} (BENCH_SERVER_ENTRY)`);
   log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
-  log(`  code         ${codeVersion()}; load average before the run ${loadBefore}`);
+  log(`  code         ${codeAtStart}; load average before the run ${loadBefore}`);
   log(`  load         autocannon, HTTP/1.1 keep-alive, pipelining 1, ${BODY.length}-byte JSON body; ${DURATION} s per run`);
   log('  baseline     bare Fastify 5 route (bench/bare-server.js): same path shape, same JSON body parsed, 202 + small JSON reply');
   log();
@@ -357,29 +322,64 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 
 // ---------------------------------------------------------------------------------------------
 // Lifetime: bounded, and cleaned up on every path.
+//
+// `npm run bench` runs both benchmarks one after the other: this one (ingest), then the end-to-end
+// one (bench/e2e.js) as a child process once everything of this one is stopped and removed, so the
+// two never share the machine. BENCH_ONLY=ingest or BENCH_ONLY=e2e runs one of them.
 
-const budget = setTimeout(() => {
-  progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_TIMEOUT); stopping`);
-  cleanupAll().finally(() => process.exit(2));
-}, BUDGET_SECONDS * 1000);
-budget.unref();
-onCleanup(() => clearTimeout(budget));
+const ONLY = env.BENCH_ONLY ?? '';
 
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    progress(`${signal}: cleaning up`);
-    cleanupAll().finally(() => process.exit(130));
+/** Runs bench/e2e.js with this terminal; resolves with its exit code. Signals are passed on to it. */
+function runE2e() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(benchDir, 'e2e.js')], { cwd: root, env: { ...env, BENCH_E2E_CODE_VERSION: e2eCodeAtStart }, stdio: 'inherit' });
+    const forward = (signal) => child.exitCode === null && child.signalCode === null && child.kill(signal);
+    for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
+    child.once('error', (error) => {
+      progress(`could not start bench/e2e.js: ${error.message}`);
+      resolve(1);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1)));
   });
 }
 
-main().then(
-  async (consistent) => {
-    await cleanupAll();
-    process.exit(consistent ? 0 : 1);
-  },
-  async (error) => {
-    progress(`failed: ${error?.stack ?? error}`);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+if (!['', 'ingest', 'e2e'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest or e2e (or unset for both), got "${ONLY}"`);
+  process.exit(2);
+} else if (ONLY === 'e2e') {
+  runE2e().then((code) => process.exit(code));
+} else {
+  const budget = setTimeout(() => {
+    progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_TIMEOUT); stopping`);
+    cleanupAll().finally(() => process.exit(2));
+  }, BUDGET_SECONDS * 1000);
+  budget.unref();
+  onCleanup(() => clearTimeout(budget));
+
+  const onSignal = (signal) => {
+    progress(`${signal}: cleaning up`);
+    cleanupAll().finally(() => process.exit(130));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, onSignal);
+
+  /** The ingest bench is over and cleaned up: exit, or go on with the end-to-end bench. */
+  const then = async (code) => {
+    if (ONLY === 'ingest') process.exit(code);
+    for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, onSignal);
+    log();
+    const e2e = await runE2e();
+    process.exit(Math.max(code, e2e));
+  };
+
+  main().then(
+    async (consistent) => {
+      await cleanupAll();
+      await then(consistent ? 0 : 1);
+    },
+    async (error) => {
+      progress(`failed: ${error?.stack ?? error}`);
+      await cleanupAll();
+      await then(1);
+    },
+  );
+}

@@ -1,5 +1,7 @@
 // Where the server under test stores events: a fresh SQLite file in a temp dir, or a dedicated
 // PostgreSQL database created for this run and dropped afterwards (no other database is touched).
+// openReader() gives a read-only view of it for the benchmark's own queries (plain SQL, no
+// parameters; PostgreSQL returns bigint columns as strings).
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -26,6 +28,17 @@ export async function prepareStorage(adminUrl, dataDir) {
         } finally {
           db.close();
         }
+      },
+      openReader: async () => {
+        // Read-only, in WAL mode beside the server's writer: it never blocks the server.
+        const db = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+        let open = true;
+        const close = async () => {
+          if (open) db.close();
+          open = false;
+        };
+        onCleanup(close);
+        return { all: async (sql) => db.prepare(sql).all(), close };
       },
       drop: async () => undefined,
     };
@@ -78,6 +91,18 @@ export async function prepareStorage(adminUrl, dataDir) {
       } finally {
         await c.end();
       }
+    },
+    openReader: async () => {
+      const c = new pg.Client({ connectionString: dbUrl.toString() });
+      await c.connect();
+      let open = true;
+      const close = async () => {
+        if (open) await c.end();
+        open = false;
+      };
+      // Registered after drop, so it runs before it (cleanups run in reverse order).
+      onCleanup(close);
+      return { all: async (sql) => (await c.query(sql)).rows, close };
     },
     drop,
   };

@@ -1,0 +1,48 @@
+// Helpers shared by the benchmarks (bench/run.js, bench/e2e.js): settings from the environment,
+// the code version measured, and the plain-text tables they print.
+import { execFileSync } from 'node:child_process';
+
+/** A numeric setting from the environment: the fallback when unset, an error when below min. */
+export function envNumber(env, name, fallback, min) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  return value;
+}
+
+/** The commit measured, and whether the working tree differed from it. */
+export function codeVersion(root, paths = ['src', 'package.json', 'bin']) {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', ...paths], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n').filter(Boolean).length;
+    return `git ${head}${dirty ? ` + ${dirty} uncommitted change(s) in ${paths.map((p) => (p.includes('.') ? p : `${p}/`)).join(', ')}` : ''}`;
+  } catch {
+    return 'git version unknown';
+  }
+}
+
+export function fmtInt(n) {
+  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
+}
+
+export function fmtMs(n) {
+  return Number.isFinite(n) ? n.toFixed(2) : 'n/a';
+}
+
+export function fmtPct(n) {
+  return Number.isFinite(n) ? `${(n * 100).toFixed(1)} %` : 'n/a';
+}
+
+/** Rows of cells; the first row is the header. The first two columns are left-aligned, the rest right-aligned. */
+export function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
+  return rows
+    .map((r, ri) => {
+      const cells = r.map((c, i) => (i < 2 ? String(c ?? '').padEnd(widths[i]) : String(c ?? '').padStart(widths[i])));
+      const line = cells.join('  ').trimEnd();
+      return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}

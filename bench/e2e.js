@@ -1,0 +1,791 @@
+// End-to-end benchmark (bench/README.md): webhook → agent runs `true` → result stored.
+//
+// The server and the agents run as child processes on loopback, the way an operator runs them
+// (bin/pitcrew.js server, dist/pitcrew-agent.mjs pinned to the server's certificate). This process
+// fires the webhooks and reads the agents' logs. Three phases:
+//   (a) 1 agent, as many executions per second as it sustains (a fixed number kept in flight);
+//   (b) 10 agents, the same, HostName spread round-robin over them;
+//   (c) 200 events/s, evenly spaced, for about 10 s over the 10 agents: trigger-to-start latency.
+// The baseline, measured in the same run in alternating rounds with (a) and (b), is the machine's
+// raw process-spawn rate (bench/spawn-baseline.js): `/bin/sh -c true` started the way the agent
+// starts a script, as many spawning processes as there are agents, the same number in flight.
+// Every run ends on a count, never a timer, so at the end every fired webhook can be checked: one
+// execution each, ended `succeeded`, run exactly once by its own host's agent.
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
+import { percentile } from './load.js';
+import { allProcessSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, makeTempDir, onCleanup, ownCpuSeconds, processLabel, spawnChild, waitFor } from './procs.js';
+import { prepareStorage } from './storage.js';
+
+/* global fetch, AbortSignal */
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, '..');
+const AGENT_BUNDLE = path.join(root, 'dist/pitcrew-agent.mjs');
+
+const env = process.env;
+const number = (name, fallback, min) => envNumber(env, name, fallback, min);
+
+const DURATION = number('BENCH_E2E_DURATION', 6, 1);
+const ROUNDS = Math.round(number('BENCH_E2E_ROUNDS', 3, 1));
+const WINDOW = Math.round(number('BENCH_E2E_WINDOW', 64, 1));
+const AGENTS = Math.round(number('BENCH_E2E_AGENTS', 10, 2));
+const RATE = number('BENCH_E2E_RATE', 200, 1);
+const RATE_SECONDS = number('BENCH_E2E_RATE_SECONDS', 10, 1);
+// A second, low rate after (c), for reference: the latency of one execution when nothing queues.
+const FLOOR_RATE = number('BENCH_E2E_FLOOR_RATE', 20, 0);
+const FLOOR_SECONDS = 5;
+const WARMUP = Math.max(WINDOW * 4, 300);
+// For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs all three.
+const PHASES = new Set((env.BENCH_E2E_PHASES || 'a,b,c').split(',').map((p) => p.trim()));
+if ([...PHASES].some((p) => !['a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of a, b, c; got "${env.BENCH_E2E_PHASES}"`);
+const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS, 10);
+const CPU_PROF = env.BENCH_CPU_PROF === '1';
+/** No progress (no reply, no finished script) for this long ends the bench as failed. */
+const STALL_MS = 30_000;
+
+const TARGET_EXECUTIONS_PER_SECOND = 1000;
+const TARGET_SHARE_OF_SPAWN = 0.7;
+const TARGET_P50_MS = 5;
+const TARGET_P99_MS = 25;
+
+const PENDING_SQL = "select count(*) as n from executions where state in ('queued', 'dispatched', 'running')";
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const progress = (line) => process.stderr.write(`bench-e2e: ${line}\n`);
+const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+// Taken at the start (by bench/run.js right after `npm run build`): the tree may change while the bench runs.
+const codeAtStart = env.BENCH_E2E_CODE_VERSION || codeVersion(root, ['src', 'agent', 'package.json', 'bin']);
+const hostName = (i) => `e2e-${i}`;
+
+// ---------------------------------------------------------------------------------------------
+// What the agents say: every run they start and finish, from their JSON log lines on stderr.
+
+const agentLog = {
+  /** execution id → the agents (host names) that logged "running a script" for it */
+  runs: new Map(),
+  finished: 0,
+  endings: {},
+  warnings: [],
+  warningCount: 0,
+  /** called after each "script finished" */
+  onFinished: () => undefined,
+};
+
+function readAgentLines(name, stream) {
+  let rest = '';
+  stream.on('data', (chunk) => {
+    rest += chunk;
+    let at;
+    while ((at = rest.indexOf('\n')) >= 0) {
+      const line = rest.slice(0, at);
+      rest = rest.slice(at + 1);
+      agentLine(name, line);
+    }
+  });
+}
+
+function agentLine(name, line) {
+  let entry;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (entry.msg === 'running a script') {
+    const hosts = agentLog.runs.get(entry.executionId);
+    if (hosts) hosts.push(name);
+    else agentLog.runs.set(entry.executionId, [name]);
+  } else if (entry.msg === 'script finished') {
+    agentLog.finished += 1;
+    const key = `${entry.ending}${entry.exitCode === null ? '' : ` ${entry.exitCode}`}`;
+    agentLog.endings[key] = (agentLog.endings[key] ?? 0) + 1;
+    agentLog.onFinished();
+  } else if (entry.level !== 'info') {
+    agentLog.warningCount += 1;
+    if (agentLog.warnings.length < 5) agentLog.warnings.push(`${name}: ${line.slice(0, 300)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Firing webhooks: plain node:http with keep-alive, so that this process spends little CPU on it.
+
+const fires = [];
+// No socket limit: a webhook waiting for a free socket here would count its wait as pitcrew's.
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+/** One webhook call. The record gets status, eventId and executionIds when the reply is in. */
+function fire(target, phase, host, onDone) {
+  const body = JSON.stringify({ HostName: host });
+  const record = { phase, host, sentAt: Date.now(), sentPerf: performance.now(), replyMs: NaN, status: 0, eventId: null, executionIds: [], error: null };
+  fires.push(record);
+  const req = http.request(
+    { agent: httpAgent, host: '127.0.0.1', port: target.port, path: target.path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        record.replyMs = performance.now() - record.sentPerf;
+        record.status = res.statusCode;
+        try {
+          const reply = JSON.parse(text);
+          record.eventId = reply.eventId ?? null;
+          record.executionIds = Array.isArray(reply.executionIds) ? reply.executionIds : [];
+        } catch {
+          record.error = `unparsable reply: ${text.slice(0, 200)}`;
+        }
+        if (res.statusCode !== 202 && !record.error) record.error = `${res.statusCode}: ${text.slice(0, 200)}`;
+        onDone(record);
+      });
+    },
+  );
+  req.setTimeout(10_000, () => req.destroy(new Error('no reply within 10 s')));
+  req.once('error', (error) => {
+    if (record.status) return;
+    record.error = error.message;
+    onDone(record);
+  });
+  req.end(body);
+  return record;
+}
+
+/** A fire that will not produce exactly one execution (nothing to wait for). */
+const misfired = (r) => r.status !== 202 || r.executionIds.length !== 1;
+
+// ---------------------------------------------------------------------------------------------
+// CPU use during a run, per group of processes, as a share of one core.
+
+function cpuSnapshot(groups) {
+  const s = { wall: performance.now(), machine: machineProcessSeconds(), own: ownCpuSeconds(), groups: {}, pids: groups, procs: allProcessSeconds() };
+  for (const [key, pids] of Object.entries(groups)) s.groups[key] = pids.reduce((sum, pid) => sum + cpuSeconds(pid, true), 0);
+  return s;
+}
+
+/** The other processes that used the most CPU between two snapshots, e.g. "node .bin/vitest [4242] 35 %, jbd2/vda-8 [310] 4 %". */
+function topOthers(a, b, window, exclude) {
+  const byLabel = new Map();
+  for (const [pid, { comm, seconds }] of b.procs) {
+    if (exclude.has(pid)) continue;
+    const used = seconds - (a.procs.get(pid)?.seconds ?? 0);
+    if (used <= 0) continue;
+    const label = processLabel(pid, comm);
+    const entry = byLabel.get(label) ?? { used: 0, pids: [] };
+    entry.used += used;
+    entry.pids.push(pid);
+    byLabel.set(label, entry);
+  }
+  return [...byLabel].filter(([, e]) => e.used / window >= 0.01).sort((x, y) => y[1].used - x[1].used).slice(0, 3)
+    .map(([label, e]) => `${label} [${e.pids.length > 2 ? `${e.pids.length} pids` : e.pids.join(',')}] ${((e.used / window) * 100).toFixed(0)} %`).join(', ');
+}
+
+/** extra: CPU seconds of processes that ended during the run (the spawners report their own). */
+function cpuShares(a, b, extra = {}, extraPids = []) {
+  const window = (b.wall - a.wall) / 1000;
+  const out = { bench: (b.own - a.own) / window };
+  let known = b.own - a.own;
+  for (const key of Object.keys(a.groups)) {
+    const used = b.groups[key] - a.groups[key];
+    out[key] = used / window;
+    known += used;
+  }
+  for (const [key, used] of Object.entries(extra)) {
+    out[key] = used / window;
+    known += used;
+  }
+  out.other = Math.max(0, b.machine - a.machine - known) / window;
+  const ours = new Set([process.pid, ...Object.values(b.pids).flat(), ...(extraPids ?? [])]);
+  out.top = topOthers(a, b, window, ours);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const startedAt = Date.now();
+  if (!fs.existsSync(AGENT_BUNDLE) || !fs.existsSync(path.join(root, 'dist/src/cli/main.js'))) throw new Error('dist/ is not built: run npm run build first');
+  const tmp = makeTempDir(path.join(os.tmpdir(), 'pitcrew-e2e-'));
+  const dataDir = path.join(tmp, 'data');
+  const storage = await prepareStorage(env.DATABASE_URL || undefined, dataDir);
+
+  const serverEnv = { ...env, PITCREW_DATA_DIR: dataDir, PITCREW_LOG_LEVEL: env.PITCREW_LOG_LEVEL ?? 'warn', ...storage.serverEnv };
+  if (!storage.serverEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
+
+  progress(`bootstrapping a tenant (${storage.kind})`);
+  const boot = spawnChild('pitcrew bootstrap', ['bin/pitcrew.js', 'bootstrap', '--json'], { cwd: root, env: serverEnv });
+  const { code } = await boot.exited;
+  const bootLine = boot.output().split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !bootLine) throw new Error(`bootstrap failed (exit ${code}):\n${boot.output()}`);
+  const { apiKey, token } = JSON.parse(bootLine);
+
+  const port = await freePort();
+  const tlsPort = await freePort();
+  const profDir = path.join(benchDir, 'profiles');
+  const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const profsBefore = CPU_PROF && fs.existsSync(profDir) ? new Set(fs.readdirSync(profDir)) : new Set();
+  const server = spawnChild('pitcrew server', [...nodeFlags, 'bin/pitcrew.js', 'server'], {
+    cwd: root,
+    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort) },
+  });
+  const serverNotes = watchServerLog(server);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
+  // The fingerprint the server prints at info level, computed the same way from its certificate.
+  const certFile = path.join(dataDir, 'tls', 'cert.pem');
+  await waitFor(server, async () => fs.existsSync(certFile), 10_000, 'the TLS certificate');
+  const fingerprint = new X509Certificate(fs.readFileSync(certFile)).fingerprint256;
+
+  const api = async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  const rule = await api('POST', '/api/v1/rules', {
+    name: 'e2e',
+    trigger: { type: 'webhook' },
+    action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
+    target: { type: 'trigger_host' },
+    infrastructureType: 'On_Premise',
+  });
+  await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
+  const target = { port, path: `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}` };
+
+  // --- agents ---
+  const agents = [];
+  const startAgent = (i) => {
+    const name = hostName(i);
+    const args = [...nodeFlags, AGENT_BUNDLE, '--server', `https://127.0.0.1:${tlsPort}`, '--hostname', name, '--server-fingerprint', fingerprint, '--state-dir', path.join(tmp, 'agents', name)];
+    if (process.getuid?.() === 0) args.push('--allow-root');
+    // The API key through the environment, as docs/agent.md recommends; nothing else of ours leaks in.
+    const handle = spawnChild(`agent ${name}`, args, { cwd: tmp, env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: tmp, PITCREW_API_KEY: apiKey } });
+    readAgentLines(name, handle.child.stderr);
+    handle.closed = new Promise((resolve) => handle.child.once('close', resolve));
+    handle.hostName = name;
+    agents.push(handle);
+    return handle;
+  };
+  const online = (handle) =>
+    waitFor(handle, async () => (await api('GET', `/api/v1/hosts?hostname=${handle.hostName}`)).items[0]?.status === 'online', 30_000, `${handle.hostName} online`);
+
+  const reader = await storage.openReader();
+  const pendingCount = async () => Number((await reader.all(PENDING_SQL))[0].n);
+  // The last transition to an end state: the moment the last result was stored (server clock).
+  const lastStoredAt = async () => Number((await reader.all("select max(at) as at from execution_transitions where to_state in ('succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired')"))[0].at);
+
+  const cpuGroups = () => ({ server: [server.pid], agents: agents.map((a) => a.pid) });
+  const alive = () => {
+    for (const child of [server, ...agents]) if (!child.alive()) throw new Error(`${child.name} exited during the run:\n${child.output()}`);
+  };
+  let expectedExecutions = 0;
+
+  /** Waits until every execution fired so far has ended and its result is stored. */
+  async function allStored(what) {
+    const deadline = Date.now() + STALL_MS;
+    for (;;) {
+      alive();
+      if ((await pendingCount()) === 0) return;
+      if (Date.now() > deadline) {
+        const byState = await reader.all('select state, count(*) as n from executions group by state');
+        throw new Error(`${what}: executions still not ended after ${STALL_MS / 1000} s: ${JSON.stringify(byState)}`);
+      }
+      await sleep(5);
+    }
+  }
+
+  /**
+   * Max throughput: `amount` webhooks, keeping `window` executions in flight (fired, not yet
+   * finished on an agent), HostName round-robin over `hosts`. Ends when all results are stored.
+   */
+  async function runMax(phase, hosts, amount, window) {
+    let fired = 0;
+    let misfires = 0;
+    let replies = 0;
+    const finished0 = agentLog.finished;
+    let lastProgress = Date.now();
+    let resolveDone;
+    const done = new Promise((resolve) => (resolveDone = resolve));
+    const records = [];
+    const check = () => {
+      const finished = agentLog.finished - finished0;
+      if (replies === amount && finished + misfires >= amount) resolveDone();
+    };
+    const pump = () => {
+      lastProgress = Date.now();
+      while (fired < amount && fired - (agentLog.finished - finished0) - misfires < window) {
+        const host = hosts[fired % hosts.length];
+        fired += 1;
+        records.push(fire(target, phase, host, (r) => {
+          replies += 1;
+          lastProgress = Date.now();
+          if (misfired(r)) {
+            misfires += 1;
+            pump();
+          }
+          check();
+        }));
+      }
+      check();
+    };
+    const c0 = cpuSnapshot(cpuGroups());
+    agentLog.onFinished = pump;
+    const stall = setInterval(() => {
+      if (Date.now() - lastProgress > STALL_MS) resolveDone(new Error(`${phase}: no progress for ${STALL_MS / 1000} s (${fired} fired, ${replies} replies, ${agentLog.finished - finished0} finished)`));
+      if (!server.alive() || agents.some((a) => !a.alive())) resolveDone(new Error(`${phase}: a child process exited`));
+    }, 250);
+    pump();
+    const failure = await done;
+    clearInterval(stall);
+    agentLog.onFinished = () => undefined;
+    if (failure) throw failure;
+    expectedExecutions += amount - misfires;
+    await allStored(phase);
+    const c1 = cpuSnapshot(cpuGroups());
+    const firstSent = Math.min(...records.map((r) => r.sentAt));
+    const last = await lastStoredAt();
+    const ok = amount - misfires;
+    await sleep(300); // let the writers settle before the next run
+    return { kind: 'e2e', phase, amount, ok, misfires, window, seconds: (last - firstSent) / 1000, rate: ok / ((last - firstSent) / 1000), cpu: cpuShares(c0, c1) };
+  }
+
+  /** The baseline: `processes` spawners, `count` spawns in all, `window` in flight in all. */
+  async function runBaseline(processes, count, window) {
+    const spawners = [];
+    const results = [];
+    const cwd = path.join(tmp, 'spawn-cwd');
+    fs.mkdirSync(cwd, { recursive: true });
+    for (let i = 0; i < processes; i++) {
+      const share = Math.floor(count / processes) + (i < count % processes ? 1 : 0);
+      const lanes = Math.max(1, Math.floor(window / processes) + (i < window % processes ? 1 : 0));
+      const s = spawnChild(`spawner ${i}`, [path.join(benchDir, 'spawn-baseline.js'), String(share), String(lanes), cwd], { cwd: tmp, env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: tmp } });
+      s.result = new Promise((resolve) => {
+        let rest = '';
+        s.child.stdout.on('data', (chunk) => {
+          rest += chunk;
+          for (const line of rest.split('\n').slice(0, -1)) {
+            let parsed;
+            try {
+              parsed = JSON.parse(line);
+            } catch {
+              continue;
+            }
+            if (parsed.ready) s.ready = true;
+            else resolve(parsed);
+          }
+          rest = rest.slice(rest.lastIndexOf('\n') + 1);
+        });
+        // 'close', not 'exit': the result line may still be in the pipe when the process exits.
+        s.child.once('close', () => resolve(null));
+      });
+      spawners.push(s);
+    }
+    for (const s of spawners) await waitFor(s, async () => s.ready, 15_000, 'the spawner to start');
+    const c0 = cpuSnapshot(cpuGroups());
+    for (const s of spawners) s.child.kill('SIGUSR2');
+    for (const s of spawners) {
+      const r = await s.result;
+      if (!r) throw new Error(`${s.name} exited without a result (exit ${s.child.exitCode ?? s.child.signalCode}):\n${s.output()}`);
+      results.push(r);
+    }
+    const c1 = cpuSnapshot(cpuGroups());
+    for (const s of spawners) await s.exited;
+    const ok = results.reduce((n, r) => n + r.ok, 0);
+    const failed = results.reduce((n, r) => n + r.failed, 0);
+    const seconds = (Math.max(...results.map((r) => r.endedAt)) - Math.min(...results.map((r) => r.startedAt))) / 1000;
+    const spawnerCpu = results.reduce((n, r) => n + r.cpuSelf + r.cpuChildren, 0);
+    await sleep(300);
+    return { kind: 'spawn', amount: count, ok, failed, window, processes, seconds, rate: ok / seconds, cpu: cpuShares(c0, c1, { spawners: spawnerCpu }, spawners.map((sp) => sp.pid)) };
+  }
+
+  /** (a) and (b): a warm-up of each, then alternating rounds; the median round of each is reported. */
+  async function maxPhase(label, key, hosts) {
+    const processes = hosts.length;
+    progress(`${label}: warm-up, ${WARMUP} executions and ${WARMUP} spawns`);
+    const warm = { e2e: await runMax(`${key} warm-up`, hosts, WARMUP, WINDOW), spawn: await runBaseline(processes, WARMUP, WINDOW) };
+    const last = { e2e: warm.e2e.rate, spawn: warm.spawn.rate };
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = {};
+      for (const which of round % 2 === 0 ? ['e2e', 'spawn'] : ['spawn', 'e2e']) {
+        const amount = Math.max(WINDOW * 4, Math.round(Math.max(last[which], 50) * DURATION));
+        progress(`${label}: round ${round + 1}/${ROUNDS}, ${which === 'e2e' ? `${amount} webhooks` : `${amount} spawns`}, ~${DURATION} s`);
+        results[which] = which === 'e2e' ? await runMax(`${key} round ${round + 1}`, hosts, amount, WINDOW) : await runBaseline(processes, amount, WINDOW);
+        last[which] = results[which].rate;
+      }
+      rounds.push(results);
+    }
+    const median = (which) => [...rounds.map((r) => r[which])].sort((x, y) => x.rate - y.rate)[Math.floor((rounds.length - 1) / 2)];
+    return { label, key, hosts, warm, rounds, results: { e2e: median('e2e'), spawn: median('spawn') } };
+  }
+
+  /** (c): `count` webhooks at `rate`/s, evenly spaced, HostName round-robin over `hosts`. */
+  async function runRate(key, hosts, rate, count) {
+    const interval = 1000 / rate;
+    const lags = [];
+    let replies = 0;
+    let misfires = 0;
+    const records = [];
+    const c0 = cpuSnapshot(cpuGroups());
+    const t0 = performance.now() + 20;
+    for (let i = 0; i < count; i++) {
+      const due = t0 + i * interval;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait - 0.5);
+      while (performance.now() < due); // the last half millisecond: spin, timers are too coarse
+      lags.push(performance.now() - due);
+      records.push(fire(target, key, hosts[i % hosts.length], (r) => {
+        replies += 1;
+        if (misfired(r)) misfires += 1;
+      }));
+      if (i % 100 === 0) alive();
+    }
+    const sendSeconds = (performance.now() - t0) / 1000;
+    const deadline = Date.now() + STALL_MS;
+    while (replies < count) {
+      if (Date.now() > deadline) throw new Error(`rate phase: ${count - replies} webhooks unanswered after ${STALL_MS / 1000} s`);
+      await sleep(5);
+    }
+    expectedExecutions += count - misfires;
+    await allStored('rate phase');
+    const c1 = cpuSnapshot(cpuGroups());
+    lags.sort((a, b) => a - b);
+    const storedSeconds = ((await lastStoredAt()) - Math.min(...records.map((r) => r.sentAt))) / 1000;
+    return {
+      key, count, ok: count - misfires, misfires, rate, sendSeconds, storedSeconds,
+      deliveredRate: count / (sendSeconds + interval / 1000), lagP99: percentile(lags, 0.99), lagMax: lags[lags.length - 1], cpu: cpuShares(c0, c1),
+    };
+  }
+
+  const maxPhases = [];
+  // --- (a) one agent: the others are not started yet ---
+  progress('starting agent e2e-0');
+  await online(startAgent(0));
+  if (PHASES.has('a')) maxPhases.push(await maxPhase('(a) 1 agent', 'a', [hostName(0)]));
+
+  // --- (b) ten agents ---
+  const allHosts = Array.from({ length: AGENTS }, (_, i) => hostName(i));
+  if (PHASES.has('b') || PHASES.has('c')) {
+    progress(`starting agents e2e-1 … e2e-${AGENTS - 1}`);
+    for (let i = 1; i < AGENTS; i++) startAgent(i);
+    await Promise.all(agents.map(online));
+  }
+  if (PHASES.has('b')) maxPhases.push(await maxPhase(`(b) ${AGENTS} agents`, 'b', allHosts));
+
+  // --- (c) fixed rate ---
+  const ratePhases = [];
+  if (PHASES.has('c')) {
+    for (const [key, rate, seconds] of [['c', RATE, RATE_SECONDS], ['c-floor', FLOOR_RATE, FLOOR_SECONDS]]) {
+      if (!rate) continue;
+      const count = Math.max(1, Math.round(rate * seconds));
+      progress(`(${key}) ${rate}/s over ${AGENTS} agents: ${count} webhooks, ~${seconds} s`);
+      ratePhases.push(await runRate(key, allHosts, rate, count));
+    }
+  }
+
+  // --- stop everything, then read what was stored ---
+  progress('stopping the agents and the server; verifying what was stored');
+  await reader.close();
+  // One SIGTERM each (a second one would kill an agent before it wrote its journal and profile).
+  const agentExits = await Promise.all(agents.map(async (a) => {
+    const r = await a.stop(15_000);
+    await Promise.race([a.closed, sleep(2000)]);
+    return r.code ?? r.signal;
+  }));
+  const stopped = await server.stop(15_000);
+  const profiles = [];
+  if (CPU_PROF && fs.existsSync(profDir)) {
+    for (const f of fs.readdirSync(profDir).filter((name) => name.endsWith('.cpuprofile') && !profsBefore.has(name))) {
+      // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main thread.
+      const [pid, thread] = f.split('.').slice(3, 5).map(Number);
+      const name = pid === server.pid ? 'pitcrew server' : agents.find((a) => a.pid === pid)?.name;
+      if (name) profiles.push([`${name}${thread ? ` (worker thread ${thread})` : ''}`, path.join(profDir, f)]);
+    }
+    // The server's threads first, then the agents in name order.
+    profiles.sort(([a], [b]) => (a.startsWith('pitcrew') === b.startsWith('pitcrew') ? a.localeCompare(b, 'en', { numeric: true }) : a.startsWith('pitcrew') ? -1 : 1));
+  }
+
+  const final = await storage.openReader();
+  const rows = await final.all('select id, event_id, hostname, state, exit_code, queued_at, dispatched_at, started_at, finished_at from executions');
+  const transitions = await final.all('select execution_id, to_state, at from execution_transitions');
+  await final.close();
+  const events = await storage.countEvents();
+
+  const verification = verify({ rows, transitions, events, expectedExecutions });
+  for (const r of ratePhases) r.latency = latencies(verification.byId, r.key);
+  for (const p of maxPhases) p.stages = latencies(verification.byId, p.results.e2e.phase);
+  report({ storage, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
+  return verification.ok;
+}
+
+/** Warnings and errors in the server's log (level warn is all it prints here). */
+function watchServerLog(server) {
+  const notes = { count: 0, first: [] };
+  const watch = (chunk) => {
+    for (const line of String(chunk).split('\n')) {
+      if (!line.trim()) continue;
+      notes.count += 1;
+      if (notes.first.length < 5) notes.first.push(line.slice(0, 300));
+    }
+  };
+  server.child.stdout.on('data', watch);
+  server.child.stderr.on('data', watch);
+  return notes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification: every fired webhook → exactly one execution, ended succeeded, run exactly once.
+
+function verify({ rows, transitions, events, expectedExecutions }) {
+  const byId = new Map(rows.map((r) => [r.id, { ...r, transitions: [] }]));
+  for (const t of transitions) byId.get(t.execution_id)?.transitions.push(t);
+  const v = {
+    fired: fires.length,
+    accepted: fires.filter((f) => f.status === 202).length,
+    errors: fires.filter((f) => f.error).length,
+    firstErrors: fires.filter((f) => f.error).slice(0, 3).map((f) => f.error),
+    notOneExecution: fires.filter((f) => f.status === 202 && f.executionIds.length !== 1).length,
+    events,
+    executions: rows.length,
+    expectedExecutions,
+    unknown: 0,
+    notSucceeded: {},
+    wrongHost: 0,
+    badTransitions: 0,
+    runsOnce: 0,
+    runProblems: [],
+    byId,
+  };
+  const fired = new Set();
+  for (const f of fires) {
+    for (const id of f.executionIds) {
+      fired.add(id);
+      const row = byId.get(id);
+      if (!row) {
+        v.unknown += 1;
+        continue;
+      }
+      row.fire = f;
+      if (row.state !== 'succeeded' || Number(row.exit_code) !== 0) v.notSucceeded[row.state] = (v.notSucceeded[row.state] ?? 0) + 1;
+      if (row.hostname !== f.host) v.wrongHost += 1;
+      const states = row.transitions.map((t) => t.to_state).sort().join(',');
+      if (states !== 'dispatched,queued,running,succeeded') v.badTransitions += 1;
+      const ran = agentLog.runs.get(id) ?? [];
+      if (ran.length === 1 && ran[0] === f.host) v.runsOnce += 1;
+      else if (v.runProblems.length < 3) v.runProblems.push(`${id}: run by [${ran.join(', ')}], addressed to ${f.host}`);
+    }
+  }
+  v.extraExecutions = rows.filter((r) => !fired.has(r.id)).length;
+  v.runsOfUnknownIds = [...agentLog.runs.keys()].filter((id) => !fired.has(id)).length;
+  v.ok = v.accepted === v.fired && v.errors === 0 && v.notOneExecution === 0 && v.events === v.fired && v.executions === v.fired
+    && v.executions === expectedExecutions && v.unknown === 0 && v.extraExecutions === 0 && Object.keys(v.notSucceeded).length === 0
+    && v.wrongHost === 0 && v.badTransitions === 0 && v.runsOnce === v.fired && v.runsOfUnknownIds === 0;
+  return v;
+}
+
+/** Latency figures (ms) of one phase's executions, from the stored times (all epoch ms, one clock). */
+function latencies(byId, phase) {
+  const spans = {
+    triggerToStart: [],
+    queuedToDispatched: [],
+    dispatchedToStarted: [],
+    sentToQueued: [],
+    sentToStarted: [],
+    startedToFinished: [],
+    finishedToStored: [],
+    triggerToStored: [],
+    sentToStored: [],
+    reply: [],
+  };
+  for (const row of byId.values()) {
+    if (row.fire?.phase !== phase || row.state !== 'succeeded') continue;
+    const n = (x) => (x === null || x === undefined ? NaN : Number(x));
+    const [queued, dispatched, started, finished, sent] = [n(row.queued_at), n(row.dispatched_at), n(row.started_at), n(row.finished_at), row.fire.sentAt];
+    const stored = n(row.transitions.find((t) => t.to_state === 'succeeded')?.at);
+    spans.triggerToStart.push(started - queued);
+    spans.queuedToDispatched.push(dispatched - queued);
+    spans.dispatchedToStarted.push(started - dispatched);
+    spans.sentToQueued.push(queued - sent);
+    spans.sentToStarted.push(started - sent);
+    spans.startedToFinished.push(finished - started);
+    spans.finishedToStored.push(stored - finished);
+    spans.triggerToStored.push(stored - queued);
+    spans.sentToStored.push(stored - sent);
+    spans.reply.push(row.fire.replyMs);
+  }
+  const out = {};
+  for (const [key, values] of Object.entries(spans)) {
+    const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+    out[key] = { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1], mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function report({ storage, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
+  const cpu = os.cpus();
+  log();
+  log('pitcrew end-to-end benchmark: webhook → agent runs `true` → result stored');
+  log(`  storage      ${storage.describe}`);
+  log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
+  log(`  code         ${codeAtStart} (at the start); load average before the run ${loadBefore}`);
+  log(`  agents       dist/pitcrew-agent.mjs over TLS (pinned) on loopback; rule target trigger_host, script \`true\` (sh)`);
+  log(`  load         node:http keep-alive from this process; max runs keep ${WINDOW} executions in flight (fired, not yet finished), ~${DURATION} s each`);
+  log(`  baseline     \`/bin/sh -c true\` spawned the agent's way (bench/spawn-baseline.js), one spawner process per agent, ${WINDOW} in flight in all`);
+  log();
+
+  const rows = [['phase', 'figure', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
+  for (const p of phases) {
+    const a = p.results.e2e;
+    const b = p.results.spawn;
+    rows.push([`${p.label}, max`, 'executions/s', fmtInt(a.rate), fmtInt(b.rate), fmtPct(a.rate / b.rate)]);
+    if (p.rounds.length > 1) {
+      const span = (which) => {
+        const values = p.rounds.map((r) => r[which].rate);
+        return `${fmtInt(Math.min(...values))}–${fmtInt(Math.max(...values))}`;
+      };
+      const ratios = p.rounds.map((r) => r.e2e.rate / r.spawn.rate);
+      rows.push([`  median of ${p.rounds.length} rounds`, 'round range', span('e2e'), span('spawn'), `${(Math.min(...ratios) * 100).toFixed(1)}–${fmtPct(Math.max(...ratios))}`]);
+    }
+    rows.push(['', 'count, seconds', `${fmtInt(a.ok)}, ${a.seconds.toFixed(1)}`, `${fmtInt(b.ok)}, ${b.seconds.toFixed(1)}`, '']);
+    rows.push(['', 'server CPU', fmtPct(a.cpu.server), fmtPct(b.cpu.server), '']);
+    rows.push(['', 'agents CPU (+ scripts)', fmtPct(a.cpu.agents), fmtPct(b.cpu.agents), '']);
+    rows.push(['', 'spawners CPU (+ sh)', '', fmtPct(b.cpu.spawners), '']);
+    rows.push(['', 'bench CPU', fmtPct(a.cpu.bench), fmtPct(b.cpu.bench), '']);
+    rows.push(['', 'other procs CPU', fmtPct(a.cpu.other), fmtPct(b.cpu.other), '']);
+  }
+  if (phases.length) {
+    log(table(rows));
+    log('  executions/s: webhooks fired ÷ (last result stored − first webhook sent); raw spawn: spawns ÷ (last exit − first spawn).');
+    log('  CPU: share of one core used during the run by the server / the agents and the scripts they ran / the spawners and their');
+    log('       shells / this process / all other processes on the machine (more than a few % there means the run was disturbed).');
+    for (const p of phases) {
+      const top = ['e2e', 'spawn'].map((w) => p.results[w].cpu.top && `${w === 'e2e' ? 'pitcrew e2e' : 'raw spawn'}: ${p.results[w].cpu.top}`).filter(Boolean);
+      if (top.length) log(`  ${p.label}, busiest other processes (median rounds): ${top.join('; ')}`);
+    }
+    log();
+    // In a closed loop every execution waits somewhere: the stage holding most of the in-flight
+    // executions is the one that limits the rate (Little's law: in flight = rate × time in system).
+    const srows = [['where the time goes at max (median round)', 'clock', ...phases.map((p) => `${p.key === 'a' ? '(a)' : '(b)'} mean ms`), ...phases.map((p) => `${p.key === 'a' ? '(a)' : '(b)'} p50 ms`)]];
+    const stage = (label, clock, key) => srows.push([label, clock, ...phases.map((p) => fmtMs(p.stages[key].mean)), ...phases.map((p) => fmtMs(p.stages[key].p50))]);
+    stage('webhook sent → queued (HTTP in)', 'bench → server', 'sentToQueued');
+    stage('webhook sent → 202 reply (event stored)', 'bench', 'reply');
+    stage('queued → dispatched', 'server', 'queuedToDispatched');
+    stage('dispatched → started', 'server → agent', 'dispatchedToStarted');
+    stage('started → finished (the script)', 'agent', 'startedToFinished');
+    stage('finished → result stored', 'agent → server', 'finishedToStored');
+    stage('webhook sent → result stored', 'bench → server', 'sentToStored');
+    log(table(srows));
+    log(`  ${WINDOW} executions in flight ÷ executions/s = the mean time from webhook to stored result; the stages show where it is spent.`);
+    log();
+  }
+
+  if (ratePhases.length) {
+    const head = ratePhases.map((r) => `${r.key === 'c' ? '(c)' : 'floor'} ${fmtInt(r.rate)}/s`);
+    const lrows = [[`fixed rates, ${AGENTS} agents, evenly spaced`, 'clock', ...head.flatMap((h) => [`${h} p50`, 'p99', 'max'])]];
+    const line = (label, clock, key) => lrows.push([label, clock, ...ratePhases.flatMap((r) => [fmtMs(r.latency[key].p50), fmtMs(r.latency[key].p99), fmtMs(r.latency[key].max)])]);
+    line('trigger → started (started_at − queued_at)', 'server → agent', 'triggerToStart');
+    line('  queued → dispatched', 'server', 'queuedToDispatched');
+    line('  dispatched → started', 'server → agent', 'dispatchedToStarted');
+    line('webhook sent → queued (HTTP in)', 'bench → server', 'sentToQueued');
+    line('webhook sent → 202 reply (event stored)', 'bench', 'reply');
+    line('webhook sent → started', 'bench → agent', 'sentToStarted');
+    line('started → finished (the script)', 'agent', 'startedToFinished');
+    line('finished → result stored', 'agent → server', 'finishedToStored');
+    line('trigger → result stored', 'server', 'triggerToStored');
+    log(table(lrows));
+    log('  all in ms. Times are whole milliseconds from Date.now() in each process (one machine, one clock): each span is ±1 ms.');
+    log("  queued_at is when the server received the webhook; started_at when the agent's spawn of the script succeeded.");
+    for (const r of ratePhases) {
+      const keptUp = r.storedSeconds <= r.sendSeconds + 1;
+      log(`  ${r.key === 'c' ? '(c)' : 'floor'} ${fmtInt(r.rate)}/s: ${fmtInt(r.count)} webhooks sent at ${r.deliveredRate.toFixed(1)}/s (sender lag p99 ${fmtMs(r.lagP99)} ms); last result stored ${r.storedSeconds.toFixed(1)} s after the first webhook, sending took ${r.sendSeconds.toFixed(1)} s: ${keptUp ? 'kept up' : 'FELL BEHIND, so its latencies include a growing queue'}.`);
+      log(`      CPU: server ${fmtPct(r.cpu.server)}, agents (+ scripts) ${fmtPct(r.cpu.agents)}, bench ${fmtPct(r.cpu.bench)}, other procs ${fmtPct(r.cpu.other)}${r.cpu.top ? ` (${r.cpu.top})` : ''}.`);
+    }
+    if (ratePhases.length > 1) log(`  floor: a low rate after (c), for reference: what one execution costs when nothing queues (BENCH_E2E_FLOOR_RATE, 0 = off).`);
+    log();
+  }
+
+  const statesText = Object.keys(v.notSucceeded).length ? JSON.stringify(v.notSucceeded) : 'none';
+  log('verification (after the agents and the server stopped)');
+  log(`  webhooks fired             ${fmtInt(v.fired)}: ${fmtInt(v.accepted)} answered 202, ${fmtInt(v.errors)} errors${v.firstErrors.length ? ` (${v.firstErrors.join('; ')})` : ''}`);
+  log(`  one execution per reply    ${v.notOneExecution === 0 ? 'yes' : `NO: ${v.notOneExecution} replies had another number`}`);
+  log(`  events stored              ${fmtInt(v.events)}`);
+  log(`  executions stored          ${fmtInt(v.executions)} (${v.unknown} replied ids missing, ${v.extraExecutions} not from a reply)`);
+  log(`  not ended succeeded/exit 0 ${statesText}; on the wrong host ${v.wrongHost}`);
+  log(`  transitions                ${fmtInt(v.executions - v.badTransitions)} of ${fmtInt(v.executions)} went queued → dispatched → running → succeeded, each state once`);
+  log(`  run by the agents          ${fmtInt(v.runsOnce)} of ${fmtInt(v.fired)} run exactly once, by their own host's agent (agents' logs); ${v.runsOfUnknownIds} runs of other ids; endings ${JSON.stringify(agentLog.endings)}`);
+  for (const p of v.runProblems) log(`    ${p}`);
+  log(`  exits                      agents ${[...new Set(agentExits)].join(', ')}; server ${stopped.code ?? stopped.signal}`);
+  if (agentLog.warningCount) log(`  agent warnings/errors      ${agentLog.warningCount}: ${agentLog.warnings.join(' | ')}`);
+  if (serverNotes.count) log(`  server log lines (warn+)   ${serverNotes.count}: ${serverNotes.first.join(' | ')}`);
+  log(`  verdict                    ${v.ok ? 'OK: every webhook gave one execution that succeeded, run exactly once' : 'MISMATCH'}`);
+  log();
+
+  const pass = (ok) => (ok ? 'met' : 'NOT MET');
+  log('targets (benchmark, not a test)');
+  for (const p of phases) {
+    const a = p.results.e2e;
+    const share = a.rate / p.results.spawn.rate;
+    log(`  ${`${p.label}: >= ${fmtInt(TARGET_EXECUTIONS_PER_SECOND)} executions/s end to end`.padEnd(52)}${fmtInt(a.rate)}/s → ${pass(a.rate >= TARGET_EXECUTIONS_PER_SECOND)}`);
+    log(`  ${`${p.label}: >= ${(TARGET_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate`.padEnd(52)}${fmtPct(share)} → ${pass(share >= TARGET_SHARE_OF_SPAWN)}`);
+  }
+  const c = ratePhases.find((r) => r.key === 'c');
+  if (c) {
+    const t = c.latency.triggerToStart;
+    log(`  ${`(c) trigger-to-start p50 <= ${TARGET_P50_MS} ms at ${fmtInt(c.rate)}/s`.padEnd(52)}${fmtMs(t.p50)} ms → ${pass(t.p50 <= TARGET_P50_MS)}`);
+    log(`  ${`(c) trigger-to-start p99 <= ${TARGET_P99_MS} ms at ${fmtInt(c.rate)}/s`.padEnd(52)}${fmtMs(t.p99)} ms → ${pass(t.p99 <= TARGET_P99_MS)}`);
+  }
+  const shown = profiles.filter(([who]) => who.startsWith('pitcrew') || who === 'agent e2e-0');
+  const more = profiles.filter((p) => !shown.includes(p));
+  for (const [who, file] of shown) log(`  CPU profile of ${who}: node bench/profile-summary.js ${path.relative(root, file)}`);
+  if (more.length) log(`  (and ${more.length} more agent profiles in ${path.relative(root, path.dirname(more[0][1]))}/, by pid: ${more.map(([w, f]) => `${w.replace('agent ', '')} ${path.basename(f).split('.')[3]}`).join(', ')})`);
+  log();
+  log(`done in ${seconds.toFixed(0)} s`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifetime: bounded, and cleaned up on every path.
+
+// Once a signal or the budget stops the bench, main()'s own failure (its children vanish) is noise.
+let stopping = false;
+const budget = setTimeout(() => {
+  stopping = true;
+  progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_E2E_TIMEOUT); stopping`);
+  cleanupAll().finally(() => process.exit(2));
+}, BUDGET_SECONDS * 1000);
+budget.unref();
+onCleanup(() => clearTimeout(budget));
+onCleanup(() => httpAgent.destroy());
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopping = true;
+    progress(`${signal}: cleaning up`);
+    cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  async (consistent) => {
+    await cleanupAll();
+    process.exit(consistent ? 0 : 1);
+  },
+  async (error) => {
+    if (!stopping) progress(`failed: ${error?.stack ?? error}`);
+    await cleanupAll();
+    process.exit(1);
+  },
+);

@@ -1,39 +1,30 @@
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { ExecutionResult } from '../agents/protocol.js';
+import { runBatch } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
-import { moveExecutions, type ExecutionSpec } from './repository.js';
-import { endingOf, type ExecutionState } from './states.js';
+import { planLedger, type Claimed, type Current, type LedgerOp, type LedgerResult, type Plan, type Recorded } from './plan.js';
+import type { ExecutionState } from './states.js';
 
-export interface Claimed {
-  id: string;
-  spec: ExecutionSpec;
-}
-
-export type Recorded = { state: ExecutionState; late: boolean } | undefined;
+export type { Claimed, Recorded } from './plan.js';
 
 export interface StateChange {
   executionId: string;
   state: ExecutionState;
 }
 
-type Op =
-  | { kind: 'claim'; hostId: string; ids: string[] | 'all_queued'; sessionId: string; nodeId: string }
-  | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
-  | { kind: 'result'; hostId: string; result: ExecutionResult }
-  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[] };
-
-type OpResult = Claimed[] | boolean | Recorded | string[];
+const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec'] as const;
 
 /**
  * Every change of an execution's state that agents and sweepers cause, committed with group
- * commit: many agents reporting at once share transactions. Each change is conditional on the
- * current state (moveExecutions), so a repeat or a race changes nothing twice.
+ * commit: many agents reporting at once share transactions. A batch is two trips to the database:
+ * read the rows it touches (locked on PostgreSQL), then write what planLedger() decided, with the
+ * commit. Each change is conditional on the current state, so a repeat or a race changes nothing.
  */
 export class ExecutionLedger {
-  private readonly queue: GroupCommit<Op, OpResult>;
+  private readonly queue: GroupCommit<LedgerOp, LedgerResult>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -59,6 +50,7 @@ export class ExecutionLedger {
   }
 
   move(ids: string[], to: ExecutionState, reason: string, from?: ExecutionState[]): Promise<string[]> {
+    if (ids.length === 0) return Promise.resolve([]);
     return this.queue.submit({ kind: 'move', ids, to, reason, from }) as Promise<string[]>;
   }
 
@@ -66,91 +58,68 @@ export class ExecutionLedger {
     return this.queue.drain();
   }
 
-  private async commit(ops: Op[]): Promise<OpResult[]> {
-    const changes: StateChange[] = [];
-    const results = await this.db.transaction().execute(async (tx) => {
-      const out: OpResult[] = [];
-      for (const op of ops) out.push(await this.apply(tx, op, changes));
-      return out;
-    });
-    if (changes.length > 0) this.onChange(changes);
-    return results;
-  }
-
-  private async apply(tx: Transaction<Database>, op: Op, changes: StateChange[]): Promise<OpResult> {
+  private async commit(ops: LedgerOp[]): Promise<LedgerResult[]> {
     const now = Date.now();
+    const plan = await this.db.getExecutor().provideConnection(async (connection) => {
+      const reads = this.readQueries(ops);
+      const [, ...found] = await runBatch(connection, [CompiledQuery.raw('begin'), ...reads.map((r) => r.query)]);
+      try {
+        const rows = new Map<string, Current>();
+        const queuedByHost = new Map<string, string[]>();
+        found.forEach((result, i) => {
+          const batch = result.rows as Current[];
+          for (const row of batch) rows.set(row.id, row);
+          const host = reads[i]!.queuedOfHost;
+          if (host) queuedByHost.set(host, batch.map((row) => row.id));
+        });
+        const planned = planLedger([...rows.values()], queuedByHost, ops, now);
+        await runBatch(connection, [...this.writes(planned, now), CompiledQuery.raw('commit')]);
+        return planned;
+      } catch (error) {
+        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+        throw error;
+      }
+    });
+    const changes = plan.transitions.map((t) => ({ executionId: t.execution_id, state: t.to_state as ExecutionState }));
+    if (changes.length > 0) this.onChange(changes);
+    return plan.results;
+  }
+
+  /** The rows the batch touches: named ones, and each claiming host's queued work. */
+  private readQueries(ops: LedgerOp[]): Array<{ query: CompiledQuery; queuedOfHost?: string }> {
+    const ids = new Set<string>();
+    const hosts = new Set<string>();
+    for (const op of ops) {
+      if (op.kind === 'claim') {
+        if (op.ids === 'all_queued') hosts.add(op.hostId);
+        else op.ids.forEach((id) => ids.add(id));
+      } else if (op.kind === 'move') op.ids.forEach((id) => ids.add(id));
+      else ids.add(op.kind === 'started' ? op.executionId : op.result.executionId);
+    }
+    // PostgreSQL: lock the rows, so the state read is the state replaced. SQLite has one writer.
     const lock = this.dialect === 'postgres';
-    const note = (ids: string[], state: ExecutionState) => {
-      for (const executionId of ids) changes.push({ executionId, state });
-      return ids;
-    };
-    switch (op.kind) {
-      case 'claim': {
-        const ids = op.ids === 'all_queued' ? await queuedFor(tx, op.hostId) : op.ids;
-        const moved = await moveExecutions(tx, { ids, to: 'dispatched', reason: null, at: now, hostId: op.hostId, from: ['queued'], set: { dispatched_at: now, session_id: op.sessionId, node_id: op.nodeId } }, lock);
-        note(moved, 'dispatched');
-        if (moved.length === 0) return [];
-        const rows = await tx.selectFrom('executions').select(['id', 'spec']).where('id', 'in', moved).orderBy('id').execute();
-        return rows.map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as ExecutionSpec }));
-      }
-      case 'started': {
-        const moved = await moveExecutions(tx, { ids: [op.executionId], to: 'running', reason: null, at: now, hostId: op.hostId, from: ['dispatched'], set: { started_at: op.startedAt } }, lock);
-        return note(moved, 'running').length === 1;
-      }
-      case 'result':
-        return recordResult(tx, op.hostId, op.result, lock, now, changes);
-      case 'move':
-        return note(await moveExecutions(tx, { ids: op.ids, to: op.to, reason: op.reason, at: now, from: op.from, set: op.to === 'queued' ? { session_id: null, node_id: null } : finishedAt(op.to, now) }, lock), op.to);
+    const reads: Array<{ query: CompiledQuery; queuedOfHost?: string }> = [];
+    if (ids.size > 0) {
+      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('id', 'in', [...ids]);
+      reads.push({ query: (lock ? query.forUpdate() : query).compile() });
     }
-  }
-}
-
-async function queuedFor(tx: Transaction<Database>, hostId: string): Promise<string[]> {
-  const rows = await tx.selectFrom('executions').select('id').where('host_id', '=', hostId).where('state', '=', 'queued').orderBy('id').limit(1000).execute();
-  return rows.map((row) => row.id);
-}
-
-function finishedAt(state: ExecutionState, now: number): { finished_at?: number } {
-  return ['queued', 'dispatched', 'running'].includes(state) ? {} : { finished_at: now };
-}
-
-async function recordResult(tx: Transaction<Database>, hostId: string, result: ExecutionResult, lock: boolean, now: number, changes: StateChange[]): Promise<Recorded> {
-  const current = await tx.selectFrom('executions').select(['id', 'state', 'started_at', 'late_result']).where('id', '=', result.executionId).where('host_id', '=', hostId).executeTakeFirst();
-  if (!current) return undefined;
-  const ending = endingOf(result);
-  const moved = await moveExecutions(tx, {
-    ids: [result.executionId],
-    to: ending.state,
-    reason: ending.reason,
-    at: now,
-    hostId,
-    from: ['dispatched', 'running'],
-    set: {
-      exit_code: result.exitCode,
-      signal: result.signal,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      stdout_truncated: result.stdoutTruncated ? 1 : 0,
-      stderr_truncated: result.stderrTruncated ? 1 : 0,
-      started_at: current.started_at ?? result.startedAt,
-      finished_at: result.finishedAt,
-    },
-  }, lock);
-  if (moved.length === 1) {
-    changes.push({ executionId: result.executionId, state: ending.state });
-    if (result.artifacts.length > 0) {
-      await tx
-        .insertInto('execution_artifacts')
-        .values(result.artifacts.map((a) => ({ id: newId(now), execution_id: result.executionId, name: a.name, size: Buffer.byteLength(a.base64, 'base64'), content: a.base64 })))
-        .execute();
+    for (const host of hosts) {
+      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('host_id', '=', host).where('state', '=', 'queued').orderBy('id').limit(1000);
+      reads.push({ query: (lock ? query.forUpdate() : query).compile(), queuedOfHost: host });
     }
-    return { state: ending.state, late: false };
+    return reads;
   }
-  // Already ended (lost while the service was away, or expired): keep what the host reports
-  // beside it, without changing a terminal state that was already reported.
-  if (current.late_result === null) {
-    const late = { ending: result.ending, exitCode: result.exitCode, signal: result.signal, finishedAt: result.finishedAt, stdout: result.stdout, stderr: result.stderr, reason: ending.reason };
-    await tx.updateTable('executions').set({ late_result: JSON.stringify(late) }).where('id', '=', result.executionId).execute();
+
+  private writes(plan: Plan, now: number): CompiledQuery[] {
+    const writes: CompiledQuery[] = [];
+    for (const [id, set] of plan.updates) writes.push(this.db.updateTable('executions').set(set).where('id', '=', id).compile());
+    if (plan.transitions.length > 0) {
+      writes.push(this.db.insertInto('execution_transitions').values(plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))).compile());
+    }
+    if (plan.artifacts.length > 0) {
+      const rows = plan.artifacts.map((a) => ({ id: newId(now), execution_id: a.execution_id, name: a.name, size: Buffer.byteLength(a.base64, 'base64'), content: a.base64 }));
+      writes.push(this.db.insertInto('execution_artifacts').values(rows).compile());
+    }
+    return writes;
   }
-  return { state: current.state as ExecutionState, late: true };
 }

@@ -3,7 +3,6 @@ import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Database, ExecutionRow, NewExecutionRow } from '../store/schema.js';
-import { statesBefore, type ExecutionState } from './states.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -28,42 +27,6 @@ export function queuedInserts(db: Kysely<Database>, rows: NewExecutionRow[], at:
       .values(rows.map((row) => ({ id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at })))
       .compile(),
   ];
-}
-
-export interface Move {
-  ids: string[];
-  to: ExecutionState;
-  reason: string | null;
-  at: number;
-  /** Columns to set with the new state. */
-  set?: Partial<Omit<ExecutionRow, 'id' | 'state' | 'reason'>>;
-  /** Only executions addressed to this host (an agent can only move its own). */
-  hostId?: string;
-  /** Only executions in these states (default: every state `to` can be reached from). */
-  from?: readonly ExecutionState[];
-}
-
-/**
- * Moves executions to `to` from the states allowed by the lifecycle, writing a transition row
- * for each one moved. Returns the ids actually moved: the others had already left those states,
- * which makes every repeat (a duplicate message, a second sweeper) harmless.
- */
-export async function moveExecutions(tx: Transaction<Database>, move: Move, lockRows: boolean): Promise<string[]> {
-  if (move.ids.length === 0) return [];
-  const from = move.from ?? statesBefore(move.to);
-  let query = tx.selectFrom('executions').select(['id', 'state']).where('id', 'in', move.ids).where('state', 'in', from);
-  if (move.hostId) query = query.where('host_id', '=', move.hostId);
-  // PostgreSQL: lock the rows so the state read is the state replaced. SQLite has one writer at a time.
-  if (lockRows) query = query.forUpdate();
-  const rows = await query.execute();
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id);
-  await tx.updateTable('executions').set({ ...move.set, state: move.to, reason: move.reason }).where('id', 'in', ids).execute();
-  await tx
-    .insertInto('execution_transitions')
-    .values(rows.map((row) => ({ id: newId(move.at), execution_id: row.id, from_state: row.state, to_state: move.to, reason: move.reason, at: move.at })))
-    .execute();
-  return ids;
 }
 
 export interface ExecutionFilter {

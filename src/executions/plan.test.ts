@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { ExecutionResult } from '../agents/protocol.js';
+import { planLedger, type Current, type LedgerOp } from './plan.js';
+
+const spec = JSON.stringify({ flavour: 'autofix', interpreter: 'sh', script: 'true', env: {}, context: {}, timeoutSeconds: 5 });
+const row = (id: string, state: string, host = 'h1', extra: Partial<Current> = {}): Current => ({ id, state, host_id: host, started_at: null, late_result: null, spec, ...extra });
+const result = (executionId: string, exitCode: number | null, ending: ExecutionResult['ending'] = 'exited'): ExecutionResult => ({
+  executionId, ending, exitCode, signal: null, reason: null, startedAt: 100, finishedAt: 200,
+  stdout: 'out', stderr: '', stdoutTruncated: false, stderrTruncated: false, artifacts: [], artifactsTruncated: false,
+});
+const session = { sessionId: 's1', nodeId: 'n1' };
+
+describe('planLedger', () => {
+  it('claims only queued executions of the claiming host', () => {
+    const plan = planLedger([row('a', 'queued'), row('b', 'queued', 'h2'), row('c', 'running')], new Map(), [{ kind: 'claim', hostId: 'h1', ids: ['a', 'b', 'c', 'missing'], ...session }], 50);
+    expect(plan.results[0]).toEqual([{ id: 'a', spec: JSON.parse(spec) }]);
+    expect(plan.updates.get('a')).toMatchObject({ state: 'dispatched', dispatched_at: 50, session_id: 's1', node_id: 'n1' });
+    expect([...plan.updates.keys()]).toEqual(['a']);
+  });
+
+  it('claims all of a host’s queued work when asked', () => {
+    const plan = planLedger([row('a', 'queued'), row('b', 'queued')], new Map([['h1', ['a', 'b']]]), [{ kind: 'claim', hostId: 'h1', ids: 'all_queued', ...session }], 50);
+    expect((plan.results[0] as Array<{ id: string }>).map((c) => c.id)).toEqual(['a', 'b']);
+  });
+
+  it('chains operations on one execution within a batch, with a transition each', () => {
+    const ops: LedgerOp[] = [
+      { kind: 'claim', hostId: 'h1', ids: ['a'], ...session },
+      { kind: 'started', hostId: 'h1', executionId: 'a', startedAt: 100 },
+      { kind: 'result', hostId: 'h1', result: result('a', 3) },
+    ];
+    const plan = planLedger([row('a', 'queued')], new Map(), ops, 50);
+    expect(plan.results.slice(1)).toEqual([true, { state: 'failed', late: false }]);
+    expect(plan.transitions.map((t) => `${t.from_state}>${t.to_state}`)).toEqual(['queued>dispatched', 'dispatched>running', 'running>failed']);
+    expect(plan.updates.get('a')).toMatchObject({ state: 'failed', reason: 'exit code 3', exit_code: 3, started_at: 100, finished_at: 200, stdout: 'out' });
+  });
+
+  it('ignores a repeated start and a result from another host', () => {
+    const plan = planLedger([row('a', 'running')], new Map(), [
+      { kind: 'started', hostId: 'h1', executionId: 'a', startedAt: 1 },
+      { kind: 'result', hostId: 'h2', result: result('a', 0) },
+    ], 50);
+    expect(plan.results).toEqual([false, undefined]);
+    expect(plan.updates.size).toBe(0);
+  });
+
+  it('keeps a result for an execution that already ended as its late result, once, without changing its state', () => {
+    const plan = planLedger([row('a', 'lost')], new Map(), [
+      { kind: 'result', hostId: 'h1', result: result('a', 0) },
+      { kind: 'result', hostId: 'h1', result: result('a', 9) },
+    ], 50);
+    expect(plan.results).toEqual([{ state: 'lost', late: true }, { state: 'lost', late: true }]);
+    expect(JSON.parse(plan.updates.get('a')!.late_result!)).toMatchObject({ ending: 'exited', exitCode: 0 });
+    expect(plan.transitions).toEqual([]);
+  });
+
+  it('moves only from the states the lifecycle allows, and stamps terminal moves', () => {
+    const plan = planLedger([row('a', 'running'), row('b', 'succeeded'), row('c', 'dispatched', 'h1')], new Map(), [
+      { kind: 'move', ids: ['a', 'b'], to: 'lost', reason: 'gone' },
+      { kind: 'move', ids: ['c'], to: 'queued', reason: 'again', from: ['dispatched'] },
+    ], 77);
+    expect(plan.results).toEqual([['a'], ['c']]);
+    expect(plan.updates.get('a')).toEqual({ state: 'lost', reason: 'gone', finished_at: 77 });
+    expect(plan.updates.get('c')).toEqual({ state: 'queued', reason: 'again', session_id: null, node_id: null });
+    expect(plan.updates.has('b')).toBe(false);
+  });
+
+  it('collects a diagnostics run’s artifacts only when the result is recorded', () => {
+    const withFile = { ...result('a', 0), artifacts: [{ name: 'df.txt', base64: 'aGk=' }] };
+    expect(planLedger([row('a', 'running')], new Map(), [{ kind: 'result', hostId: 'h1', result: withFile }], 1).artifacts).toEqual([{ execution_id: 'a', name: 'df.txt', base64: 'aGk=' }]);
+    expect(planLedger([row('a', 'lost')], new Map(), [{ kind: 'result', hostId: 'h1', result: withFile }], 1).artifacts).toEqual([]);
+  });
+});

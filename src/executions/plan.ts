@@ -1,0 +1,106 @@
+import type { ExecutionResult } from '../agents/protocol.js';
+import type { ExecutionRow } from '../store/schema.js';
+import type { ExecutionSpec } from './repository.js';
+import { endingOf, statesBefore, type ExecutionState } from './states.js';
+
+/** What the ledger can be asked to do; each is a conditional move in the lifecycle. */
+export type LedgerOp =
+  | { kind: 'claim'; hostId: string; ids: string[] | 'all_queued'; sessionId: string; nodeId: string }
+  | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
+  | { kind: 'result'; hostId: string; result: ExecutionResult }
+  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[] };
+
+export interface Claimed {
+  id: string;
+  spec: ExecutionSpec;
+}
+
+export type Recorded = { state: ExecutionState; late: boolean } | undefined;
+export type LedgerResult = Claimed[] | boolean | Recorded | string[];
+
+/** The columns the planner reads. */
+export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'late_result' | 'spec'>;
+
+export interface Plan {
+  results: LedgerResult[];
+  /** Per execution, every column to set (merged when several operations touch it). */
+  updates: Map<string, Partial<ExecutionRow>>;
+  transitions: Array<{ execution_id: string; from_state: string; to_state: string; reason: string | null }>;
+  artifacts: Array<{ execution_id: string; name: string; base64: string }>;
+}
+
+/**
+ * Applies a batch of operations, in order, to the current rows: a pure function, so that a
+ * batch needs one trip to read and one to write. An operation whose execution is not in a state
+ * it can move from (a repeat, a race, another host's id) changes nothing.
+ */
+export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>, ops: LedgerOp[], now: number): Plan {
+  const current = new Map(rows.map((row) => [row.id, { ...row }]));
+  const plan: Plan = { results: [], updates: new Map(), transitions: [], artifacts: [] };
+
+  const move = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => {
+    const row = current.get(id);
+    if (!row || !allowed.includes(row.state as ExecutionState) || (hostId !== undefined && row.host_id !== hostId)) return false;
+    plan.transitions.push({ execution_id: id, from_state: row.state, to_state: to, reason });
+    row.state = to;
+    plan.updates.set(id, { ...plan.updates.get(id), ...set, state: to, reason });
+    return true;
+  };
+
+  for (const op of ops) {
+    switch (op.kind) {
+      case 'claim': {
+        const ids = op.ids === 'all_queued' ? (queuedByHost.get(op.hostId) ?? []) : op.ids;
+        const claimed = ids.filter((id) => move(id, 'dispatched', null, ['queued'], { dispatched_at: now, session_id: op.sessionId, node_id: op.nodeId }, op.hostId));
+        plan.results.push(claimed.map((id) => ({ id, spec: JSON.parse(current.get(id)!.spec) as ExecutionSpec })));
+        break;
+      }
+      case 'started':
+        plan.results.push(move(op.executionId, 'running', null, ['dispatched'], { started_at: op.startedAt }, op.hostId));
+        break;
+      case 'result':
+        plan.results.push(recordResult(current.get(op.result.executionId), op, move, plan));
+        break;
+      case 'move': {
+        const set: Partial<ExecutionRow> = op.to === 'queued' ? { session_id: null, node_id: null } : isActive(op.to) ? {} : { finished_at: now };
+        plan.results.push(op.ids.filter((id) => move(id, op.to, op.reason, op.from ?? statesBefore(op.to), set)));
+        break;
+      }
+    }
+  }
+  return plan;
+}
+
+type Mover = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => boolean;
+
+function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'result' }>, move: Mover, plan: Plan): Recorded {
+  const { result } = op;
+  if (!row || row.host_id !== op.hostId) return undefined;
+  const ending = endingOf(result);
+  const moved = move(result.executionId, ending.state, ending.reason, ['dispatched', 'running'], {
+    exit_code: result.exitCode,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    stdout_truncated: result.stdoutTruncated ? 1 : 0,
+    stderr_truncated: result.stderrTruncated ? 1 : 0,
+    started_at: row.started_at ?? result.startedAt,
+    finished_at: result.finishedAt,
+  }, op.hostId);
+  if (moved) {
+    for (const artifact of result.artifacts) plan.artifacts.push({ execution_id: result.executionId, ...artifact });
+    return { state: ending.state, late: false };
+  }
+  // Already ended (lost while the service was away, or expired): keep what the host reports
+  // beside it, without changing a terminal state that was already reported.
+  if (row.late_result === null) {
+    const late = { ending: result.ending, exitCode: result.exitCode, signal: result.signal, finishedAt: result.finishedAt, stdout: result.stdout, stderr: result.stderr, reason: ending.reason };
+    row.late_result = JSON.stringify(late);
+    plan.updates.set(row.id, { ...plan.updates.get(row.id), late_result: row.late_result });
+  }
+  return { state: row.state as ExecutionState, late: true };
+}
+
+function isActive(state: ExecutionState): boolean {
+  return state === 'queued' || state === 'dispatched' || state === 'running';
+}

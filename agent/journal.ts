@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExecutionResult } from '../src/agents/protocol.js';
@@ -29,9 +29,16 @@ const TOMBSTONE_MS = 24 * 60 * 60 * 1000;
 /** An undelivered result or interruption is dropped after a week: the service has long given up on it. */
 const UNDELIVERED_MS = 7 * 24 * 60 * 60 * 1000;
 
+interface Pending {
+  entry: JournalEntry;
+  waiters: Array<{ resolve(): void; reject(error: unknown): void }>;
+}
+
 export class Journal {
   private readonly entries = new Map<string, JournalEntry>();
   private writes: Promise<void> = Promise.resolve();
+  private readonly pending = new Map<string, Pending>();
+  private flushing: Promise<void> | undefined;
 
   private constructor(
     private readonly dir: string,
@@ -76,7 +83,7 @@ export class Journal {
   }
 
   acknowledged(executionId: string): Promise<void> {
-    if (!this.entries.has(executionId)) return this.writes;
+    if (!this.entries.has(executionId)) return this.flushing ?? this.writes;
     return this.put({ executionId, state: 'acknowledged', at: Date.now() });
   }
 
@@ -115,10 +122,41 @@ export class Journal {
     return [...this.entries.values()].filter((e): e is Extract<JournalEntry, { state: S }> => e.state === state).sort((a, b) => a.at - b.at);
   }
 
-  /** Updates memory at once; disk writes happen one after another, in call order. */
+  /**
+   * Updates memory at once; settles once the entry is on disk. Entries waiting together are
+   * written together (group commit): their files concurrently, then one directory sync. Measured
+   * reason: one entry at a time, each a chain of five file operations waiting on a busy event
+   * loop, held every run ~300 ms before it started (bench/e2e). Per execution the order holds:
+   * a newer entry waits for the group writing the older one.
+   */
   private put(entry: JournalEntry): Promise<void> {
     this.entries.set(entry.executionId, entry);
-    return this.enqueue(() => this.writeDurably(entry));
+    return new Promise((resolve, reject) => {
+      const waiting = this.pending.get(entry.executionId);
+      if (waiting) {
+        waiting.entry = entry;
+        waiting.waiters.push({ resolve, reject });
+      } else {
+        this.pending.set(entry.executionId, { entry, waiters: [{ resolve, reject }] });
+      }
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    await this.writes;
+    while (this.pending.size > 0) {
+      const group = [...this.pending.values()];
+      this.pending.clear();
+      try {
+        await Promise.all(group.map(({ entry }) => this.writeFile(entry)));
+        await syncDirectory(this.dir);
+        for (const { waiters } of group) for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const { waiters } of group) for (const waiter of waiters) waiter.reject(error);
+      }
+    }
+    this.flushing = undefined;
   }
 
   private enqueue(write: () => Promise<void>): Promise<void> {
@@ -127,7 +165,8 @@ export class Journal {
     return next;
   }
 
-  private async writeDurably(entry: JournalEntry): Promise<void> {
+  /** Write, sync, rename: the file is replaced atomically; the directory sync follows per group. */
+  private async writeFile(entry: JournalEntry): Promise<void> {
     const path = this.pathOf(entry.executionId);
     const temporary = `${path}.tmp`;
     const handle = await open(temporary, 'w', 0o600);
@@ -138,7 +177,6 @@ export class Journal {
       await handle.close();
     }
     await rename(temporary, path);
-    syncDirectory(this.dir);
   }
 
   private pathOf(executionId: string): string {
@@ -155,13 +193,13 @@ function parseEntry(text: string): JournalEntry | undefined {
   }
 }
 
-/** Makes a rename durable: the directory entry itself must reach the disk. */
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+/** Makes renames durable: the directory entries themselves must reach the disk. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 

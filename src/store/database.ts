@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { WorkerSqliteDialect } from './sqlite-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,8 +34,37 @@ export function openStore(options: StoreOptions): Store {
 function openSqlite(options: StoreOptions): Store {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, 'pitcrew.db');
-  const db = new Kysely<Database>({ dialect: new WorkerSqliteDialect({ file, busyTimeoutMs: options.sqliteBusyTimeoutMs ?? 5000 }) });
+  const sqlite = new SqliteDatabase(file, { timeout: options.sqliteBusyTimeoutMs ?? 5000 });
+  // WAL lets readers run beside the writer; synchronous=FULL makes every commit reach the disk
+  // before we reply, so an accepted event survives a crash or power loss (group commit pays for it).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every statement again on each query; preparing costs more than running most of
+ * ours. Statements are reused by their SQL text (bounded: least recently used out first).
+ * The connection stays on the main thread: on a worker thread each trip waited for the busy event
+ * loop and group commits took ~4.3 ms instead of ~1.5 ms (11.0k against 14.8k events/s, bench/).
+ * Safe because Kysely runs one statement at a time on the connection and never streams here.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+    } else {
+      statement = sqlite.prepare(source);
+      if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  return new Proxy(sqlite, { get: (target, property) => (property === 'prepare' ? prepare : Reflect.get(target, property, target)) });
 }
 
 function openPostgres(databaseUrl: string): Store {

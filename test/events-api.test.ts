@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
+import { expectProblem } from './support/problems.js';
 
 interface EventView { id: string; ruleId: string; outcome: string; reason: string | null; receivedAt: string; payload: Record<string, unknown>; env: Record<string, string> }
 interface Page { items: EventView[]; nextCursor: string | null }
 
 const UNKNOWN = '7b0c2a52-3a8e-4a51-9a57-1f1b4d4a0b0c';
 
-function expectProblem(response: LightMyRequestResponse, status: number, code: string) {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.json()).toMatchObject({ status, code });
-}
 
 describe.each(testDialects())('events API on %s', (dialect) => {
   let env: TestEnv;

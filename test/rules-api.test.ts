@@ -1,18 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
 import { scriptRule, startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
+import { expectProblem } from './support/problems.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } };
 
-function expectProblem(response: LightMyRequestResponse, status: number, code: string) {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = response.json();
-  expect(problem).toMatchObject({ status, code });
-  return problem as { detail: string; errors?: Array<{ path: string; message: string }> };
-}
 
 describe.each(testDialects())('rules API on %s', (dialect) => {
   let env: TestEnv;

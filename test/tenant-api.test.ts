@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
 import { hashSecret } from '../src/tenants/secrets.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import type { BootstrapResult } from '../src/tenants/bootstrap.js';
+import { expectProblem } from './support/problems.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function expectProblem(response: LightMyRequestResponse, status: number, code: string) {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = response.json();
-  expect(problem).toMatchObject({ status, code });
-  return problem as { detail: string; errors?: Array<{ path: string; message: string }> };
-}
 
 interface KeyView { id: string; name: string; hint: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; replacedBy: string | null }
 

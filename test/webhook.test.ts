@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
+import { expectProblem } from './support/problems.js';
 
 describe.each(testDialects())('webhook trigger on %s', (dialect) => {
   let env: TestEnv;
@@ -27,14 +28,6 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     return response.json();
   }
 
-  function expectProblem(response: Awaited<ReturnType<TestEnv['webhook']>>, status: number, code: string) {
-    expect(response.statusCode).toBe(status);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const problem = response.json();
-    expect(problem).toMatchObject({ status, code });
-    expect(problem.detail.length).toBeGreaterThan(20);
-    return problem;
-  }
 
   describe('202 accepted', () => {
     it('stores every body field with its payload and answers with the event id', async () => {
@@ -137,8 +130,8 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       ['"just a string"', '/body', /JSON object/],
     ])('400 for wrong field types: %j', async (body, pointer, message) => {
       const problem = expectProblem(await env.webhook(rule.triggerId, body), 400, 'PITCREW_ERR_VALIDATION');
-      expect(problem.errors[0].path).toBe(pointer);
-      expect(problem.errors[0].message).toMatch(message);
+      expect(problem.errors![0]!.path).toBe(pointer);
+      expect(problem.errors![0]!.message).toMatch(message);
     });
 
     it('401 for an unknown key, a malformed key, and no key at all', async () => {

@@ -21,10 +21,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
-import { allProcessSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, makeTempDir, onCleanup, ownCpuSeconds, processLabel, spawnChild, waitFor } from './procs.js';
-import { prepareStorage } from './storage.js';
+import { startPitcrew } from './pitcrew.js';
+import { allProcessSeconds, cleanupAll, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, spawnChild, waitFor } from './procs.js';
 
-/* global fetch, AbortSignal */
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -211,57 +210,19 @@ function cpuShares(a, b, extra = {}, extraPids = []) {
 async function main() {
   const startedAt = Date.now();
   if (!fs.existsSync(AGENT_BUNDLE) || !fs.existsSync(path.join(root, 'dist/src/cli/main.js'))) throw new Error('dist/ is not built: run npm run build first');
-  const tmp = makeTempDir(path.join(os.tmpdir(), 'pitcrew-e2e-'));
-  const dataDir = path.join(tmp, 'data');
-  const storage = await prepareStorage(env.DATABASE_URL || undefined, dataDir);
-
-  const serverEnv = { ...env, PITCREW_DATA_DIR: dataDir, PITCREW_LOG_LEVEL: env.PITCREW_LOG_LEVEL ?? 'warn', ...storage.serverEnv };
-  if (!storage.serverEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
-
-  progress(`bootstrapping a tenant (${storage.kind})`);
-  const boot = spawnChild('pitcrew bootstrap', ['bin/pitcrew.js', 'bootstrap', '--json'], { cwd: root, env: serverEnv });
-  const { code } = await boot.exited;
-  const bootLine = boot.output().split('\n').find((l) => l.startsWith('{'));
-  if (code !== 0 || !bootLine) throw new Error(`bootstrap failed (exit ${code}):\n${boot.output()}`);
-  const { apiKey, token } = JSON.parse(bootLine);
-
-  const port = await freePort();
-  const tlsPort = await freePort();
   const profDir = path.join(benchDir, 'profiles');
   const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   const profsBefore = CPU_PROF && fs.existsSync(profDir) ? new Set(fs.readdirSync(profDir)) : new Set();
-  const server = spawnChild('pitcrew server', [...nodeFlags, 'bin/pitcrew.js', 'server'], {
-    cwd: root,
-    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort) },
+  const { tmp, dataDir, storage, server, port, tlsPort, apiKey, api, webhookPath } = await startPitcrew({
+    root, env, tempPrefix: 'pitcrew-e2e-', ruleName: 'e2e', nodeFlags, progress,
   });
   const serverNotes = watchServerLog(server);
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
   // The fingerprint the server prints at info level, computed the same way from its certificate.
   const certFile = path.join(dataDir, 'tls', 'cert.pem');
   await waitFor(server, async () => fs.existsSync(certFile), 10_000, 'the TLS certificate');
   const fingerprint = new X509Certificate(fs.readFileSync(certFile)).fingerprint256;
 
-  const api = async (method, url, body) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
-  const rule = await api('POST', '/api/v1/rules', {
-    name: 'e2e',
-    trigger: { type: 'webhook' },
-    action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
-    target: { type: 'trigger_host' },
-    infrastructureType: 'On_Premise',
-  });
-  await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
-  const target = { port, path: `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}` };
+  const target = { port, path: webhookPath };
 
   // --- agents ---
   const agents = [];

@@ -14,8 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
-import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, makeTempDir, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
-import { prepareStorage } from './storage.js';
+import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
 
@@ -50,59 +50,18 @@ const e2eCodeAtStart = codeVersion(root, ['src', 'agent', 'package.json', 'bin']
 
 async function main() {
   const startedAt = Date.now();
-  const tmp = makeTempDir(path.join(os.tmpdir(), 'pitcrew-bench-'));
-  const dataDir = path.join(tmp, 'data');
-  const storage = await prepareStorage(env.DATABASE_URL || undefined, dataDir);
-
-  // The server's environment: ours minus DATABASE_URL (the admin URL), plus the bench settings.
-  const serverEnv = { ...env, PITCREW_DATA_DIR: dataDir, PITCREW_LOG_LEVEL: env.PITCREW_LOG_LEVEL ?? 'warn', ...storage.serverEnv };
-  if (!storage.serverEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
-
-  progress(`bootstrapping a tenant (${storage.kind})`);
-  const boot = spawnChild('pitcrew bootstrap', ['bin/pitcrew.js', 'bootstrap', '--json'], { cwd: root, env: serverEnv });
-  const { code } = await boot.exited;
-  const bootLine = boot.output().split('\n').find((l) => l.startsWith('{'));
-  if (code !== 0 || !bootLine) throw new Error(`bootstrap failed (exit ${code}):\n${boot.output()}`);
-  const { apiKey, token } = JSON.parse(bootLine);
-
-  const pitcrewPort = await freePort();
-  // The server may open more listeners (the agents' TLS port): give them free loopback ports too.
-  const tlsPort = await freePort();
   const profDir = path.join(benchDir, 'profiles');
   const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   const profsBefore = CPU_PROF && fs.existsSync(profDir) ? new Set(fs.readdirSync(profDir)) : new Set();
-  const server = spawnChild('pitcrew server', [...nodeFlags, SERVER_ENTRY, 'server'], {
-    cwd: root,
-    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(pitcrewPort), PITCREW_TLS_PORT: String(tlsPort) },
+  const { storage, server, base, apiKey, triggerId, webhookPath } = await startPitcrew({
+    root, env, tempPrefix: 'pitcrew-bench-', ruleName: 'bench', serverEntry: SERVER_ENTRY, nodeFlags, progress,
   });
-  const base = `http://127.0.0.1:${pitcrewPort}`;
-  await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
-
-  const api = async (method, url, body) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
-  const rule = await api('POST', '/api/v1/rules', {
-    name: 'bench',
-    trigger: { type: 'webhook' },
-    action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
-    target: { type: 'trigger_host' },
-    infrastructureType: 'On_Premise',
-  });
-  await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
-  const pitcrewUrl = `${base}/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
+  const pitcrewUrl = `${base}${webhookPath}`;
 
   const barePort = await freePort();
   const bare = spawnChild('bare fastify', [...nodeFlags, path.join(benchDir, 'bare-server.js')], { cwd: root, env: { ...env, PORT: String(barePort) } });
   await waitFor(bare, async () => bare.output().includes('"ready":true'), 15_000, 'the bare server to listen');
-  const bareUrl = `http://127.0.0.1:${barePort}/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
+  const bareUrl = `http://127.0.0.1:${barePort}/api/v1/trigger/channel/webhook/${apiKey}/${triggerId}`;
 
   // One request each by hand: both must answer 202 before any load is meaningful.
   let setupEvents = 0;

@@ -1,0 +1,55 @@
+// Starts pitcrew the way both benchmarks measure it: fresh storage, a tenant, the server on free
+// loopback ports, one webhook rule (script `true` on the trigger host), the tenant throttle raised.
+/* global fetch, AbortSignal */
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, makeTempDir, spawnChild, waitFor } from './procs.js';
+import { prepareStorage } from './storage.js';
+
+export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntry = 'bin/pitcrew.js', nodeFlags = [], progress = () => {} }) {
+  const tmp = makeTempDir(path.join(os.tmpdir(), tempPrefix));
+  const dataDir = path.join(tmp, 'data');
+  const storage = await prepareStorage(env.DATABASE_URL || undefined, dataDir);
+
+  // The server's environment: ours minus DATABASE_URL (the admin URL), plus the bench settings.
+  const serverEnv = { ...env, PITCREW_DATA_DIR: dataDir, PITCREW_LOG_LEVEL: env.PITCREW_LOG_LEVEL ?? 'warn', ...storage.serverEnv };
+  if (!storage.serverEnv.DATABASE_URL) delete serverEnv.DATABASE_URL;
+
+  progress(`bootstrapping a tenant (${storage.kind})`);
+  const boot = spawnChild('pitcrew bootstrap', ['bin/pitcrew.js', 'bootstrap', '--json'], { cwd: root, env: serverEnv });
+  const { code } = await boot.exited;
+  const bootLine = boot.output().split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !bootLine) throw new Error(`bootstrap failed (exit ${code}):\n${boot.output()}`);
+  const { apiKey, token } = JSON.parse(bootLine);
+
+  const port = await freePort();
+  const tlsPort = await freePort();
+  const server = spawnChild('pitcrew server', [...nodeFlags, serverEntry, 'server'], {
+    cwd: root,
+    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort) },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
+
+  const api = async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  const rule = await api('POST', '/api/v1/rules', {
+    name: ruleName,
+    trigger: { type: 'webhook' },
+    action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
+    target: { type: 'trigger_host' },
+    infrastructureType: 'On_Premise',
+  });
+  await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
+  const webhookPath = `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
+  return { tmp, dataDir, storage, server, port, tlsPort, base, apiKey, token, api, triggerId: rule.trigger.triggerId, webhookPath };
+}

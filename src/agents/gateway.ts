@@ -43,6 +43,11 @@ export class AgentGateway {
     return [...this.sessions.keys()];
   }
 
+  /** Whether this node holds the host's agent connection. */
+  holds(hostId: string): boolean {
+    return this.sessions.has(hostId);
+  }
+
   /** Pushes newly queued executions to the agents connected to this node. */
   dispatch(executions: QueuedExecution[]): void {
     const byHost = new Map<string, string[]>();

@@ -59,7 +59,7 @@ export function registerExecutionRoutes(app: Api, ctx: AppContext): void {
       if (moved.length === 0) return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
     } else {
       await db.updateTable('executions').set({ cancel_requested_at: Date.now() }).where('id', '=', row.id).where('cancel_requested_at', 'is', null).execute();
-      ctx.gateway.cancel(row.host_id!, row.id);
+      if (!ctx.gateway.cancel(row.host_id!, row.id)) ctx.wakeups.publish('cancel', [{ id: row.id, hostId: row.host_id! }]);
     }
     return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
   });

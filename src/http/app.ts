@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AgentGateway } from '../agents/gateway.js';
 import { registerAgentRoutes } from '../agents/routes.js';
 import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
+import { Wakeups } from '../cluster/wakeups.js';
 import { EventWriter } from '../events/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
@@ -61,8 +62,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const writer = new EventWriter(deps.store.db, metrics, {
     ...deps.ingest,
     executionExpirySeconds: deps.executionExpirySeconds ?? 3600,
-    onQueued: (executions) => gateway.dispatch(executions),
+    // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
+    onQueued: (executions) => {
+      gateway.dispatch(executions);
+      wakeups.publish('queued', executions.filter((e) => !gateway.holds(e.hostId)));
+    },
   });
+  const wakeups: Wakeups = new Wakeups(deps.store, {
+    queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),
+    cancel: (executions) => executions.forEach((e) => gateway.cancel(e.hostId, e.id)),
+  }, deps.logger);
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
   });
@@ -73,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ledger,
     live,
     gateway,
+    wakeups,
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),
     publicUrl: deps.publicUrl,
     webhookBodyLimitBytes: deps.webhookBodyLimitBytes,
@@ -121,13 +131,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return {
     server,
     context,
-    start: () => sweeper.start(),
+    start: async () => {
+      await wakeups.start();
+      await sweeper.start();
+    },
     close: async () => {
       await gateway.close();
       await server.close();
       await writer.drain();
       await ledger.drain();
       await sweeper.stop();
+      await wakeups.stop();
     },
   };
 }

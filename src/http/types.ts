@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { AgentGateway } from '../agents/gateway.js';
+import type { Wakeups } from '../cluster/wakeups.js';
 import type { EventWriter } from '../events/writer.js';
 import type { ExecutionLedger } from '../executions/ledger.js';
 import type { LiveExecutions } from '../executions/live.js';
@@ -17,6 +18,7 @@ export interface AppContext {
   ledger: ExecutionLedger;
   live: LiveExecutions;
   gateway: AgentGateway;
+  wakeups: Wakeups;
   directory: KeyDirectory;
   metrics: Metrics;
   publicUrl: string | undefined;

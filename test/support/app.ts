@@ -38,6 +38,9 @@ export interface TestEnvOptions {
   /** Listen for real on loopback: HTTP and HTTPS (a self-signed certificate in the data directory). */
   listen?: boolean;
   executionExpirySeconds?: number;
+  /** Another node on an existing test database (the first node's); it is not dropped on close. */
+  database?: TestDatabase;
+  sweepIntervalMs?: number;
   throttleDefaults?: { ratePerSecond: number; burst: number };
   webhookBodyLimitBytes?: number;
   sqliteBusyTimeoutMs?: number;
@@ -56,7 +59,7 @@ export function scriptRule(overrides: Record<string, unknown> = {}): Record<stri
 }
 
 export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {}): Promise<TestEnv> {
-  const database = await createTestDatabase(dialect);
+  const database = options.database ?? (await createTestDatabase(dialect));
   const store = database.open({ sqliteBusyTimeoutMs: options.sqliteBusyTimeoutMs });
   const logs: string[] = [];
   const sink = new Writable({
@@ -74,7 +77,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     ingest: { maxBatch: 256, maxQueued: 20_000 },
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
-    sweepIntervalMs: 200,
+    sweepIntervalMs: options.sweepIntervalMs ?? 200,
   });
   await app.start();
   let listening: Listening | undefined;
@@ -134,7 +137,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
       await stopListening();
       await app.close();
       await store.close();
-      await database.drop();
+      if (!options.database) await database.drop();
     },
   };
 }

@@ -1,0 +1,70 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type pg from 'pg';
+import type { Store } from '../store/database.js';
+
+const CHANNEL = 'pitcrew_wakeup';
+// NOTIFY payloads must stay under 8000 bytes; an (execution, host) pair takes about 80.
+const PAIRS_PER_NOTICE = 80;
+
+export interface Addressed {
+  id: string;
+  hostId: string;
+}
+
+export interface WakeupHandlers {
+  queued(executions: Addressed[]): void;
+  cancel(executions: Addressed[]): void;
+}
+
+type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> };
+
+/**
+ * Cross-node wake-ups (DESIGN.md §4): work queued, or a cancel asked, on one node for a host whose
+ * agent is connected to another is announced with PostgreSQL NOTIFY; every node LISTENs on a
+ * connection of its own. With SQLite there is one node and nothing to announce.
+ */
+export class Wakeups {
+  private listener: pg.Client | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly handlers: WakeupHandlers,
+    private readonly logger: FastifyBaseLogger,
+  ) {}
+
+  async start(): Promise<void> {
+    if (!this.store.dedicatedConnection) return;
+    this.listener = await this.store.dedicatedConnection();
+    this.listener.on('notification', (message) => this.receive(message.payload));
+    await this.listener.query(`LISTEN ${CHANNEL}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.end();
+    this.listener = undefined;
+  }
+
+  /** Announces to the other nodes; a failure is logged, the sweeper's pass is the safety net. */
+  publish(kind: Notice['kind'], executions: Addressed[]): void {
+    if (!this.store.dedicatedConnection || executions.length === 0) return;
+    for (let i = 0; i < executions.length; i += PAIRS_PER_NOTICE) {
+      const notice: Notice = { kind, pairs: executions.slice(i, i + PAIRS_PER_NOTICE).map((e) => [e.id, e.hostId]) };
+      sql`select pg_notify(${CHANNEL}, ${JSON.stringify(notice)})`.execute(this.store.db).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'could not announce to other nodes; their next sweep picks it up');
+      });
+    }
+  }
+
+  private receive(payload: string | undefined): void {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload ?? '') as Notice;
+    } catch {
+      return;
+    }
+    const executions = notice.pairs.map(([id, hostId]) => ({ id, hostId }));
+    if (notice.kind === 'queued') this.handlers.queued(executions);
+    else if (notice.kind === 'cancel') this.handlers.cancel(executions);
+  }
+}

@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     loggerInstance: deps.logger,
     logController: new AccessLog(),
     bodyLimit: 1024 * 1024,
-    // Deep links and UUIDs are case-insensitive in people's hands, paths are not: keep them exact.
+    // Monitoring tools and people add a trailing slash to pasted URLs; it means the same route.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

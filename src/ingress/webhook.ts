@@ -66,7 +66,7 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
       bodyLimit: ctx.webhookBodyLimitBytes,
       // The handler validates the body itself, to answer in the words of DESIGN.md §3.
       validatorCompiler: () => () => true,
-      onRequest: (request, reply) => admit(ctx, request as WebhookRequest, reply),
+      onRequest: (request) => admit(ctx, request as WebhookRequest),
       schema: {
         tags: ['webhook'],
         summary: older ? 'Fire a webhook trigger (older path form)' : 'Fire a webhook trigger',
@@ -82,7 +82,7 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
 }
 
 /** Authenticate, filter by address and throttle before the body is even read. */
-async function admit(ctx: AppContext, request: WebhookRequest, reply: FastifyReply): Promise<void> {
+async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
   const reject = (error: PitcrewError) => {
     ctx.metrics.ingressRejections.inc({ status: error.status });
     throw error;
@@ -100,7 +100,6 @@ async function admit(ctx: AppContext, request: WebhookRequest, reply: FastifyRep
     }));
   }
   request.caller = caller;
-  void reply;
 }
 
 async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyReply) {

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { bearer, problems } from '../http/schemas.js';
+import { baseUrl, type Api, type AppContext } from '../http/types.js';
+
+export const AGENT_DOWNLOAD_PATH = '/downloads/pitcrew-agent.mjs';
+const FILE_NAME = 'pitcrew-agent.mjs';
+
+const AgentInstallView = Type.Object({
+  server: Type.String({ description: 'the URL agents connect to (--server): this service\'s HTTPS port' }),
+  fingerprint: Type.String({ description: 'SHA-256 fingerprint of its TLS certificate (--server-fingerprint)' }),
+  download: Type.Union([
+    Type.Object({ url: Type.String(), sha256: Type.String(), size: Type.Integer() }),
+    Type.Null(),
+  ], { description: 'the agent file this service offers; null when the build made none' }),
+  install: Type.String({ description: 'shell commands that fetch the agent file and check its digest' }),
+  start: Type.String({ description: 'the command that starts the agent; it reads the tenant API key from $PITCREW_API_KEY' }),
+});
+
+interface BundleFacts {
+  sha256: string;
+  size: number;
+}
+
+/**
+ * How a host joins this service: the agent file (served unauthenticated, like any download of
+ * open software; its digest comes from the authenticated API), the URL and the certificate to pin.
+ */
+export function registerAgentInstallRoutes(app: Api, ctx: AppContext): void {
+  app.get('/agents/install', {
+    schema: {
+      tags: ['agents'], security: bearer,
+      summary: 'The exact commands that install and start an agent for this service',
+      response: { 200: AgentInstallView, ...problems(401, 404) },
+    },
+  }, async (request) => {
+    const endpoint = ctx.agentEndpoint;
+    if (!endpoint) throw new PitcrewError('PITCREW_ERR_NOT_FOUND', 'this service process is not listening for agents (no HTTPS port is open)');
+    const base = baseUrl(ctx, request);
+    const server = `https://${new URL(base).hostname}:${endpoint.port}`;
+    const bundle = await bundleFacts(ctx.agentBundle);
+    const download = bundle && { url: base + AGENT_DOWNLOAD_PATH, ...bundle };
+    const install = download
+      ? `curl -fsSLo ${FILE_NAME} '${download.url}' && echo '${download.sha256}  ${FILE_NAME}' | sha256sum -c -`
+      : `# copy dist/${FILE_NAME} from the service's build (npm run build:agent) to this host`;
+    const start = `node ${FILE_NAME} --server ${server} --server-fingerprint ${endpoint.fingerprint}`;
+    return { server, fingerprint: endpoint.fingerprint, download, install, start };
+  });
+}
+
+export function registerAgentDownloadRoute(app: Api, ctx: AppContext): void {
+  app.get(AGENT_DOWNLOAD_PATH, {
+    schema: {
+      tags: ['agents'], security: [],
+      summary: 'The agent program, one file for Node.js >= 20.19 (check it against the sha256 of GET /api/v1/agents/install)',
+      produces: ['text/javascript'], response: { ...problems(404) },
+    },
+  }, async (_request, reply) => {
+    if (!(await bundleFacts(ctx.agentBundle))) {
+      throw new PitcrewError('PITCREW_ERR_NOT_FOUND', 'this service has no agent file to offer; build it with npm run build:agent');
+    }
+    return reply.type('text/javascript').header('Content-Disposition', `attachment; filename="${FILE_NAME}"`).send(fs.createReadStream(ctx.agentBundle!));
+  });
+}
+
+let cached: { file: string; mtimeMs: number; facts: BundleFacts } | undefined;
+
+/** The bundle's digest, computed once per build of the file rather than per request. */
+async function bundleFacts(file: string | undefined): Promise<BundleFacts | null> {
+  if (!file) return null;
+  const stat = await fs.promises.stat(file).catch(() => undefined);
+  if (!stat?.isFile()) return null;
+  if (cached?.file !== file || cached.mtimeMs !== stat.mtimeMs) {
+    const content = await fs.promises.readFile(file);
+    cached = { file, mtimeMs: stat.mtimeMs, facts: { sha256: createHash('sha256').update(content).digest('hex'), size: content.length } };
+  }
+  return cached.facts;
+}

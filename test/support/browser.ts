@@ -1,0 +1,75 @@
+import type { BrowserContext, Page, Route } from 'playwright-core';
+import { launchChromium } from '../../scripts/chromium.mjs';
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  /** Everything the pages logged as an error, and every uncaught exception. */
+  consoleErrors: string[];
+  close(): Promise<void>;
+}
+
+/** Debian's Chromium at 1440x900 with a fresh profile, recording console errors of every page. */
+export async function openBrowser(): Promise<BrowserSession> {
+  const { context, close } = await launchChromium({ width: 1440, height: 900 });
+  const consoleErrors: string[] = [];
+  const watch = (page: Page) => {
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  // Well inside the test timeout, so a wait that fails says what it waited for.
+  context.setDefaultTimeout(10_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { context, page, consoleErrors, close };
+}
+
+/** Signs in through the sign-in page, as a person pasting the token would. */
+export async function signIn(page: Page, baseUrl: string, token: string, path = '/'): Promise<void> {
+  await page.goto(baseUrl + path);
+  await page.getByLabel('Management token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'main' }).waitFor();
+}
+
+/** Signs in afresh as the owner of `token`, whoever was signed in before. */
+export async function signInAs(page: Page, baseUrl: string, token: string, path = '/'): Promise<void> {
+  // On a blank page of the origin: a page of the app would go on calling the API with the old token.
+  const blank = `${baseUrl}/__blank`;
+  await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,">' }));
+  await page.goto(blank);
+  await page.evaluate('sessionStorage.clear()');
+  await page.unroute(blank);
+  await signIn(page, baseUrl, token, path);
+}
+
+/** Holds the API's answers to `pattern` until the returned function is called. */
+export async function holdResponses(page: Page, pattern: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const handler = async (route: Route) => {
+    await released;
+    // A held request can be one the page gave up on (it navigated away) meanwhile.
+    await route.continue().catch(() => undefined);
+  };
+  await page.route(pattern, handler);
+  return async () => {
+    release();
+    await page.unroute(pattern, handler);
+  };
+}
+
+/** Answers `pattern` with a 503 problem+json saying `detail`, until the returned function is called. */
+export async function failResponses(page: Page, pattern: string, detail: string): Promise<() => Promise<void>> {
+  const handler = async (route: Route) => {
+    await route.fulfill({
+      status: 503, contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'urn:pitcrew:problem:storage-unavailable', title: 'Storage unavailable', status: 503, code: 'PITCREW_ERR_STORAGE_UNAVAILABLE', detail }),
+    });
+  };
+  await page.route(pattern, handler);
+  return () => page.unroute(pattern, handler);
+}

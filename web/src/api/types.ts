@@ -1,0 +1,241 @@
+/*
+ * The shapes of the public API (/api/v1, GET /api/v1/openapi.json) that the UI reads and sends.
+ * Only the fields the UI uses; the service may send more.
+ */
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export type TriggerType = 'webhook' | 'alert' | 'cron';
+export type TargetType = 'trigger_host' | 'specific_host' | 'specific_tags' | 'cli_machine';
+export type InfrastructureType = 'On_Premise' | 'CLOUD_EC2' | 'CLOUD_AZURE' | 'CLOUD_GCP' | 'CLOUD_OPENSTACK';
+export type Interpreter = 'sh' | 'bash' | 'python' | 'pwsh';
+export type Flavour = 'autofix' | 'diagnostics';
+
+export interface Runbook {
+  script: string;
+  interpreter?: Interpreter;
+  notes?: string;
+}
+
+export type Action =
+  | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
+  | { type: 'cloud'; operation: string; region?: string; credentialId?: string }
+  | { type: 'cli'; runbook: Runbook; timeoutSeconds?: number }
+  | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
+  | { type: 'email_runbook'; runbook: { notes: string; script?: string }; recipients?: string[] };
+
+export interface Target {
+  type: TargetType;
+  hostname?: string;
+  tags?: string[];
+  /** specific_tags only: at most this many hosts of one event run at once. */
+  maxConcurrency?: number;
+  /** specific_tags only: after this many failed hosts, the ones still waiting are cancelled. */
+  maxErrors?: number;
+}
+
+export interface ActionLimit {
+  max: number;
+  windowSeconds: number;
+  onLimit?: 'escalate' | 'drop';
+}
+
+export interface Flapping {
+  enabled: boolean;
+  maxEvents?: number;
+  windowSeconds?: number;
+  cooldownSeconds?: number;
+  maxStateChanges?: number;
+}
+
+export interface Trigger {
+  type: TriggerType;
+  triggerId?: string;
+  webhookUrl?: string;
+  curl?: string;
+  integrationId?: string;
+  alarmName?: string;
+  schedule?: string;
+  timezone?: string;
+}
+
+export interface RuleInput {
+  name: string;
+  enabled?: boolean;
+  trigger: { type: TriggerType; schedule?: string; timezone?: string; integrationId?: string; alarmName?: string };
+  action: Action;
+  target: Target;
+  infrastructureType: InfrastructureType;
+  actionLimit?: ActionLimit | null;
+  flapping?: Flapping;
+}
+
+export interface Rule {
+  id: string;
+  name: string;
+  enabled: boolean;
+  trigger: Trigger;
+  action: Action;
+  target: Target;
+  infrastructureType: InfrastructureType;
+  actionLimit: ActionLimit | null;
+  flapping: Required<Flapping>;
+  createdAt: string;
+  updatedAt: string;
+  lastEvent: { id: string; outcome: Outcome; receivedAt: string } | null;
+  lastExecution: { id: string; state: ExecutionState; hostname: string; queuedAt: string; finishedAt: string | null } | null;
+}
+
+export const OUTCOMES = ['accepted', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface RuleEvent {
+  id: string;
+  ruleId: string;
+  outcome: Outcome;
+  reason: string | null;
+  receivedAt: string;
+  sourceIp: string | null;
+  payload: Record<string, unknown>;
+  env: Record<string, string>;
+  skippedEnv: Array<{ name: string; reason: string }>;
+  executionIds: string[];
+  idempotencyKey: string | null;
+}
+
+export const EXECUTION_STATES = ['queued', 'dispatched', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired'] as const;
+export type ExecutionState = (typeof EXECUTION_STATES)[number];
+
+export interface Execution {
+  id: string;
+  ruleId: string;
+  eventId: string;
+  hostId: string | null;
+  hostname: string;
+  state: ExecutionState;
+  /** script: on the host by its agent; email_runbook: sent by the service, on no host. */
+  actionType: 'script' | 'email_runbook';
+  reason: string | null;
+  flavour: string;
+  interpreter: string;
+  timeoutSeconds: number;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  queuedAt: string;
+  dispatchedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number | null;
+  cancelRequested: boolean;
+  /** Queued, waiting for a slot of its fan-out's maxConcurrency. */
+  held: boolean;
+  transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
+  artifacts?: Array<{ id: string; name: string; size: number }>;
+}
+
+export interface Host {
+  id: string;
+  hostname: string;
+  tags: string[];
+  agentTags: string[];
+  managedTags: string[];
+  status: 'online' | 'offline';
+  lastSeenAt: string | null;
+  enrolledAt: string;
+  agentVersion: string;
+  os: string;
+  arch: string;
+}
+
+export interface HostCount {
+  count: number;
+  online: number;
+}
+
+export interface AgentInstall {
+  server: string;
+  fingerprint: string;
+  download: { url: string; sha256: string; size: number } | null;
+  install: string;
+  start: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  hint: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  replacedBy: string | null;
+}
+
+export interface IssuedApiKey extends ApiKey {
+  apiKey: string;
+}
+
+export interface Throttle {
+  ratePerSecond: number;
+  burst: number;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  /** IPv4/IPv6 CIDRs webhooks are accepted from; empty: every address. */
+  ipAllowlist: string[];
+  /** null: the service defaults. */
+  throttle: Throttle | null;
+  createdAt: string;
+}
+
+export interface TenantPatch {
+  ipAllowlist?: string[];
+  throttle?: Throttle | null;
+}
+
+/** The states GET /api/v1/escalations accepts as a filter. */
+export const ESCALATION_STATES = ['pending', 'notified'] as const;
+
+export interface Escalation {
+  id: string;
+  ruleId: string;
+  hostId: string;
+  hostname: string;
+  /** pending: waiting for the notifier; notified: sent to the escalation contacts and channels. */
+  state: string;
+  reason: string;
+  windowStart: string;
+  windowEnd: string;
+  limitedEvents: number;
+  firstEventId: string;
+  lastEventId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HostLimitUsage {
+  hostId: string;
+  hostname: string;
+  used: number;
+  max: number;
+  remaining: number;
+  /** The next alarm for this host is escalated or dropped instead of acting. */
+  limited: boolean;
+  nextSlotAt: string | null;
+  escalation: Escalation | null;
+}
+
+export interface LimitUsage {
+  ruleId: string;
+  actionLimit: ActionLimit | null;
+  asOf: string;
+  hosts: HostLimitUsage[];
+}

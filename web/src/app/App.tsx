@@ -1,0 +1,59 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { lazy, useState } from 'react';
+import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { RequireAuth } from '../auth/RequireAuth';
+import { SignInPage } from '../auth/SignInPage';
+import { Layout } from './Layout';
+import { NotFoundPage } from './NotFoundPage';
+import { createQueryClient } from './queryClient';
+
+// Each page is its own chunk: the first page (sign-in) loads only the shell.
+const RulesPage = lazy(() => import('../rules/RulesPage'));
+const RuleWizardPage = lazy(() => import('../rules/wizard/RuleWizardPage'));
+const RulePage = lazy(() => import('../rules/RulePage'));
+const ExecutionsPage = lazy(() => import('../executions/ExecutionsPage'));
+const ExecutionPage = lazy(() => import('../executions/ExecutionPage'));
+const HostsPage = lazy(() => import('../hosts/HostsPage'));
+const ChannelsPage = lazy(() => import('../channels/ChannelsPage'));
+const ChannelPage = lazy(() => import('../channels/ChannelPage'));
+const ChannelFormPage = lazy(() => import('../channels/form/ChannelFormPage'));
+const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
+const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
+const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
+
+export function App() {
+  const [queryClient] = useState(createQueryClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <Routes>
+          <Route path="/sign-in" element={<SignInPage />} />
+          <Route
+            element={
+              <RequireAuth>
+                <Layout />
+              </RequireAuth>
+            }
+          >
+            <Route index element={<Navigate to="/rules" replace />} />
+            <Route path="rules" element={<RulesPage />} />
+            <Route path="rules/new" element={<RuleWizardPage />} />
+            <Route path="rules/:id" element={<RulePage />} />
+            <Route path="rules/:id/edit" element={<RuleWizardPage />} />
+            <Route path="executions" element={<ExecutionsPage />} />
+            <Route path="executions/:id" element={<ExecutionPage />} />
+            <Route path="channels" element={<ChannelsPage />} />
+            <Route path="channels/new" element={<ChannelFormPage />} />
+            <Route path="channels/:id" element={<ChannelPage />} />
+            <Route path="channels/:id/edit" element={<ChannelFormPage />} />
+            <Route path="hosts" element={<HostsPage />} />
+            <Route path="escalations" element={<EscalationsPage />} />
+            <Route path="api-keys" element={<ApiKeysPage />} />
+            <Route path="settings" element={<TenantSettingsPage />} />
+            <Route path="*" element={<NotFoundPage />} />
+          </Route>
+        </Routes>
+      </BrowserRouter>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,76 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Suspense, useCallback, useState } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { signOut } from '../auth/session';
+import { useTenant } from '../tenant/queries';
+import { Loading } from '../ui/states';
+import { PageErrorBoundary } from './PageErrorBoundary';
+import { useGlobalShortcuts } from './shortcuts';
+import { ShortcutsHelp } from './ShortcutsHelp';
+
+const NAV = [
+  { to: '/rules', label: 'Rules', key: 'g r' },
+  { to: '/executions', label: 'Executions', key: 'g e' },
+  { to: '/escalations', label: 'Escalations', key: 'g x' },
+  { to: '/hosts', label: 'Hosts', key: 'g h' },
+  { to: '/channels', label: 'Channels', key: 'g c' },
+  { to: '/api-keys', label: 'API keys', key: 'g k' },
+  { to: '/settings', label: 'Settings', key: 'g s' },
+];
+
+export function Layout() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const [helpOpen, setHelpOpen] = useState(false);
+  const tenant = useTenant();
+  const go = useCallback((to: string) => void navigate(to), [navigate]);
+  const showHelp = useCallback(() => setHelpOpen(true), []);
+  useGlobalShortcuts(go, showHelp);
+
+  return (
+    <div className="shell">
+      <nav className="sidebar" aria-label="main">
+        <div className="brand">
+          <img src="/favicon.svg" alt="" width="22" height="22" /> pitcrew
+        </div>
+        <ul>
+          {NAV.map((item) => (
+            <li key={item.to}>
+              <NavLink to={item.to} className={({ isActive }) => `nav-link${isActive ? ' nav-link-active' : ''}`}>
+                {item.label}
+                <kbd className="nav-key">{item.key}</kbd>
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+        <div className="sidebar-footer">
+          <div className="tenant" title="tenant">
+            {tenant.data?.name ?? '…'}
+          </div>
+          <button type="button" className="link-button" onClick={showHelp}>
+            Shortcuts <kbd>?</kbd>
+          </button>
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              queryClient.clear();
+              signOut();
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </nav>
+      <main className="content">
+        <PageErrorBoundary key={location.pathname}>
+          <Suspense fallback={<Loading what="page" />}>
+            <Outlet />
+          </Suspense>
+        </PageErrorBoundary>
+      </main>
+      <ShortcutsHelp open={helpOpen} onClose={() => setHelpOpen(false)} />
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Channel } from '../api/channel-types';
+import { useRuleNames } from '../rules/queries';
+import { Definitions, type Definition } from '../ui/Definitions';
+import { Time } from '../ui/Time';
+import { describeRuleFilter, MODE_HELP, MODE_LABELS, TYPE_LABELS } from './labels';
+
+const set = (isSet: boolean | undefined) => (isSet ? 'set (write-only)' : 'not set');
+
+/** What the channel is configured with, secrets as the service masks them. */
+function configRows(channel: Channel): Definition[] {
+  const { config } = channel;
+  switch (channel.type) {
+    case 'email':
+      return [
+        ['SMTP server', <span className="mono">{`${config.host ?? ''}:${config.port ?? ''}`}</span>],
+        ['Encryption', config.secure ? 'TLS from the first byte' : config.requireTls === false ? 'STARTTLS when offered (a local relay)' : 'STARTTLS, required'],
+        ['Sign in', config.username ? <span>{config.username}, password {set(config.passwordSet)}</span> : 'no SMTP AUTH'],
+        ['From', config.from ?? ''],
+        ['To', (config.to ?? []).join(', ')],
+        ['Trusted CA', config.ca ? 'a PEM certificate of its own' : 'the system’s'],
+      ];
+    case 'webhook':
+      return [
+        ['URL', <span className="mono">{config.url ?? ''}</span>],
+        ['Signing secret', set(config.secretSet)],
+      ];
+    default:
+      return [['Webhook URL', <span className="mono">{config.webhookUrl ?? 'not set'}</span>]];
+  }
+}
+
+export function ChannelSettings({ channel }: { channel: Channel }) {
+  const names = useRuleNames();
+  return (
+    <section className="panel">
+      <h2>Settings</h2>
+      <Definitions
+        items={[
+          ['Type', TYPE_LABELS[channel.type]],
+          ['Hears', `${MODE_LABELS[channel.mode]}: ${MODE_HELP[channel.mode]}`],
+          ['Rules', describeRuleFilter(channel.ruleIds, names.data)],
+          ...configRows(channel),
+          ['Last delivered', <Time iso={channel.lastDeliveredAt} />],
+          ['Last error', channel.lastError ? <span><Time iso={channel.lastErrorAt} />: {channel.lastError}</span> : <span className="muted">none</span>],
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { Channel } from '../../api/channel-types';
+import { channelErrorsFrom, checkChannelForm, emptyChannelForm, formFromChannel, NO_SECRETS, storedSecrets, toChannelInput, toChannelPatch } from './form';
+
+const email = {
+  id: 'c1', name: 'on-call mail', type: 'email', mode: 'errors', ruleIds: ['r1'],
+  config: { host: 'smtp.example.com', port: 587, secure: false, username: 'pitcrew', passwordSet: true, from: 'pitcrew <p@example.com>', to: ['a@example.com', 'b@example.com'], requireTls: true },
+} as unknown as Channel;
+
+describe('the channel form', () => {
+  it('sends a new chat channel with its webhook URL and no rule filter', () => {
+    const form = { ...emptyChannelForm(), name: ' ops ', webhookUrl: ' https://hooks.slack.com/services/T/B/X ' };
+    expect(toChannelInput(form)).toEqual({ name: 'ops', type: 'slack', mode: 'all', ruleIds: null, config: { webhookUrl: 'https://hooks.slack.com/services/T/B/X' } });
+  });
+
+  it('sends an email channel with addresses one a line and optional settings only when given', () => {
+    const form = { ...emptyChannelForm(), name: 'mail', type: 'email' as const, host: 'smtp', port: '465', secure: true, from: 'f@x', to: 'a@x\nb@x, a@x\n' };
+    expect(toChannelInput(form).config).toEqual({ host: 'smtp', port: 465, secure: true, requireTls: true, from: 'f@x', to: ['a@x', 'b@x'] });
+  });
+
+  it('edits without sending back a secret left blank, and never holds a stored one', () => {
+    const form = formFromChannel(email);
+    expect(form).toMatchObject({ password: '', to: 'a@example.com\nb@example.com', everyRule: false, ruleIds: ['r1'] });
+    expect(toChannelPatch(form).config).toEqual({ host: 'smtp.example.com', port: 587, secure: false, requireTls: true, from: 'pitcrew <p@example.com>', to: ['a@example.com', 'b@example.com'], username: 'pitcrew', ca: null });
+    expect(toChannelPatch({ ...form, password: 'new' }).config).toMatchObject({ password: 'new' });
+    expect(toChannelPatch({ ...form, username: '' }).config).toMatchObject({ username: null, password: null });
+    const slack = { ...email, type: 'slack', config: { webhookUrl: 'https://hooks.slack.com/…(set)' } } as unknown as Channel;
+    expect(formFromChannel(slack).webhookUrl).toBe('');
+    expect(toChannelPatch(formFromChannel(slack)).config).toEqual({});
+  });
+
+  it('asks for a secret only when none is stored', () => {
+    const webhook = { ...emptyChannelForm(), name: 'bus', type: 'webhook' as const, url: 'https://example.com/in' };
+    expect(checkChannelForm(webhook, NO_SECRETS)).toEqual({ secret: expect.stringMatching(/16 characters/) });
+    expect(checkChannelForm(webhook, { ...NO_SECRETS, secret: true })).toEqual({});
+    expect(checkChannelForm({ ...webhook, secret: 'short' }, { ...NO_SECRETS, secret: true })).toEqual({ secret: expect.stringMatching(/16 characters/) });
+    expect(checkChannelForm(formFromChannel(email), storedSecrets(email))).toEqual({});
+    expect(checkChannelForm({ ...formFromChannel(email), to: 'nobody' }, storedSecrets(email))).toEqual({ to: '“nobody” is not an email address' });
+  });
+
+  it("places the service's field errors at the form's fields", () => {
+    const { errors, unplaced } = channelErrorsFrom([
+      { path: '/body/name', message: 'already used by another channel' },
+      { path: '/body/config/to/1', message: 'must be an email' },
+      { path: '/body/ruleIds/0', message: 'no rule r9 in this tenant' },
+      { path: '/body/surprise', message: 'is not a known field' },
+    ]);
+    expect(errors).toEqual({ name: 'already used by another channel', to: 'must be an email', ruleIds: 'no rule r9 in this tenant' });
+    expect(unplaced).toEqual([{ path: '/body/surprise', message: 'is not a known field' }]);
+  });
+});

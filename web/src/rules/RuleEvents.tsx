@@ -1,0 +1,162 @@
+import { Fragment, useState } from 'react';
+import { Link } from 'react-router';
+import { OUTCOMES, type Outcome, type RuleEvent } from '../api/types';
+import { OUTCOME_HELP, OutcomeBadge } from '../ui/Badge';
+import { PagedList } from '../ui/PagedList';
+import { EmptyState } from '../ui/states';
+import { Time } from '../ui/Time';
+import { useUrlFilters } from '../ui/useUrlFilters';
+import { useRuleEvents } from './queries';
+
+const OUTCOME_EMPTY: Record<Outcome, string> = {
+  accepted: 'No alarm of this rule has acted yet.',
+  rule_off: 'No alarm came while the rule was off.',
+  dry_run: 'No call has carried "Act": false.',
+  no_target: 'Every alarm found a host to act on.',
+  flapping: 'Flapping protection has not held back an alarm of this rule.',
+  limited: 'The action limit has not stopped an alarm of this rule.',
+  duplicate:
+    "A retry with the same Idempotency-Key gets the original event's reply and is not stored again, so it never shows here: the original event shows its key.",
+};
+
+/** The rule's events, newest first, each with its outcome, payload and the names not exported. */
+export function RuleEvents({ ruleId }: { ruleId: string }) {
+  const { params, set: setParam } = useUrlFilters();
+  const outcome = (params.get('outcome') || undefined) as Outcome | undefined;
+  const events = useRuleEvents(ruleId, outcome);
+  return (
+    <section className="panel">
+      <h2 className="h2-with-tools">
+        Events
+        <select aria-label="Outcome" value={outcome ?? ''} onChange={(event) => setParam('outcome', event.target.value)}>
+          <option value="">Every outcome</option>
+          {OUTCOMES.map((value) => (
+            <option key={value} value={value} title={OUTCOME_HELP[value]}>
+              {value.replace('_', ' ')}
+            </option>
+          ))}
+        </select>
+      </h2>
+      <PagedList
+        query={events}
+        what="events"
+        empty={
+          outcome ? (
+            <EmptyState title={`No event with outcome ${outcome.replace('_', ' ')}`}>
+              <p>{OUTCOME_EMPTY[outcome]}</p>
+              <button type="button" className="button" onClick={() => setParam('outcome', '')}>
+                Show every outcome
+              </button>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No events yet">Fire the webhook (the curl above) and its event shows here within seconds.</EmptyState>
+          )
+        }
+      >
+        {(items) => <EventsTable events={items} />}
+      </PagedList>
+    </section>
+  );
+}
+
+function EventsTable({ events }: { events: RuleEvent[] }) {
+  const [open, setOpen] = useState<string | null>(() => (window.location.hash.startsWith('#event-') ? window.location.hash.slice(7) : null));
+  return (
+    <table className="table table-events">
+      <thead>
+        <tr>
+          <th>Received</th>
+          <th>Outcome</th>
+          <th>Host</th>
+          <th>Reason</th>
+          <th>Not exported</th>
+          <th>Executions</th>
+          <th aria-label="details" />
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((event) => {
+          const expanded = open === event.id;
+          const host = event.payload.HostName ?? event.payload.hostname;
+          return (
+            <Fragment key={event.id}>
+              <tr id={`event-${event.id}`} data-outcome={event.outcome} className={expanded ? 'row-expanded' : undefined}>
+                <td>
+                  <Time iso={event.receivedAt} />
+                </td>
+                <td>
+                  <OutcomeBadge outcome={event.outcome} />
+                </td>
+                <td className="mono">{typeof host === 'string' ? host : <span className="muted">–</span>}</td>
+                <td className="cell-reason">
+                  {event.reason ?? ''}
+                  {event.idempotencyKey ? (
+                    <div className="cell-key" title="a retry with this key within 24 h gets this event's reply and runs nothing">
+                      Idempotency-Key <code>{event.idempotencyKey}</code>
+                    </div>
+                  ) : null}
+                </td>
+                <td>
+                  {event.skippedEnv.length === 0 ? (
+                    <span className="muted">–</span>
+                  ) : (
+                    event.skippedEnv.map((skipped) => (
+                      <span key={skipped.name} className="chip chip-warn" title={skipped.reason}>
+                        {skipped.name}
+                      </span>
+                    ))
+                  )}
+                </td>
+                <td>
+                  {event.executionIds.length === 0 ? (
+                    <span className="muted">none</span>
+                  ) : (
+                    event.executionIds.map((id) => (
+                      <Link key={id} to={`/executions/${id}`} className="mono exec-link">
+                        {id.slice(-8)}
+                      </Link>
+                    ))
+                  )}
+                </td>
+                <td>
+                  <button type="button" className="link-button" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : event.id)}>
+                    {expanded ? 'Hide' : 'Payload'}
+                  </button>
+                </td>
+              </tr>
+              {expanded ? (
+                <tr className="row-detail">
+                  <td colSpan={7}>
+                    <div className="event-detail">
+                      <div>
+                        <h4>Payload as posted</h4>
+                        <pre>{JSON.stringify(event.payload, null, 2)}</pre>
+                      </div>
+                      <div>
+                        <h4>Environment of the runbook</h4>
+                        <pre>{Object.entries(event.env).map(([name, value]) => `${name}=${value}`).join('\n') || '(none)'}</pre>
+                        {event.skippedEnv.length > 0 ? (
+                          <>
+                            <h4>Not exported</h4>
+                            <ul>
+                              {event.skippedEnv.map((skipped) => (
+                                <li key={skipped.name}>
+                                  <code>{skipped.name}</code>: {skipped.reason}
+                                </li>
+                              ))}
+                            </ul>
+                          </>
+                        ) : null}
+                        <p className="muted">From {event.sourceIp ?? 'an unknown address'} · event {event.id}</p>
+                      </div>
+                    </div>
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,100 @@
+import { Link } from 'react-router';
+import type { ActionLimit, HostLimitUsage, Rule } from '../api/types';
+import { EscalationBadge, LimitedBadge } from '../ui/Badge';
+import { seconds } from '../ui/format';
+import { EmptyState, Loadable } from '../ui/states';
+import { Time } from '../ui/Time';
+import { describeLimit } from './describe';
+import { useRuleLimits } from './queries';
+
+/** The rule's action limit as it stands now: how much of it each host has used, and who was told. */
+export function RuleLimits({ rule }: { rule: Rule }) {
+  return (
+    <section className="panel" aria-labelledby="limits-heading">
+      <h2 id="limits-heading">Action limit per host</h2>
+      {rule.actionLimit ? (
+        <LimitUsage ruleId={rule.id} limit={rule.actionLimit} />
+      ) : (
+        <p className="muted">
+          No action limit: every alarm acts, on every host, however often it fires. <Link to={`/rules/${rule.id}/edit`}>Add a limit</Link>
+        </p>
+      )}
+    </section>
+  );
+}
+
+function LimitUsage({ ruleId, limit }: { ruleId: string; limit: ActionLimit }) {
+  const usage = useRuleLimits(ruleId);
+  return (
+    <>
+      <p className="muted">
+        {describeLimit(limit)}. Counted over the last {seconds(limit.windowSeconds)}, every execution however it ended.
+      </p>
+      <Loadable
+        query={usage}
+        what="limit usage"
+        isEmpty={(data) => data.hosts.length === 0}
+        empty={<EmptyState title="No host has used the limit">No execution of this rule in the window: the next alarm acts on any host.</EmptyState>}
+      >
+        {(data) => <UsageTable hosts={data.hosts} onLimit={limit.onLimit} />}
+      </Loadable>
+    </>
+  );
+}
+
+function UsageTable({ hosts, onLimit }: { hosts: HostLimitUsage[]; onLimit: ActionLimit['onLimit'] }) {
+  return (
+    <table className="table">
+      <thead>
+        <tr>
+          <th>Host</th>
+          <th>Used</th>
+          <th>Now</th>
+          <th>Next slot frees</th>
+          <th>Open escalation</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hosts.map((host) => (
+          <tr key={host.hostId} data-host={host.hostname}>
+            <td className="mono strong">{host.hostname}</td>
+            <td>
+              <UsageMeter used={host.used} max={host.max} />
+            </td>
+            <td>{host.limited ? <LimitedBadge onLimit={onLimit} /> : <span className="muted">{host.remaining} left</span>}</td>
+            <td>{host.nextSlotAt ? <Time iso={host.nextSlotAt} /> : <span className="muted">–</span>}</td>
+            <td>
+              {host.escalation ? (
+                <span className="cell-pair">
+                  <EscalationBadge state={host.escalation.state} />
+                  <Link to={`/rules/${host.escalation.ruleId}?outcome=limited`}>
+                    {host.escalation.limitedEvents} limited {host.escalation.limitedEvents === 1 ? 'event' : 'events'}
+                  </Link>
+                  <span className="muted">
+                    window closes <Time iso={host.escalation.windowEnd} />
+                  </span>
+                </span>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function UsageMeter({ used, max }: { used: number; max: number }) {
+  const full = used >= max;
+  return (
+    <span className="usage">
+      <span className="usage-bar" aria-hidden="true">
+        <span className={`usage-fill${full ? ' usage-full' : ''}`} style={{ width: `${Math.min(100, (used / max) * 100)}%` }} />
+      </span>
+      <span className="mono">
+        {used} / {max}
+      </span>
+    </span>
+  );
+}

@@ -1,0 +1,32 @@
+import { Definitions, optionalRow, type Definition } from '../../ui/Definitions';
+import { seconds } from '../../ui/format';
+import { describeAction, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
+import { toRuleInput } from './form';
+import type { StepProps } from './step';
+
+export function ReviewStep({ form, update }: StepProps) {
+  const input = toRuleInput(form);
+  const rows: Definition[] = [
+    ['Name', input.name || <span className="muted">unnamed</span>],
+    ['Trigger', describeTrigger(input.trigger)],
+    ['Flapping protection', describeFlapping(input.flapping ?? { enabled: false })],
+    ['Infrastructure', INFRASTRUCTURE_LABELS[input.infrastructureType]],
+    ['Target', describeTarget(input.target)],
+    ...optionalRow('Fan-out', describeFanOut(input.target)),
+    ['Runbook', `${describeAction(input.action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`],
+    ['Action limit', describeLimit(input.actionLimit)],
+  ];
+  return (
+    <>
+      <Definitions items={rows} />
+      <label className="checkbox">
+        <input type="checkbox" checked={form.enabled} onChange={(event) => update({ enabled: event.target.checked })} />
+        Turn the rule on now (off: alarms are recorded and no action runs)
+      </label>
+      <details className="api-preview">
+        <summary>The same rule as an API request</summary>
+        <pre>{JSON.stringify(input, null, 2)}</pre>
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,231 @@
+import type { Flavour, InfrastructureType, Interpreter, Rule, RuleInput, Target, TargetType } from '../../api/types';
+import { toNumber, wholeNumberError } from '../../ui/numbers';
+
+/** What the wizard edits: text for numbers, so a half-typed value is never silently changed. */
+export interface RuleForm {
+  name: string;
+  enabled: boolean;
+  /** The trigger sent as is: webhook for new rules; an edited rule keeps its own. */
+  trigger: RuleInput['trigger'];
+  flappingEnabled: boolean;
+  flappingMaxEvents: string;
+  flappingWindowSeconds: string;
+  flappingCooldownSeconds: string;
+  flappingMaxStateChanges: string;
+  infrastructureType: InfrastructureType;
+  targetType: Exclude<TargetType, 'cli_machine'>;
+  hostname: string;
+  tags: string[];
+  /** Fan-out over tags; empty: no limit. */
+  maxConcurrency: string;
+  maxErrors: string;
+  flavour: Flavour;
+  interpreter: Interpreter;
+  script: string;
+  notes: string;
+  timeoutSeconds: string;
+  limitEnabled: boolean;
+  limitMax: string;
+  limitWindowSeconds: string;
+  onLimit: 'escalate' | 'drop';
+}
+
+export type FormField = keyof RuleForm;
+export type FormErrors = Partial<Record<FormField, string>>;
+
+export const STEPS = [
+  { id: 'trigger', title: 'Trigger', fields: ['name', 'trigger'] },
+  { id: 'flapping', title: 'Flapping protection', fields: ['flappingEnabled', 'flappingMaxEvents', 'flappingWindowSeconds', 'flappingCooldownSeconds', 'flappingMaxStateChanges'] },
+  { id: 'target', title: 'Infrastructure and target', fields: ['infrastructureType', 'targetType', 'hostname', 'tags', 'maxConcurrency', 'maxErrors'] },
+  { id: 'runbook', title: 'Runbook', fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds'] },
+  { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
+  { id: 'review', title: 'Review and create', fields: ['enabled'] },
+] as const satisfies ReadonlyArray<{ id: string; title: string; fields: readonly FormField[] }>;
+
+export type StepId = (typeof STEPS)[number]['id'];
+
+export const SAMPLE_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
+
+export function emptyForm(): RuleForm {
+  return {
+    name: '',
+    enabled: true,
+    trigger: { type: 'webhook' },
+    flappingEnabled: false,
+    flappingMaxEvents: '5',
+    flappingWindowSeconds: '300',
+    flappingCooldownSeconds: '600',
+    flappingMaxStateChanges: '3',
+    infrastructureType: 'On_Premise',
+    targetType: 'trigger_host',
+    hostname: '',
+    tags: [],
+    maxConcurrency: '',
+    maxErrors: '',
+    flavour: 'autofix',
+    interpreter: 'sh',
+    script: SAMPLE_SCRIPT,
+    notes: '',
+    timeoutSeconds: '300',
+    limitEnabled: false,
+    limitMax: '3',
+    limitWindowSeconds: '3600',
+    onLimit: 'escalate',
+  };
+}
+
+/** The form of an existing rule, or null when the wizard cannot edit its kind (not a script action). */
+export function formFromRule(rule: Rule): RuleForm | null {
+  const { action, target } = rule;
+  if (action.type !== 'script' || target.type === 'cli_machine') return null;
+  const { triggerId: _id, webhookUrl: _url, curl: _curl, ...trigger } = rule.trigger;
+  return {
+    ...emptyForm(),
+    name: rule.name,
+    enabled: rule.enabled,
+    trigger,
+    flappingEnabled: rule.flapping.enabled,
+    flappingMaxEvents: String(rule.flapping.maxEvents),
+    flappingWindowSeconds: String(rule.flapping.windowSeconds),
+    flappingCooldownSeconds: String(rule.flapping.cooldownSeconds),
+    flappingMaxStateChanges: String(rule.flapping.maxStateChanges),
+    infrastructureType: rule.infrastructureType,
+    targetType: target.type,
+    hostname: target.hostname ?? '',
+    tags: target.tags ?? [],
+    maxConcurrency: target.maxConcurrency === undefined ? '' : String(target.maxConcurrency),
+    maxErrors: target.maxErrors === undefined ? '' : String(target.maxErrors),
+    flavour: action.flavour,
+    interpreter: action.runbook.interpreter ?? 'sh',
+    script: action.runbook.script,
+    notes: action.runbook.notes ?? '',
+    timeoutSeconds: String(action.timeoutSeconds ?? 300),
+    limitEnabled: rule.actionLimit !== null,
+    limitMax: String(rule.actionLimit?.max ?? 3),
+    limitWindowSeconds: String(rule.actionLimit?.windowSeconds ?? 3600),
+    onLimit: rule.actionLimit?.onLimit ?? 'escalate',
+  };
+}
+
+/** An optional number: left empty, the field is not sent. */
+function optional<Name extends string>(name: Name, text: string): Partial<Record<Name, number>> {
+  return text.trim() ? ({ [name]: toNumber(text) } as Record<Name, number>) : {};
+}
+
+function toTarget(form: RuleForm): Target {
+  switch (form.targetType) {
+    case 'specific_host':
+      return { type: form.targetType, hostname: form.hostname.trim() };
+    case 'specific_tags':
+      return { type: form.targetType, tags: form.tags, ...optional('maxConcurrency', form.maxConcurrency), ...optional('maxErrors', form.maxErrors) };
+    case 'trigger_host':
+      return { type: form.targetType };
+  }
+}
+
+export function toRuleInput(form: RuleForm): RuleInput {
+  const target = toTarget(form);
+  return {
+    name: form.name.trim(),
+    enabled: form.enabled,
+    trigger: form.trigger,
+    action: {
+      type: 'script',
+      flavour: form.flavour,
+      runbook: { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) },
+      timeoutSeconds: toNumber(form.timeoutSeconds),
+    },
+    target,
+    infrastructureType: form.infrastructureType,
+    actionLimit: form.limitEnabled ? { max: toNumber(form.limitMax), windowSeconds: toNumber(form.limitWindowSeconds), onLimit: form.onLimit } : null,
+    flapping: form.flappingEnabled
+      ? {
+          enabled: true,
+          maxEvents: toNumber(form.flappingMaxEvents),
+          windowSeconds: toNumber(form.flappingWindowSeconds),
+          cooldownSeconds: toNumber(form.flappingCooldownSeconds),
+          maxStateChanges: toNumber(form.flappingMaxStateChanges),
+        }
+      : { enabled: false },
+  };
+}
+
+const BODY_FIELDS: Array<[RegExp, FormField]> = [
+  [/^\/body\/name/, 'name'],
+  [/^\/body\/enabled/, 'enabled'],
+  [/^\/body\/trigger/, 'trigger'],
+  [/^\/body\/flapping\/maxEvents/, 'flappingMaxEvents'],
+  [/^\/body\/flapping\/windowSeconds/, 'flappingWindowSeconds'],
+  [/^\/body\/flapping\/cooldownSeconds/, 'flappingCooldownSeconds'],
+  [/^\/body\/flapping\/maxStateChanges/, 'flappingMaxStateChanges'],
+  [/^\/body\/flapping/, 'flappingEnabled'],
+  [/^\/body\/infrastructureType/, 'infrastructureType'],
+  [/^\/body\/target\/hostname/, 'hostname'],
+  [/^\/body\/target\/tags/, 'tags'],
+  [/^\/body\/target\/maxConcurrency/, 'maxConcurrency'],
+  [/^\/body\/target\/maxErrors/, 'maxErrors'],
+  [/^\/body\/target/, 'targetType'],
+  [/^\/body\/action\/flavour/, 'flavour'],
+  [/^\/body\/action\/runbook\/interpreter/, 'interpreter'],
+  [/^\/body\/action\/runbook\/notes/, 'notes'],
+  [/^\/body\/action\/timeoutSeconds/, 'timeoutSeconds'],
+  [/^\/body\/action(\/|$)/, 'script'],
+  [/^\/body\/actionLimit\/max/, 'limitMax'],
+  [/^\/body\/actionLimit\/windowSeconds/, 'limitWindowSeconds'],
+  [/^\/body\/actionLimit/, 'onLimit'],
+];
+
+/** The wizard's field that a service error's JSON pointer into the body names, if any. */
+export function formFieldOf(path: string): FormField | undefined {
+  return BODY_FIELDS.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+export function stepOf(field: FormField): StepId {
+  return STEPS.find((step) => (step.fields as readonly FormField[]).includes(field))?.id ?? 'review';
+}
+
+const HOSTNAME = /^[A-Za-z0-9_.:-]+$/;
+
+/** Quick checks before leaving a step; the service checks everything again on create. */
+export function stepErrors(step: StepId, form: RuleForm): FormErrors {
+  const errors: FormErrors = {};
+  const set = (field: FormField, message: string | undefined) => {
+    if (message) errors[field] = message;
+  };
+  switch (step) {
+    case 'trigger':
+      set('name', form.name.trim() ? (form.name.trim().length > 200 ? 'at most 200 characters' : undefined) : 'give the rule a name people will recognise in an alert');
+      break;
+    case 'flapping':
+      if (form.flappingEnabled) {
+        set('flappingMaxEvents', wholeNumberError(form.flappingMaxEvents, 1, 100_000));
+        set('flappingWindowSeconds', wholeNumberError(form.flappingWindowSeconds, 1, 86_400));
+        set('flappingCooldownSeconds', wholeNumberError(form.flappingCooldownSeconds, 0, 86_400));
+        set('flappingMaxStateChanges', wholeNumberError(form.flappingMaxStateChanges, 1, 100_000));
+      }
+      break;
+    case 'target':
+      if (form.targetType === 'specific_host') {
+        set('hostname', !form.hostname.trim() ? 'pick the host to act on' : HOSTNAME.test(form.hostname.trim()) ? undefined : 'a hostname has letters, digits and _ . : - only');
+      }
+      if (form.targetType === 'specific_tags') {
+        if (form.tags.length === 0) set('tags', 'add at least one tag; every host carrying all of them is a target');
+        if (form.maxConcurrency.trim()) set('maxConcurrency', wholeNumberError(form.maxConcurrency, 1, 10_000));
+        if (form.maxErrors.trim()) set('maxErrors', wholeNumberError(form.maxErrors, 1, 10_000));
+      }
+      break;
+    case 'runbook':
+      set('script', form.script.trim() ? undefined : 'write the script to run');
+      set('timeoutSeconds', wholeNumberError(form.timeoutSeconds, 1, 86_400));
+      break;
+    case 'limit':
+      if (form.limitEnabled) {
+        set('limitMax', wholeNumberError(form.limitMax, 1, 100_000));
+        set('limitWindowSeconds', wholeNumberError(form.limitWindowSeconds, 1, 30 * 86_400));
+      }
+      break;
+    case 'review':
+      break;
+  }
+  return errors;
+}

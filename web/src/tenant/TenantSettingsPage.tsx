@@ -1,0 +1,23 @@
+import { PageHeader } from '../ui/PageHeader';
+import { Loadable } from '../ui/states';
+import { AllowlistForm } from './AllowlistForm';
+import { useTenant } from './queries';
+import { ThrottleForm } from './ThrottleForm';
+
+/** Who may call the tenant's webhooks, and how fast: settings shared by all its API keys. */
+export default function TenantSettingsPage() {
+  const tenant = useTenant();
+  return (
+    <>
+      <PageHeader title="Tenant settings" subtitle="Who may call your webhooks, and how fast. These apply to every API key of the tenant." />
+      <Loadable query={tenant} what="the tenant's settings">
+        {(data) => (
+          <div className="columns">
+            <AllowlistForm tenant={data} />
+            <ThrottleForm tenant={data} />
+          </div>
+        )}
+      </Loadable>
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+import type { ClientConfig } from '../config/config.js';
+
+/** A refusal the CLI prints as is: the service's problem detail, or what to do locally. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+/** Calls the management API with the token, turning problem+json replies into a CliError. */
+export async function callApi(client: ClientConfig, method: string, path: string, body?: unknown): Promise<unknown> {
+  if (!client.token) throw new CliError('no management token: pass --token or set PITCREW_TOKEN (pitcrew bootstrap --json prints one)', 2);
+  let response: Response;
+  try {
+    response = await fetch(`${client.server}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${client.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new CliError(`cannot reach ${client.server} (${reason}); is pitcrew server running there? (--server or PITCREW_SERVER)`);
+  }
+  if (response.status === 204) return undefined;
+  const text = await response.text();
+  const json = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+  if (!response.ok) {
+    const fields = (json?.errors as Array<{ path: string; message: string }> | undefined)?.map((e) => `\n  ${e.path}: ${e.message}`).join('') ?? '';
+    throw new CliError(`${String(json?.detail ?? `${response.status} ${response.statusText}`)} (${String(json?.code ?? response.status)})${fields}`);
+  }
+  return json;
+}

@@ -1,0 +1,89 @@
+import type { CompiledQuery, Kysely } from 'kysely';
+import { ACTIVE_STATES, TERMINAL_STATES } from '../executions/states.js';
+import type { Database } from '../store/schema.js';
+import type { UiLinks } from './links.js';
+import { enqueue, routingOf, type TenantRouting } from './outbox.js';
+import { route } from './routing.js';
+import { runNotification } from './run-notification.js';
+
+const GROUPS_PER_PASS = 200;
+
+/**
+ * Statements the execution ledger adds to the transaction that ends executions: one pending row
+ * per execution that reached a terminal state. Written in the same transaction rather than from
+ * `onChange` after it, so a result and the duty to report it are committed together: a crash
+ * between the two cannot lose a notification, and a rolled-back change leaves none behind. The
+ * cost is one INSERT … SELECT per batch that ends executions.
+ */
+export function pendingWrites(db: Kysely<Database>, transitions: ReadonlyArray<{ execution_id: string; to_state: string }>, at: number): CompiledQuery[] {
+  const ended = transitions.filter((t) => (TERMINAL_STATES as readonly string[]).includes(t.to_state)).map((t) => t.execution_id);
+  if (ended.length === 0) return [];
+  return [
+    db
+      .insertInto('notify_pending')
+      .columns(['execution_id', 'event_id', 'tenant_id', 'at'])
+      .expression((eb) => eb.selectFrom('executions').select(['id', 'event_id', 'tenant_id', eb.val(at).as('at')]).where('id', 'in', ended))
+      .compile(),
+  ];
+}
+
+/**
+ * Turns ended executions into one message per fan-out run: an event's executions are reported
+ * together once none is active, or after `groupWaitMs` with the ones still running counted as such
+ * (those that end later get a message of their own).
+ */
+export class RunCollector {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly links: UiLinks,
+    private readonly groupWaitMs: number,
+  ) {}
+
+  /** One pass; returns how many messages it wrote. */
+  async collect(now = Date.now()): Promise<number> {
+    const { db } = this;
+    const groups = await db
+      .selectFrom('notify_pending')
+      .select(['event_id', 'tenant_id'])
+      .select((eb) => eb.fn.min('at').as('first_at'))
+      .groupBy(['event_id', 'tenant_id'])
+      .orderBy('first_at')
+      .limit(GROUPS_PER_PASS)
+      .execute();
+    if (groups.length === 0) return 0;
+    const active = new Set(
+      (await db.selectFrom('executions').select('event_id').where('event_id', 'in', groups.map((g) => g.event_id)).where('state', 'in', [...ACTIVE_STATES]).groupBy('event_id').execute()).map((r) => r.event_id),
+    );
+    const ready = groups.filter((g) => !active.has(g.event_id) || Number(g.first_at) + this.groupWaitMs <= now);
+    if (ready.length === 0) return 0;
+    const routing = await routingOf(db, [...new Set(ready.map((g) => g.tenant_id))]);
+    // A tenant with no channel that could hear a result has nothing to build: its rows just go.
+    const unheard = ready.filter((g) => !routing.get(g.tenant_id)!.channels.some((c) => c.mode !== 'disabled')).map((g) => g.event_id);
+    if (unheard.length > 0) await db.deleteFrom('notify_pending').where('event_id', 'in', unheard).where('at', '<=', now).execute();
+    let written = 0;
+    for (const group of ready) {
+      if (unheard.includes(group.event_id)) continue;
+      if (await this.collectEvent(group.event_id, routing.get(group.tenant_id)!, now)) written += 1;
+    }
+    return written;
+  }
+
+  private async collectEvent(eventId: string, routing: TenantRouting, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const executions = await tx.selectFrom('executions').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
+      const ended = executions.filter((e) => (TERMINAL_STATES as readonly string[]).includes(e.state)).map((e) => e.id);
+      if (ended.length === 0) return false;
+      // The delete is the claim: a node that comes second (PostgreSQL waits on the rows) gets none.
+      const claimed = await tx.deleteFrom('notify_pending').where('event_id', '=', eventId).where('execution_id', 'in', ended).returning('execution_id').execute();
+      if (claimed.length === 0) return false;
+      const event = await tx.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
+      const rule = await tx.selectFrom('rules').select(['id', 'name']).where('id', '=', event.rule_id).executeTakeFirstOrThrow();
+      const ids = new Set(claimed.map((c) => c.execution_id));
+      const notification = runNotification(rule, event, executions, ids, this.links);
+      const targets = route({ kind: 'run', severity: notification.severity, ruleId: rule.id }, routing.channels, routing.contacts);
+      const first = [...ids].sort()[0]!;
+      await enqueue(tx, { tenantId: event.tenant_id, dedupeKey: `run:${eventId}:${first}`, ruleId: rule.id, notification }, targets, now);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import { bearer, problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { getContacts, presentContacts, putContacts } from './contacts.js';
+import { ContactsInput, ContactsView } from './schema.js';
+
+const tags = ['escalation-contacts'];
+
+/** Who hears escalations (an action limit reached) and receives email runbooks. */
+export function registerContactRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+
+  app.get('/escalation-contacts', {
+    schema: { tags, security: bearer, summary: "The tenant's escalation contacts", response: { 200: ContactsView, ...problems(401) } },
+  }, async (request) => presentContacts(await getContacts(db, request.principal.tenantId)));
+
+  app.put('/escalation-contacts', {
+    schema: {
+      tags, security: bearer, summary: 'Replace the escalation contacts: on-call email addresses and channels',
+      body: ContactsInput, response: { 200: ContactsView, ...problems(400, 401) },
+    },
+  }, async (request) => {
+    await putContacts(db, request.principal.tenantId, request.body);
+    return presentContacts(await getContacts(db, request.principal.tenantId));
+  });
+}

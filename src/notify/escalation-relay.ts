@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { ActionLimit, Action } from '../rules/schema.js';
+import type { Database } from '../store/schema.js';
+import type { Escalation } from './escalate.js';
+
+const PER_PASS = 100;
+
+/**
+ * From rule safety's records to people (docs/safety.md, "Action limits and escalation"): the
+ * ingest transaction writes one `escalations` row per (rule, host, window), state `pending`; this
+ * duty of the notifier's loop hands each to escalate() and marks it `notified`. escalate() writes
+ * its message once per (rule, host, window start), so a crash between the two steps, or two nodes
+ * taking the same row, still tells people once. Limited events that join a window later only
+ * count on the record (limitedEvents): people were told when the limit was first reached.
+ */
+export class EscalationRelay {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly escalate: (escalation: Escalation) => Promise<string | null>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async run(): Promise<void> {
+    const pending = await this.db
+      .selectFrom('escalations')
+      .innerJoin('rules', 'rules.id', 'escalations.rule_id')
+      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
+      .where('escalations.state', '=', 'pending')
+      .orderBy('escalations.id')
+      .limit(PER_PASS)
+      .execute();
+    for (const row of pending) {
+      const limit = row.action_limit ? (JSON.parse(row.action_limit) as ActionLimit) : null;
+      if (limit) {
+        await this.escalate({
+          tenantId: row.tenant_id,
+          ruleId: row.rule_id,
+          hostname: row.hostname,
+          limit: { max: limit.max, windowSeconds: limit.windowSeconds },
+          windowStart: Number(row.window_start),
+          // The limit stops an action once `max` executions are in the window.
+          count: limit.max,
+          notDone: notDone(JSON.parse(row.action) as Action, row.hostname),
+          eventId: row.first_event_id,
+        });
+      }
+      await this.db.updateTable('escalations').set({ state: 'notified', updated_at: this.clock() }).where('id', '=', row.id).where('state', '=', 'pending').execute();
+    }
+  }
+}
+
+function notDone(action: Action, hostname: string): string {
+  if (action.type === 'script') {
+    const firstLine = action.runbook.script.trim().split('\n')[0]!.slice(0, 120);
+    return `did not run the ${action.flavour} script "${firstLine}" on ${hostname} for this alarm or later ones in the window`;
+  }
+  return `did not run the ${action.type} action on ${hostname} for this alarm or later ones in the window`;
+}

@@ -1,0 +1,107 @@
+/**
+ * What pitcrew tells people, independent of the channel that carries it. Built once from durable
+ * records and stored with its message (notify_messages.body), so every retry sends the same thing;
+ * messages/ turns it into each platform's payload.
+ */
+export type Notification = RunNotification | EscalationNotification | RunbookNotification | TestNotification;
+
+export type Severity = 'ok' | 'error';
+
+export interface RuleRef {
+  id: string;
+  name: string;
+  /** Link to the rule in the UI; null when PITCREW_PUBLIC_URL is not set. */
+  url: string | null;
+}
+
+export interface EventRef {
+  id: string;
+  receivedAt: string;
+  /** The payload fields people recognise an alert by (absent when the payload had none). */
+  alarmName?: string;
+  severity?: string;
+  hostName?: string;
+  source?: string;
+  appName?: string;
+  url: string | null;
+}
+
+export interface ExecutionSummary {
+  id: string;
+  hostname: string;
+  state: string;
+  exitCode: number | null;
+  reason: string | null;
+  durationMs: number | null;
+  /** The last lines of output, stderr after stdout when both have some. */
+  outputTail: string;
+  url: string | null;
+}
+
+/** The result of one fan-out run: every execution of one event, in one message. */
+export interface RunNotification {
+  kind: 'run';
+  severity: Severity;
+  rule: RuleRef;
+  event: EventRef;
+  /** What ran, in a few words: "autofix script (sh): systemctl restart nginx". */
+  action: string;
+  /** How many of the run's executions ended in each state, and how many had not ended yet. */
+  counts: Record<string, number>;
+  total: number;
+  /** The executions this message reports (failures first, at most MAX_LISTED). */
+  executions: ExecutionSummary[];
+  /** Executions ended but not listed, to keep the message short. */
+  unlisted: number;
+  /** True when sent after the grouping wait with some hosts still running. */
+  partial: boolean;
+}
+
+export interface EscalationNotification {
+  kind: 'escalation';
+  severity: 'error';
+  rule: RuleRef;
+  hostname: string;
+  limit: { max: number; windowSeconds: number };
+  /** Executions counted in the window when the limit stopped the action. */
+  count: number;
+  windowStart: string;
+  /** What pitcrew did not do, in words. */
+  notDone: string;
+  event: EventRef | null;
+}
+
+/** The email_runbook action: the rule's runbook, filled in from the event, to on-call. */
+export interface RunbookNotification {
+  kind: 'runbook';
+  severity: 'ok';
+  rule: RuleRef;
+  event: EventRef;
+  executionId: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** Placeholders the event did not fill. */
+  missing: string[];
+}
+
+export interface TestNotification {
+  kind: 'test';
+  severity: 'ok';
+  channel: { id: string; name: string; type: string };
+  sentAt: string;
+}
+
+/** Output lines and characters kept in a message: enough to see what went wrong, not a log dump. */
+export const TAIL_LINES = 15;
+export const TAIL_CHARS = 1500;
+export const MAX_LISTED = 10;
+
+/** The last lines of a text, at most TAIL_LINES lines and TAIL_CHARS characters. */
+export function tail(text: string): string {
+  const lines = text.replace(/\s+$/, '').split('\n');
+  let kept = lines.slice(-TAIL_LINES).join('\n');
+  if (kept.length > TAIL_CHARS) kept = `…${kept.slice(-TAIL_CHARS)}`;
+  else if (lines.length > TAIL_LINES) kept = `…\n${kept}`;
+  return kept;
+}

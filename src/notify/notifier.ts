@@ -1,0 +1,133 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { CompiledQuery } from 'kysely';
+import type { NotifySettings } from '../config/config.js';
+import type { StateChange } from '../executions/ledger.js';
+import { isTerminal } from '../executions/states.js';
+import type { Store } from '../store/database.js';
+import type { NotifyChannelRow } from '../store/schema.js';
+import { recordAttempt } from './attempts.js';
+import { openChannel } from './channels.js';
+import { pendingWrites, RunCollector } from './collector.js';
+import { Deliverer } from './deliverer.js';
+import { escalate, type Escalation } from './escalate.js';
+import type { UiLinks } from './links.js';
+import { digest } from './messages/digest.js';
+import type { TestNotification } from './notification.js';
+import type { SecretBox } from './secret-box.js';
+import { sendNotification, type SendResult } from './senders/index.js';
+
+export interface NotifierDeps {
+  store: Store;
+  box: SecretBox;
+  links: UiLinks;
+  logger: FastifyBaseLogger;
+  nodeId: string;
+  settings: NotifySettings;
+  /** Other duties of the notifier's loop (the email_runbook runner). */
+  duties?: Array<() => Promise<unknown>>;
+}
+
+const SEND_CONCURRENCY = 8;
+
+/**
+ * The notify domain's facade (DESIGN.md §2, "notify never blocks the spine"). The spine only
+ * writes durable rows (the ledger's ended executions, escalations) and calls wake(); one loop
+ * per node then groups ended executions into messages, runs its other duties and hands due
+ * deliveries to the deliverer. A wake-up is a hint: the loop also runs every `pollMs`, which
+ * picks up retries that came due and work that other nodes wrote.
+ */
+export class Notifier {
+  private readonly collector: RunCollector;
+  private readonly deliverer: Deliverer;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+
+  constructor(private readonly deps: NotifierDeps) {
+    const { store, settings } = deps;
+    this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000);
+    this.deliverer = new Deliverer({
+      db: store.db,
+      dialect: store.dialect,
+      box: deps.box,
+      logger: deps.logger,
+      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, ...settings },
+      settled: () => this.wake(),
+    });
+  }
+
+  /** For the execution ledger: statements to write with the changes that end executions. */
+  readonly ledgerWrites = (transitions: Array<{ execution_id: string; to_state: string }>, now: number): CompiledQuery[] =>
+    pendingWrites(this.deps.store.db, transitions, now);
+
+  /** For the ledger's onChange: ended executions may complete a run's message. */
+  executionsChanged(changes: StateChange[]): void {
+    if (changes.some((change) => isTerminal(change.state))) this.wake();
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.deps.settings.pollMs).unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    await this.deliverer.idle();
+  }
+
+  /** Runs the loop soon; calls while it runs make it go round once more. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.loop()).finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Enqueues an escalation once per (rule, host, window start); see escalate.ts. */
+  async escalate(escalation: Escalation): Promise<string | null> {
+    const id = await escalate(this.deps.store.db, this.deps.links, escalation);
+    if (id) this.wake();
+    return id;
+  }
+
+  /** Sends a test message now, records the attempt and returns how it went (the "send test" button). */
+  async sendTest(row: NotifyChannelRow): Promise<SendResult & { durationMs: number }> {
+    const started = performance.now();
+    const notification: TestNotification = { kind: 'test', severity: 'ok', channel: { id: row.id, name: row.name, type: row.type }, sentAt: new Date().toISOString() };
+    let result: SendResult;
+    try {
+      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, this.deps.settings.sendTimeoutMs);
+    } catch (error) {
+      result = { ok: false, status: null, error: (error as Error).message, retryable: false };
+    }
+    const durationMs = performance.now() - started;
+    await recordAttempt(this.deps.store.db, { tenantId: row.tenant_id, channelId: row.id, deliveryId: null, kind: 'test', title: digest(notification).title, attempt: 1, result, durationMs });
+    return { ...result, durationMs: Math.round(durationMs) };
+  }
+
+  /** One pass of the loop, now: duties, grouping, then handing due deliveries to senders. */
+  async pass(): Promise<void> {
+    for (const duty of this.deps.duties ?? []) await duty();
+    await this.collector.collect();
+    await this.deliverer.pump();
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.pass();
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'notifier pass failed; the next one runs in a moment');
+      }
+    } while (this.again && !this.stopped);
+  }
+}

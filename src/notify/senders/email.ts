@@ -1,0 +1,49 @@
+import nodemailer from 'nodemailer';
+import type { EmailContent } from '../messages/email.js';
+import { scrub, type SendResult } from './result.js';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  username?: string;
+  password?: string;
+  from: string;
+  requireTls?: boolean;
+  ca?: string;
+}
+
+/**
+ * One SMTP session per mail: notifications are rare, and a fresh connection never sends on a
+ * socket a failed server left half-open. `secure` is TLS from the start (465); otherwise STARTTLS,
+ * required unless requireTls is false, so a password never crosses the network in clear.
+ * Certificates are verified (against `ca` when given).
+ */
+export async function sendMail(smtp: SmtpSettings, to: readonly string[], content: EmailContent, timeoutMs: number): Promise<SendResult> {
+  const secrets = smtp.password ? [smtp.password] : [];
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    requireTLS: !smtp.secure && smtp.requireTls !== false,
+    ...(smtp.username ? { auth: { user: smtp.username, pass: smtp.password ?? '' } } : {}),
+    tls: { minVersion: 'TLSv1.2', ...(smtp.ca ? { ca: smtp.ca } : {}) },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  try {
+    const info = await transport.sendMail({ from: smtp.from, to: [...to], subject: content.subject, text: content.text, html: content.html });
+    const code = /^(\d{3})/.exec(String(info.response ?? ''))?.[1];
+    return { ok: true, status: code ? `SMTP ${code}` : null };
+  } catch (error) {
+    const e = error as { responseCode?: number; code?: string; message?: string };
+    const status = e.responseCode ? `SMTP ${e.responseCode}` : null;
+    // 5xx replies are permanent (RFC 5321 §4.2.1): a wrong password or a refused address.
+    const retryable = !(e.responseCode && e.responseCode >= 500);
+    const reason = `${smtp.host}:${smtp.port} ${e.code ? `(${e.code}) ` : ''}${e.message ?? 'failed'}`;
+    return { ok: false, status, error: scrub(`SMTP delivery failed: ${reason}`, secrets), retryable };
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,49 @@
+import { emailContent } from '../messages/email.js';
+import { chatPayload } from '../messages/index.js';
+import { webhookBody } from '../messages/webhook.js';
+import type { Notification } from '../notification.js';
+import { SECRET_FIELDS, type ChannelType } from '../schema.js';
+import { sendMail, type SmtpSettings } from './email.js';
+import { postJson } from './http.js';
+import type { SendResult } from './result.js';
+import { signedHeaders } from './webhook.js';
+
+/** A channel with its secrets opened: only ever held in memory for the length of a send. */
+export interface OpenChannel {
+  id: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+}
+
+export interface SendMeta {
+  messageId: string;
+  /** Stable across retries of one delivery; the generic webhook sends it for receivers to deduplicate. */
+  deliveryId: string;
+  createdAt: string;
+  /** For email: addresses to use instead of the channel's own `to` (escalation contacts, runbook recipients). */
+  recipients?: readonly string[] | null;
+}
+
+/** Sends one notification to one channel, once. Retrying is the deliverer's business. */
+export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, timeoutMs: number): Promise<SendResult> {
+  const secrets = SECRET_FIELDS[channel.type].map((field) => channel.config[field]).filter((v): v is string => typeof v === 'string');
+  switch (channel.type) {
+    case 'email': {
+      const to = meta.recipients?.length ? meta.recipients : (channel.config.to as string[]);
+      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), timeoutMs);
+    }
+    case 'webhook': {
+      const raw = JSON.stringify(webhookBody(meta.messageId, meta.createdAt, notification));
+      const headers = signedHeaders(channel.config.secret as string, raw, meta.deliveryId);
+      return postJson(channel.config.url as string, undefined, headers, timeoutMs, secrets, raw);
+    }
+    case 'slack':
+    case 'teams':
+    case 'mattermost':
+    case 'google_chat':
+      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, timeoutMs, secrets);
+  }
+}
+
+export type { SendResult } from './result.js';

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackShape } from './support/platforms.js';
+import { runCli, startServer, type ServerProcess } from './support/process.js';
+import { startReceiver } from './support/receivers.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
+
+describe('pitcrew channels', () => {
+  let server: ServerProcess;
+  let token: string;
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(['channels', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token, ...extra });
+
+  beforeAll(async () => {
+    token = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout).token;
+    server = await startServer({ PITCREW_DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates, lists, tests and deletes a channel, never printing its secret', async () => {
+    const receiver = await startReceiver(slackShape);
+    const configFile = path.join(dataDir, 'slack.json');
+    fs.writeFileSync(configFile, JSON.stringify({ webhookUrl: `${receiver.url}/services/T1/B1/cli-secret-token` }));
+    const created = await cli(['create', '--name', 'ops', '--type', 'slack', '--mode', 'errors', '--config', `@${configFile}`]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = /\(([0-9a-f-]{36})\)/.exec(created.stdout)![1]!;
+    expect(created.stdout).toMatch(/^created slack channel "ops" \(.+\), mode errors; try it: pitcrew channels test /);
+
+    const listed = await cli(['list']);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+TYPE\s+MODE\s+STATUS\s+LAST DELIVERED\s+LAST ERROR\n/);
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+ops\\s+slack\\s+errors\\s+never_used`));
+    const json = JSON.parse((await cli(['list', '--json'])).stdout);
+    expect(json.items[0].config.webhookUrl).toBe(`${receiver.url}/…(set)`);
+
+    const tested = await cli(['test', id]);
+    expect(tested.code, tested.stderr).toBe(0);
+    expect(tested.stdout).toMatch(/^delivered \(HTTP 200\) in \d+ ms/);
+    expect(receiver.accepted()).toHaveLength(1);
+
+    receiver.answer(410, 'channel_is_archived');
+    const refused = await cli(['test', id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/answered 410 Gone: "channel_is_archived" \(PITCREW_ERR_CHANNEL_DELIVERY_FAILED\)/);
+
+    expect((await cli(['delete', id])).stdout).toBe(`deleted ${id}\n`);
+    // The key that sealed the URL was made on the server's first start, readable by its owner only.
+    expect(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+    expect(server.output()).toContain(`"source":"${path.join(dataDir, 'secret.key')}"`);
+    for (const text of [created.stdout, listed.stdout, tested.stdout, refused.stderr, server.output()]) expect(text).not.toContain('cli-secret-token');
+  });
+
+  it('sets and shows the escalation contacts', async () => {
+    const contacts = (args: string[]) => runCli(['escalation-contacts', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const chat = /\(([0-9a-f-]{36})\)/.exec((await cli(['create', '--name', 'oncall', '--type', 'slack', '--config', '{"webhookUrl":"https://hooks.example.com/x"}'])).stdout)![1]!;
+    const refused = await contacts(['set', '--email', 'oncall@example.com']);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/\/body\/emails: .*create an email channel first/) });
+    const set = await contacts(['set', '--channel', chat]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe(`emails         -\nchannels       ${chat}\nemail channel  (the first email channel)\n`);
+    expect(JSON.parse((await contacts(['get', '--json'])).stdout)).toMatchObject({ emails: [], channelIds: [chat], emailChannelId: null });
+  });
+
+  it('explains a mistake: a missing token, a bad config, a field the API refuses', async () => {
+    const noToken = await runCli(['channels', 'list'], { PITCREW_SERVER: server.url });
+    expect(noToken).toMatchObject({ code: 2, stderr: expect.stringMatching(/no management token: pass --token or set PITCREW_TOKEN/) });
+    const badJson = await cli(['create', '--name', 'x', '--type', 'slack', '--config', '{nope']);
+    expect(badJson).toMatchObject({ code: 2, stderr: expect.stringMatching(/--config is not valid JSON/) });
+    const refused = await cli(['create', '--name', 'x', '--type', 'teams', '--config', '{}']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\(PITCREW_ERR_VALIDATION\)\n {2}\/body\/config\/webhookUrl: is required/);
+    const unknown = await cli(['mute']);
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown subcommand "mute"/) });
+    const closed = await startReceiver();
+    await closed.close();
+    const down = await runCli(['channels', 'list'], { PITCREW_SERVER: closed.url, PITCREW_TOKEN: token });
+    expect(down).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is pitcrew server running there\?/) });
+  });
+});

@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { notFound } from '../errors/catalogue.js';
+import { ruleExists } from '../events/repository.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import type { Api, AppContext } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import { EscalationView, presentEscalation } from './presenter.js';
+import { ESCALATION_STATES, getEscalation, listEscalations } from './repository.js';
+
+const tags = ['escalations'];
+
+const Filters = {
+  hostname: Type.Optional(Type.String({ maxLength: 253 })),
+  state: Type.Optional(Type.Enum([...ESCALATION_STATES])),
+};
+
+/** Escalations: one per (rule, host, window) in which the rule's action limit stopped it acting. */
+export function registerEscalationRoutes(app: Api, ctx: AppContext): void {
+  const { db } = ctx.store;
+
+  app.get('/escalations', {
+    schema: {
+      tags, security: bearer, summary: 'Escalations to a person, newest first',
+      querystring: Type.Object({ ...PageQuery, ...Filters, ruleId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false }),
+      response: { 200: pageOf(EscalationView), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    const { ruleId, hostname, state } = request.query;
+    return toPage(await listEscalations(db, request.principal.tenantId, { ruleId, hostname, state }, page), page, presentEscalation);
+  });
+
+  app.get('/escalations/:id', {
+    schema: { tags, security: bearer, summary: 'One escalation', params: IdParams, response: { 200: EscalationView, ...problems(400, 401, 404) } },
+  }, async (request) => presentEscalation(await getEscalation(db, request.principal.tenantId, request.params.id)));
+
+  app.get('/rules/:id/escalations', {
+    schema: {
+      tags, security: bearer, summary: "A rule's escalations, newest first",
+      params: IdParams,
+      querystring: Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false }),
+      response: { 200: pageOf(EscalationView), ...problems(400, 401, 404) },
+    },
+  }, async (request) => {
+    const { tenantId } = request.principal;
+    if (!(await ruleExists(db, tenantId, request.params.id))) throw notFound('rule', request.params.id);
+    const page = pageRequest(request.query);
+    const rows = await listEscalations(db, tenantId, { ruleId: request.params.id, hostname: request.query.hostname, state: request.query.state }, page);
+    return toPage(rows, page, presentEscalation);
+  });
+}

@@ -1,0 +1,193 @@
+import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import type { StoredOutcome } from '../engine/decide.js';
+import type { AlarmState, SkippedEnv } from '../ingress/payload.js';
+import type { Rule } from '../rules/rule.js';
+import type { Dialect } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import { pair, type BatchHistory } from './batch-history.js';
+
+/** An idempotent call is answered with its original for this long (docs/safety.md). */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/** A namespace of PostgreSQL's two-key advisory locks, apart from the single-key ones nodes hold. */
+const RULE_LOCK_CLASS = 0x70637231;
+
+/** What a rule's events need read before deciding, per (rule, payload host) or idempotency key. */
+export interface GuardedEvent {
+  rule: Rule;
+  hostKey: string;
+  idempotencyKey: string | undefined;
+}
+
+interface Reader {
+  query: CompiledQuery;
+  load(rows: unknown[], history: BatchHistory): void;
+}
+
+/**
+ * The statements that read the history of a batch's guarded rules (flapping, action limit,
+ * idempotency keys), run in the ingest transaction right after its first reads. On PostgreSQL
+ * they start by taking a transaction lock per guarded rule, in one order, so that service nodes
+ * sharing the database decide one after the other for the same rule: each then reads what the
+ * other committed, and a limit holds exactly across nodes. SQLite has a single writer already.
+ */
+export function safetyReads(db: Kysely<Database>, dialect: Dialect, events: GuardedEvent[], now: number) {
+  const readers: Reader[] = [];
+  const byRule = new Map<string, { rule: Rule; hostKeys: Set<string>; keys: Set<string> }>();
+  for (const { rule, hostKey, idempotencyKey } of events) {
+    const entry = byRule.get(rule.id) ?? { rule, hostKeys: new Set<string>(), keys: new Set<string>() };
+    entry.hostKeys.add(hostKey);
+    if (idempotencyKey !== undefined) entry.keys.add(idempotencyKey);
+    byRule.set(rule.id, entry);
+  }
+  const guarded: string[] = [];
+  for (const { rule, hostKeys, keys } of byRule.values()) {
+    if (rule.flapping.enabled) readers.push(alarmsReader(db, rule, [...hostKeys], now));
+    if (rule.actionLimit) readers.push(executionsReader(db, rule, now));
+    if (rule.actionLimit && rule.actionLimit.onLimit !== 'drop') readers.push(escalationsReader(db, rule, now));
+    if (keys.size > 0) readers.push(...idempotencyReaders(db, rule.id, [...keys], now));
+    if (rule.flapping.enabled || rule.actionLimit || keys.size > 0) guarded.push(rule.id);
+  }
+  const queries = readers.map((r) => r.query);
+  if (dialect === 'postgres' && guarded.length > 0) queries.unshift(lockRules(db, guarded));
+  return {
+    queries,
+    /** Fills the history from the results of `queries`, in the same order. */
+    load(results: QueryResult<unknown>[], history: BatchHistory): void {
+      const offset = results.length - readers.length;
+      readers.forEach((reader, i) => reader.load(results[offset + i]!.rows, history));
+    },
+  };
+}
+
+function lockRules(db: Kysely<Database>, ruleIds: string[]): CompiledQuery {
+  // One statement, keys in ascending order: two transactions wanting the same rules never deadlock.
+  return sql`select pg_advisory_xact_lock(${RULE_LOCK_CLASS}, k) from (select distinct hashtext(id) as k from unnest(${ruleIds}::text[]) as id order by k) as ordered`.compile(db);
+}
+
+interface AlarmRow {
+  host_key: string;
+  recent: number | string;
+  changes: number | string;
+  outcome: string;
+  received_at: number;
+  alarm_state: string | null;
+}
+
+/**
+ * Per payload host: the latest alarm within the look-back, and the alarms and state changes within
+ * the window. The counts stop one past the settings' thresholds, which is all decide() needs to
+ * know: an alert storm of a million events costs no more to judge than its first few.
+ */
+function alarmsReader(db: Kysely<Database>, rule: Rule, hostKeys: string[], now: number): Reader {
+  const { windowSeconds, cooldownSeconds, maxEvents, maxStateChanges } = rule.flapping;
+  const windowStart = now - windowSeconds * 1000;
+  const lookBack = now - Math.max(windowSeconds, cooldownSeconds) * 1000;
+  // By received time, not by id: ids stay ordered when a clock steps back, times say what happened when.
+  const perHost = hostKeys.map((hostKey) => {
+    const ofHost = sql`rule_id = ${rule.id} and host_key = ${hostKey}`;
+    return sql`select cast(${hostKey} as text) as host_key,
+      (select count(*) from (select 1 from events where ${ofHost} and received_at > ${windowStart} limit ${maxEvents + 1}) as r) as recent,
+      (select count(*) from (select 1 from events where ${ofHost} and received_at > ${windowStart} and state_changed = 1 limit ${maxStateChanges + 1}) as c) as changes,
+      last.outcome, last.received_at, last.alarm_state
+      from (select outcome, received_at, alarm_state from events where ${ofHost} and received_at >= ${lookBack} order by received_at desc, id desc limit 1) as last`;
+  });
+  return {
+    query: sql.join(perHost, sql` union all `).compile(db),
+    load: (rows, history) => {
+      for (const row of rows as AlarmRow[]) {
+        history.alarms.set(pair(rule.id, row.host_key), {
+          recent: Number(row.recent),
+          stateChanges: Number(row.changes),
+          last: { at: Number(row.received_at), suppressed: row.outcome === 'flapping', state: row.alarm_state as AlarmState | null },
+        });
+      }
+    },
+  };
+}
+
+/** Executions of the rule per host within the action limit's window: every one created counts. */
+function executionsReader(db: Kysely<Database>, rule: Rule, now: number): Reader {
+  // Bounded by the limit itself: at most max executions per host are ever in the window.
+  const query = db
+    .selectFrom('executions')
+    .select((eb) => ['host_id', eb.fn.countAll<number>().as('n')])
+    .where('rule_id', '=', rule.id)
+    .where('queued_at', '>', now - rule.actionLimit!.windowSeconds * 1000)
+    .groupBy('host_id')
+    .compile();
+  return {
+    query,
+    load: (rows, history) => {
+      const counts = new Map<string, number>();
+      for (const row of rows as Array<{ host_id: string; n: number | string }>) counts.set(row.host_id, Number(row.n));
+      history.executions.set(rule.id, counts);
+    },
+  };
+}
+
+function escalationsReader(db: Kysely<Database>, rule: Rule, now: number): Reader {
+  const query = db
+    .selectFrom('escalations')
+    .select(['host_id', 'window_start', 'window_end'])
+    .where('rule_id', '=', rule.id)
+    .where('window_end', '>', now)
+    .compile();
+  return {
+    query,
+    load: (rows, history) => {
+      for (const row of rows as Array<{ host_id: string; window_start: number; window_end: number }>) {
+        const key = pair(rule.id, row.host_id);
+        const known = history.escalations.get(key);
+        if (!known || known.windowStart < Number(row.window_start)) {
+          history.escalations.set(key, { windowStart: Number(row.window_start), windowEnd: Number(row.window_end) });
+        }
+      }
+    },
+  };
+}
+
+interface KeyRow {
+  key: string;
+  fingerprint: string;
+  event_id: string;
+  outcome: string;
+  reason: string | null;
+  skipped_env: string;
+}
+
+/** The originals of the batch's idempotency keys still within 24 h, and their executions. */
+function idempotencyReaders(db: Kysely<Database>, ruleId: string, keys: string[], now: number): Reader[] {
+  const live = db
+    .selectFrom('idempotency_keys')
+    .where('idempotency_keys.rule_id', '=', ruleId)
+    .where('idempotency_keys.key', 'in', keys)
+    .where('idempotency_keys.created_at', '>', now - IDEMPOTENCY_TTL_MS);
+  const originals = live
+    .innerJoin('events', 'events.id', 'idempotency_keys.event_id')
+    .select(['idempotency_keys.key', 'idempotency_keys.fingerprint', 'events.id as event_id', 'events.outcome', 'events.reason', 'events.skipped_env'])
+    .compile();
+  const executions = db
+    .selectFrom('executions')
+    .select(['id', 'event_id'])
+    .where('event_id', 'in', live.select('idempotency_keys.event_id'))
+    .orderBy('id')
+    .compile();
+  let found: KeyRow[] = [];
+  return [
+    { query: originals, load: (rows) => void (found = rows as KeyRow[]) },
+    {
+      query: executions,
+      load: (rows, history) => {
+        for (const row of found) {
+          const executionIds = (rows as Array<{ id: string; event_id: string }>).filter((e) => e.event_id === row.event_id).map((e) => e.id);
+          history.remember(ruleId, row.key, {
+            original: { eventId: row.event_id, outcome: row.outcome as StoredOutcome, reason: row.reason, executionIds },
+            fingerprint: row.fingerprint,
+            skippedEnv: JSON.parse(row.skipped_env) as SkippedEnv[],
+          });
+        }
+      },
+    },
+  ];
+}

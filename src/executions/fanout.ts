@@ -1,0 +1,35 @@
+import type { ExecutionRow } from '../store/schema.js';
+import type { ExecutionState } from './states.js';
+
+/** The columns a fan-out's rebalancing reads. */
+export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors'>;
+
+/** What counts against maxErrors: the script ran and did not succeed, or may have and was lost. */
+export const ERROR_STATES: readonly ExecutionState[] = ['failed', 'timed_out', 'lost'];
+
+export type Rebalance =
+  | { kind: 'stop'; cancel: string[]; reason: string }
+  | { kind: 'release'; release: string[] };
+
+/**
+ * One event's executions over tag targets, after some of them moved (docs/safety.md, fan-out):
+ * once maxErrors of them failed, every one that has not been dispatched is cancelled; otherwise
+ * held ones are released, oldest first, while fewer than maxConcurrency are under way.
+ * Pure: the ledger applies the answer in the transaction that made the move.
+ */
+export function rebalance(members: readonly FanoutMember[]): Rebalance {
+  const first = members[0];
+  if (!first) return { kind: 'release', release: [] };
+  const maxErrors = first.fanout_max_errors;
+  const errors = members.filter((m) => ERROR_STATES.includes(m.state as ExecutionState)).length;
+  const waiting = members.filter((m) => m.state === 'queued');
+  if (maxErrors !== null && errors >= maxErrors) {
+    const reason = `cancelled before it ran: ${errors} hosts of this fan-out failed (maxErrors ${maxErrors}), so the rest were stopped`;
+    return { kind: 'stop', cancel: waiting.map((m) => m.id), reason };
+  }
+  const maxConcurrency = first.fanout_max_concurrency;
+  if (maxConcurrency === null) return { kind: 'release', release: [] };
+  const underway = members.filter((m) => m.state === 'dispatched' || m.state === 'running' || (m.state === 'queued' && m.held === 0)).length;
+  const held = waiting.filter((m) => m.held === 1).map((m) => m.id).sort();
+  return { kind: 'release', release: held.slice(0, Math.max(0, maxConcurrency - underway)) };
+}

@@ -79,7 +79,7 @@ async function adoptDirectories(options: AccountOptions, created: Set<string>, u
     await lchown(options.stateDir, uid, gid);
     await lchown(join(options.stateDir, 'credentials.json'), uid, gid).catch(() => undefined);
   }
-  if (await onlyHolds(journalDir, (name) => /\.json(\.tmp)?$/.test(name))) await chownTree(journalDir, uid, gid);
+  if (await onlyHolds(journalDir, (name) => /^journal\.log(\.tmp)?$/.test(name))) await chownTree(journalDir, uid, gid);
   const workIsOurs = (stateIsOurs && options.workDir === join(options.stateDir, 'work')) || (await onlyHolds(options.workDir, () => false));
   if (workIsOurs) await chownTree(options.workDir, uid, gid);
 }

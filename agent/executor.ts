@@ -154,12 +154,15 @@ export class Executor {
   }
 
   private async finish(result: ExecutionResult): Promise<void> {
-    try {
-      await this.deps.journal.finished(result);
-    } catch (error) {
-      this.deps.log.error('could not journal a result; it is sent once and lost if the connection drops', { executionId: result.executionId, error: (error as Error).message });
-    }
+    // Sent before it is on disk: the journal already holds the run as started, so nothing re-runs
+    // it, and the result is kept in memory and re-offered until the service confirms it.
+    const journaled = this.deps.journal.finished(result);
     this.send({ type: 'finished', result });
+    try {
+      await journaled;
+    } catch (error) {
+      this.deps.log.error('could not journal a result; it is lost if this agent stops before the service confirms it', { executionId: result.executionId, error: (error as Error).message });
+    }
   }
 
   private async cancel(executionId: string, reason: string): Promise<void> {

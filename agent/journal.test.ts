@@ -1,17 +1,28 @@
 import { spawn } from 'node:child_process';
-import { stat, writeFile, readdir } from 'node:fs/promises';
+import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from './journal.js';
 import { finishedResult, isAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
 const tempDir = useTempDirs();
+const opened: Journal[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((journal) => journal.close().catch(() => undefined)));
+});
+
+/** Opens a journal that is closed after the test (each holds its log open). */
+async function open(dir: string, now?: number): Promise<Journal> {
+  const journal = await Journal.open(dir, now);
+  opened.push(journal);
+  return journal;
+}
 const DAY = 24 * 60 * 60 * 1000;
 
 describe('Journal', () => {
   it('turns runs a dead agent left behind into interruptions, killing their process groups', async () => {
     const dir = await tempDir();
-    const before = await Journal.open(dir);
+    const before = await open(dir);
     // What an agent had written when it died: one run being set up, one running.
     const survivor = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
     await new Promise((resolve) => survivor.once('spawn', resolve));
@@ -19,7 +30,7 @@ describe('Journal', () => {
     await before.starting('exec-running');
     await before.running('exec-running', survivor.pid!);
 
-    const after = await Journal.open(dir);
+    const after = await open(dir);
     const byId = (a: { executionId: string }, b: { executionId: string }) => a.executionId.localeCompare(b.executionId);
     expect(after.interruptions().sort(byId)).toEqual([
       { executionId: 'exec-running', reason: `the agent stopped while the script ran (pid/pgid ${survivor.pid}); it was not re-run; its remaining processes were killed` },
@@ -29,46 +40,68 @@ describe('Journal', () => {
     expect(after.get('exec-running')?.state).toBe('interrupted');
 
     // Durable: a third start still knows them, and does not report them as new.
-    const third = await Journal.open(dir);
+    const third = await open(dir);
     expect(third.interruptions().map((i) => i.executionId).sort()).toEqual(['exec-running', 'exec-starting']);
   });
 
   it('keeps results until the service acknowledges them, then a tombstone for 24 hours', async () => {
     const dir = await tempDir();
-    const journal = await Journal.open(dir);
+    const journal = await open(dir);
     await journal.finished(finishedResult('exec-1'));
     await journal.finished(finishedResult('exec-2'));
-    expect((await Journal.open(dir)).undeliveredResults().map((r) => r.executionId)).toEqual(['exec-1', 'exec-2']);
-
-    await journal.acknowledged('exec-1');
-    const reopened = await Journal.open(dir);
+    await journal.close();
+    // One agent process at a time owns a journal: each is closed before the next opens it.
+    const second = await open(dir);
+    expect(second.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-1', 'exec-2']);
+    await second.acknowledged('exec-1');
+    await second.close();
+    const reopened = await open(dir);
     expect(reopened.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-2']);
     expect(reopened.get('exec-1')?.state).toBe('acknowledged');
+    await reopened.close();
 
-    const tomorrow = await Journal.open(dir, Date.now() + DAY + 60_000);
+    const tomorrow = await open(dir, Date.now() + DAY + 60_000);
     expect(tomorrow.get('exec-1')).toBeUndefined();
     expect(tomorrow.get('exec-2')?.state).toBe('finished');
-    expect(await readdir(dir)).toEqual(['exec-2.json']);
+    // Opening rewrote the log with the live entries only.
+    const lines = (await readFile(join(dir, 'journal.log'), 'utf8')).trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).executionId)).toEqual(['exec-2']);
   });
 
   it('writes entries readable only by the agent and ignores what a crash left half-written', async () => {
     const dir = await tempDir();
-    const journal = await Journal.open(dir);
+    const journal = await open(dir);
     await journal.finished(finishedResult('exec-1'));
-    expect((await stat(join(dir, 'exec-1.json'))).mode & 0o777).toBe(0o600);
-    await writeFile(join(dir, 'exec-2.json.tmp'), '{"executionId":');
-    await writeFile(join(dir, 'garbage.json'), 'not json');
-    const reopened = await Journal.open(dir);
+    expect((await stat(join(dir, 'journal.log'))).mode & 0o777).toBe(0o600);
+    await appendFile(join(dir, 'journal.log'), '{"executionId":"exec-2","sta');
+    await writeFile(join(dir, 'journal.log.tmp'), 'a rewrite cut short');
+    const reopened = await open(dir);
     expect(reopened.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-1']);
-    expect((await readdir(dir)).sort()).toEqual(['exec-1.json', 'garbage.json']);
+    expect(reopened.get('exec-2')).toBeUndefined();
+    expect((await readdir(dir)).sort()).toEqual(['journal.log']);
+    // Opening rewrote the log without the torn line; what is appended next reads back whole.
+    await reopened.finished(finishedResult('exec-3'));
+    expect((await open(dir)).undeliveredResults().map((r) => r.executionId)).toEqual(['exec-1', 'exec-3']);
   });
 
-  it('names files after ids safely, whatever the id holds', async () => {
+  it('keeps only the last entry of each execution, across many appends and rewrites', async () => {
     const dir = await tempDir();
-    const journal = await Journal.open(dir);
-    await journal.finished(finishedResult('../../etc/passwd'));
-    const [name] = await readdir(dir);
-    expect(name).toMatch(/^x[0-9a-f]{40}\.json$/);
-    expect((await Journal.open(dir)).get('../../etc/passwd')?.state).toBe('finished');
+    const journal = await open(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => journal.starting(`exec-${i}`)));
+    await Promise.all(Array.from({ length: 50 }, (_, i) => journal.finished(finishedResult(`exec-${i}`))));
+    await Promise.all(Array.from({ length: 25 }, (_, i) => journal.acknowledged(`exec-${i}`)));
+    const reopened = await open(dir);
+    expect(reopened.interruptions()).toEqual([]);
+    expect(reopened.undeliveredResults()).toHaveLength(25);
+    expect(reopened.get('exec-0')?.state).toBe('acknowledged');
+    expect(reopened.get('exec-49')?.state).toBe('finished');
+  });
+
+  it('keeps any execution id, whatever it holds', async () => {
+    const dir = await tempDir();
+    const journal = await open(dir);
+    await journal.finished(finishedResult('../../etc/passwd\n{"x":1}'));
+    expect(await readdir(dir)).toEqual(['journal.log']);
+    expect((await open(dir)).get('../../etc/passwd\n{"x":1}')?.state).toBe('finished');
   });
 });

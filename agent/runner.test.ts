@@ -53,6 +53,7 @@ describe('ScriptRun', () => {
     const { run, workDir } = await start('pwd; touch left-behind');
     const result = await run.result;
     expect(result.stdout.trim()).toMatch(new RegExp(`^${workDir}/exec-1-[^/]+/cwd$`));
+    await run.removed;
     expect(await readdir(workDir)).toEqual([]);
   });
 
@@ -120,9 +121,10 @@ describe('ScriptRun', () => {
   });
 
   it('never starts a run cancelled before its process exists', async () => {
-    const { run, pgid } = await start('echo should-not-run');
+    let pgid: number | undefined;
+    const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(await tempDir()), { spawned: (id) => (pgid = id), output: () => undefined });
     run.cancel('stopped early');
     expect(await run.result).toMatchObject({ ending: 'cancelled', startedAt: null, stdout: '', reason: 'stopped early' });
-    expect(pgid()).toBeUndefined();
+    expect(pgid).toBeUndefined();
   });
 });

@@ -48,6 +48,8 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
     action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
     target: { type: 'trigger_host' },
     infrastructureType: 'On_Premise',
+    // A storm on a guarded rule: each batch reads the rule's history (docs/safety.md).
+    ...(env.BENCH_RULE_SAFETY === '1' ? { actionLimit: { max: 3, windowSeconds: 3600 }, flapping: { enabled: true } } : {}),
   });
   await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
   const webhookPath = `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;

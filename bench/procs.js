@@ -25,6 +25,16 @@ export function cleanupAll() {
   return cleaning;
 }
 
+/** Stops everything (exit 2) once `seconds` have passed: a bench never runs unbounded. */
+export function budgetSeconds(seconds, progress) {
+  const budget = setTimeout(() => {
+    progress(`time budget of ${seconds} s exceeded (BENCH_TIMEOUT); stopping`);
+    cleanupAll().finally(() => process.exit(2));
+  }, seconds * 1000);
+  budget.unref();
+  onCleanup(() => clearTimeout(budget));
+}
+
 /** A port free on 127.0.0.1 right now (tiny race with other processes; fine for a bench). */
 export function freePort() {
   return new Promise((resolve, reject) => {

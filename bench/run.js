@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
-import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+import { budgetSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -282,38 +282,39 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // ---------------------------------------------------------------------------------------------
 // Lifetime: bounded, and cleaned up on every path.
 //
-// `npm run bench` runs both benchmarks one after the other: this one (ingest), then the end-to-end
-// one (bench/e2e.js) as a child process once everything of this one is stopped and removed, so the
-// two never share the machine. BENCH_ONLY=ingest or BENCH_ONLY=e2e runs one of them.
+// `npm run bench` runs the benchmarks one after the other: this one (ingest), then the end-to-end
+// one (bench/e2e.js) and the throttling isolation one (bench/isolation.js) as child processes once
+// everything of the one before is stopped and removed, so they never share the machine.
+// BENCH_ONLY=ingest, e2e or isolation runs one of them.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
-/** Runs bench/e2e.js with this terminal; resolves with its exit code. Signals are passed on to it. */
-function runE2e() {
+/** Runs another bench file with this terminal; resolves with its exit code. Signals are passed on to it. */
+function runChildBench(file) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(benchDir, 'e2e.js')], { cwd: root, env: { ...env, BENCH_E2E_CODE_VERSION: e2eCodeAtStart }, stdio: 'inherit' });
+    const child = spawn(process.execPath, [path.join(benchDir, file)], { cwd: root, env: { ...env, BENCH_E2E_CODE_VERSION: e2eCodeAtStart }, stdio: 'inherit' });
     const forward = (signal) => child.exitCode === null && child.signalCode === null && child.kill(signal);
     for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
     child.once('error', (error) => {
-      progress(`could not start bench/e2e.js: ${error.message}`);
+      progress(`could not start bench/${file}: ${error.message}`);
       resolve(1);
     });
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1)));
   });
 }
 
-if (!['', 'ingest', 'e2e'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest or e2e (or unset for both), got "${ONLY}"`);
+const runE2e = () => runChildBench('e2e.js');
+const runIsolation = () => runChildBench('isolation.js');
+
+if (!['', 'ingest', 'e2e', 'isolation'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e or isolation (or unset for all), got "${ONLY}"`);
   process.exit(2);
 } else if (ONLY === 'e2e') {
   runE2e().then((code) => process.exit(code));
+} else if (ONLY === 'isolation') {
+  runIsolation().then((code) => process.exit(code));
 } else {
-  const budget = setTimeout(() => {
-    progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_TIMEOUT); stopping`);
-    cleanupAll().finally(() => process.exit(2));
-  }, BUDGET_SECONDS * 1000);
-  budget.unref();
-  onCleanup(() => clearTimeout(budget));
+  budgetSeconds(BUDGET_SECONDS, progress);
 
   const onSignal = (signal) => {
     progress(`${signal}: cleaning up`);
@@ -327,7 +328,9 @@ if (!['', 'ingest', 'e2e'].includes(ONLY)) {
     for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, onSignal);
     log();
     const e2e = await runE2e();
-    process.exit(Math.max(code, e2e));
+    log();
+    const isolation = await runIsolation();
+    process.exit(Math.max(code, e2e, isolation));
   };
 
   main().then(

@@ -19,7 +19,7 @@ export async function prepareStorage(adminUrl, dataDir) {
     const file = path.join(dataDir, 'pitcrew.db');
     return {
       kind: 'SQLite',
-      describe: `SQLite ${file} (WAL, synchronous=FULL)`,
+      describe: `SQLite ${file} (WAL; group commits synced by fdatasync before replies)`,
       serverEnv: {},
       countEvents: async () => {
         const db = new SqliteDatabase(file, { readonly: true, fileMustExist: true });

@@ -92,4 +92,29 @@ describe.each(testDialects())('executions and hosts API on %s', (dialect) => {
     const rule = await env.createWebhookRule();
     expect((await env.webhook(rule.triggerId, { HostName: 'doomed-1' })).json().outcome).toBe('no_target');
   });
+
+  it('finds the hosts carrying every tag of a set, counts them, and lists the tags in use', async () => {
+    const t = await env.addTenant(`tags-${dialect}`);
+    await env.enrol('tag-a', ['web', 'eu'], t.tenantId);
+    await env.enrol('tag-b', ['web', 'us'], t.tenantId);
+    await env.enrol('tag-c', ['db', 'eu'], t.tenantId);
+    const as = (url: string) => env.api('GET', url, undefined, t.token);
+    const hostnames = async (query: string) => (await as(`/api/v1/hosts?${query}`)).json().items.map((h: { hostname: string }) => h.hostname);
+
+    expect(await hostnames('tag=web')).toEqual(['tag-a', 'tag-b']);
+    expect(await hostnames('tag=web&tag=eu')).toEqual(['tag-a']);
+    expect(await hostnames('tag=web&tag=db')).toEqual([]);
+    expect((await as('/api/v1/hosts/count?tag=eu')).json()).toEqual({ count: 2, online: 0 });
+    expect((await as('/api/v1/hosts/count?tag=web&tag=eu')).json()).toEqual({ count: 1, online: 0 });
+    expect((await as('/api/v1/hosts/count')).json()).toEqual({ count: 3, online: 0 });
+    expect((await as('/api/v1/hosts/count?tag=bad%20tag')).statusCode).toBe(400);
+    // The count is the number of executions a specific_tags rule would queue.
+    const rule = await env.createWebhookRule({ target: { type: 'specific_tags', tags: ['web', 'eu'] } }, t.token);
+    expect((await env.webhook(rule.triggerId, {}, { apiKey: t.apiKey })).json().executionIds).toHaveLength(1);
+
+    expect((await as('/api/v1/hosts/tags')).json().items).toEqual([
+      { tag: 'db', hosts: 1 }, { tag: 'eu', hosts: 2 }, { tag: 'us', hosts: 1 }, { tag: 'web', hosts: 2 },
+    ]);
+    expect((await env.api('GET', '/api/v1/hosts/tags', undefined, (await env.addTenant(`tags-none-${dialect}`)).token)).json().items).toEqual([]);
+  });
 });

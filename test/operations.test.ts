@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { RouteOptions } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -53,7 +56,7 @@ describe('operations', () => {
     const store = openStore({ databaseUrl: 'postgres://pitcrew@127.0.0.1:1/pitcrew', dataDir: '' });
     const app = await buildApp({
       store, logger: pino({ level: 'silent' }), webhookBodyLimitBytes: 1024,
-      throttleDefaults: { ratePerSecond: 1, burst: 1 }, ingest: { maxBatch: 1, maxQueued: 1 },
+      throttleDefaults: { ratePerSecond: 1, burst: 1 }, ingest: { maxBatch: 1, maxQueued: 1 }, secretKey: Buffer.alloc(32),
     });
     try {
       const response = await app.server.inject({ method: 'GET', url: '/readyz' });
@@ -119,7 +122,7 @@ describe('operations', () => {
         const post = doc.paths[path]?.post as { security?: unknown[]; deprecated?: boolean; responses: Record<string, unknown> } | undefined;
         expect(post, path).toBeDefined();
         expect(post!.security).toEqual([]);
-        expect(Object.keys(post!.responses).sort()).toEqual(['202', '400', '401', '403', '404', '413', '415', '429', '503']);
+        expect(Object.keys(post!.responses).sort()).toEqual(['202', '400', '401', '403', '404', '413', '415', '422', '429', '503']);
       }
       expect((doc.paths[WEBHOOK_PATHS[1]!]!.post as { deprecated?: boolean }).deprecated).toBe(true);
     });
@@ -145,5 +148,35 @@ describe('operations', () => {
       expect(response.json()).toMatchObject({ status: 404, code: 'PITCREW_ERR_NOT_FOUND', type: 'urn:pitcrew:problem:not-found' });
       expect(response.body).not.toContain(env.tenant.apiKey);
     }
+  });
+});
+
+describe('stopping the service', () => {
+  // A watcher of a queued execution's live output: the stream stays open until the execution ends.
+  async function watch(url: string, token: string, options: https.RequestOptions = {}): Promise<IncomingMessage> {
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const get = url.startsWith('https:') ? https.get : http.get;
+      get(url, { headers: { authorization: `Bearer ${token}` }, ...options }, resolve).on('error', reject);
+    });
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    await once(response, 'data');
+    return response;
+  }
+
+  it('cuts live output streams still open after the grace period, on HTTP and HTTPS, instead of waiting for them', async () => {
+    const env = await startTestEnv('sqlite', { listen: true, shutdownGraceMs: 200 });
+    await env.enrol('web-1');
+    const rule = await env.createWebhookRule();
+    const fired = await env.webhook(rule.triggerId, { HostName: 'web-1' });
+    const [executionId] = fired.json().executionIds as string[];
+    const path = `/api/v1/executions/${executionId}/stream`;
+    const streams = [
+      await watch(env.listening!.httpUrl + path, env.tenant.token),
+      await watch(env.listening!.httpsUrl + path, env.tenant.token, { rejectUnauthorized: false }),
+    ];
+    const ended = streams.map((stream) => new Promise((resolve) => stream.socket.once('close', resolve)));
+
+    await env.close();
+    await Promise.all(ended);
   });
 });

@@ -50,7 +50,7 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
       const rule = response.json();
       expect(rule).toMatchObject({ action, target, infrastructureType });
       expect(rule.actionLimit).toEqual({ max: 3, windowSeconds: 600, onLimit: 'escalate' });
-      expect(rule.flapping).toEqual({ enabled: true, maxEvents: 4, windowSeconds: 300, cooldownSeconds: 600 });
+      expect(rule.flapping).toEqual({ enabled: true, maxEvents: 4, windowSeconds: 300, cooldownSeconds: 600, maxStateChanges: 3 });
       expect((await get(rule.id)).json()).toEqual(rule);
     });
 
@@ -226,6 +226,10 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
       ['a cron trigger on trigger_host', cronOn({ type: 'trigger_host' }), '/body/target/type', /cron trigger carries no host/],
       ['an unknown infrastructure type', { infrastructureType: 'AWS' }, '/body/infrastructureType', /one of "CLOUD_EC2", "On_Premise", "CLOUD_AZURE", "CLOUD_GCP", "CLOUD_OPENSTACK"/],
       ['an unknown flavour', { action: { ...script, flavour: 'fix' } }, '/body/action/flavour', /one of "autofix", "diagnostics"/],
+      ['an unknown onLimit', { actionLimit: { max: 3, windowSeconds: 60, onLimit: 'page' } }, '/body/actionLimit/onLimit', /one of "escalate", "drop"/],
+      ['a zero action limit', { actionLimit: { max: 0, windowSeconds: 60 } }, '/body/actionLimit/max', /1/],
+      ['a fan-out setting without tags', { target: { type: 'trigger_host', maxConcurrency: 5 } }, '/body/target/maxConcurrency', /only used with target type specific_tags/],
+      ['maxConcurrency 0', { target: { type: 'specific_tags', tags: ['web'], maxConcurrency: 0 } }, '/body/target/maxConcurrency', /1/],
     ])('400 for %s', async (_case, overrides, path, message) => {
       const name = `invalid-${Math.random().toString(36).slice(2)}`;
       const problem = expectProblem(await create({ name, ...overrides }), 400, 'PITCREW_ERR_VALIDATION');
@@ -274,7 +278,49 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     expect(await names('limit=1000', b.token)).toEqual([]);
     expect(await names('search=private', b.token)).toEqual([]);
     // Tenant A still has it, unchanged, with its event.
-    expect((await get(rule.id)).json()).toEqual(rule.body);
+    expect((await get(rule.id)).json()).toEqual({ ...rule.body, lastEvent: { id: eventId, outcome: expect.any(String), receivedAt: expect.any(String) } });
     expect((await env.api('GET', `/api/v1/rules/${rule.id}/events`)).json().items.map((e: { id: string }) => e.id)).toEqual([eventId]);
+  });
+
+  describe('activity: the last event and the last execution of each rule', () => {
+    const activity = async (id: string, token?: string) => {
+      const { lastEvent, lastExecution } = (await get(id, token)).json();
+      return { lastEvent, lastExecution };
+    };
+
+    it('is empty for a new rule', async () => {
+      const rule = await env.createWebhookRule();
+      expect(rule.body).toMatchObject({ lastEvent: null, lastExecution: null });
+      expect(await activity(rule.id)).toEqual({ lastEvent: null, lastExecution: null });
+    });
+
+    it('follows each event, and keeps the last execution when an event runs nothing', async () => {
+      const t = await env.addTenant(`activity-${dialect}`);
+      await env.enrol('act-1', [], t.tenantId);
+      const rule = await env.createWebhookRule({}, t.token);
+      const fire = async (body: Record<string, unknown>) => (await env.webhook(rule.triggerId, body, { apiKey: t.apiKey })).json();
+
+      await fire({ HostName: 'act-1' });
+      const second = await fire({ HostName: 'act-1' });
+      const dryRun = await fire({ HostName: 'act-1', Act: false });
+      const [executionId] = second.executionIds;
+      const expected = {
+        lastEvent: { id: dryRun.eventId, outcome: 'dry_run', receivedAt: expect.stringMatching(/Z$/) },
+        lastExecution: { id: executionId, state: 'queued', hostname: 'act-1', queuedAt: expect.stringMatching(/Z$/), finishedAt: null },
+      };
+      expect(await activity(rule.id, t.token)).toEqual(expected);
+
+      // The list says the same for every rule of the page; another rule's activity stays its own.
+      const quiet = await env.createWebhookRule({}, t.token);
+      const items = (await env.api('GET', '/api/v1/rules', undefined, t.token)).json().items;
+      expect(items.find((r: { id: string }) => r.id === rule.id)).toMatchObject(expected);
+      expect(items.find((r: { id: string }) => r.id === quiet.id)).toMatchObject({ lastEvent: null, lastExecution: null });
+
+      await env.api('POST', `/api/v1/executions/${executionId}/cancel`, undefined, t.token);
+      const off = await env.api('PATCH', `/api/v1/rules/${rule.id}`, { enabled: false }, t.token);
+      expect(off.json().lastExecution).toMatchObject({ id: executionId, state: 'cancelled', finishedAt: expect.stringMatching(/Z$/) });
+      const offEvent = await fire({ HostName: 'act-1' });
+      expect(await activity(rule.id, t.token)).toMatchObject({ lastEvent: { id: offEvent.eventId, outcome: 'rule_off' }, lastExecution: { id: executionId } });
+    });
   });
 });

@@ -48,13 +48,41 @@ export class AgentGateway {
     return this.sessions.has(hostId);
   }
 
-  /** Pushes newly queued executions to the agents connected to this node. */
+  /** This node's session of the host, when it is ready for work: the writer dispatches to it at once. */
+  readySession(hostId: string): { sessionId: string; nodeId: string } | undefined {
+    const session = this.sessions.get(hostId);
+    return session?.isReady ? { sessionId: session.sessionId, nodeId: this.deps.nodeId } : undefined;
+  }
+
+  /**
+   * Pushes newly queued executions to the agents connected to this node. Those the ingest
+   * transaction dispatched to a session are sent on it; if that session has ended meanwhile they
+   * go back to the queue, as a claim whose connection ended does (AgentSession.deliver).
+   */
   dispatch(executions: QueuedExecution[]): void {
     const byHost = new Map<string, string[]>();
-    for (const { id, hostId } of executions) byHost.set(hostId, [...(byHost.get(hostId) ?? []), id]);
+    const orphaned: QueuedExecution[] = [];
+    for (const { id, hostId, claim } of executions) {
+      if (!claim) byHost.set(hostId, [...(byHost.get(hostId) ?? []), id]);
+      else {
+        const session = this.sessions.get(hostId);
+        if (session?.sessionId === claim.sessionId && session.isReady) session.sendExecute(id, claim.spec);
+        else orphaned.push({ id, hostId });
+      }
+    }
+    if (orphaned.length > 0) void this.requeue(orphaned);
     for (const [hostId, ids] of byHost) {
       const session = this.sessions.get(hostId);
       if (session) void session.deliver(ids).catch((error: unknown) => this.deps.logger.error({ err: error, hostId }, 'dispatch failed; the sweeper retries'));
+    }
+  }
+
+  private async requeue(executions: QueuedExecution[]): Promise<void> {
+    try {
+      const moved = new Set(await this.deps.ledger.move(executions.map((e) => e.id), 'queued', 'the agent connection ended before delivery', ['dispatched']));
+      this.dispatch(executions.filter((e) => moved.has(e.id)));
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not re-queue executions whose session ended; the sweeper retries');
     }
   }
 

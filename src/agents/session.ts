@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { ExecutionLedger } from '../executions/ledger.js';
+import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
 import { attachSession, detachSession } from '../hosts/repository.js';
@@ -83,20 +84,23 @@ export class AgentSession {
       await this.deps.ledger.move(claimed.map((c) => c.id), 'queued', 'the agent connection ended before delivery', ['dispatched']);
       return;
     }
-    for (const { id, spec } of claimed) {
-      this.send({
-        type: 'execute',
-        executionId: id,
-        hostId: this.hostId,
-        tenantId: this.host.tenant_id,
-        flavour: spec.flavour,
-        interpreter: spec.interpreter,
-        script: spec.script,
-        env: spec.env,
-        context: spec.context,
-        timeoutSeconds: spec.timeoutSeconds,
-      });
-    }
+    for (const { id, spec } of claimed) this.sendExecute(id, spec);
+  }
+
+  /** Sends an execution this session already holds as dispatched. */
+  sendExecute(executionId: string, spec: ExecutionSpec): void {
+    this.send({
+      type: 'execute',
+      executionId,
+      hostId: this.hostId,
+      tenantId: this.host.tenant_id,
+      flavour: spec.flavour,
+      interpreter: spec.interpreter,
+      script: spec.script,
+      env: spec.env,
+      context: spec.context,
+      timeoutSeconds: spec.timeoutSeconds,
+    });
   }
 
   private async receive(text: string): Promise<void> {

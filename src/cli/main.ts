@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError, loadClientConfig, loadConfig } from '../config/config.js';
 import { runBootstrap } from './bootstrap.js';
+import { CHANNELS_USAGE, runChannels } from './channels.js';
+import { CliError } from './client.js';
+import { CONTACTS_USAGE, runContacts } from './contacts.js';
 import { runMigrate } from './migrate.js';
 import { runServer } from './server.js';
 
@@ -11,8 +14,10 @@ commands:
   bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key and management token
   migrate                         apply database migrations and exit
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (pitcrew agent --help)
+  channels list|create|test|delete  notification channels, through the API (pitcrew channels --help)
+  escalation-contacts get|set       who hears escalations and receives email runbooks
 
-environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_LOG_LEVEL (docs/configuration.md)`;
+environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -27,6 +32,18 @@ async function main(argv: string[]): Promise<number> {
       const { runAgent } = await import('../../agent/main.js');
       return runAgent(rest);
     }
+    case 'channels':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(CHANNELS_USAGE);
+        return 0;
+      }
+      return runChannels(rest, loadClientConfig(), (line) => console.log(line));
+    case 'escalation-contacts':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(CONTACTS_USAGE);
+        return 0;
+      }
+      return runContacts(rest, loadClientConfig(), (line) => console.log(line));
     case 'bootstrap': {
       const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' } }, strict: true });
       return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default' });
@@ -48,8 +65,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const known = error instanceof ConfigError || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const usage = error instanceof ConfigError || ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'].includes((error as { code?: string }).code ?? '');
+    const known = usage || error instanceof CliError;
     console.error(`pitcrew: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
-    process.exitCode = known ? 2 : 1;
+    process.exitCode = error instanceof CliError ? error.exitCode : usage ? 2 : 1;
   },
 );

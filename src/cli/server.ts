@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
@@ -5,7 +7,11 @@ import { listen } from '../http/listen.js';
 import { loggerOptions } from '../http/logging.js';
 import { loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
+import { loadSecretKey } from '../notify/secret-box.js';
 import { migrateToLatest } from '../store/migrations.js';
+
+// This file runs as dist/src/cli/server.js; the UI and the agent bundle are built beside dist/src.
+const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
   const logger = pino(loggerOptions(config.logLevel));
@@ -13,6 +19,9 @@ export async function runServer(config: Config): Promise<number> {
   const { applied } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');
   const tls = await loadTlsMaterial(config.dataDir, config.tls);
+  const secret = loadSecretKey(config.dataDir, config.secretKey);
+  logger.info({ source: secret.source }, 'channel secrets are sealed with the key from this source; back it up, secrets cannot be read without it');
+  if (secret.warning) logger.warn(secret.warning);
 
   const app = await buildApp({
     store,
@@ -23,9 +32,16 @@ export async function runServer(config: Config): Promise<number> {
     ingest: config.ingest,
     executionExpirySeconds: config.executionExpirySeconds,
     agentHeartbeatSeconds: config.agentHeartbeatSeconds,
+    trustProxy: config.trustProxy,
+    throttleDelayMs: config.throttleDelayMs,
+    shutdownGraceMs: config.shutdownGraceMs,
+    webRoot: path.join(packageRoot, 'web/dist'),
+    agentBundle: path.join(packageRoot, 'dist/pitcrew-agent.mjs'),
+    secretKey: secret.key,
+    notify: config.notify,
   });
   await app.start();
-  const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls });
+  const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls, shutdownGraceMs: config.shutdownGraceMs });
   logger.info(
     { https: listening.httpsUrl, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned },
     `agents connect to ${listening.httpsUrl}; TLS certificate SHA-256 fingerprint ${tls.fingerprint}`,

@@ -26,15 +26,20 @@ describe('loadConfig', () => {
       webhookBodyLimitBytes: 256 * 1024,
       sqliteBusyTimeoutMs: 5000,
       throttleDefaults: { ratePerSecond: 500, burst: 1000 },
+      throttleDelayMs: 1000,
+      shutdownGraceMs: 5000,
       ingest: { maxBatch: 256, maxQueued: 20_000 },
       executionExpirySeconds: 3600,
       agentHeartbeatSeconds: 15,
       tls: {},
+      trustProxy: false,
+      secretKey: undefined,
+      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000 },
     });
   });
 
   it('treats empty variables as unset', () => {
-    const empty = ['PORT', 'PITCREW_TLS_PORT', 'DATABASE_URL', 'PITCREW_PUBLIC_URL', 'PITCREW_WEBHOOK_BODY_LIMIT', 'PITCREW_THROTTLE_RATE', 'PITCREW_INGEST_MAX_BATCH'];
+    const empty = ['PORT', 'PITCREW_TLS_PORT', 'DATABASE_URL', 'PITCREW_PUBLIC_URL', 'PITCREW_WEBHOOK_BODY_LIMIT', 'PITCREW_THROTTLE_RATE', 'PITCREW_INGEST_MAX_BATCH', 'PITCREW_TRUST_PROXY'];
     expect(loadConfig(Object.fromEntries(empty.map((name) => [name, ''])), cwd)).toEqual(loadConfig({}, cwd));
   });
 
@@ -51,12 +56,22 @@ describe('loadConfig', () => {
       PITCREW_SQLITE_BUSY_TIMEOUT_MS: '0',
       PITCREW_THROTTLE_RATE: '5',
       PITCREW_THROTTLE_BURST: '7',
+      PITCREW_THROTTLE_DELAY_MS: '0',
       PITCREW_INGEST_MAX_BATCH: '1000',
       PITCREW_INGEST_MAX_QUEUED: '1',
       PITCREW_EXECUTION_EXPIRY_SECONDS: '60',
       PITCREW_AGENT_HEARTBEAT_SECONDS: '2',
       PITCREW_TLS_CERT: '/etc/pitcrew/cert.pem',
       PITCREW_TLS_KEY: '/etc/pitcrew/key.pem',
+      PITCREW_TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,::1',
+      PITCREW_SECRET_KEY: 'ab'.repeat(32),
+      PITCREW_NOTIFY_MAX_ATTEMPTS: '3',
+      PITCREW_NOTIFY_BACKOFF_BASE_MS: '10',
+      PITCREW_NOTIFY_BACKOFF_MAX_MS: '100',
+      PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '0',
+      PITCREW_NOTIFY_SEND_TIMEOUT_MS: '2000',
+      PITCREW_NOTIFY_POLL_MS: '50',
+      PITCREW_SHUTDOWN_GRACE_MS: '250',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -69,11 +84,24 @@ describe('loadConfig', () => {
       webhookBodyLimitBytes: 1024,
       sqliteBusyTimeoutMs: 0,
       throttleDefaults: { ratePerSecond: 5, burst: 7 },
+      throttleDelayMs: 0,
+      shutdownGraceMs: 250,
       ingest: { maxBatch: 1000, maxQueued: 1 },
       executionExpirySeconds: 60,
       agentHeartbeatSeconds: 2,
       tls: { certFile: '/etc/pitcrew/cert.pem', keyFile: '/etc/pitcrew/key.pem' },
+      trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
+      secretKey: Buffer.alloc(32, 0xab),
+      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50 },
     });
+  });
+
+  it('trusts X-Forwarded-For only from named proxies or a hop count, never from anyone', () => {
+    expect(loadConfig({ PITCREW_TRUST_PROXY: 'false' }, cwd).trustProxy).toBe(false);
+    expect(loadConfig({ PITCREW_TRUST_PROXY: '2' }, cwd).trustProxy).toBe(2);
+    expect(() => loadConfig({ PITCREW_TRUST_PROXY: 'true' }, cwd)).toThrow(/PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs.*got "true"/);
+    expect(() => loadConfig({ PITCREW_TRUST_PROXY: '10.0.0.0/33' }, cwd)).toThrow(/got "10.0.0.0\/33"/);
+    expect(() => loadConfig({ PITCREW_TRUST_PROXY: '0' }, cwd)).toThrow(/hop count must be from 1 to 10/);
   });
 
   it('keeps an absolute data directory and a public URL path', () => {
@@ -149,6 +177,23 @@ describe('loadConfig', () => {
     } finally {
       if (previous === undefined) delete process.env.PORT;
       else process.env.PORT = previous;
+    }
+  });
+});
+
+describe('PITCREW_SECRET_KEY', () => {
+  it('takes 32 bytes as hexadecimal or base64', () => {
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
+    expect(loadConfig({ PITCREW_SECRET_KEY: bytes.toString('hex') }).secretKey).toEqual(bytes);
+    expect(loadConfig({ PITCREW_SECRET_KEY: bytes.toString('base64') }).secretKey).toEqual(bytes);
+  });
+
+  it.each(['short', 'ab'.repeat(31), Buffer.alloc(16, 1).toString('base64'), Buffer.alloc(48, 1).toString('base64')])('refuses %j without echoing it', (value) => {
+    expect(() => loadConfig({ PITCREW_SECRET_KEY: value })).toThrow(/PITCREW_SECRET_KEY must be 32 bytes/);
+    try {
+      loadConfig({ PITCREW_SECRET_KEY: value });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(value);
     }
   });
 });

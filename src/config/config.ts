@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Everything the service reads from its environment, validated once at start. */
@@ -14,11 +15,46 @@ export interface Config {
   webhookBodyLimitBytes: number;
   sqliteBusyTimeoutMs: number;
   throttleDefaults: { ratePerSecond: number; burst: number };
+  /** How long a throttled call's 429 is held, to slow a flooding client down. */
+  throttleDelayMs: number;
+  shutdownGraceMs: number;
   ingest: { maxBatch: number; maxQueued: number };
   executionExpirySeconds: number;
   agentHeartbeatSeconds: number;
   tls: { certFile?: string; keyFile?: string };
+  /**
+   * Which peers may set the client address with X-Forwarded-For (Fastify's trustProxy): the
+   * proxies' addresses/CIDRs, or a hop count. False (the default): the TCP peer is the client.
+   */
+  trustProxy: TrustProxy;
+  /** PITCREW_SECRET_KEY: seals channel secrets; absent means $PITCREW_DATA_DIR/secret.key. */
+  secretKey: Buffer | undefined;
+  notify: NotifySettings;
 }
+
+/** How notifications are delivered (docs/notifications.md). */
+export interface NotifySettings {
+  /** Tries of one delivery before it is given up (the first try included). */
+  maxAttempts: number;
+  /** Wait before the second try; doubles each time, up to backoffMaxMs. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** How long one fan-out run's message waits for all its hosts before a partial summary goes out. */
+  groupWaitSeconds: number;
+  /** Longest a single send (an HTTP POST, an SMTP session) may take. */
+  sendTimeoutMs: number;
+  /** How often the notifier looks for due work that no wake-up announced (other nodes, retries). */
+  pollMs: number;
+}
+
+/** What `pitcrew channels …` needs to reach a running service. */
+export interface ClientConfig {
+  server: string;
+  token: string | undefined;
+}
+
+
+export type TrustProxy = false | string[] | number;
 
 export class ConfigError extends Error {}
 
@@ -50,6 +86,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ratePerSecond: integer(env, 'PITCREW_THROTTLE_RATE', 500, 1, 10_000_000),
       burst: integer(env, 'PITCREW_THROTTLE_BURST', 1000, 1, 10_000_000),
     },
+    throttleDelayMs: integer(env, 'PITCREW_THROTTLE_DELAY_MS', 1000, 0, 60_000),
+    shutdownGraceMs: integer(env, 'PITCREW_SHUTDOWN_GRACE_MS', 5000, 0, 600_000),
     ingest: {
       maxBatch: integer(env, 'PITCREW_INGEST_MAX_BATCH', 256, 1, 1000),
       maxQueued: integer(env, 'PITCREW_INGEST_MAX_QUEUED', 20_000, 1, 1_000_000),
@@ -57,7 +95,58 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     executionExpirySeconds: integer(env, 'PITCREW_EXECUTION_EXPIRY_SECONDS', 3600, 1, 30 * 86_400),
     agentHeartbeatSeconds: integer(env, 'PITCREW_AGENT_HEARTBEAT_SECONDS', 15, 1, 3600),
     tls: tlsFiles(env),
+    trustProxy: trustProxy(env.PITCREW_TRUST_PROXY),
+    secretKey: secretKey(env.PITCREW_SECRET_KEY),
+    notify: {
+      maxAttempts: integer(env, 'PITCREW_NOTIFY_MAX_ATTEMPTS', 8, 1, 100),
+      backoffBaseMs: integer(env, 'PITCREW_NOTIFY_BACKOFF_BASE_MS', 5000, 1, 3_600_000),
+      backoffMaxMs: integer(env, 'PITCREW_NOTIFY_BACKOFF_MAX_MS', 15 * 60_000, 1, 86_400_000),
+      groupWaitSeconds: integer(env, 'PITCREW_NOTIFY_GROUP_WAIT_SECONDS', 300, 0, 86_400),
+      sendTimeoutMs: integer(env, 'PITCREW_NOTIFY_SEND_TIMEOUT_MS', 10_000, 100, 300_000),
+      pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
+    },
   };
+}
+
+/** The CLI's view of the environment: where the service is and the management token. */
+export function loadClientConfig(env: Env = process.env): ClientConfig {
+  return { server: (env.PITCREW_SERVER || 'http://localhost:8080').replace(/\/$/, ''), token: env.PITCREW_TOKEN || undefined };
+}
+
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10) throw new ConfigError(`PITCREW_TRUST_PROXY as a hop count must be from 1 to 10, got "${raw}"`);
+    return hops;
+  }
+  const proxies = value.split(',').map((part) => part.trim()).filter(Boolean);
+  const wrong = proxies.filter((proxy) => !isAddressOrCidr(proxy));
+  if (wrong.length > 0) {
+    // "true" would let any caller pick its own address and walk past every tenant's IP allowlist.
+    throw new ConfigError(`PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16) or a hop count, got "${wrong.join(', ')}"`);
+  }
+  return proxies;
+}
+
+function isAddressOrCidr(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/** 32 bytes, written as 64 hexadecimal characters or as base64 (openssl rand -base64 32). */
+function secretKey(raw: string | undefined): Buffer | undefined {
+  if (!raw) return undefined;
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/]{43}=$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  if (!key || key.length !== 32) {
+    throw new ConfigError('PITCREW_SECRET_KEY must be 32 bytes as 64 hexadecimal characters or base64 (make one with: openssl rand -base64 32)');
+  }
+  return key;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, Target } from '../rules/schema.js';
-import { decide, type Decision, type HostFacts, type RuleFacts } from './decide.js';
+import { FLAPPING_DEFAULTS } from '../rules/rule.js';
+import { decide, NO_HISTORY, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
 
 const script: Action = { type: 'script', flavour: 'autofix', runbook: { script: 'true' } };
 const web1: HostFacts = { id: 'h1', hostname: 'web-1', tags: ['web', 'eu'] };
@@ -38,6 +39,23 @@ describe('decide', () => {
     else expect(decision.reason).toMatch(reason);
   });
 
+  it.each<[string, Target, string | undefined, string | undefined]>([
+    ['the payload host', { type: 'trigger_host' }, 'mail-9', 'mail-9'],
+    ['no host at all', { type: 'cli_machine' }, undefined, undefined],
+    ["the rule's host", { type: 'specific_host', hostname: 'db-1' }, 'web-1', 'db-1'],
+    ['tags: the payload host', { type: 'specific_tags', tags: ['web'] }, 'web-1', 'web-1'],
+  ])('an email_runbook rule runs once on the service, about %s, agent or not', (_case, target, hostName, about) => {
+    const action: Action = { type: 'email_runbook', runbook: { notes: '# Call the DBA' } };
+    const decision = decide(rule(target, { action }), { act: true, hostName }, []);
+    expect(decision).toEqual({ outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname: about } });
+  });
+
+  it('records an email_runbook rule without sending when it is off or a dry run', () => {
+    const action: Action = { type: 'email_runbook', runbook: { notes: 'x' } };
+    expect(decide(rule({ type: 'cli_machine' }, { action, enabled: false }), { act: true, hostName: undefined }, []).outcome).toBe('rule_off');
+    expect(decide(rule({ type: 'cli_machine' }, { action }), { act: false, hostName: undefined }, []).outcome).toBe('dry_run');
+  });
+
   it('is pure: the same inputs give equal decisions and the inputs are left as they were', () => {
     const facts = Object.freeze(rule({ type: 'specific_tags', tags: ['web'] }));
     const event = Object.freeze({ act: true, hostName: undefined });
@@ -52,5 +70,110 @@ describe('decide', () => {
       expect(reason).toMatch(/recorded/);
       expect(reason).toMatch(/no action runs/);
     }
+  });
+
+  describe('flapping', () => {
+    const flapping = { ...FLAPPING_DEFAULTS, enabled: true, maxEvents: 3, windowSeconds: 60, cooldownSeconds: 120, maxStateChanges: 2 };
+    const guarded = rule({ type: 'trigger_host' }, { flapping });
+    const now = 1_000_000_000;
+    const alarms = (recent: number, last: { agoSeconds: number; suppressed: boolean; state?: 'firing' | 'resolved' } | null, stateChanges = 0): HistoryFacts => ({
+      ...NO_HISTORY,
+      alarms: { recent, stateChanges, last: last && { at: now - last.agoSeconds * 1000, suppressed: last.suppressed, state: last.state ?? null } },
+    });
+
+    // The history counts earlier alarms; this event makes one more.
+    it.each<[string, HistoryFacts, 'firing' | 'resolved' | undefined, Decision['outcome'], RegExp | null]>([
+      ['first alarm', NO_HISTORY, undefined, 'accepted', null],
+      ['maxEvents alarms in the window, this one included', alarms(2, { agoSeconds: 5, suppressed: false }), undefined, 'accepted', null],
+      ['one more than maxEvents', alarms(3, { agoSeconds: 5, suppressed: false }), undefined, 'flapping', /more than 3 alarms for host web-1 within 60 s \(maxEvents\).*quiet for 120 s/],
+      ['suppressed, quiet for less than the cool-down', alarms(0, { agoSeconds: 119, suppressed: true }), undefined, 'flapping', /still flapping.*119 s ago/],
+      ['suppressed, quiet for the whole cool-down: recovered', alarms(0, { agoSeconds: 120, suppressed: true }), undefined, 'accepted', null],
+      ['quiet long enough, but still over the rate', alarms(3, { agoSeconds: 130, suppressed: true }), undefined, 'flapping', /more than 3 alarms/],
+      ['state changes up to maxStateChanges', alarms(1, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 1), 'firing', 'accepted', null],
+      ['state changes over maxStateChanges', alarms(2, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 2), 'firing', 'flapping', /changed between firing and resolved more than 2 times within 60 s \(maxStateChanges\)/],
+      ['the same state again is no change', alarms(2, { agoSeconds: 5, suppressed: false, state: 'firing' }, 2), 'firing', 'accepted', null],
+    ])('%s → %s', (_case, history, alarmState, outcome, reason) => {
+      const decision = decide(guarded, { act: true, hostName: 'web-1', alarmState, receivedAt: now }, hosts, history);
+      expect(decision.outcome).toBe(outcome);
+      if (reason) expect(decision.reason).toMatch(reason);
+      expect(decision.targets.map((h) => h.id)).toEqual(outcome === 'accepted' ? ['h1'] : []);
+    });
+
+    it('is off unless enabled, however many alarms came', () => {
+      const off = rule({ type: 'trigger_host' }, { flapping: { ...flapping, enabled: false } });
+      expect(decide(off, { act: true, hostName: 'web-1', receivedAt: now }, hosts, alarms(1000, { agoSeconds: 0, suppressed: true })).outcome).toBe('accepted');
+    });
+
+    it('comes after rule off and dry run, which record without judging', () => {
+      const storm = alarms(1000, { agoSeconds: 0, suppressed: true });
+      expect(decide({ ...guarded, enabled: false }, { act: true, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('rule_off');
+      expect(decide(guarded, { act: false, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('dry_run');
+    });
+
+    it('names the alarms without a host when the payload names none', () => {
+      const decision = decide(rule({ type: 'specific_host', hostname: 'db-1' }, { flapping }), { act: true, hostName: undefined, receivedAt: now }, hosts, alarms(3, null));
+      expect(decision).toMatchObject({ outcome: 'flapping', reason: expect.stringMatching(/alarms naming no host/) });
+    });
+  });
+
+  describe('action limits', () => {
+    const used = (counts: Record<string, number>): HistoryFacts => ({ ...NO_HISTORY, executionsInWindow: new Map(Object.entries(counts)) });
+    const limited = (onLimit?: 'escalate' | 'drop') => ({ actionLimit: { max: 2, windowSeconds: 3600, ...(onLimit ? { onLimit } : {}) } });
+
+    it.each<[string, RuleFacts, Record<string, number>, Decision['outcome'], string[], string[], boolean, RegExp | null]>([
+      ['under the limit', rule({ type: 'trigger_host' }, limited()), { h1: 1 }, 'accepted', ['h1'], [], true, null],
+      ['at the limit: escalated by default', rule({ type: 'trigger_host' }, limited()), { h1: 2 }, 'limited', [], ['h1'], true, /limit reached on web-1: 2 executions within 3600 s already; escalated to a human/],
+      ['at the limit, onLimit drop', rule({ type: 'trigger_host' }, limited('drop')), { h1: 2 }, 'limited', [], ['h1'], false, /dropped \(onLimit: drop\)/],
+      ['other hosts’ executions do not count', rule({ type: 'trigger_host' }, limited()), { h2: 50, h3: 9 }, 'accepted', ['h1'], [], true, null],
+      ['tags: hosts under the limit run, the others are escalated', rule({ type: 'specific_tags', tags: ['web'] }, limited()), { h1: 2, h2: 1 }, 'accepted', ['h2'], ['h1'], true, /limit reached on web-1.*the other hosts run/],
+      ['tags: every host at the limit', rule({ type: 'specific_tags', tags: ['web'] }, limited()), { h1: 2, h2: 3 }, 'limited', [], ['h1', 'h2'], true, /web-1, WEB-2/],
+      ['no limit set', rule({ type: 'trigger_host' }), { h1: 10_000 }, 'accepted', ['h1'], [], true, null],
+    ])('%s → %s', (_case, facts, counts, outcome, targetIds, limitedIds, escalate, reason) => {
+      const decision = decide(facts, { act: true, hostName: 'web-1' }, hosts, used(counts));
+      expect(decision.outcome).toBe(outcome);
+      expect(decision.targets.map((h) => h.id)).toEqual(targetIds);
+      if (decision.outcome === 'limited' || decision.outcome === 'accepted') {
+        expect(decision.limited.map((l) => l.host.id)).toEqual(limitedIds);
+        if (limitedIds.length > 0) expect(decision.escalate).toBe(escalate);
+      }
+      if (reason) expect(decision.reason).toMatch(reason);
+      else expect(decision.reason).toBeNull();
+    });
+
+    it('flapping is judged before the limit: a suppressed alarm is not escalated', () => {
+      const facts = rule({ type: 'trigger_host' }, { ...limited(), flapping: { ...FLAPPING_DEFAULTS, enabled: true, maxEvents: 1 } });
+      const history = { ...used({ h1: 2 }), alarms: { recent: 1, stateChanges: 0, last: { at: 0, suppressed: false, state: null } } };
+      expect(decide(facts, { act: true, hostName: 'web-1', receivedAt: 1000 }, hosts, history).outcome).toBe('flapping');
+    });
+  });
+
+  describe('fan-out', () => {
+    const many: HostFacts[] = Array.from({ length: 5 }, (_, i) => ({ id: `w${i}`, hostname: `web-${i}`, tags: ['web'] }));
+
+    it('starts at most maxConcurrency hosts, in host-name order, and holds the rest back', () => {
+      const decision = decide(rule({ type: 'specific_tags', tags: ['web'], maxConcurrency: 2 }), { act: true, hostName: undefined }, [...many].reverse());
+      expect(decision).toMatchObject({ outcome: 'accepted', reason: null });
+      if (decision.outcome !== 'accepted') throw new Error('not accepted');
+      expect(decision.targets.map((h) => h.id)).toEqual(['w0', 'w1']);
+      expect(decision.held.map((h) => h.id)).toEqual(['w2', 'w3', 'w4']);
+    });
+
+    it('holds nothing back without maxConcurrency', () => {
+      const decision = decide(rule({ type: 'specific_tags', tags: ['web'] }), { act: true, hostName: undefined }, many);
+      expect(decision).toMatchObject({ outcome: 'accepted', held: [] });
+      expect(decision.targets).toHaveLength(5);
+    });
+  });
+
+  describe('idempotency', () => {
+    const original = { eventId: 'e1', outcome: 'accepted' as const, reason: null, executionIds: ['x1'] };
+
+    it('a retry is a duplicate of the original, whatever the rule and the history say now', () => {
+      for (const facts of [rule({ type: 'trigger_host' }), rule({ type: 'trigger_host' }, { enabled: false })]) {
+        const decision = decide(facts, { act: true, hostName: 'web-1' }, hosts, { ...NO_HISTORY, original });
+        expect(decision).toMatchObject({ outcome: 'duplicate', original, targets: [] });
+        expect(decision.reason).toMatch(/Idempotency-Key.*nothing runs again/);
+      }
+    });
   });
 });

@@ -1,14 +1,20 @@
-import type { Action, Target } from '../rules/schema.js';
+import type { AlarmState } from '../ingress/payload.js';
+import type { Action, ActionLimit, Flapping, Target } from '../rules/schema.js';
+import { assertNever } from '../errors/assert-never.js';
+import { alarmStep, describeHost, type AlarmHistory } from './alarm-history.js';
 
 /**
- * The decision of DESIGN.md §2: a pure function of the rule, the event and the tenant's hosts
- * that could be targets. It performs no I/O; the transaction that stores the event records it.
+ * The decision of DESIGN.md §2: a pure function of the rule, the event, the rule's recent
+ * history (read in the transaction that records the decision) and the tenant's hosts that could
+ * be targets. It performs no I/O. Every outcome and its order is described in docs/safety.md.
  */
 
 export interface RuleFacts {
   enabled: boolean;
   action: Action;
   target: Target;
+  actionLimit?: ActionLimit | null;
+  flapping?: Required<Flapping>;
 }
 
 export interface EventFacts {
@@ -16,6 +22,8 @@ export interface EventFacts {
   act: boolean;
   /** The host the payload names (HostName, or the older hostname). */
   hostName: string | undefined;
+  alarmState?: AlarmState | undefined;
+  receivedAt?: number;
 }
 
 export interface HostFacts {
@@ -24,29 +32,122 @@ export interface HostFacts {
   tags: readonly string[];
 }
 
+/** The event an earlier call with the same Idempotency-Key recorded. */
+export interface OriginalEvent {
+  eventId: string;
+  outcome: StoredOutcome;
+  reason: string | null;
+  executionIds: string[];
+}
+
+/** What the ingest transaction read of the past before this event. */
+export interface HistoryFacts {
+  /** Set when this call repeats an earlier one (same Idempotency-Key within 24 h). */
+  original?: OriginalEvent | undefined;
+  /** The rule's earlier alarms for the payload's host, for flapping. */
+  alarms: AlarmHistory;
+  /** The rule's executions per host id within the action limit's window. */
+  executionsInWindow: ReadonlyMap<string, number>;
+}
+
+export const NO_HISTORY: HistoryFacts = { alarms: { recent: 0, stateChanges: 0, last: null }, executionsInWindow: new Map() };
+
+export interface LimitedHost {
+  host: HostFacts;
+  used: number;
+  max: number;
+}
+
+type Recorded<O extends string> = { outcome: O; reason: string; targets: [] };
+
 export type Decision =
-  | { outcome: 'rule_off'; reason: string; targets: [] }
-  | { outcome: 'dry_run'; reason: string; targets: [] }
-  | { outcome: 'no_target'; reason: string; targets: [] }
-  | { outcome: 'accepted'; reason: string | null; targets: HostFacts[] };
+  | (Recorded<'duplicate'> & { original: OriginalEvent })
+  | Recorded<'rule_off'>
+  | Recorded<'dry_run'>
+  | Recorded<'flapping'>
+  | Recorded<'no_target'>
+  | (Recorded<'limited'> & { limited: LimitedHost[]; escalate: boolean })
+  | { outcome: 'accepted'; reason: string | null; targets: HostFacts[]; held: HostFacts[]; limited: LimitedHost[]; escalate: boolean; serviceRun?: ServiceRun };
+
+/** Work the service does itself, once per event, whatever the rule targets (no agent involved). */
+export interface ServiceRun {
+  kind: 'email_runbook';
+  /** The host the email is about, for people: the rule's host or the payload's. */
+  hostname: string | undefined;
+}
 
 export type Outcome = Decision['outcome'];
+/** A duplicate is answered with its original and stores nothing of its own. */
+export type StoredOutcome = Exclude<Outcome, 'duplicate'>;
 
 /** Action kinds that run on hosts through the agent; the others are recorded until they ship. */
 const HOST_ACTIONS: ReadonlySet<Action['type']> = new Set(['script']);
 
-export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[]): Decision {
+export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], history: HistoryFacts = NO_HISTORY): Decision {
+  if (history.original) {
+    return { outcome: 'duplicate', reason: 'a retry with the same Idempotency-Key within 24 h: the original event is returned and nothing runs again', targets: [], original: history.original };
+  }
   if (!rule.enabled) return { outcome: 'rule_off', reason: 'the rule is turned off: the alarm is recorded and no action runs', targets: [] };
   if (!event.act) return { outcome: 'dry_run', reason: 'Act was false: the alarm is recorded as a dry run and no action runs', targets: [] };
+  const flapping = rule.flapping?.enabled ? flappingReason(rule.flapping, event, history.alarms) : undefined;
+  if (flapping) return { outcome: 'flapping', reason: flapping, targets: [] };
+  if (rule.action.type === 'email_runbook') {
+    const hostname = rule.target.type === 'specific_host' ? rule.target.hostname : event.hostName;
+    return { outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname } };
+  }
   if (!HOST_ACTIONS.has(rule.action.type)) {
-    return { outcome: 'accepted', reason: `${rule.action.type} actions are recorded; this version does not run them yet`, targets: [] };
+    return { outcome: 'accepted', reason: `${rule.action.type} actions are recorded; this version does not run them yet`, targets: [], held: [], limited: [], escalate: false };
   }
   const targets = resolveTargets(rule.target, event, hosts);
   if (typeof targets === 'string') return { outcome: 'no_target', reason: targets, targets: [] };
-  return { outcome: 'accepted', reason: null, targets };
+  return withinLimit(rule, targets, history.executionsInWindow);
 }
 
-/** The hosts a target names, or why there are none. */
+/**
+ * Suppressed when the (rule, host) raised more than maxEvents alarms within windowSeconds, or
+ * its firing/resolved state changed more than maxStateChanges times within it; suppression holds
+ * until cooldownSeconds pass without an alarm.
+ */
+function flappingReason(settings: Required<Flapping>, event: EventFacts, alarms: AlarmHistory): string | undefined {
+  const host = describeHost(event.hostName);
+  const step = alarmStep(alarms, event);
+  const resume = `actions resume once ${host} has been quiet for ${settings.cooldownSeconds} s`;
+  if (alarms.last?.suppressed && step.quietSeconds < settings.cooldownSeconds) {
+    return `still flapping: the previous alarm for ${host} came ${Math.floor(step.quietSeconds)} s ago; ${resume}`;
+  }
+  if (step.recent > settings.maxEvents) {
+    return `flapping: more than ${settings.maxEvents} alarms for ${host} within ${settings.windowSeconds} s (maxEvents); ${resume}`;
+  }
+  if (step.stateChanges > settings.maxStateChanges) {
+    return `flapping: ${host} changed between firing and resolved more than ${settings.maxStateChanges} times within ${settings.windowSeconds} s (maxStateChanges); ${resume}`;
+  }
+  return undefined;
+}
+
+/** Hosts at the action limit get no execution; the others run, at most maxConcurrency at once. */
+function withinLimit(rule: RuleFacts, targets: HostFacts[], executionsInWindow: ReadonlyMap<string, number>): Decision {
+  const limit = rule.actionLimit;
+  const limited: LimitedHost[] = [];
+  const allowed: HostFacts[] = [];
+  for (const host of targets) {
+    const used = executionsInWindow.get(host.id) ?? 0;
+    if (limit && used >= limit.max) limited.push({ host, used, max: limit.max });
+    else allowed.push(host);
+  }
+  const escalate = limit?.onLimit !== 'drop';
+  if (allowed.length === 0) return { outcome: 'limited', reason: limitReason(limited, limit!, escalate), targets: [], limited, escalate };
+  const reason = limited.length > 0 ? `${limitReason(limited, limit!, escalate)}; the other hosts run` : null;
+  const concurrency = rule.target.maxConcurrency ?? allowed.length;
+  return { outcome: 'accepted', reason, targets: allowed.slice(0, concurrency), held: allowed.slice(concurrency), limited, escalate };
+}
+
+function limitReason(limited: LimitedHost[], limit: ActionLimit, escalate: boolean): string {
+  const hosts = limited.map((l) => l.host.hostname).join(', ');
+  const then = escalate ? 'escalated to a human instead of acting' : 'dropped (onLimit: drop)';
+  return `action limit reached on ${hosts}: ${limit.max} executions within ${limit.windowSeconds} s already; ${then}`;
+}
+
+/** The hosts a target names, or why there are none. Tag matches come in host-name order. */
 export function resolveTargets(target: Target, event: EventFacts, hosts: readonly HostFacts[]): HostFacts[] | string {
   switch (target.type) {
     case 'trigger_host': {
@@ -61,10 +162,13 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
     case 'specific_tags': {
       const wanted = target.tags ?? [];
       const matching = hosts.filter((host) => wanted.every((tag) => host.tags.includes(tag)));
+      matching.sort((a, b) => (hostKey(a.hostname) < hostKey(b.hostname) ? -1 : 1));
       return matching.length > 0 ? matching : `no host carries all of the tags ${wanted.join(', ')}`;
     }
     case 'cli_machine':
       return 'the CLI machine does not run actions in this version';
+    default:
+      return assertNever(target.type);
   }
 }
 

@@ -43,15 +43,18 @@ describe('the error catalogue', () => {
     ['PITCREW_ERR_CONFLICT', 409],
     ['PITCREW_ERR_BODY_TOO_LARGE', 413],
     ['PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE', 415],
+    ['PITCREW_ERR_IDEMPOTENCY_KEY_REUSED', 422],
     ['PITCREW_ERR_THROTTLED', 429],
     ['PITCREW_ERR_INTERNAL', 500],
+    ['PITCREW_ERR_CHANNEL_DELIVERY_FAILED', 502],
     ['PITCREW_ERR_STORAGE_UNAVAILABLE', 503],
   ])('%s is %i, as the contract says', (code, status) => {
     expect(errorCatalogue[code].status).toBe(status);
   });
 
-  it('keeps user errors (4xx) apart from the service’s own (5xx): only these two are 5xx', () => {
-    expect(codes.filter((code) => errorCatalogue[code].status >= 500).sort()).toEqual(['PITCREW_ERR_INTERNAL', 'PITCREW_ERR_STORAGE_UNAVAILABLE']);
+  // A receiver refusing a test message is a peer's failure (502 Bad Gateway), not the user's nor ours.
+  it('keeps user errors (4xx) apart from the service’s and its peers’ (5xx): only these three are 5xx', () => {
+    expect(codes.filter((code) => errorCatalogue[code].status >= 500).sort()).toEqual(['PITCREW_ERR_CHANNEL_DELIVERY_FAILED', 'PITCREW_ERR_INTERNAL', 'PITCREW_ERR_STORAGE_UNAVAILABLE']);
   });
 
   it('carries field errors and headers through', () => {

@@ -14,8 +14,10 @@ export const errorCatalogue = {
   PITCREW_ERR_CONFLICT: { status: 409, title: 'Conflict with the current state' },
   PITCREW_ERR_BODY_TOO_LARGE: { status: 413, title: 'The body is too large' },
   PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  PITCREW_ERR_IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency key reused for a different request' },
   PITCREW_ERR_THROTTLED: { status: 429, title: 'Too many requests for this tenant' },
   PITCREW_ERR_INTERNAL: { status: 500, title: 'Internal error' },
+  PITCREW_ERR_CHANNEL_DELIVERY_FAILED: { status: 502, title: 'The channel did not accept the message' },
   PITCREW_ERR_STORAGE_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

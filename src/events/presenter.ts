@@ -16,6 +16,7 @@ export const EventView = Type.Object({
   env: Type.Record(Type.String(), Type.String(), { description: 'environment variables the runbook receives' }),
   skippedEnv: Type.Array(SkippedEnv, { description: 'payload names not exported, with the reason' }),
   executionIds: Type.Array(Type.String({ format: 'uuid' })),
+  idempotencyKey: Type.Union([Type.String(), Type.Null()], { description: 'the Idempotency-Key the call carried' }),
 });
 
 export type EventView = Static<typeof EventView>;
@@ -32,5 +33,6 @@ export function presentEvent(row: EventRow, executionIds: string[]): EventView {
     env: JSON.parse(row.env),
     skippedEnv: JSON.parse(row.skipped_env),
     executionIds,
+    idempotencyKey: row.idempotency_key,
   };
 }

@@ -1,15 +1,20 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { decide, hostKey, type HostFacts, type Outcome } from '../engine/decide.js';
-import { queuedInserts, type ExecutionSpec } from '../executions/repository.js';
-import type { AlertPayload } from '../ingress/payload.js';
+import { alarmStep } from '../engine/alarm-history.js';
+import { decide, hostKey, type HostFacts, type OriginalEvent, type StoredOutcome } from '../engine/decide.js';
+import type { AlertPayload, SkippedEnv } from '../ingress/payload.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Rule } from '../rules/rule.js';
 import { fromRow } from '../rules/repository.js';
-import type { Action } from '../rules/schema.js';
+import { inBatchTransaction, type Committed } from '../store/batch.js';
+import type { Dialect } from '../store/database.js';
+import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
-import { newId } from '../store/ids.js';
-import { runBatch } from '../store/batch.js';
-import type { Database, NewEventRow, NewExecutionRow, RuleRow } from '../store/schema.js';
+import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
+import type { ExecutionSpec } from '../executions/repository.js';
+import { BatchHistory } from './batch-history.js';
+import { BatchWrites } from './batch-writes.js';
+import { fingerprintOf } from './rows.js';
+import { safetyReads, type GuardedEvent } from './safety-reads.js';
 
 /** One webhook call, authenticated from the cache, waiting to become an event. */
 export interface Submission {
@@ -19,29 +24,55 @@ export interface Submission {
   receivedAt: number;
   sourceIp: string;
   payload: AlertPayload;
+  /** Idempotency-Key header (or, later, an integration's own alert id). */
+  idempotencyKey?: string | undefined;
 }
 
 export type SubmissionResult =
-  | { status: 'stored'; eventId: string; outcome: Outcome; reason: string | null; executionIds: string[] }
+  | { status: 'stored'; eventId: string; outcome: StoredOutcome; reason: string | null; executionIds: string[] }
+  /** The same Idempotency-Key within 24 h: the original event, and nothing new stored or run. */
+  | ({ status: 'replayed'; skippedEnv: SkippedEnv[] } & OriginalEvent)
+  /** The key was used within 24 h for a different body. */
+  | { status: 'idempotency_conflict' }
   | { status: 'revoked_key' }
   | { status: 'no_trigger' };
 
 export interface QueuedExecution {
   id: string;
   hostId: string;
+  /** Set when the ingest transaction already dispatched it to this node's session of the host. */
+  claim?: IngestClaim;
 }
 
+/** An execution dispatched in the transaction that queued it: what to send, and on which session. */
+export interface IngestClaim {
+  sessionId: string;
+  spec: ExecutionSpec;
+}
+
+/** The session of this node that holds a host's agent, ready for work, if any. */
+export type SessionFinder = (hostId: string) => { sessionId: string; nodeId: string } | undefined;
+
 export interface EventWriterOptions {
+  dialect: Dialect;
   maxBatch: number;
   maxQueued: number;
   /** How long an execution may wait for its host's agent before it ends `expired`. */
   executionExpirySeconds: number;
   /** Called after a commit with the executions it queued, to dispatch them. */
   onQueued: (executions: QueuedExecution[]) => void;
+  /** The time history windows are measured against (tests move it instead of waiting). */
+  clock?: () => number;
+  /**
+   * Work for an agent connected to this node is dispatched in the ingest transaction itself, so
+   * the agent hears of it after one commit, not two (trigger-to-start latency, bench/e2e).
+   */
+  readySession?: SessionFinder;
+  /** Called after a commit with the ids of executions the service runs itself (email_runbook). */
+  onServiceQueued?: (executionIds: string[]) => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
-const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /**
  * Stores events with group commit. Each transaction re-reads the keys, rules and hosts it
@@ -53,6 +84,7 @@ export class EventWriter {
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly durability: Durability,
     private readonly metrics: Metrics,
     private readonly options: EventWriterOptions,
   ) {
@@ -71,52 +103,79 @@ export class EventWriter {
   }
 
   /**
-   * One transaction in three trips to the database: begin with the reads, the target hosts
-   * (only when a rule needs them), then every write with the commit (store/batch.ts).
+   * One transaction in three trips to the database: begin with the reads; the target hosts and
+   * the history of guarded rules (only when a rule needs them: safety-reads.ts); then every write
+   * with the commit (store/batch.ts).
    */
-  private async commit(batch: Submission[]): Promise<SubmissionResult[]> {
+  private async commit(batch: Submission[]): Promise<Committed<SubmissionResult[]>> {
     const queued: QueuedExecution[] = [];
-    const results = await this.db.getExecutor().provideConnection(async (connection) => {
-      const [, keyRows, ruleRows] = await runBatch(connection, [CompiledQuery.raw('begin'), this.keysQuery(batch), this.rulesQuery(batch)]);
-      try {
-        const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null }>;
-        const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
-        const hostsQuery = candidateHostsQuery(this.db, batch, rules);
-        const hosts = hostsQuery ? hostsByTenant((await runBatch(connection, [hostsQuery]))[0]!.rows as HostCandidate[]) : new Map<string, HostFacts[]>();
-        const { results, writes } = this.decideAll(batch, new Set(keys.map((k) => k.id)), rules, hosts, queued);
-        const stale = staleKeys(keys);
-        if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: Date.now() }).where('id', 'in', stale).compile());
-        await runBatch(connection, [...writes, CompiledQuery.raw('commit')]);
-        return results;
-      } catch (error) {
-        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-        throw error;
+    const serviceQueued: string[] = [];
+    const now = this.now();
+    const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
+      const [keyRows, ruleRows] = await tx.begin([this.keysQuery(batch), this.rulesQuery(batch)]);
+      const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null }>;
+      const activeKeys = new Set(keys.map((k) => k.id));
+      const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
+      const hostsQuery = candidateHostsQuery(this.db, batch, rules);
+      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, activeKeys, rules), now);
+      const history = new BatchHistory();
+      let hosts = new Map<string, HostFacts[]>();
+      if (hostsQuery || safety.queries.length > 0) {
+        const found = await tx.read([...(hostsQuery ? [hostsQuery] : []), ...safety.queries]);
+        if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
+        safety.load(found, history);
       }
+      const { results, writes } = this.decideAll(batch, activeKeys, rules, hosts, history, queued, serviceQueued);
+      const stale = staleKeys(keys);
+      if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
+      await tx.commit(writes);
+      return results;
     });
-    for (const r of results) if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
-    if (queued.length > 0) this.options.onQueued(queued);
-    return results;
+    // Agents hear of an execution only once it is on disk: a power cut cannot undo what ran.
+    const durable = committed.durable.then(() => {
+      for (const r of committed.value) {
+        if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
+        if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
+      }
+      if (queued.length > 0) this.options.onQueued(queued);
+      if (serviceQueued.length > 0) this.options.onServiceQueued?.(serviceQueued);
+    });
+    return { value: committed.value, durable };
   }
 
-  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, queued: QueuedExecution[]) {
-    const events: NewEventRow[] = [];
-    const executions: NewExecutionRow[] = [];
+  private now(): number {
+    return this.options.clock?.() ?? Date.now();
+  }
+
+  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[], serviceQueued: string[]) {
+    const writes = new BatchWrites(this.db, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
       if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
       const rule = rules.get(s.triggerId);
       if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
-      const decision = decide(rule, { act: s.payload.act, hostName: s.payload.hostName }, hosts.get(s.tenantId) ?? []);
-      const event = eventRow(s, rule.id, decision.outcome, decision.reason);
-      events.push(event);
-      const rows = decision.targets.map((host) => executionRow(rule, event, host, this.options.executionExpirySeconds));
-      executions.push(...rows);
-      for (const row of rows) queued.push({ id: row.id, hostId: row.host_id! });
-      return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds: rows.map((r) => r.id) };
+      const hostKey = payloadHostKey(s);
+      const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
+      const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
+      if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
+      const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
+      const before = history.factsFor(rule, hostKey, s.idempotencyKey);
+      const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
+      if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
+      history.record(rule, hostKey, facts, decision);
+      const { event, executions } = writes.add({ submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint }, history);
+      for (const row of executions) {
+        // No host: the service runs it (email_runbook); the notifier's loop picks it up.
+        if (row.host_id === null || row.host_id === undefined) serviceQueued.push(row.id);
+        else if (row.held === 0) queued.push(queuedOf(row));
+      }
+      const executionIds = executions.map((row) => row.id);
+      if (s.idempotencyKey !== undefined) {
+        const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
+        history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+      }
+      return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     });
-    const writes: CompiledQuery[] = [];
-    if (events.length > 0) writes.push(this.db.insertInto('events').values(events).compile());
-    writes.push(...queuedInserts(this.db, executions, Date.now()));
-    return { results, writes };
+    return { results, writes: writes.compile() };
   }
 
   private keysQuery(batch: Submission[]): CompiledQuery {
@@ -128,6 +187,27 @@ export class EventWriter {
     const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
     return this.db.selectFrom('rules').selectAll().where('trigger_id', 'in', triggerIds).where('deleted_at', 'is', null).compile();
   }
+}
+
+/** The events whose rule guards them: their rule's history is read before deciding. */
+function guardedEvents(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>): GuardedEvent[] {
+  const guarded: GuardedEvent[] = [];
+  for (const s of batch) {
+    const rule = rules.get(s.triggerId);
+    if (!rule || rule.tenantId !== s.tenantId || !activeKeys.has(s.keyId)) continue;
+    if (rule.flapping.enabled || rule.actionLimit || s.idempotencyKey !== undefined) guarded.push({ rule, hostKey: payloadHostKey(s), idempotencyKey: s.idempotencyKey });
+  }
+  return guarded;
+}
+
+function payloadHostKey(s: Submission): string {
+  return s.payload.hostName ? hostKey(s.payload.hostName) : '';
+}
+
+function queuedOf(row: NewExecutionRow): QueuedExecution {
+  const queued: QueuedExecution = { id: row.id, hostId: row.host_id! };
+  if (row.state === 'dispatched') queued.claim = { sessionId: row.session_id!, spec: JSON.parse(row.spec) as ExecutionSpec };
+  return queued;
 }
 
 /** Last-used times are for people: refreshed at most once a minute per key. */
@@ -176,62 +256,4 @@ function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
     byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), host]);
   }
   return byTenant;
-}
-
-function eventRow(s: Submission, ruleId: string, outcome: Outcome, reason: string | null): NewEventRow {
-  return {
-    id: newId(s.receivedAt),
-    tenant_id: s.tenantId,
-    rule_id: ruleId,
-    api_key_id: s.keyId,
-    outcome,
-    reason,
-    received_at: s.receivedAt,
-    source_ip: s.sourceIp,
-    payload: JSON.stringify(s.payload.raw),
-    env: JSON.stringify(s.payload.env),
-    skipped_env: JSON.stringify(s.payload.skippedEnv),
-  };
-}
-
-function executionRow(rule: Rule, event: NewEventRow, host: HostFacts, expirySeconds: number): NewExecutionRow {
-  const id = newId(event.received_at);
-  const spec: ExecutionSpec = {
-    ...runnable(rule.action),
-    env: JSON.parse(event.env) as Record<string, string>,
-    context: {
-      PITCREW_EXECUTION_ID: id,
-      PITCREW_EVENT_ID: event.id,
-      PITCREW_RULE_ID: rule.id,
-      PITCREW_RULE_NAME: rule.name,
-      PITCREW_HOSTNAME: host.hostname,
-    },
-  };
-  return {
-    id,
-    tenant_id: rule.tenantId,
-    rule_id: rule.id,
-    event_id: event.id,
-    host_id: host.id,
-    hostname: host.hostname,
-    state: 'queued',
-    reason: null,
-    spec: JSON.stringify(spec),
-    stdout: '',
-    stderr: '',
-    stdout_truncated: 0,
-    stderr_truncated: 0,
-    queued_at: event.received_at,
-    expires_at: event.received_at + expirySeconds * 1000,
-  };
-}
-
-function runnable(action: Action): Pick<ExecutionSpec, 'flavour' | 'interpreter' | 'script' | 'timeoutSeconds'> {
-  if (action.type !== 'script') throw new Error(`${action.type} actions do not run on hosts`);
-  return {
-    flavour: action.flavour,
-    interpreter: action.runbook.interpreter ?? 'sh',
-    script: action.runbook.script,
-    timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-  };
 }

@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { ExecutionResult } from '../agents/protocol.js';
-import { runBatch } from '../store/batch.js';
+import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
+import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
@@ -15,7 +16,7 @@ export interface StateChange {
   state: ExecutionState;
 }
 
-const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec'] as const;
+const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
 
 /**
  * Every change of an execution's state that agents and sweepers cause, committed with group
@@ -29,8 +30,13 @@ export class ExecutionLedger {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly durability: Durability,
     /** Told of every state change after its commit (live views, notifications). */
     private readonly onChange: (changes: StateChange[]) => void,
+    /** Told of held fan-out executions a freed slot released, after the commit, to dispatch them. */
+    private readonly onReleased: (executions: Array<{ id: string; hostId: string }>) => void = () => undefined,
+    /** Statements written in the same transaction as the changes (notify's outbox of ended executions). */
+    private readonly alsoWrite: (transitions: Plan['transitions'], now: number) => CompiledQuery[] = () => [],
   ) {
     this.queue = new GroupCommit((ops) => this.commit(ops), { maxBatch: 256, maxQueued: 100_000, name: 'execution ledger' });
   }
@@ -58,43 +64,50 @@ export class ExecutionLedger {
     return this.queue.drain();
   }
 
-  private async commit(ops: LedgerOp[]): Promise<LedgerResult[]> {
+  private async commit(ops: LedgerOp[]): Promise<Committed<LedgerResult[]>> {
     const now = Date.now();
-    const plan = await this.db.getExecutor().provideConnection(async (connection) => {
+    const { value: plan, durable } = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const reads = this.readQueries(ops);
-      const [, ...found] = await runBatch(connection, [CompiledQuery.raw('begin'), ...reads.map((r) => r.query)]);
-      try {
-        const rows = new Map<string, Current>();
-        const queuedByHost = new Map<string, string[]>();
-        found.forEach((result, i) => {
-          const batch = result.rows as Current[];
-          for (const row of batch) rows.set(row.id, row);
-          const host = reads[i]!.queuedOfHost;
-          if (host) queuedByHost.set(host, batch.map((row) => row.id));
-        });
-        const planned = planLedger([...rows.values()], queuedByHost, ops, now);
-        await runBatch(connection, [...this.writes(planned, now), CompiledQuery.raw('commit')]);
-        return planned;
-      } catch (error) {
-        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-        throw error;
-      }
+      const found = await tx.begin(reads.map((r) => r.query));
+      const rows = new Map<string, Current>();
+      const queuedByHost = new Map<string, string[]>();
+      found.forEach((result, i) => {
+        const batch = result.rows as Current[];
+        for (const row of batch) rows.set(row.id, row);
+        const host = reads[i]!.queuedOfHost;
+        if (host) queuedByHost.set(host, batch.map((row) => row.id));
+      });
+      const planned = planLedger([...rows.values()], queuedByHost, ops, now);
+      await tx.commit(this.writes(planned, now));
+      return planned;
     });
     const changes = plan.transitions.map((t) => ({ executionId: t.execution_id, state: t.to_state as ExecutionState }));
-    if (changes.length > 0) this.onChange(changes);
-    return plan.results;
+    return {
+      value: plan.results,
+      durable: durable.then(() => {
+        if (changes.length > 0) this.onChange(changes);
+        if (plan.released.length > 0) this.onReleased(plan.released);
+      }),
+    };
   }
 
   /** The rows the batch touches: named ones, and each claiming host's queued work. */
   private readQueries(ops: LedgerOp[]): Array<{ query: CompiledQuery; queuedOfHost?: string }> {
     const ids = new Set<string>();
     const hosts = new Set<string>();
+    const ending = new Set<string>();
     for (const op of ops) {
       if (op.kind === 'claim') {
         if (op.ids === 'all_queued') hosts.add(op.hostId);
         else op.ids.forEach((id) => ids.add(id));
-      } else if (op.kind === 'move') op.ids.forEach((id) => ids.add(id));
-      else ids.add(op.kind === 'started' ? op.executionId : op.result.executionId);
+      } else if (op.kind === 'started') {
+        ids.add(op.executionId);
+      } else {
+        for (const id of op.kind === 'move' ? op.ids : [op.result.executionId]) {
+          ids.add(id);
+          ending.add(id);
+        }
+      }
     }
     // PostgreSQL: lock the rows, so the state read is the state replaced. SQLite has one writer.
     const lock = this.dialect === 'postgres';
@@ -103,8 +116,18 @@ export class ExecutionLedger {
       const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('id', 'in', [...ids]);
       reads.push({ query: (lock ? query.forUpdate() : query).compile() });
     }
+    if (ending.size > 0) {
+      // Whole fan-outs whose executions may end here: planLedger releases or stops the rest.
+      const query = this.db
+        .selectFrom('executions')
+        .select(CURRENT_COLUMNS)
+        .where('event_id', 'in', (eb) =>
+          eb.selectFrom('executions').select('event_id').where('id', 'in', [...ending]).where((w) => w.or([w('fanout_max_concurrency', 'is not', null), w('fanout_max_errors', 'is not', null)])),
+        );
+      reads.push({ query: (lock ? query.forUpdate() : query).compile() });
+    }
     for (const host of hosts) {
-      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('host_id', '=', host).where('state', '=', 'queued').orderBy('id').limit(1000);
+      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('host_id', '=', host).where('state', '=', 'queued').where('held', '=', 0).orderBy('id').limit(1000);
       reads.push({ query: (lock ? query.forUpdate() : query).compile(), queuedOfHost: host });
     }
     return reads;
@@ -115,6 +138,7 @@ export class ExecutionLedger {
     for (const [id, set] of plan.updates) writes.push(this.db.updateTable('executions').set(set).where('id', '=', id).compile());
     if (plan.transitions.length > 0) {
       writes.push(this.db.insertInto('execution_transitions').values(plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))).compile());
+      writes.push(...this.alsoWrite(plan.transitions, now));
     }
     if (plan.artifacts.length > 0) {
       const rows = plan.artifacts.map((a) => ({ id: newId(now), execution_id: a.execution_id, name: a.name, size: Buffer.byteLength(a.base64, 'base64'), content: a.base64 }));

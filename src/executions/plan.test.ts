@@ -3,7 +3,9 @@ import type { ExecutionResult } from '../agents/protocol.js';
 import { planLedger, type Current, type LedgerOp } from './plan.js';
 
 const spec = JSON.stringify({ flavour: 'autofix', interpreter: 'sh', script: 'true', env: {}, context: {}, timeoutSeconds: 5 });
-const row = (id: string, state: string, host = 'h1', extra: Partial<Current> = {}): Current => ({ id, state, host_id: host, started_at: null, late_result: null, spec, ...extra });
+const row = (id: string, state: string, host = 'h1', extra: Partial<Current> = {}): Current => ({
+  id, state, host_id: host, started_at: null, late_result: null, spec, event_id: 'e1', held: 0, fanout_max_concurrency: null, fanout_max_errors: null, queued_at: 10, expires_at: 1010, ...extra,
+});
 const result = (executionId: string, exitCode: number | null, ending: ExecutionResult['ending'] = 'exited'): ExecutionResult => ({
   executionId, ending, exitCode, signal: null, reason: null, startedAt: 100, finishedAt: 200,
   stdout: 'out', stderr: '', stdoutTruncated: false, stderrTruncated: false, artifacts: [], artifactsTruncated: false,
@@ -69,5 +71,36 @@ describe('planLedger', () => {
     const withFile = { ...result('a', 0), artifacts: [{ name: 'df.txt', base64: 'aGk=' }] };
     expect(planLedger([row('a', 'running')], new Map(), [{ kind: 'result', hostId: 'h1', result: withFile }], 1).artifacts).toEqual([{ execution_id: 'a', name: 'df.txt', base64: 'aGk=' }]);
     expect(planLedger([row('a', 'lost')], new Map(), [{ kind: 'result', hostId: 'h1', result: withFile }], 1).artifacts).toEqual([]);
+  });
+
+  describe('fan-out', () => {
+    const fan = (id: string, state: string, held = 0, host = `h-${id}`) => row(id, state, host, { held, fanout_max_concurrency: 1, fanout_max_errors: 1 });
+
+    it('never claims a held execution, even by id', () => {
+      const plan = planLedger([fan('a', 'queued', 1, 'h1')], new Map(), [{ kind: 'claim', hostId: 'h1', ids: ['a'], ...session }], 50);
+      expect(plan.results[0]).toEqual([]);
+      expect(plan.updates.size).toBe(0);
+    });
+
+    it('releases the next held execution when one ends, in the same batch', () => {
+      const plan = planLedger([fan('a', 'running'), fan('b', 'queued', 1), fan('c', 'queued', 1)], new Map(), [{ kind: 'result', hostId: 'h-a', result: result('a', 0) }], 50);
+      expect(plan.released).toEqual([{ id: 'b', hostId: 'h-b' }]);
+      // Its expiry counts from the release, with the same span it was queued with.
+      expect(plan.updates.get('b')).toEqual({ held: 0, reason: null, expires_at: 1050 });
+      expect(plan.updates.has('c')).toBe(false);
+    });
+
+    it('cancels the ones still waiting once maxErrors executions failed', () => {
+      const plan = planLedger([fan('a', 'running'), fan('b', 'queued', 1), fan('c', 'queued', 1)], new Map(), [{ kind: 'result', hostId: 'h-a', result: result('a', 1) }], 50);
+      expect(plan.released).toEqual([]);
+      expect(plan.transitions.map((t) => `${t.execution_id}:${t.to_state}`)).toEqual(['a:failed', 'b:cancelled', 'c:cancelled']);
+      expect(plan.updates.get('b')).toMatchObject({ state: 'cancelled', held: 0, finished_at: 50, reason: expect.stringMatching(/maxErrors 1/) });
+    });
+
+    it('leaves executions outside a fan-out alone', () => {
+      const plan = planLedger([row('a', 'running'), row('b', 'queued', 'h2', { held: 0 })], new Map(), [{ kind: 'result', hostId: 'h1', result: result('a', 1) }], 50);
+      expect(plan.transitions).toHaveLength(1);
+      expect(plan.released).toEqual([]);
+    });
   });
 });

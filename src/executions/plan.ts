@@ -1,7 +1,8 @@
 import type { ExecutionResult } from '../agents/protocol.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
-import { endingOf, statesBefore, type ExecutionState } from './states.js';
+import { rebalance } from './fanout.js';
+import { endingOf, isTerminal, statesBefore, type ExecutionState } from './states.js';
 
 /** What the ledger can be asked to do; each is a conditional move in the lifecycle. */
 export type LedgerOp =
@@ -19,7 +20,7 @@ export type Recorded = { state: ExecutionState; late: boolean } | undefined;
 export type LedgerResult = Claimed[] | boolean | Recorded | string[];
 
 /** The columns the planner reads. */
-export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'late_result' | 'spec'>;
+export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'late_result' | 'spec' | 'event_id' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'queued_at' | 'expires_at'>;
 
 export interface Plan {
   results: LedgerResult[];
@@ -27,6 +28,8 @@ export interface Plan {
   updates: Map<string, Partial<ExecutionRow>>;
   transitions: Array<{ execution_id: string; from_state: string; to_state: string; reason: string | null }>;
   artifacts: Array<{ execution_id: string; name: string; base64: string }>;
+  /** Held fan-out executions a freed slot let go: queued now, to dispatch after the commit. */
+  released: Array<{ id: string; hostId: string }>;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface Plan {
  */
 export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>, ops: LedgerOp[], now: number): Plan {
   const current = new Map(rows.map((row) => [row.id, { ...row }]));
-  const plan: Plan = { results: [], updates: new Map(), transitions: [], artifacts: [] };
+  const plan: Plan = { results: [], updates: new Map(), transitions: [], artifacts: [], released: [] };
 
   const move = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => {
     const row = current.get(id);
@@ -51,7 +54,8 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
     switch (op.kind) {
       case 'claim': {
         const ids = op.ids === 'all_queued' ? (queuedByHost.get(op.hostId) ?? []) : op.ids;
-        const claimed = ids.filter((id) => move(id, 'dispatched', null, ['queued'], { dispatched_at: now, session_id: op.sessionId, node_id: op.nodeId }, op.hostId));
+        // A held fan-out execution waits for a slot, however it is asked for.
+        const claimed = ids.filter((id) => current.get(id)?.held !== 1 && move(id, 'dispatched', null, ['queued'], { dispatched_at: now, session_id: op.sessionId, node_id: op.nodeId }, op.hostId));
         plan.results.push(claimed.map((id) => ({ id, spec: JSON.parse(current.get(id)!.spec) as ExecutionSpec })));
         break;
       }
@@ -68,7 +72,33 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
       }
     }
   }
+  rebalanceFanouts(current, plan, move, now);
   return plan;
+}
+
+/** Every fan-out that had an execution end in this batch: release held ones, or stop after maxErrors. */
+function rebalanceFanouts(current: Map<string, Current>, plan: Plan, move: Mover, now: number): void {
+  const ended = new Set<string>();
+  for (const t of plan.transitions) {
+    const row = current.get(t.execution_id)!;
+    if (isTerminal(t.to_state as ExecutionState) && (row.fanout_max_concurrency !== null || row.fanout_max_errors !== null)) ended.add(row.event_id);
+  }
+  for (const eventId of ended) {
+    const members = [...current.values()].filter((row) => row.event_id === eventId);
+    const decision = rebalance(members);
+    if (decision.kind === 'stop') {
+      for (const id of decision.cancel) move(id, 'cancelled', decision.reason, ['queued'], { finished_at: now, held: 0 });
+      continue;
+    }
+    for (const id of decision.release) {
+      const row = current.get(id)!;
+      row.held = 0;
+      // Its wait for an agent starts now: the time it was held is not counted against its expiry.
+      const expiresAt = now + (row.expires_at - row.queued_at);
+      plan.updates.set(id, { ...plan.updates.get(id), held: 0, reason: null, expires_at: expiresAt });
+      plan.released.push({ id, hostId: row.host_id! });
+    }
+  }
 }
 
 type Mover = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => boolean;

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { isEmailRunbookSpec, type EmailRunbookSpec } from '../actions/email-runbook/spec.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { EXECUTION_STATES } from './states.js';
@@ -12,6 +13,7 @@ export const ExecutionView = Type.Object({
   hostId: Type.Union([Type.String(), Type.Null()]),
   hostname: Type.String(),
   state: Type.Enum([...EXECUTION_STATES]),
+  actionType: Type.Enum(['script', 'email_runbook'], { description: 'script: on the host by its agent; email_runbook: by the service (no host)' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   flavour: Type.String(),
   interpreter: Type.String(),
@@ -29,6 +31,7 @@ export const ExecutionView = Type.Object({
   expiresAt: Type.String({ format: 'date-time' }),
   durationMs: Type.Union([Type.Integer(), Type.Null()]),
   cancelRequested: Type.Boolean(),
+  held: Type.Boolean({ description: "queued but waiting for a slot of its fan-out's maxConcurrency" }),
   lateResult: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'what the host reported after the execution had already ended (e.g. lost)' }),
   transitions: Type.Optional(Type.Array(Type.Object({ from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String() }))),
   artifacts: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }))),
@@ -42,7 +45,9 @@ interface Details {
 }
 
 export function presentExecution(row: ExecutionRow, details?: Details): ExecutionView {
-  const spec = JSON.parse(row.spec) as ExecutionSpec;
+  const stored = JSON.parse(row.spec) as ExecutionSpec | EmailRunbookSpec;
+  // An email runbook has no script: it is Markdown the service sends (actions/email-runbook).
+  const spec = isEmailRunbookSpec(stored) ? { flavour: 'email_runbook', interpreter: 'markdown', timeoutSeconds: stored.timeoutSeconds } : stored;
   const view: ExecutionView = {
     id: row.id,
     ruleId: row.rule_id,
@@ -50,6 +55,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     hostId: row.host_id,
     hostname: row.hostname,
     state: row.state as ExecutionView['state'],
+    actionType: isEmailRunbookSpec(stored) ? 'email_runbook' : 'script',
     reason: row.reason,
     flavour: spec.flavour,
     interpreter: spec.interpreter,
@@ -67,6 +73,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     expiresAt: iso(row.expires_at)!,
     durationMs: row.started_at !== null && row.finished_at !== null ? row.finished_at - row.started_at : null,
     cancelRequested: row.cancel_requested_at !== null,
+    held: row.held === 1,
     lateResult: row.late_result ? (JSON.parse(row.late_result) as Record<string, unknown>) : null,
   };
   if (details) {

@@ -17,16 +17,47 @@ export interface ExecutionSpec {
   timeoutSeconds: number;
 }
 
-/** The statements that queue executions: their rows and their first transition. */
+/** A new execution, queued for its event: what runs is in `spec`; it expires if nothing takes it. */
+export function queuedRow(
+  ids: { id: string; tenantId: string; ruleId: string; eventId: string },
+  target: { hostId: string | null; hostname: string },
+  spec: unknown,
+  queuedAt: number,
+  expirySeconds: number,
+): NewExecutionRow {
+  return {
+    id: ids.id,
+    tenant_id: ids.tenantId,
+    rule_id: ids.ruleId,
+    event_id: ids.eventId,
+    host_id: target.hostId,
+    hostname: target.hostname,
+    state: 'queued',
+    reason: null,
+    spec: JSON.stringify(spec),
+    stdout: '',
+    stderr: '',
+    stdout_truncated: 0,
+    stderr_truncated: 0,
+    queued_at: queuedAt,
+    expires_at: queuedAt + expirySeconds * 1000,
+    held: 0,
+    fanout_max_concurrency: null,
+    fanout_max_errors: null,
+  };
+}
+
+/**
+ * The statements that queue executions: their rows and their first transition, and a second one
+ * for those already dispatched to a session in the same transaction.
+ */
 export function queuedInserts(db: Kysely<Database>, rows: NewExecutionRow[], at: number): CompiledQuery[] {
   if (rows.length === 0) return [];
-  return [
-    db.insertInto('executions').values(rows).compile(),
-    db
-      .insertInto('execution_transitions')
-      .values(rows.map((row) => ({ id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at })))
-      .compile(),
-  ];
+  const transitions = rows.flatMap((row) => {
+    const queued = { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
+    return row.state === 'dispatched' ? [queued, { id: newId(at), execution_id: row.id, from_state: 'queued', to_state: 'dispatched', reason: null, at }] : [queued];
+  });
+  return [db.insertInto('executions').values(rows).compile(), db.insertInto('execution_transitions').values(transitions).compile()];
 }
 
 export interface ExecutionFilter {

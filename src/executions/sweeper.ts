@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AgentGateway } from '../agents/gateway.js';
 import type { NodeRegistry } from '../cluster/nodes.js';
+import { IDEMPOTENCY_TTL_MS } from '../events/safety-reads.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
 
@@ -16,12 +17,14 @@ export interface SweeperDeps {
 
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
- * expiry of executions whose agent never came, a dispatch safety net, and cancels still owed.
+ * expiry of executions whose agent never came, a dispatch safety net, cancels still owed, and
+ * forgetting idempotency keys past their 24 h.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private started = false;
   private running: Promise<void> = Promise.resolve();
+  private purgedAt = 0;
 
   constructor(private readonly deps: SweeperDeps) {}
 
@@ -44,12 +47,21 @@ export class Sweeper {
     const { db, ledger } = this.deps;
     await this.deps.nodes.beat(now);
     await this.recoverFromDeadNodes(now);
-    const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('expires_at', '<=', now).limit(1000).execute();
+    // A held fan-out execution waits for its turn, not for an agent: it expires only once released.
+    const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('held', '=', 0).where('expires_at', '<=', now).limit(1000).execute();
     for (const row of expired) {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
     }
     await this.redispatch();
+    await this.purgeIdempotencyKeys(now);
+  }
+
+  /** Keys older than 24 h answer nothing any more (the writer ignores them); once a minute is enough. */
+  private async purgeIdempotencyKeys(now: number): Promise<void> {
+    if (now - this.purgedAt < 60_000) return;
+    this.purgedAt = now;
+    await this.deps.db.deleteFrom('idempotency_keys').where('created_at', '<=', now - IDEMPOTENCY_TTL_MS).execute();
   }
 
   /** Also called when an agent says hello, so what it reports is judged against live nodes only. */
@@ -72,7 +84,7 @@ export class Sweeper {
     const { db, gateway } = this.deps;
     const hostIds = gateway.hostIds();
     if (hostIds.length === 0) return;
-    const queued = await db.selectFrom('executions').select(['id', 'host_id']).where('state', '=', 'queued').where('host_id', 'in', hostIds).limit(1000).execute();
+    const queued = await db.selectFrom('executions').select(['id', 'host_id']).where('state', '=', 'queued').where('held', '=', 0).where('host_id', 'in', hostIds).limit(1000).execute();
     gateway.dispatch(queued.map((row) => ({ id: row.id, hostId: row.host_id! })));
     const cancels = await db.selectFrom('executions').select(['id', 'host_id']).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null).where('host_id', 'in', hostIds).execute();
     for (const row of cancels) gateway.cancel(row.host_id!, row.id);

@@ -112,16 +112,52 @@ export async function getHost(db: Db, tenantId: string, id: string): Promise<Hos
 }
 
 export interface HostFilter {
-  tag?: string;
+  /** Hosts carrying every one of these tags (the hosts a specific_tags target resolves to). */
+  tags?: string[];
   hostname?: string;
 }
 
 export async function listHosts(db: Db, tenantId: string, filter: HostFilter, page: PageRequest): Promise<HostRow[]> {
-  let query = db.selectFrom('hosts').selectAll().where('tenant_id', '=', tenantId).where('hostname_key', 'not like', 'deleted:%');
-  if (filter.hostname) query = query.where('hostname_key', '=', hostKey(filter.hostname));
-  if (filter.tag) query = query.where('id', 'in', db.selectFrom('host_tags').select('host_id').where('tenant_id', '=', tenantId).where('tag', '=', filter.tag));
+  let query = filtered(db, tenantId, filter).selectAll();
   if (page.after) query = query.where('id', '>', page.after);
   return query.orderBy('id').limit(page.limit + 1).execute();
+}
+
+/** How many hosts match, and how many of them have their agent connected now. */
+export async function countHosts(db: Db, tenantId: string, filter: HostFilter): Promise<{ count: number; online: number }> {
+  const row = await filtered(db, tenantId, filter)
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.count<number>('session_id').as('online')])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), online: Number(row.online) };
+}
+
+/** Every tag in use in the tenant, with how many hosts carry it. */
+export async function tagCounts(db: Db, tenantId: string): Promise<Array<{ tag: string; hosts: number }>> {
+  const rows = await db
+    .selectFrom('host_tags')
+    .select((eb) => ['tag', eb.fn.countAll<number>().as('hosts')])
+    .where('tenant_id', '=', tenantId)
+    .groupBy('tag')
+    .orderBy('tag')
+    .execute();
+  return rows.map((row) => ({ tag: row.tag, hosts: Number(row.hosts) }));
+}
+
+function filtered(db: Db, tenantId: string, filter: HostFilter) {
+  let query = db.selectFrom('hosts').where('tenant_id', '=', tenantId).where('hostname_key', 'not like', 'deleted:%');
+  if (filter.hostname) query = query.where('hostname_key', '=', hostKey(filter.hostname));
+  const tags = [...new Set(filter.tags ?? [])];
+  if (tags.length > 0) {
+    const carryingAll = db
+      .selectFrom('host_tags')
+      .select('host_id')
+      .where('tenant_id', '=', tenantId)
+      .where('tag', 'in', tags)
+      .groupBy('host_id')
+      .having((eb) => eb.fn.countAll(), '=', tags.length);
+    query = query.where('id', 'in', carryingAll);
+  }
+  return query;
 }
 
 /** Forgets a host: its agent's credential stops working; its executions stay on record. */

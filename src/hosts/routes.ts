@@ -3,9 +3,14 @@ import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.j
 import type { Api, AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { HostRow } from '../store/schema.js';
-import { deleteHost, getHost, listHosts, setManagedTags } from './repository.js';
+import { countHosts, deleteHost, getHost, listHosts, setManagedTags, tagCounts } from './repository.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
+
+const HostFilterQuery = {
+  tag: Type.Optional(Type.Array(Tag, { maxItems: 50, description: 'repeat for several: hosts carrying every one of them' })),
+  hostname: Type.Optional(Type.String({ maxLength: 253 })),
+};
 
 export const HostView = Type.Object({
   id: Type.String(),
@@ -28,14 +33,29 @@ export function registerHostRoutes(app: Api, ctx: AppContext): void {
   app.get('/hosts', {
     schema: {
       tags, security: bearer, summary: 'Hosts known through their agents',
-      querystring: Type.Object({ ...PageQuery, tag: Type.Optional(Tag), hostname: Type.Optional(Type.String({ maxLength: 253 })) }, { additionalProperties: false }),
+      querystring: Type.Object({ ...PageQuery, ...HostFilterQuery }, { additionalProperties: false }),
       response: { 200: pageOf(HostView), ...problems(400, 401) },
     },
   }, async (request) => {
     const page = pageRequest(request.query);
-    const rows = await listHosts(db, request.principal.tenantId, { tag: request.query.tag, hostname: request.query.hostname }, page);
+    const rows = await listHosts(db, request.principal.tenantId, { tags: request.query.tag, hostname: request.query.hostname }, page);
     return toPage(rows, page, presentHost);
   });
+
+  app.get('/hosts/count', {
+    schema: {
+      tags, security: bearer, summary: 'How many hosts match (e.g. the hosts a specific_tags target would run on), and how many are online',
+      querystring: Type.Object(HostFilterQuery, { additionalProperties: false }),
+      response: { 200: Type.Object({ count: Type.Integer(), online: Type.Integer() }), ...problems(400, 401) },
+    },
+  }, async (request) => countHosts(db, request.principal.tenantId, { tags: request.query.tag, hostname: request.query.hostname }));
+
+  app.get('/hosts/tags', {
+    schema: {
+      tags, security: bearer, summary: 'Every tag carried by a host, with how many hosts carry it',
+      response: { 200: Type.Object({ items: Type.Array(Type.Object({ tag: Type.String(), hosts: Type.Integer() })) }), ...problems(401) },
+    },
+  }, async (request) => ({ items: await tagCounts(db, request.principal.tenantId) }));
 
   app.get('/hosts/:id', {
     schema: { tags, security: bearer, summary: 'One host', params: IdParams, response: { 200: HostView, ...problems(400, 401, 404) } },

@@ -2,10 +2,12 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AgentGateway } from '../agents/gateway.js';
+import { registerAgentDownloadRoute, registerAgentInstallRoutes } from '../agents/install.js';
 import { registerAgentRoutes } from '../agents/routes.js';
 import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
 import { Wakeups } from '../cluster/wakeups.js';
-import { EventWriter } from '../events/writer.js';
+import { registerEscalationRoutes } from '../escalations/routes.js';
+import { EventWriter, type QueuedExecution } from '../events/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
@@ -13,20 +15,32 @@ import { Sweeper } from '../executions/sweeper.js';
 import { registerHostRoutes } from '../hosts/routes.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
+import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
+import type { NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
+import { registerContactRoutes } from '../notify/contacts-routes.js';
+import { EscalationRelay } from '../notify/escalation-relay.js';
+import { UiLinks } from '../notify/links.js';
+import { Notifier } from '../notify/notifier.js';
+import { registerChannelRoutes } from '../notify/routes.js';
+import { SecretBox } from '../notify/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
+import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
 import type { ThrottleSettings } from '../tenants/repository.js';
 import { registerTenantRoutes } from '../tenants/routes.js';
+import { Tarpit } from '../tenants/tarpit.js';
 import { bearerAuth } from './auth.js';
 import { AccessLog } from './logging.js';
 import { registerHealthRoutes } from './health.js';
 import { openApiOptions } from './openapi.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { ProblemSchema } from './schemas.js';
+import { closeWithin, SHUTDOWN_GRACE_MS } from './shutdown.js';
 import type { Api, AppContext } from './types.js';
 import { validatorCompiler } from './validation.js';
+import { isWebUiBuilt, registerWebUi, spaFallback } from './web.js';
 
 export interface AppDeps {
   store: Store;
@@ -38,7 +52,24 @@ export interface AppDeps {
   executionExpirySeconds?: number;
   agentHeartbeatSeconds?: number;
   sweepIntervalMs?: number;
+  /** Peers trusted to set X-Forwarded-For (config PITCREW_TRUST_PROXY); off by default. */
+  trustProxy?: TrustProxy;
+  /** How long a 429 of a throttled tenant is held before it is sent (PITCREW_THROTTLE_DELAY_MS). */
+  throttleDelayMs?: number;
+  /** What time ingress and decide() go by; tests move it to cross windows without waiting. */
+  clock?: () => number;
+  /** The built web UI (web/dist); served at / when it holds index.html. */
+  webRoot?: string | undefined;
+  /** The bundled agent (dist/pitcrew-agent.mjs), offered for download to hosts. */
+  agentBundle?: string | undefined;
+  /** The 32-byte key that seals channel secrets (PITCREW_SECRET_KEY or $PITCREW_DATA_DIR/secret.key). */
+  secretKey: Buffer;
+  notify?: Partial<NotifySettings>;
+  /** How long close() lets requests in flight finish before cutting their connections. */
+  shutdownGraceMs?: number;
 }
+
+const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000 };
 
 export interface App {
   server: Api;
@@ -52,21 +83,38 @@ export interface App {
 /** Builds the HTTP application without listening, so tests can `inject` and the CLI can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = new Metrics();
+  const clock = deps.clock ?? Date.now;
   const nodeId = newNodeId();
   const live = new LiveExecutions();
-  const ledger = new ExecutionLedger(deps.store.db, deps.store.dialect, (changes) => live.changed(changes));
+  const secretBox = new SecretBox(deps.secretKey);
+  const links = new UiLinks(deps.publicUrl);
+  const runbooks = new EmailRunbookRunner(deps.store.db, links, (ids, to, reason, from) => ledger.move(ids, to, reason, from));
+  const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
+  const notifier: Notifier = new Notifier({
+    store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => runbooks.run(), () => escalationRelay.run()],
+  });
+  // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
+  const dispatchQueued = (executions: QueuedExecution[]) => {
+    gateway.dispatch(executions);
+    wakeups.publish('queued', executions.filter((e) => !e.claim && !gateway.holds(e.hostId)));
+  };
+  const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => {
+    live.changed(changes);
+    notifier.executionsChanged(changes);
+  }, dispatchQueued, notifier.ledgerWrites);
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(),
   });
-  const writer = new EventWriter(deps.store.db, metrics, {
+  const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {
     ...deps.ingest,
+    dialect: deps.store.dialect,
     executionExpirySeconds: deps.executionExpirySeconds ?? 3600,
-    // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
-    onQueued: (executions) => {
-      gateway.dispatch(executions);
-      wakeups.publish('queued', executions.filter((e) => !gateway.holds(e.hostId)));
-    },
+    onQueued: dispatchQueued,
+    readySession: (hostId) => gateway.readySession(hostId),
+    clock,
+    // email_runbook executions run on the service: the notifier's loop picks them up.
+    onServiceQueued: () => notifier.wake(),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),
@@ -78,27 +126,36 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const context: AppContext = {
     store: deps.store,
     metrics,
+    notifier,
+    secretBox,
     writer,
     ledger,
     live,
     gateway,
     wakeups,
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),
+    tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     publicUrl: deps.publicUrl,
     webhookBodyLimitBytes: deps.webhookBodyLimitBytes,
+    clock,
+    agentBundle: deps.agentBundle,
+    agentEndpoint: undefined,
   };
 
   const server = Fastify({
     loggerInstance: deps.logger,
     logController: new AccessLog(),
     bodyLimit: 1024 * 1024,
+    // request.ip, which the IP allowlist checks and events record, honours X-Forwarded-For only from these.
+    trustProxy: typeof deps.trustProxy === 'number' ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Monitoring tools and people add a trailing slash to pasted URLs; it means the same route.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   server.setValidatorCompiler(validatorCompiler);
   server.setErrorHandler(errorHandler);
-  server.setNotFoundHandler(notFoundHandler);
+  const webUi = isWebUiBuilt(deps.webRoot);
+  server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);
   server.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -107,7 +164,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await server.register(swagger, openApiOptions());
+  if (webUi) await registerWebUi(server, deps.webRoot!);
+  else if (deps.webRoot) deps.logger.warn({ webRoot: deps.webRoot }, 'the web UI is not built (npm run build); only the API is served');
   registerHealthRoutes(server, context);
+  registerAgentDownloadRoute(server, context);
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, context));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, context), { prefix: '/api/v1' });
   await server.register(
@@ -118,6 +178,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, context);
       registerHostRoutes(scope as Api, context);
       registerExecutionRoutes(scope as Api, context);
+      registerChannelRoutes(scope as Api, context);
+      registerContactRoutes(scope as Api, context);
+      registerEscalationRoutes(scope as Api, context);
+      registerAgentInstallRoutes(scope as Api, context);
     },
     { prefix: '/api/v1' },
   );
@@ -134,14 +198,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     start: async () => {
       await wakeups.start();
       await sweeper.start();
+      notifier.start();
     },
     close: async () => {
       await gateway.close();
-      await server.close();
+      await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await writer.drain();
       await ledger.drain();
       await sweeper.stop();
+      await notifier.stop();
       await wakeups.stop();
     },
   };
+}
+
+/** Trust the nearest `hops` proxies, as Express's numeric trust proxy does. */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }

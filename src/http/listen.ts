@@ -1,6 +1,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app.js';
+import { closeWithin, SHUTDOWN_GRACE_MS } from './shutdown.js';
 import type { TlsMaterial } from './tls.js';
 
 export interface Listening {
@@ -13,7 +14,7 @@ export interface Listening {
  * HTTP for the UI and API on `port`; HTTPS on `tlsPort` for agents (WebSocket) and the API.
  * Both serve the same Fastify routes.
  */
-export async function listen(app: App, options: { host: string; port: number; tlsPort: number; tls: TlsMaterial }): Promise<Listening> {
+export async function listen(app: App, options: { host: string; port: number; tlsPort: number; tls: TlsMaterial; shutdownGraceMs?: number }): Promise<Listening> {
   await app.server.listen({ host: options.host, port: options.port });
   const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => app.server.routing(request, response));
   secure.on('upgrade', (request, socket, head) => {
@@ -25,13 +26,15 @@ export async function listen(app: App, options: { host: string; port: number; tl
   });
   const httpPort = (app.server.server.address() as AddressInfo).port;
   const httpsPort = (secure.address() as AddressInfo).port;
+  app.context.agentEndpoint = { port: httpsPort, fingerprint: options.tls.fingerprint };
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
   return {
     httpUrl: `http://${shown}:${httpPort}`,
     httpsUrl: `https://${shown}:${httpsPort}`,
-    close: () => new Promise((resolve) => {
-      secure.closeAllConnections();
-      secure.close(() => resolve());
-    }),
+    close: () => {
+      const closing = new Promise<void>((resolve) => secure.close(() => resolve()));
+      secure.closeIdleConnections();
+      return closeWithin(secure, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, closing);
+    },
   };
 }

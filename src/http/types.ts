@@ -6,8 +6,11 @@ import type { EventWriter } from '../events/writer.js';
 import type { ExecutionLedger } from '../executions/ledger.js';
 import type { LiveExecutions } from '../executions/live.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { SecretBox } from '../notify/secret-box.js';
 import type { Store } from '../store/database.js';
 import type { KeyDirectory } from '../tenants/directory.js';
+import type { Tarpit } from '../tenants/tarpit.js';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -20,9 +23,19 @@ export interface AppContext {
   gateway: AgentGateway;
   wakeups: Wakeups;
   directory: KeyDirectory;
+  tarpit: Tarpit;
   metrics: Metrics;
+  notifier: Notifier;
+  /** Seals and opens channel secrets (the key lives outside the database). */
+  secretBox: SecretBox;
   publicUrl: string | undefined;
   webhookBodyLimitBytes: number;
+  /** Epoch milliseconds; Date.now except in tests that move time. */
+  clock: () => number;
+  /** The bundled agent file offered to hosts, when the build made one. */
+  agentBundle: string | undefined;
+  /** Where agents connect: set by listen() once the HTTPS port is open. */
+  agentEndpoint: { port: number; fingerprint: string } | undefined;
 }
 
 /** The base URL a caller reached us at, unless one is configured (PITCREW_PUBLIC_URL). */

@@ -16,13 +16,23 @@ export interface AlertPayload {
   severity: string | undefined;
   source: string | undefined;
   act: boolean;
+  /** firing or resolved when the payload says (State, or state/status as Monasca and Alertmanager send it). */
+  alarmState: AlarmState | undefined;
   env: Record<string, string>;
   skippedEnv: SkippedEnv[];
 }
 
+export type AlarmState = 'firing' | 'resolved';
+
 export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };
 
-const STRING_FIELDS = ['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source'] as const;
+const STRING_FIELDS = ['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source', 'State'] as const;
+
+/** The words monitoring tools use for an alarm's two states (Alertmanager, Monasca, Nagios, Zabbix). */
+const ALARM_STATES: Record<string, AlarmState> = {
+  firing: 'firing', alarm: 'firing', problem: 'firing',
+  resolved: 'resolved', ok: 'resolved', recovery: 'resolved',
+};
 
 /**
  * Reads a webhook body (DESIGN.md §3). Every field is optional; known fields must have their type.
@@ -60,9 +70,15 @@ function understand(raw: Record<string, unknown>): AlertPayload {
     severity: text('Severity'),
     source: text('Source'),
     act: raw.Act !== false,
+    alarmState: alarmStateOf(raw),
     env,
     skippedEnv,
   };
+}
+
+function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
+  const said = [raw.State, raw.state, raw.status].find((value) => typeof value === 'string') as string | undefined;
+  return said === undefined ? undefined : ALARM_STATES[said.trim().toLowerCase()];
 }
 
 /** Top-level scalars, then the pairs inside MetaData; aliases also export their canonical name. */

@@ -8,6 +8,8 @@ import type { Api, AppContext } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
 import type { CallerAccess } from '../tenants/directory.js';
 import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { assertNever } from '../errors/assert-never.js';
+import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
 import { parseAlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
@@ -39,6 +41,11 @@ const Accepted = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   executionIds: Type.Array(Type.String({ format: 'uuid' })),
   skippedEnv: Type.Array(SkippedEnv),
+  replayed: Type.Boolean({ description: 'true: an earlier call with the same Idempotency-Key recorded this event; nothing new was stored or run' }),
+});
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: `retries with the same key within 24 h get the original event back and run nothing (1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters)` })),
 });
 
 declare module 'fastify' {
@@ -74,8 +81,9 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
         deprecated: older,
         security: [],
         params: Params,
+        headers: IdempotencyHeaders,
         body: AlertBody,
-        response: { 202: Accepted, ...problems(400, 401, 403, 404, 413, 415, 429, 503) },
+        response: { 202: Accepted, ...problems(400, 401, 403, 404, 413, 415, 422, 429, 503) },
       },
     }, (request, reply) => accept(ctx, request as unknown as WebhookRequest, reply));
   }
@@ -95,6 +103,8 @@ async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
   }
   const take = caller.bucket.take();
   if (!take.ok) {
+    ctx.metrics.throttled.inc({ tenant: caller.tenantId });
+    await ctx.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
     return reject(new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
       headers: { 'Retry-After': String(take.retryAfterSeconds) },
     }));
@@ -110,15 +120,17 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
     const first = parsed.errors[0]!;
     throw new PitcrewError('PITCREW_ERR_VALIDATION', `${first.path}: ${first.message}`, { fieldErrors: parsed.errors });
   }
+  const idempotencyKey = readIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
   let result;
   try {
     result = await ctx.writer.submit({
       keyId: request.caller.keyId,
       tenantId: request.caller.tenantId,
       triggerId: triggerId.toLowerCase(),
-      receivedAt: Date.now(),
+      receivedAt: ctx.clock(),
       sourceIp: request.ip,
       payload: parsed.payload,
+      idempotencyKey,
     });
   } catch (error) {
     request.log.error({ err: error }, 'event not stored');
@@ -130,11 +142,21 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       throw invalidKey();
     case 'no_trigger':
       throw noTrigger(triggerId);
+    case 'idempotency_conflict':
+      throw new PitcrewError('PITCREW_ERR_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${idempotencyKey}" was used on this trigger within 24 h for a different body, so nothing was recorded; use a new key for a new alarm, or resend the same body to get the original event`);
+    case 'replayed':
+      return reply
+        .code(202)
+        .header('Location', `/api/v1/events/${result.eventId}`)
+        .header('Idempotent-Replayed', 'true')
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: result.skippedEnv, replayed: true });
     case 'stored':
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv });
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv, replayed: false });
+    default:
+      return assertNever(result);
   }
 }
 

@@ -26,6 +26,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly throttled = new Counter({
+    name: 'pitcrew_ingress_throttled_total',
+    help: 'Webhook calls refused with 429 because their tenant was over its throttle, by tenant id (nothing stored)',
+    labelNames: ['tenant'],
+    registers: [this.registry],
+  });
+
   readonly ingestBatchSize = new Histogram({
     name: 'pitcrew_ingest_batch_size',
     help: 'Events committed per storage transaction (group commit)',

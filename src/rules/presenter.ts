@@ -1,3 +1,4 @@
+import { NO_ACTIVITY, type RuleActivity } from './activity.js';
 import type { Rule } from './rule.js';
 import type { RuleView } from './schema.js';
 
@@ -17,8 +18,12 @@ const SAMPLE_BODY = JSON.stringify({
   MetaData: { Key1: 'Value1' },
 });
 
-/** The API view of a rule: whitelisted fields, times as ISO 8601, webhook URL and curl ready to copy. */
-export function presentRule(rule: Rule, baseUrl: string): RuleView {
+/**
+ * The API view of a rule: whitelisted fields, times as ISO 8601, webhook URL and curl ready to
+ * copy, and what last happened on it.
+ */
+export function presentRule(rule: Rule, baseUrl: string, activity: RuleActivity = NO_ACTIVITY): RuleView {
+  const { lastEvent, lastExecution } = activity;
   return {
     id: rule.id,
     name: rule.name,
@@ -29,9 +34,21 @@ export function presentRule(rule: Rule, baseUrl: string): RuleView {
     infrastructureType: rule.infrastructureType as RuleView['infrastructureType'],
     actionLimit: rule.actionLimit,
     flapping: rule.flapping,
-    createdAt: new Date(rule.createdAt).toISOString(),
-    updatedAt: new Date(rule.updatedAt).toISOString(),
+    createdAt: iso(rule.createdAt),
+    updatedAt: iso(rule.updatedAt),
+    lastEvent: lastEvent && { id: lastEvent.id, outcome: lastEvent.outcome, receivedAt: iso(lastEvent.received_at) },
+    lastExecution: lastExecution && {
+      id: lastExecution.id,
+      state: lastExecution.state,
+      hostname: lastExecution.hostname,
+      queuedAt: iso(lastExecution.queued_at),
+      finishedAt: lastExecution.finished_at === null ? null : iso(lastExecution.finished_at),
+    },
   };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function presentTrigger(rule: Rule, baseUrl: string): RuleView['trigger'] {

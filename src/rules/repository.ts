@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { PitcrewError, notFound } from '../errors/catalogue.js';
+import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
+import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
-import type { RuleInput } from './schema.js';
+import type { Flapping, RuleInput } from './schema.js';
 
 type Db = Kysely<Database>;
 
@@ -24,7 +25,7 @@ export async function createRule(db: Db, tenantId: string, input: RuleInput, now
     createdAt: now,
     updatedAt: now,
   };
-  await withNameCheck(input.name, () => db.insertInto('rules').values(toRow(rule)).execute());
+  await withUniqueName('rule', input.name, () => db.insertInto('rules').values(toRow(rule)).execute());
   return rule;
 }
 
@@ -59,7 +60,7 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
 export async function replaceRule(db: Db, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
   const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
-  await withNameCheck(input.name, () =>
+  await withUniqueName('rule', input.name, () =>
     db.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
   );
   return rule;
@@ -137,26 +138,9 @@ export function fromRow(row: RuleRow): Rule {
     target: JSON.parse(row.target),
     infrastructureType: row.infrastructure_type,
     actionLimit: row.action_limit ? JSON.parse(row.action_limit) : null,
-    flapping: JSON.parse(row.flapping),
+    // Rules stored before a setting existed get its default.
+    flapping: withFlappingDefaults(JSON.parse(row.flapping) as Flapping),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-async function withNameCheck<T>(name: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw new PitcrewError('PITCREW_ERR_CONFLICT', `a rule named "${name.trim()}" already exists in this tenant; choose another name`, {
-        fieldErrors: [{ path: '/body/name', message: 'already used by another rule' }],
-      });
-    }
-    throw error;
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string };
-  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

@@ -3,6 +3,8 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { baseUrl, type Api, type AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
+import { limitUsage, LimitUsageView } from './limit-usage.js';
+import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
 import { RuleInput, RulePatch, RuleView } from './schema.js';
@@ -12,6 +14,7 @@ const tags = ['rules'];
 
 export function registerRuleRoutes(app: Api, ctx: AppContext): void {
   const { db } = ctx.store;
+  const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
 
   app.post('/rules', {
     schema: {
@@ -27,7 +30,7 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
 
   app.get('/rules', {
     schema: {
-      tags, security: bearer, summary: 'List rules (oldest first)',
+      tags, security: bearer, summary: 'List rules (oldest first), each with its last event and last execution',
       querystring: Type.Object({
         ...PageQuery,
         enabled: Type.Optional(Type.Boolean()),
@@ -40,14 +43,23 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
     const page = pageRequest(request.query);
     const { enabled, triggerType, search } = request.query;
     const rules = await listRules(db, request.principal.tenantId, { enabled, triggerType, search }, page);
-    return toPage(rules, page, (rule) => presentRule(rule, baseUrl(ctx, request)));
+    const activity = await activityOf(db, request.principal.tenantId, rules.slice(0, page.limit).map((rule) => rule.id));
+    return toPage(rules, page, (rule) => presentRule(rule, baseUrl(ctx, request), activity.get(rule.id)));
   });
 
   app.get('/rules/:id', {
     schema: { tags, security: bearer, summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
   }, async (request) => {
-    return presentRule(await getRule(db, request.principal.tenantId, request.params.id), baseUrl(ctx, request));
+    const rule = await getRule(db, request.principal.tenantId, request.params.id);
+    return presentRule(rule, baseUrl(ctx, request), await activityOfOne(rule.tenantId, rule.id));
   });
+
+  app.get('/rules/:id/limits', {
+    schema: {
+      tags, security: bearer, summary: "The rule's action limit: executions used per host in the current window, and open escalations",
+      params: IdParams, response: { 200: LimitUsageView, ...problems(400, 401, 404) },
+    },
+  }, async (request) => limitUsage(db, await getRule(db, request.principal.tenantId, request.params.id)));
 
   app.patch('/rules/:id', {
     schema: {
@@ -60,7 +72,7 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
     const merged = { ...ruleToInput(current), ...request.body };
     assertConsistent(merged);
     const rule = await replaceRule(db, current, merged);
-    return presentRule(rule, baseUrl(ctx, request));
+    return presentRule(rule, baseUrl(ctx, request), await activityOfOne(rule.tenantId, rule.id));
   });
 
   app.delete('/rules/:id', {

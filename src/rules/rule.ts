@@ -18,7 +18,7 @@ export interface Rule {
   updatedAt: number;
 }
 
-export const FLAPPING_DEFAULTS: Required<Flapping> = { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600 };
+export const FLAPPING_DEFAULTS: Required<Flapping> = { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600, maxStateChanges: 3 };
 
 export function withFlappingDefaults(flapping: Flapping | undefined): Required<Flapping> {
   return { ...FLAPPING_DEFAULTS, ...flapping };

@@ -102,6 +102,8 @@ export const Target = Type.Object(
     type: Type.Enum(['trigger_host', 'specific_host', 'specific_tags', 'cli_machine']),
     hostname: Type.Optional(Hostname),
     tags: Type.Optional(Type.Array(Tag, { minItems: 1, maxItems: 50, uniqueItems: true })),
+    maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'specific_tags: at most this many hosts run at once; the others wait their turn' })),
+    maxErrors: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'specific_tags: after this many failed hosts, the hosts still waiting are cancelled' })),
   },
   { additionalProperties: false },
 );
@@ -124,6 +126,7 @@ export const Flapping = Type.Object(
     maxEvents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     windowSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
     cooldownSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+    maxStateChanges: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'firing/resolved changes allowed within windowSeconds; default 3' })),
   },
   { additionalProperties: false },
 );
@@ -157,6 +160,20 @@ export const TriggerView = Type.Object({
   timezone: Type.Optional(Type.String()),
 });
 
+export const LastEventView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  outcome: Type.String({ description: 'accepted, rule_off, dry_run, no_target, ... (docs/webhook.md)' }),
+  receivedAt: Timestamp,
+});
+
+export const LastExecutionView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  state: Type.String({ description: 'queued, dispatched, running, succeeded, ... (docs/executions.md)' }),
+  hostname: Type.String(),
+  queuedAt: Timestamp,
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+});
+
 export const RuleView = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
@@ -169,6 +186,8 @@ export const RuleView = Type.Object({
   flapping: Flapping,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastEvent: Type.Union([LastEventView, Type.Null()], { description: "the rule's newest event" }),
+  lastExecution: Type.Union([LastExecutionView, Type.Null()], { description: "the rule's newest execution" }),
 });
 
 export type RuleInput = Static<typeof RuleInput>;

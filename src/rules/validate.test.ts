@@ -70,6 +70,8 @@ describe('crossFieldErrors', () => {
     ['specific_tags with an empty tag list', { type: 'specific_tags', tags: [] }, '/target/tags', /at least one tag/],
     ['a hostname on another target', { type: 'trigger_host', hostname: 'web-1' }, '/target/hostname', /only used with target type specific_host/],
     ['tags on another target', { type: 'specific_host', hostname: 'web-1', tags: ['web'] }, '/target/tags', /only used with target type specific_tags/],
+    ['maxConcurrency on one host', { type: 'trigger_host', maxConcurrency: 2 }, '/target/maxConcurrency', /limits a fan-out over tags.*not trigger_host/],
+    ['maxErrors on one host', { type: 'specific_host', hostname: 'web-1', maxErrors: 1 }, '/target/maxErrors', /only used with target type specific_tags/],
   ])('refuses %s', (_case, target, path, message) => {
     const errors = crossFieldErrors(rule({ target }));
     expect(errors.map((e) => e.path)).toEqual([path]);

@@ -24,6 +24,11 @@ function targetErrors(target: Target): FieldError[] {
   if (target.type !== 'specific_tags' && target.tags !== undefined) {
     errors.push({ path: '/target/tags', message: `tags are only used with target type specific_tags, not ${target.type}` });
   }
+  for (const field of ['maxConcurrency', 'maxErrors'] as const) {
+    if (target.type !== 'specific_tags' && target[field] !== undefined) {
+      errors.push({ path: `/target/${field}`, message: `${field} limits a fan-out over tags: it is only used with target type specific_tags, not ${target.type}` });
+    }
+  }
   return errors;
 }
 

@@ -1,4 +1,6 @@
-import type { CompiledQuery, DatabaseConnection, QueryResult } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Kysely, QueryResult } from 'kysely';
+import type { Durability } from './durability.js';
+import type { Database } from './schema.js';
 
 /**
  * Runs statements that do not depend on each other's results, in order, on one connection.
@@ -9,4 +11,55 @@ export async function runBatch(connection: DatabaseConnection, queries: Compiled
   const results: QueryResult<unknown>[] = [];
   for (const query of queries) results.push(await connection.executeQuery(query));
   return results;
+}
+
+/** A group-commit transaction written as trips: the first opens it, the last commits it. */
+export class BatchTransaction {
+  constructor(
+    private readonly connection: DatabaseConnection,
+    private readonly durability: Durability,
+  ) {}
+
+  /** Begins the transaction and runs the reads in the same trip; returns the reads' results. */
+  async begin(reads: CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    const results = await runBatch(this.connection, [...this.durability.begin, ...reads]);
+    return results.slice(this.durability.begin.length);
+  }
+
+  read(queries: CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    return runBatch(this.connection, queries);
+  }
+
+  /** Writes and commits in one trip. The commit is durable once `Durability.flush()` resolves. */
+  async commit(writes: CompiledQuery[]): Promise<void> {
+    await runBatch(this.connection, [...writes, ...this.durability.commit]);
+  }
+
+  async rollback(): Promise<void> {
+    for (const statement of this.durability.rollback) await this.connection.executeQuery(statement).catch(() => undefined);
+  }
+}
+
+/** What a group-commit transaction returned, and when its commit is on disk. */
+export interface Committed<T> {
+  value: T;
+  durable: Promise<void>;
+}
+
+/**
+ * Runs `work` as one group-commit transaction on a connection of its own, rolled back if it
+ * throws. Resolves at the commit, with `durable` settling once the commit is on disk: the next
+ * batch can run while this one is synced, and nobody may be told of it before `durable`.
+ */
+export async function inBatchTransaction<T>(db: Kysely<Database>, durability: Durability, work: (tx: BatchTransaction) => Promise<T>): Promise<Committed<T>> {
+  const value = await db.getExecutor().provideConnection(async (connection) => {
+    const tx = new BatchTransaction(connection, durability);
+    try {
+      return await work(tx);
+    } catch (error) {
+      await tx.rollback();
+      throw error;
+    }
+  });
+  return { value, durable: durability.flush() };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { serverDurability, walDurability, type Durability } from './durability.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -19,6 +20,8 @@ export interface Store {
   dialect: Dialect;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL host/database (no password). */
   location: string;
+  /** How group commits (ingest, execution ledger) become durable without holding the event loop. */
+  durability: Durability;
   /** PostgreSQL only: a connection of its own, for session-scoped locks that must outlive queries. */
   dedicatedConnection?: () => Promise<pg.Client>;
   close(): Promise<void>;
@@ -36,12 +39,13 @@ function openSqlite(options: StoreOptions): Store {
   const file = path.join(options.dataDir, 'pitcrew.db');
   const sqlite = new SqliteDatabase(file, { timeout: options.sqliteBusyTimeoutMs ?? 5000 });
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit reach the disk
-  // before we reply, so an accepted event survives a crash or power loss (group commit pays for it).
+  // before we reply, so an accepted event survives a crash or power loss. Group commits sync the
+  // WAL off the event loop instead, with the same guarantee (store/durability.ts).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', location: file, durability: walDurability(`${file}-wal`), close: () => db.destroy() };
 }
 
 /**
@@ -79,7 +83,7 @@ function openPostgres(databaseUrl: string): Store {
     await client.connect();
     return client;
   };
-  return { db, dialect: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, dedicatedConnection, close: () => db.destroy() };
+  return { db, dialect: 'postgres', location: `${url.hostname}:${url.port || 5432}${url.pathname}`, durability: serverDurability, dedicatedConnection, close: () => db.destroy() };
 }
 
 export async function ping(store: Store): Promise<void> {

@@ -1,18 +1,22 @@
+import type { Committed } from './batch.js';
+
 export class GroupCommitOverloadedError extends Error {}
 
 /**
  * Group commit: jobs submitted while a transaction runs are committed together in the next one,
  * so one disk sync (and one round of queries) serves many callers. Each caller's promise settles
- * after the transaction holding its job committed, or rejects if it failed.
+ * once the transaction holding its job is durable, or rejects if it failed. The next transaction
+ * runs while the previous one is synced.
  */
 export class GroupCommit<Job, Result> {
   private queue: Array<{ job: Job; resolve(result: Result): void; reject(error: unknown): void }> = [];
   private flushing = false;
   private scheduled = false;
+  private syncing = 0;
   private idle: Array<() => void> = [];
 
   constructor(
-    private readonly commit: (jobs: Job[]) => Promise<Result[]>,
+    private readonly commit: (jobs: Job[]) => Promise<Committed<Result[]>>,
     private readonly limits: { maxBatch: number; maxQueued: number; name: string },
     private readonly observe: (batchSize: number, seconds: number) => void = () => undefined,
   ) {}
@@ -29,7 +33,7 @@ export class GroupCommit<Job, Result> {
 
   /** Resolves once everything submitted so far is committed or failed. */
   drain(): Promise<void> {
-    if (!this.flushing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -49,14 +53,31 @@ export class GroupCommit<Job, Result> {
       const batch = this.queue.splice(0, this.limits.maxBatch);
       const started = performance.now();
       try {
-        const results = await this.commit(batch.map((entry) => entry.job));
-        batch.forEach((entry, i) => entry.resolve(results[i]!));
-        this.observe(batch.length, (performance.now() - started) / 1000);
+        const { value: results, durable } = await this.commit(batch.map((entry) => entry.job));
+        this.syncing += 1;
+        void durable.then(
+          () => {
+            batch.forEach((entry, i) => entry.resolve(results[i]!));
+            this.observe(batch.length, (performance.now() - started) / 1000);
+          },
+          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        ).finally(() => {
+          this.syncing -= 1;
+          this.settleIdle();
+        });
       } catch (error) {
         for (const entry of batch) entry.reject(error);
       }
     }
     this.flushing = false;
-    for (const resolve of this.idle.splice(0)) resolve();
+    this.settleIdle();
+  }
+
+  private isIdle(): boolean {
+    return !this.flushing && !this.scheduled && this.syncing === 0 && this.queue.length === 0;
+  }
+
+  private settleIdle(): void {
+    if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
   }
 }

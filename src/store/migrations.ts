@@ -1,12 +1,16 @@
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
 import * as hostsExecutions from './migrations/0002_hosts_executions.js';
+import * as safety from './migrations/0003_safety.js';
+import * as notify from './migrations/0005_notify.js';
 import type { Store } from './database.js';
 
 /** Every migration, in order. Listed explicitly: nothing is loaded by scanning folders. */
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_hosts_executions': hostsExecutions,
+  '0003_safety': safety,
+  '0005_notify': notify,
 };
 
 export interface MigrationReport {

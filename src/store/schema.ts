@@ -65,6 +65,12 @@ export interface EventsTable {
   payload: string;
   env: string;
   skipped_env: string;
+  /** The payload's host, lowercase; '' when it names none. */
+  host_key: string;
+  /** firing | resolved as known after this event; null while no payload said. */
+  alarm_state: string | null;
+  state_changed: number;
+  idempotency_key: string | null;
 }
 
 
@@ -118,6 +124,10 @@ export interface ExecutionsTable {
   node_id: string | null;
   cancel_requested_at: number | null;
   late_result: string | null;
+  /** 1 while a fan-out's maxConcurrency holds it back (docs/safety.md). */
+  held: number;
+  fanout_max_concurrency: number | null;
+  fanout_max_errors: number | null;
 }
 
 export interface ExecutionTransitionsTable {
@@ -137,10 +147,114 @@ export interface ExecutionArtifactsTable {
   content: string;
 }
 
+export interface EscalationsTable {
+  id: string;
+  tenant_id: string;
+  rule_id: string;
+  host_id: string;
+  hostname: string;
+  window_start: number;
+  window_end: number;
+  /** pending until the notifier delivers it. */
+  state: string;
+  reason: string;
+  limited_events: number;
+  first_event_id: string;
+  last_event_id: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  rule_id: string;
+  key: string;
+  tenant_id: string;
+  event_id: string;
+  /** SHA-256 of the body, to tell a retry from a different call reusing the key. */
+  fingerprint: string;
+  created_at: number;
+}
+
 export interface NodesTable {
   id: string;
   started_at: number;
   heartbeat_at: number;
+}
+
+export interface NotifyChannelsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: string;
+  mode: string;
+  config: string; // JSON: the settings that are not secret
+  secrets: string | null; // AES-256-GCM sealed JSON of the secret settings (notify/secret-box.ts)
+  rule_ids: string | null; // JSON array; null: every rule
+  created_at: number;
+  updated_at: number;
+  last_delivered_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+}
+
+export interface NotifyContactsTable {
+  tenant_id: string;
+  emails: string; // JSON array
+  channel_ids: string; // JSON array
+  email_channel_id: string | null;
+  updated_at: number;
+}
+
+export interface NotifyPendingTable {
+  execution_id: string;
+  event_id: string;
+  tenant_id: string;
+  at: number;
+}
+
+export interface NotifyMessagesTable {
+  id: string;
+  tenant_id: string;
+  kind: string;
+  dedupe_key: string;
+  severity: string;
+  rule_id: string | null;
+  execution_id: string | null;
+  title: string;
+  body: string; // JSON Notification (notify/notification.ts)
+  created_at: number;
+}
+
+export interface NotifyDeliveriesTable {
+  id: string;
+  message_id: string;
+  tenant_id: string;
+  channel_id: string;
+  audience: string;
+  recipients: string | null;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export interface NotifyAttemptsTable {
+  id: string;
+  tenant_id: string;
+  channel_id: string;
+  delivery_id: string | null;
+  message_kind: string;
+  title: string;
+  attempt: number;
+  ok: number;
+  status: string | null;
+  error: string | null;
+  duration_ms: number;
+  at: number;
 }
 
 export interface Database {
@@ -155,6 +269,14 @@ export interface Database {
   execution_transitions: ExecutionTransitionsTable;
   execution_artifacts: ExecutionArtifactsTable;
   nodes: NodesTable;
+  escalations: EscalationsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  notify_channels: NotifyChannelsTable;
+  notify_contacts: NotifyContactsTable;
+  notify_pending: NotifyPendingTable;
+  notify_messages: NotifyMessagesTable;
+  notify_deliveries: NotifyDeliveriesTable;
+  notify_attempts: NotifyAttemptsTable;
 }
 
 export type TenantRow = Selectable<TenantsTable>;
@@ -166,3 +288,8 @@ export type NewEventRow = Insertable<EventsTable>;
 export type HostRow = Selectable<HostsTable>;
 export type ExecutionRow = Selectable<ExecutionsTable>;
 export type NewExecutionRow = Insertable<ExecutionsTable>;
+export type EscalationRow = Selectable<EscalationsTable>;
+export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
+export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;
+export type NotifyMessageRow = Selectable<NotifyMessagesTable>;
+export type NotifyAttemptRow = Selectable<NotifyAttemptsTable>;

@@ -1,14 +1,23 @@
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { enrolHost } from '../../src/hosts/repository.js';
 import { buildApp, type App } from '../../src/http/app.js';
 import { listen } from '../../src/http/listen.js';
 import { loggerOptions } from '../../src/http/logging.js';
+import type { NotifySettings } from '../../src/config/config.js';
+import { loadSecretKey } from '../../src/notify/secret-box.js';
 import { loadTlsMaterial } from '../../src/http/tls.js';
+import type { TrustProxy } from '../../src/config/config.js';
 import type { Dialect, Store } from '../../src/store/database.js';
 import { bootstrapTenant, type BootstrapResult } from '../../src/tenants/bootstrap.js';
+import { AGENT_BUNDLE } from './agents.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+
+/** The built web UI (npm test builds it first). */
+export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 export interface TestEnv {
   dialect: Dialect;
@@ -45,6 +54,19 @@ export interface TestEnvOptions {
   webhookBodyLimitBytes?: number;
   sqliteBusyTimeoutMs?: number;
   logLevel?: string;
+  trustProxy?: TrustProxy;
+  /** Held 429s (PITCREW_THROTTLE_DELAY_MS); 0 unless a test is about them. */
+  throttleDelayMs?: number;
+  clock?: () => number;
+  /** The address to listen on with `listen` (default 127.0.0.1; '::' for both IPv4 and IPv6). */
+  listenHost?: string;
+  /** Serve the built web UI at / (web/dist), as pitcrew server does. */
+  webUi?: boolean;
+  /** Notification delivery settings; tests default to fast retries and polling. */
+  notify?: Partial<NotifySettings>;
+  publicUrl?: string;
+  /** How long close() lets requests in flight finish (the app's default unless a test is about it). */
+  shutdownGraceMs?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -78,13 +100,23 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
+    trustProxy: options.trustProxy,
+    clock: options.clock,
+    throttleDelayMs: options.throttleDelayMs ?? 0,
+    webRoot: options.webUi ? WEB_ROOT : undefined,
+    agentBundle: AGENT_BUNDLE,
+    // The key file in the test's data directory, made on first use: a second node shares it.
+    secretKey: loadSecretKey(database.dataDir, undefined).key,
+    notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, ...options.notify },
+    publicUrl: options.publicUrl,
+    shutdownGraceMs: options.shutdownGraceMs,
   });
   await app.start();
   let listening: Listening | undefined;
   let stopListening = async () => undefined as void;
   if (options.listen) {
     const tls = await loadTlsMaterial(database.dataDir, {});
-    const started = await listen(app, { host: '127.0.0.1', port: 0, tlsPort: 0, tls });
+    const started = await listen(app, { host: options.listenHost ?? '127.0.0.1', port: 0, tlsPort: 0, tls, shutdownGraceMs: options.shutdownGraceMs });
     listening = { httpUrl: started.httpUrl, httpsUrl: started.httpsUrl, fingerprint: tls.fingerprint };
     stopListening = started.close;
   }

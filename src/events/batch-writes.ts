@@ -1,0 +1,80 @@
+import type { CompiledQuery, Kysely } from 'kysely';
+import { emailRunbookExecutionRow } from '../actions/email-runbook/spec.js';
+import type { AlarmStep } from '../engine/alarm-history.js';
+import type { Decision, LimitedHost } from '../engine/decide.js';
+import { queuedInserts } from '../executions/repository.js';
+import type { Rule } from '../rules/rule.js';
+import type { Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
+import type { BatchHistory } from './batch-history.js';
+import { escalationRow, eventRow, executionRow } from './rows.js';
+import { safetyWrites } from './safety-writes.js';
+import type { SessionFinder, Submission } from './writer.js';
+
+/** A decision to record, with what was known of the call when it was made. */
+export interface Decided {
+  submission: Submission;
+  rule: Rule;
+  /** The payload's host, lowercase; '' when it names none. */
+  hostKey: string;
+  decision: Exclude<Decision, { outcome: 'duplicate' }>;
+  step: AlarmStep;
+  /** Of the body, when the call carries an Idempotency-Key. */
+  fingerprint: string;
+}
+
+/** Everything one group commit writes, collected decision by decision, then compiled at once. */
+export class BatchWrites {
+  private readonly events: NewEventRow[] = [];
+  private readonly executions: NewExecutionRow[] = [];
+  private readonly escalations = new Map<string, EscalationsTable>();
+  private readonly keys: IdempotencyKeysTable[] = [];
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly executionExpirySeconds: number,
+    private readonly now: number,
+    private readonly readySession: SessionFinder = () => undefined,
+  ) {}
+
+  /** The event of a decision, its executions (held ones last), escalations and idempotency key. */
+  add({ submission: s, rule, hostKey, decision, step, fingerprint }: Decided, history: BatchHistory): { event: NewEventRow; executions: NewExecutionRow[] } {
+    const event = eventRow(s, rule.id, { outcome: decision.outcome, reason: decision.reason, hostKey, alarmState: step.state, stateChanged: step.changed });
+    this.events.push(event);
+    const executions = decision.outcome === 'accepted' ? [
+      ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, event, host, this.executionExpirySeconds, false))),
+      ...decision.held.map((host) => executionRow(rule, event, host, this.executionExpirySeconds, true)),
+      ...(decision.serviceRun ? [emailRunbookExecutionRow(rule, event, decision.serviceRun.hostname, this.executionExpirySeconds)] : []),
+    ] : [];
+    this.executions.push(...executions);
+    if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
+      for (const limited of decision.limited) this.escalate(rule, limited, history, event.id);
+    }
+    if (s.idempotencyKey !== undefined) {
+      this.keys.push({ rule_id: rule.id, key: s.idempotencyKey, tenant_id: rule.tenantId, event_id: event.id, fingerprint, created_at: this.now });
+    }
+    return { event, executions };
+  }
+
+  compile(): CompiledQuery[] {
+    const writes: CompiledQuery[] = [];
+    if (this.events.length > 0) writes.push(this.db.insertInto('events').values(this.events).compile());
+    writes.push(...queuedInserts(this.db, this.executions, this.now));
+    writes.push(...safetyWrites(this.db, [...this.escalations.values()], this.keys));
+    return writes;
+  }
+
+  /** Dispatched at once to the host's session on this node, when there is one (writer.ts). */
+  private dispatchedIfReady(row: NewExecutionRow): NewExecutionRow {
+    const session = this.readySession(row.host_id!);
+    return session ? { ...row, state: 'dispatched', dispatched_at: this.now, session_id: session.sessionId, node_id: session.nodeId } : row;
+  }
+
+  /** One escalation row per (rule, host, window) in the batch, counting its limited events. */
+  private escalate(rule: Rule, limited: LimitedHost, history: BatchHistory, eventId: string): void {
+    const window = history.escalationWindow(rule.id, limited.host.id, this.now, rule.actionLimit!.windowSeconds);
+    const key = `${rule.id}\n${limited.host.id}\n${window.windowStart}`;
+    const known = this.escalations.get(key);
+    if (known) this.escalations.set(key, { ...known, limited_events: known.limited_events + 1, last_event_id: eventId });
+    else this.escalations.set(key, escalationRow(rule, limited, window, eventId, this.now));
+  }
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { HostFacts, LimitedHost, StoredOutcome } from '../engine/decide.js';
+import { queuedRow, type ExecutionSpec } from '../executions/repository.js';
+import type { AlarmState } from '../ingress/payload.js';
+import type { Rule } from '../rules/rule.js';
+import type { Action } from '../rules/schema.js';
+import { newId } from '../store/ids.js';
+import type { EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
+import type { OpenEscalation } from './batch-history.js';
+import type { Submission } from './writer.js';
+
+const DEFAULT_TIMEOUT_SECONDS = 300;
+
+/** The rows one event writes, built from its submission and its decision. */
+
+export function eventRow(s: Submission, ruleId: string, decided: { outcome: StoredOutcome; reason: string | null; hostKey: string; alarmState: AlarmState | null; stateChanged: boolean }): NewEventRow {
+  return {
+    id: newId(s.receivedAt),
+    tenant_id: s.tenantId,
+    rule_id: ruleId,
+    api_key_id: s.keyId,
+    outcome: decided.outcome,
+    reason: decided.reason,
+    received_at: s.receivedAt,
+    source_ip: s.sourceIp,
+    payload: JSON.stringify(s.payload.raw),
+    env: JSON.stringify(s.payload.env),
+    skipped_env: JSON.stringify(s.payload.skippedEnv),
+    host_key: decided.hostKey,
+    alarm_state: decided.alarmState,
+    state_changed: decided.stateChanged ? 1 : 0,
+    idempotency_key: s.idempotencyKey ?? null,
+  };
+}
+
+export function executionRow(rule: Rule, event: NewEventRow, host: HostFacts, expirySeconds: number, held: boolean): NewExecutionRow {
+  const id = newId(event.received_at);
+  const spec: ExecutionSpec = {
+    ...runnable(rule.action),
+    env: JSON.parse(event.env) as Record<string, string>,
+    context: {
+      PITCREW_EXECUTION_ID: id,
+      PITCREW_EVENT_ID: event.id,
+      PITCREW_RULE_ID: rule.id,
+      PITCREW_RULE_NAME: rule.name,
+      PITCREW_HOSTNAME: host.hostname,
+    },
+  };
+  const { maxConcurrency, maxErrors } = rule.target;
+  const ids = { id, tenantId: rule.tenantId, ruleId: rule.id, eventId: event.id };
+  return {
+    ...queuedRow(ids, { hostId: host.id, hostname: host.hostname }, spec, event.received_at, expirySeconds),
+    reason: held ? heldReason(maxConcurrency!) : null,
+    held: held ? 1 : 0,
+    fanout_max_concurrency: maxConcurrency ?? null,
+    fanout_max_errors: maxErrors ?? null,
+  };
+}
+
+export function heldReason(maxConcurrency: number): string {
+  return `waiting for its turn: at most ${maxConcurrency} hosts of this fan-out run at once (maxConcurrency)`;
+}
+
+export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEscalation, eventId: string, now: number): EscalationsTable {
+  const { host, used, max } = limited;
+  return {
+    id: newId(now),
+    tenant_id: rule.tenantId,
+    rule_id: rule.id,
+    host_id: host.id,
+    hostname: host.hostname,
+    window_start: window.windowStart,
+    window_end: window.windowEnd,
+    state: 'pending',
+    reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
+    limited_events: 1,
+    first_event_id: eventId,
+    last_event_id: eventId,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Tells a retry (the same body) from another call that reuses the key. */
+export function fingerprintOf(s: Submission): string {
+  return createHash('sha256').update(JSON.stringify(s.payload.raw)).digest('hex');
+}
+
+function runnable(action: Action): Pick<ExecutionSpec, 'flavour' | 'interpreter' | 'script' | 'timeoutSeconds'> {
+  if (action.type !== 'script') throw new Error(`${action.type} actions do not run on hosts`);
+  return {
+    flavour: action.flavour,
+    interpreter: action.runbook.interpreter ?? 'sh',
+    script: action.runbook.script,
+    timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from './group-commit.js';
+
+/** A commit that records its batches and makes each durable when the test says so. */
+function recordingCommit() {
+  const batches: number[][] = [];
+  const makeDurable: Array<() => void> = [];
+  const commit = async (jobs: number[]) => {
+    batches.push(jobs);
+    const durable = new Promise<void>((resolve) => makeDurable.push(resolve));
+    return { value: jobs.map((job) => job * 10), durable };
+  };
+  return { batches, makeDurable, commit };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('GroupCommit', () => {
+  it('answers callers once their batch is durable, and commits the next batch meanwhile', async () => {
+    const c = recordingCommit();
+    const group = new GroupCommit(c.commit, { maxBatch: 100, maxQueued: 1000, name: 'test' });
+    const answered: number[] = [];
+    const first = [1, 2, 3].map((job) => group.submit(job).then((r) => answered.push(r)));
+    await turn();
+    expect(c.batches).toEqual([[1, 2, 3]]);
+    const second = group.submit(4).then((r) => answered.push(r));
+    await turn();
+    await turn();
+    // Batch two committed while batch one waits for its sync; nobody has been answered yet.
+    expect(c.batches).toEqual([[1, 2, 3], [4]]);
+    expect(answered).toEqual([]);
+    c.makeDurable[0]!();
+    await Promise.all(first);
+    expect(answered).toEqual([10, 20, 30]);
+    const drained = group.drain();
+    let isDrained = false;
+    void drained.then(() => (isDrained = true));
+    await turn();
+    expect(isDrained).toBe(false);
+    c.makeDurable[1]!();
+    await second;
+    await drained;
+    expect(answered).toEqual([10, 20, 30, 40]);
+  });
+
+  it('rejects the callers of a batch whose sync failed', async () => {
+    const group = new GroupCommit(async (jobs: number[]) => ({ value: jobs, durable: Promise.reject(new Error('EIO')) }), { maxBatch: 10, maxQueued: 10, name: 'test' });
+    await expect(group.submit(1)).rejects.toThrow('EIO');
+    await group.drain();
+  });
+});

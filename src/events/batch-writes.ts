@@ -4,6 +4,7 @@ import type { AlarmStep } from '../engine/alarm-history.js';
 import type { Decision, LimitedHost } from '../engine/decide.js';
 import { queuedInserts } from '../executions/repository.js';
 import type { Rule } from '../rules/rule.js';
+import type { Statements } from '../store/statements.js';
 import type { Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { BatchHistory } from './batch-history.js';
 import { escalationRow, eventRow, executionRow } from './rows.js';
@@ -31,6 +32,7 @@ export class BatchWrites {
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly statements: Statements,
     private readonly executionExpirySeconds: number,
     private readonly now: number,
     private readonly readySession: SessionFinder = () => undefined,
@@ -57,8 +59,8 @@ export class BatchWrites {
 
   compile(): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
-    if (this.events.length > 0) writes.push(this.db.insertInto('events').values(this.events).compile());
-    writes.push(...queuedInserts(this.db, this.executions, this.now));
+    if (this.events.length > 0) writes.push(this.statements.insert('events', this.events));
+    writes.push(...queuedInserts(this.statements, this.executions, this.now));
     writes.push(...safetyWrites(this.db, [...this.escalations.values()], this.keys));
     return writes;
   }

@@ -9,6 +9,7 @@ import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
+import { Statements } from '../store/statements.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
@@ -81,6 +82,7 @@ const KEY_LAST_USED_RESOLUTION_MS = 60_000;
  */
 export class EventWriter {
   private readonly queue: GroupCommit<Submission, SubmissionResult>;
+  private readonly statements: Statements;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -88,6 +90,7 @@ export class EventWriter {
     private readonly metrics: Metrics,
     private readonly options: EventWriterOptions,
   ) {
+    this.statements = new Statements(options.dialect);
     this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest' }, (size, seconds) => {
       metrics.ingestBatchSize.observe(size);
       metrics.ingestCommitSeconds.observe(seconds);
@@ -148,7 +151,7 @@ export class EventWriter {
   }
 
   private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[], serviceQueued: string[]) {
-    const writes = new BatchWrites(this.db, this.options.executionExpirySeconds, this.now(), this.options.readySession);
+    const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
       if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
       const rule = rules.get(s.triggerId);
@@ -180,12 +183,12 @@ export class EventWriter {
 
   private keysQuery(batch: Submission[]): CompiledQuery {
     const keyIds = [...new Set(batch.map((s) => s.keyId))];
-    return this.db.selectFrom('api_keys').select(['id', 'last_used_at']).where('id', 'in', keyIds).where('revoked_at', 'is', null).compile();
+    return CompiledQuery.raw(`select "id", "last_used_at" from "api_keys" where "id" in (${this.statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
   }
 
   private rulesQuery(batch: Submission[]): CompiledQuery {
     const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
-    return this.db.selectFrom('rules').selectAll().where('trigger_id', 'in', triggerIds).where('deleted_at', 'is', null).compile();
+    return CompiledQuery.raw(`select * from "rules" where "trigger_id" in (${this.statements.list(triggerIds.length)}) and "deleted_at" is null`, triggerIds);
   }
 }
 

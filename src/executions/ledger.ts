@@ -3,6 +3,7 @@ import type { ExecutionResult } from '../agents/protocol.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
+import { Statements } from '../store/statements.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
@@ -26,6 +27,7 @@ const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 
  */
 export class ExecutionLedger {
   private readonly queue: GroupCommit<LedgerOp, LedgerResult>;
+  private readonly statements: Statements;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -38,6 +40,7 @@ export class ExecutionLedger {
     /** Statements written in the same transaction as the changes (notify's outbox of ended executions). */
     private readonly alsoWrite: (transitions: Plan['transitions'], now: number) => CompiledQuery[] = () => [],
   ) {
+    this.statements = new Statements(dialect);
     this.queue = new GroupCommit((ops) => this.commit(ops), { maxBatch: 256, maxQueued: 100_000, name: 'execution ledger' });
   }
 
@@ -135,9 +138,9 @@ export class ExecutionLedger {
 
   private writes(plan: Plan, now: number): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
-    for (const [id, set] of plan.updates) writes.push(this.db.updateTable('executions').set(set).where('id', '=', id).compile());
+    for (const [id, set] of plan.updates) writes.push(this.statements.updateById('executions', set, id));
     if (plan.transitions.length > 0) {
-      writes.push(this.db.insertInto('execution_transitions').values(plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))).compile());
+      writes.push(this.statements.insert('execution_transitions', plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))));
       writes.push(...this.alsoWrite(plan.transitions, now));
     }
     if (plan.artifacts.length > 0) {

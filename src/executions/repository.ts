@@ -2,6 +2,7 @@ import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
+import type { Statements } from '../store/statements.js';
 import type { Database, ExecutionRow, NewExecutionRow } from '../store/schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -51,13 +52,13 @@ export function queuedRow(
  * The statements that queue executions: their rows and their first transition, and a second one
  * for those already dispatched to a session in the same transaction.
  */
-export function queuedInserts(db: Kysely<Database>, rows: NewExecutionRow[], at: number): CompiledQuery[] {
+export function queuedInserts(statements: Statements, rows: NewExecutionRow[], at: number): CompiledQuery[] {
   if (rows.length === 0) return [];
   const transitions = rows.flatMap((row) => {
     const queued = { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
     return row.state === 'dispatched' ? [queued, { id: newId(at), execution_id: row.id, from_state: 'queued', to_state: 'dispatched', reason: null, at }] : [queued];
   });
-  return [db.insertInto('executions').values(rows).compile(), db.insertInto('execution_transitions').values(transitions).compile()];
+  return [statements.insert('executions', rows), statements.insert('execution_transitions', transitions)];
 }
 
 export interface ExecutionFilter {

@@ -45,7 +45,12 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', location: file, durability: walDurability(`${file}-wal`), close: () => db.destroy() };
+  const durability = walDurability(`${file}-wal`);
+  const close = async () => {
+    durability.close();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', location: file, durability, close };
 }
 
 /**

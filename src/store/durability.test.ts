@@ -2,17 +2,73 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inBatchTransaction } from './batch.js';
 import { openStore, type Store } from './database.js';
 import { WalFlusher, type Durability } from './durability.js';
 
-/** A sync whose completions the test releases one by one. */
-function gatedSync() {
-  const started: Array<() => void> = [];
-  const sync = () => new Promise<void>((resolve) => started.push(resolve));
-  return { sync, started };
+/** A WAL-like file in a fresh directory. */
+function walFile(): { file: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-wal-'));
+  const file = path.join(dir, 'x-wal');
+  fs.writeFileSync(file, 'frames');
+  return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+describe('WalFlusher', () => {
+  let wal: ReturnType<typeof walFile>;
+  let flusher: WalFlusher | undefined;
+  beforeEach(() => {
+    wal = walFile();
+  });
+  afterEach(() => {
+    flusher?.close();
+    wal.remove();
+  });
+
+  it('starts a sync for every flush at once, even while another runs: a sync in progress may predate the commit', async () => {
+    const started: Array<() => void> = [];
+    flusher = new WalFlusher(wal.file, () => new Promise<void>((resolve) => started.push(resolve)));
+    const first = flusher.flush();
+    const second = flusher.flush();
+    expect(started).toHaveLength(2);
+    started[1]!();
+    await second;
+    started[0]!();
+    await first;
+  });
+
+  it('keeps one descriptor of the WAL across flushes', async () => {
+    const fds: number[] = [];
+    flusher = new WalFlusher(wal.file, async (fd) => void fds.push(fd));
+    await flusher.flush();
+    await flusher.flush();
+    expect(fds).toHaveLength(2);
+    expect(fds[1]).toBe(fds[0]);
+    expect(fs.fstatSync(fds[0]!).ino).toBe(fs.statSync(wal.file).ino);
+  });
+
+  it('reports a failed sync to its caller, then opens the WAL afresh', async () => {
+    const synced: number[] = [];
+    let calls = 0;
+    flusher = new WalFlusher(wal.file, async (fd) => {
+      calls += 1;
+      if (calls === 1) throw new Error('EIO');
+      synced.push(fs.fstatSync(fd).ino);
+    });
+    await expect(flusher.flush()).rejects.toThrow('EIO');
+    fs.rmSync(wal.file);
+    fs.writeFileSync(wal.file, 'new frames');
+    await flusher.flush();
+    expect(synced).toEqual([fs.statSync(wal.file).ino]);
+  });
+
+  it('syncs a real WAL file, and says when there is none', async () => {
+    flusher = new WalFlusher(wal.file);
+    await flusher.flush();
+    await expect(new WalFlusher(`${wal.file}-missing`).flush()).rejects.toThrow(/ENOENT/);
+  });
+});
 
 const settled = async (promise: Promise<unknown>) => {
   let done = false;
@@ -20,54 +76,6 @@ const settled = async (promise: Promise<unknown>) => {
   await new Promise((resolve) => setImmediate(resolve));
   return done;
 };
-
-describe('WalFlusher', () => {
-  it('starts a sync at once when none runs', async () => {
-    const gate = gatedSync();
-    const flusher = new WalFlusher('wal', gate.sync);
-    const flushed = flusher.flush();
-    expect(gate.started).toHaveLength(1);
-    gate.started[0]!();
-    await flushed;
-  });
-
-  it('answers a caller who arrives during a sync only after a sync that began later', async () => {
-    const gate = gatedSync();
-    const flusher = new WalFlusher('wal', gate.sync);
-    const first = flusher.flush();
-    const second = flusher.flush();
-    const third = flusher.flush();
-    expect(gate.started).toHaveLength(1);
-    gate.started[0]!();
-    await first;
-    expect(await settled(second)).toBe(false);
-    // The two late callers share one new sync.
-    expect(gate.started).toHaveLength(2);
-    gate.started[1]!();
-    await Promise.all([second, third]);
-    expect(gate.started).toHaveLength(2);
-  });
-
-  it('reports a failed sync to its callers and syncs afresh for the next', async () => {
-    let calls = 0;
-    const flusher = new WalFlusher('wal', async () => {
-      calls += 1;
-      if (calls === 1) throw new Error('EIO');
-    });
-    await expect(flusher.flush()).rejects.toThrow('EIO');
-    await flusher.flush();
-    expect(calls).toBe(2);
-  });
-
-  it('syncs a real WAL file', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-wal-'));
-    const file = path.join(dir, 'x-wal');
-    fs.writeFileSync(file, 'frames');
-    await new WalFlusher(file).flush();
-    fs.rmSync(dir, { recursive: true, force: true });
-    await expect(new WalFlusher(file).flush()).rejects.toThrow(/ENOENT/);
-  });
-});
 
 describe('inBatchTransaction on SQLite', () => {
   let store: Store | undefined;

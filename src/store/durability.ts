@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import { CompiledQuery } from 'kysely';
 
 /**
@@ -11,6 +11,8 @@ export interface Durability {
   commit: CompiledQuery[];
   rollback: CompiledQuery[];
   flush(): Promise<void>;
+  /** Releases what flushing holds (the WAL's descriptor); called when the store closes. */
+  close(): void;
 }
 
 /** PostgreSQL: a commit is durable when the server answers it. */
@@ -19,6 +21,7 @@ export const serverDurability: Durability = {
   commit: [CompiledQuery.raw('commit')],
   rollback: [CompiledQuery.raw('rollback')],
   flush: () => Promise.resolve(),
+  close: () => undefined,
 };
 
 /**
@@ -36,45 +39,50 @@ export function walDurability(walPath: string): Durability {
     commit: [CompiledQuery.raw('commit'), CompiledQuery.raw('pragma synchronous = FULL')],
     rollback: [CompiledQuery.raw('rollback'), CompiledQuery.raw('pragma synchronous = FULL')],
     flush: () => flusher.flush(),
+    close: () => flusher.close(),
   };
 }
 
-/** One fdatasync at a time; callers arriving while one runs share the next one. */
+/**
+ * Syncs the WAL for each flush, at once. A sync in progress may have begun before the caller's
+ * commit, so callers never share one; syncs overlap instead (the disk orders them: 8 KiB appends
+ * synced one at a time took 0.20 ms each here, four at a time 0.08 ms). Waiting for the sync in
+ * progress before starting the next, and opening and closing the file around each sync, cost
+ * three trips through the busy event loop per commit: ingest commits took ~10 ms for a 0.2 ms sync.
+ */
 export class WalFlusher {
-  private running: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private fd: number | undefined;
 
   constructor(
     private readonly walPath: string,
-    private readonly sync: (path: string) => Promise<void> = datasync,
+    private readonly sync: (fd: number) => Promise<void> = datasync,
   ) {}
 
   flush(): Promise<void> {
-    if (!this.running) return this.start();
-    // The sync in progress may have begun before the caller's commit: it is covered by the next.
-    const startNext = () => {
-      this.next = undefined;
-      return this.start();
-    };
-    this.next ??= this.running.then(startNext, startNext);
-    return this.next;
+    let fd: number;
+    try {
+      // Opened once, on the first flush (the WAL exists from the first commit). SQLite keeps the
+      // file while a connection is open; it deletes it only when the last one closes.
+      fd = this.fd ??= fs.openSync(this.walPath, 'r');
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.sync(fd).catch((error: unknown) => {
+      // A failed sync may leave the descriptor in doubt (EIO): the next flush opens the file afresh.
+      if (this.fd === fd) this.close();
+      throw error;
+    });
   }
 
-  private start(): Promise<void> {
-    const run: Promise<void> = this.sync(this.walPath).finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
+  /** Releases the descriptor; a later flush opens it again. */
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    fs.close(fd, () => undefined);
   }
 }
 
-async function datasync(path: string): Promise<void> {
-  // A fresh handle each time: SQLite may delete and recreate the WAL file (e.g. on last close).
-  const handle = await fs.open(path, 'r');
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 }

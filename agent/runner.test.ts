@@ -57,6 +57,17 @@ describe('ScriptRun', () => {
     expect(await readdir(workDir)).toEqual([]);
   });
 
+  it('removes the run directory of a tidy script, and of a diagnostics run after collecting its artifacts', async () => {
+    for (const [script, flavour] of [['true', 'autofix'], ['echo report > "$PITCREW_ARTIFACTS/report.txt"', 'diagnostics']] as const) {
+      const { run, workDir } = await start(script, { flavour });
+      const result = await run.result;
+      expect(result.exitCode, script).toBe(0);
+      if (flavour === 'diagnostics') expect(result.artifacts.map((a) => a.name)).toEqual(['report.txt']);
+      await run.removed;
+      expect(await readdir(workDir), script).toEqual([]);
+    }
+  });
+
   it('kills the whole process group on timeout, backgrounded grandchildren included', async () => {
     const { run } = await start('sleep 1000 & echo $!; sleep 1000', { timeoutSeconds: 1 });
     const result = await run.result;

@@ -95,6 +95,28 @@ describe.each(testDialects())('notification delivery on %s', (dialect) => {
     expect(disabled.requests).toEqual([]);
   });
 
+  it('owes nothing for the results of a tenant no channel could tell: no pending rows are written', async () => {
+    const pending = async (executionId: string) => (await env.store.db.selectFrom('notify_pending').select('execution_id').where('execution_id', '=', executionId).execute()).length;
+    const silent = await tenant('silent');
+    await silent.channel({ name: 'off', type: 'slack', mode: 'disabled', config: { webhookUrl: 'https://hooks.slack.com/services/T0/B0/x' } });
+    const quiet = await silent.fire();
+    const heard = await tenant('heard');
+    const receiver = await startReceiver();
+    const channel = (await heard.channel({ name: 'all', type: 'slack', mode: 'all', config: { webhookUrl: receiver.url } })).id;
+    const loud = await heard.fire();
+    // Nothing collects pending rows while both results are stored and counted.
+    await env.app.context.notifier.stop();
+    try {
+      await finish(env, quiet.ids[0]!, silent.hostIds['web-1']!, { exitCode: 1 });
+      await finish(env, loud.ids[0]!, heard.hostIds['web-1']!, { exitCode: 1 });
+      expect(await pending(quiet.ids[0]!)).toBe(0);
+      expect(await pending(loud.ids[0]!)).toBe(1);
+    } finally {
+      env.app.context.notifier.start();
+    }
+    await heard.delivered(channel, 1);
+  });
+
   it('sends one message per fan-out run, once every host has finished, summarising the hosts', async () => {
     const t = await tenant('fanout');
     const receiver = await startReceiver(slackShape);

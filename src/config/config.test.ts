@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       tls: {},
       trustProxy: false,
       secretKey: undefined,
-      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000 },
+      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50 },
     });
   });
 
@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '0',
       PITCREW_NOTIFY_SEND_TIMEOUT_MS: '2000',
       PITCREW_NOTIFY_POLL_MS: '50',
+      PITCREW_NOTIFY_PASS_SPACING_MS: '7',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
     }, cwd);
     expect(config).toEqual({
@@ -92,7 +93,7 @@ describe('loadConfig', () => {
       tls: { certFile: '/etc/pitcrew/cert.pem', keyFile: '/etc/pitcrew/key.pem' },
       trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
       secretKey: Buffer.alloc(32, 0xab),
-      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50 },
+      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7 },
     });
   });
 

@@ -45,6 +45,8 @@ export interface NotifySettings {
   sendTimeoutMs: number;
   /** How often the notifier looks for due work that no wake-up announced (other nodes, retries). */
   pollMs: number;
+  /** Least time between two passes of the notifier's loop: wake-ups in between share the next pass. */
+  passSpacingMs: number;
 }
 
 /** What `pitcrew channels …` needs to reach a running service. */
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       groupWaitSeconds: integer(env, 'PITCREW_NOTIFY_GROUP_WAIT_SECONDS', 300, 0, 86_400),
       sendTimeoutMs: integer(env, 'PITCREW_NOTIFY_SEND_TIMEOUT_MS', 10_000, 100, 300_000),
       pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
+      passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
     },
   };
 }

@@ -113,25 +113,21 @@ export class ExecutionLedger {
       }
     }
     // PostgreSQL: lock the rows, so the state read is the state replaced. SQLite has one writer.
-    const lock = this.dialect === 'postgres';
+    // Written as text (store/statements.ts): this runs for every batch of agent reports.
+    const forUpdate = this.dialect === 'postgres' ? ' for update' : '';
+    const select = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
     const reads: Array<{ query: CompiledQuery; queuedOfHost?: string }> = [];
     if (ids.size > 0) {
-      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('id', 'in', [...ids]);
-      reads.push({ query: (lock ? query.forUpdate() : query).compile() });
+      reads.push({ query: CompiledQuery.raw(`${select} where "id" in (${this.statements.list(ids.size)})${forUpdate}`, [...ids]) });
     }
     if (ending.size > 0) {
       // Whole fan-outs whose executions may end here: planLedger releases or stops the rest.
-      const query = this.db
-        .selectFrom('executions')
-        .select(CURRENT_COLUMNS)
-        .where('event_id', 'in', (eb) =>
-          eb.selectFrom('executions').select('event_id').where('id', 'in', [...ending]).where((w) => w.or([w('fanout_max_concurrency', 'is not', null), w('fanout_max_errors', 'is not', null)])),
-        );
-      reads.push({ query: (lock ? query.forUpdate() : query).compile() });
+      const fanouts = `select "event_id" from "executions" where "id" in (${this.statements.list(ending.size)}) and ("fanout_max_concurrency" is not null or "fanout_max_errors" is not null)`;
+      reads.push({ query: CompiledQuery.raw(`${select} where "event_id" in (${fanouts})${forUpdate}`, [...ending]) });
     }
     for (const host of hosts) {
-      const query = this.db.selectFrom('executions').select(CURRENT_COLUMNS).where('host_id', '=', host).where('state', '=', 'queued').where('held', '=', 0).orderBy('id').limit(1000);
-      reads.push({ query: (lock ? query.forUpdate() : query).compile(), queuedOfHost: host });
+      const queued = `${select} where "host_id" = ${this.statements.list(1)} and "state" = 'queued' and "held" = 0 order by "id" limit 1000${forUpdate}`;
+      reads.push({ query: CompiledQuery.raw(queued, [host]), queuedOfHost: host });
     }
     return reads;
   }

@@ -13,7 +13,8 @@ const GROUPS_PER_PASS = 200;
  * per execution that reached a terminal state. Written in the same transaction rather than from
  * `onChange` after it, so a result and the duty to report it are committed together: a crash
  * between the two cannot lose a notification, and a rolled-back change leaves none behind. The
- * cost is one INSERT … SELECT per batch that ends executions.
+ * cost is one INSERT … SELECT per batch that ends executions. A tenant without a channel that
+ * could hear a result gets no rows (the collector would only delete them: see `unheard`).
  */
 export function pendingWrites(db: Kysely<Database>, transitions: ReadonlyArray<{ execution_id: string; to_state: string }>, at: number): CompiledQuery[] {
   const ended = transitions.filter((t) => (TERMINAL_STATES as readonly string[]).includes(t.to_state)).map((t) => t.execution_id);
@@ -22,7 +23,15 @@ export function pendingWrites(db: Kysely<Database>, transitions: ReadonlyArray<{
     db
       .insertInto('notify_pending')
       .columns(['execution_id', 'event_id', 'tenant_id', 'at'])
-      .expression((eb) => eb.selectFrom('executions').select(['id', 'event_id', 'tenant_id', eb.val(at).as('at')]).where('id', 'in', ended))
+      .expression((eb) =>
+        eb
+          .selectFrom('executions')
+          .select(['id', 'event_id', 'tenant_id', eb.val(at).as('at')])
+          .where('id', 'in', ended)
+          .where(({ exists, selectFrom }) =>
+            exists(selectFrom('notify_channels').select('notify_channels.id').whereRef('notify_channels.tenant_id', '=', 'executions.tenant_id').where('notify_channels.mode', '!=', 'disabled')),
+          ),
+      )
       .compile(),
   ];
 }

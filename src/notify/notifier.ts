@@ -43,6 +43,7 @@ export class Notifier {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  private lastPassEnded = -Infinity;
 
   constructor(private readonly deps: NotifierDeps) {
     const { store, settings } = deps;
@@ -79,14 +80,18 @@ export class Notifier {
     await this.deliverer.idle();
   }
 
-  /** Runs the loop soon; calls while it runs make it go round once more. */
+  /**
+   * Runs the loop soon, but not sooner than `passSpacingMs` after the last pass; calls meanwhile
+   * share that pass. Under load every ledger batch that ends executions calls this: a pass per
+   * batch cost ~2.5 ms each, a tenth of the server's core (bench/e2e, CPU profile).
+   */
   wake(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.running = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.loop()).finally(() => {
+    this.running = this.spaced().then(() => this.loop()).finally(() => {
       this.running = undefined;
     });
   }
@@ -128,6 +133,13 @@ export class Notifier {
       } catch (error) {
         this.deps.logger.error({ err: error }, 'notifier pass failed; the next one runs in a moment');
       }
+      this.lastPassEnded = performance.now();
+      if (this.again) await this.spaced();
     } while (this.again && !this.stopped);
+  }
+
+  private spaced(): Promise<void> {
+    const wait = this.lastPassEnded + this.deps.settings.passSpacingMs - performance.now();
+    return new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
   }
 }

@@ -175,3 +175,34 @@ describe.each(testDialects())('channels API on %s', (dialect) => {
     });
   });
 });
+
+// Server-side request forgery: a tenant's receiver URL must not reach into the service's network.
+describe('receivers in private networks', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv('sqlite', { notify: { allowNetworks: [] } });
+  });
+  afterAll(() => env.close());
+
+  it('are not called unless the operator opens their network, by address or by a name that resolves there', async () => {
+    const receiver = await startReceiver();
+    try {
+      const port = new URL(receiver.url).port;
+      const urls = {
+        'by address': `${receiver.url}/hook`,
+        'by name': `http://localhost:${port}/hook`,
+        'IPv4-mapped': `http://[::ffff:127.0.0.1]:${port}/hook`,
+      };
+      for (const [how, url] of Object.entries(urls)) {
+        const channel = await createChannel(env, { name: `internal ${how}`, type: 'webhook', mode: 'all', config: { url, secret: 'whsec-0123456789abcdef' } });
+        const problem = expectProblem(await env.api('POST', `/api/v1/channels/${channel.id}/test`), 502, 'PITCREW_ERR_CHANNEL_DELIVERY_FAILED');
+        expect(problem.detail, how).toMatch(/not sent: .* (is|resolves only to) private, loopback or link-local addresses.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
+        const [attempt] = await attemptsOf(env, channel.id);
+        expect(attempt, how).toMatchObject({ ok: false, kind: 'test' });
+      }
+      expect(receiver.requests).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

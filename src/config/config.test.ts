@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       tls: {},
       trustProxy: false,
       secretKey: undefined,
-      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50 },
+      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] },
     });
   });
 
@@ -72,6 +72,7 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_SEND_TIMEOUT_MS: '2000',
       PITCREW_NOTIFY_POLL_MS: '50',
       PITCREW_NOTIFY_PASS_SPACING_MS: '7',
+      PITCREW_NOTIFY_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
     }, cwd);
     expect(config).toEqual({
@@ -93,7 +94,7 @@ describe('loadConfig', () => {
       tls: { certFile: '/etc/pitcrew/cert.pem', keyFile: '/etc/pitcrew/key.pem' },
       trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
       secretKey: Buffer.alloc(32, 0xab),
-      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7 },
+      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7, allowNetworks: ["10.20.0.0/16", "fd00:1::/64"] },
     });
   });
 
@@ -103,6 +104,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: 'true' }, cwd)).toThrow(/PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs.*got "true"/);
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: '10.0.0.0/33' }, cwd)).toThrow(/got "10.0.0.0\/33"/);
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: '0' }, cwd)).toThrow(/hop count must be from 1 to 10/);
+  });
+
+  it('opens no private network to notifications unless named, and refuses a list that is not CIDRs', () => {
+    expect(loadConfig({}, cwd).notify.allowNetworks).toEqual([]);
+    expect(() => loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: 'all' }, cwd)).toThrow(/PITCREW_NOTIFY_ALLOW_NETWORKS must list addresses or CIDRs.*got "all"/);
+    expect(() => loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: '10.0.0.0/8,192.168.0.0/40' }, cwd)).toThrow(/got "192.168.0.0\/40"/);
   });
 
   it('keeps an absolute data directory and a public URL path', () => {

@@ -47,6 +47,8 @@ export interface NotifySettings {
   pollMs: number;
   /** Least time between two passes of the notifier's loop: wake-ups in between share the next pass. */
   passSpacingMs: number;
+  /** Networks outside the public internet that chat and webhook receivers may be in (egress/policy.ts). */
+  allowNetworks: string[];
 }
 
 /** What `pitcrew channels …` needs to reach a running service. */
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       sendTimeoutMs: integer(env, 'PITCREW_NOTIFY_SEND_TIMEOUT_MS', 10_000, 100, 300_000),
       pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
+      allowNetworks: networks(env.PITCREW_NOTIFY_ALLOW_NETWORKS),
     },
   };
 }
@@ -132,6 +135,15 @@ function trustProxy(raw: string | undefined): TrustProxy {
     throw new ConfigError(`PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16) or a hop count, got "${wrong.join(', ')}"`);
   }
   return proxies;
+}
+
+function networks(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+  const wrong = list.filter((cidr) => !isAddressOrCidr(cidr));
+  if (wrong.length > 0) {
+    throw new ConfigError(`PITCREW_NOTIFY_ALLOW_NETWORKS must list addresses or CIDRs (e.g. 10.20.0.0/16,fd00:1::/64), got "${wrong.join(', ')}"`);
+  }
+  return list;
 }
 
 function isAddressOrCidr(text: string): boolean {

@@ -7,6 +7,7 @@ import { backoffMs } from './backoff.js';
 import { openChannel } from './channels.js';
 import type { Notification } from './notification.js';
 import type { SecretBox } from './secret-box.js';
+import type { EgressPolicy } from '../egress/policy.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 
 export interface DelivererOptions {
@@ -17,6 +18,8 @@ export interface DelivererOptions {
   sendTimeoutMs: number;
   /** Sends in flight at once on this node. */
   concurrency: number;
+  /** Where sends may connect. */
+  egress: EgressPolicy;
 }
 
 export interface DelivererDeps {
@@ -103,7 +106,7 @@ export class Deliverer {
       const notification = JSON.parse(message.body) as Notification;
       const recipients = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]) : null;
       const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients };
-      result = await sendNotification(openChannel(box, channel), notification, meta, options.sendTimeoutMs);
+      result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress });
     } catch (error) {
       // Secrets that do not open (another key) will not open on a retry either.
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };

@@ -5,6 +5,7 @@ import type { StateChange } from '../executions/ledger.js';
 import { isTerminal } from '../executions/states.js';
 import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
+import { EgressPolicy } from '../egress/policy.js';
 import { recordAttempt } from './attempts.js';
 import { openChannel } from './channels.js';
 import { pendingWrites, RunCollector } from './collector.js';
@@ -39,6 +40,7 @@ const SEND_CONCURRENCY = 8;
 export class Notifier {
   private readonly collector: RunCollector;
   private readonly deliverer: Deliverer;
+  private readonly egress: EgressPolicy;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -47,13 +49,14 @@ export class Notifier {
 
   constructor(private readonly deps: NotifierDeps) {
     const { store, settings } = deps;
+    this.egress = new EgressPolicy(settings.allowNetworks);
     this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000);
     this.deliverer = new Deliverer({
       db: store.db,
       dialect: store.dialect,
       box: deps.box,
       logger: deps.logger,
-      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, ...settings },
+      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, egress: this.egress, ...settings },
       settled: () => this.wake(),
     });
   }
@@ -109,7 +112,7 @@ export class Notifier {
     const notification: TestNotification = { kind: 'test', severity: 'ok', channel: { id: row.id, name: row.name, type: row.type }, sentAt: new Date().toISOString() };
     let result: SendResult;
     try {
-      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, this.deps.settings.sendTimeoutMs);
+      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, { timeoutMs: this.deps.settings.sendTimeoutMs, egress: this.egress });
     } catch (error) {
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };
     }

@@ -107,7 +107,8 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     agentBundle: AGENT_BUNDLE,
     // The key file in the test's data directory, made on first use: a second node shares it.
     secretKey: loadSecretKey(database.dataDir, undefined).key,
-    notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, ...options.notify },
+    // The test receivers listen on loopback: opened to notifications as an operator would open a network.
+    notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
     shutdownGraceMs: options.shutdownGraceMs,
   });

@@ -1,3 +1,4 @@
+import type { EgressPolicy } from '../../egress/policy.js';
 import { emailContent } from '../messages/email.js';
 import { chatPayload } from '../messages/index.js';
 import { webhookBody } from '../messages/webhook.js';
@@ -26,23 +27,29 @@ export interface SendMeta {
 }
 
 /** Sends one notification to one channel, once. Retrying is the deliverer's business. */
-export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, timeoutMs: number): Promise<SendResult> {
+/** How a send may reach out: its time limit, and where it may connect (egress/policy.ts). */
+export interface SendOptions {
+  timeoutMs: number;
+  egress: EgressPolicy;
+}
+
+export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, options: SendOptions): Promise<SendResult> {
   const secrets = SECRET_FIELDS[channel.type].map((field) => channel.config[field]).filter((v): v is string => typeof v === 'string');
   switch (channel.type) {
     case 'email': {
       const to = meta.recipients?.length ? meta.recipients : (channel.config.to as string[]);
-      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), timeoutMs);
+      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), options.timeoutMs);
     }
     case 'webhook': {
       const raw = JSON.stringify(webhookBody(meta.messageId, meta.createdAt, notification));
       const headers = signedHeaders(channel.config.secret as string, raw, meta.deliveryId);
-      return postJson(channel.config.url as string, undefined, headers, timeoutMs, secrets, raw);
+      return postJson(channel.config.url as string, undefined, headers, options, secrets, raw);
     }
     case 'slack':
     case 'teams':
     case 'mattermost':
     case 'google_chat':
-      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, timeoutMs, secrets);
+      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
   }
 }
 

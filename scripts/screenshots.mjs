@@ -60,6 +60,8 @@ async function main() {
     PITCREW_DATA_DIR: path.join(work, 'data'), PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'warn', PITCREW_AGENT_HEARTBEAT_SECONDS: '2',
     // Failing demo channels give up after a few quick tries, so their attempts show in the pictures.
     PITCREW_NOTIFY_BACKOFF_BASE_MS: '300', PITCREW_NOTIFY_MAX_ATTEMPTS: '3', PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '5',
+    // The demo receivers listen on loopback, which notifications may reach only when opened.
+    PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8',
   };
   const bootstrap = (tenant) => JSON.parse(spawnSync(process.execPath, ['bin/pitcrew.js', 'bootstrap', '--json', '--tenant', tenant], { cwd: root, env: { PATH: process.env.PATH, ...serverEnv }, encoding: 'utf8' }).stdout);
   const ops = bootstrap('acme-ops');

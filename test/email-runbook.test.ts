@@ -100,4 +100,28 @@ describe.each(testDialects())('the email_runbook action on %s', (dialect) => {
     await env.app.context.notifier.pass();
     expect(smtp.mails.length).toBe(before);
   });
+
+  it('mails at most actionLimit.max runbooks per host within the window, even when the storm arrives at once', async () => {
+    const t = await tenantWithMail('runbook-storm');
+    const rule = await env.createWebhookRule({
+      name: 'runbook storm', action: { type: 'email_runbook', runbook: { notes: 'x' } }, target: { type: 'trigger_host' },
+      actionLimit: { max: 2, windowSeconds: 3600 },
+    }, t.token);
+    const fire = (HostName: string) => env.webhook(rule.triggerId, { HostName }, { apiKey: t.apiKey }).then((r) => r.json() as { outcome: string; reason: string | null });
+    const storm = await Promise.all(Array.from({ length: 12 }, () => fire('db-1')));
+    expect(storm.filter((r) => r.outcome === 'accepted')).toHaveLength(2);
+    const limited = storm.filter((r) => r.outcome === 'limited');
+    expect(limited).toHaveLength(10);
+    expect(limited[0]!.reason).toMatch(/the runbook was mailed 2 times about host db-1 within 3600 s, its action limit \(max 2\): not sent again/);
+    // The count is per host the mail is about, whatever the case of its name.
+    expect((await fire('DB-1')).outcome).toBe('limited');
+    expect((await fire('db-2')).outcome).toBe('accepted');
+    const executions = (await env.api('GET', `/api/v1/executions?ruleId=${rule.id}`, undefined, t.token)).json().items as unknown[];
+    expect(executions).toHaveLength(3);
+    const usage = (await env.api('GET', `/api/v1/rules/${rule.id}/limits`, undefined, t.token)).json();
+    expect(usage.hosts).toEqual([
+      expect.objectContaining({ hostId: null, hostname: 'db-1', used: 2, remaining: 0, limited: true, escalation: null }),
+      expect.objectContaining({ hostId: null, hostname: 'db-2', used: 1, remaining: 1, limited: false }),
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, Target } from '../rules/schema.js';
 import { FLAPPING_DEFAULTS } from '../rules/rule.js';
-import { decide, NO_HISTORY, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
+import { decide, NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
 
 const script: Action = { type: 'script', flavour: 'autofix', runbook: { script: 'true' } };
 const web1: HostFacts = { id: 'h1', hostname: 'web-1', tags: ['web', 'eu'] };
@@ -48,6 +48,18 @@ describe('decide', () => {
     const action: Action = { type: 'email_runbook', runbook: { notes: '# Call the DBA' } };
     const decision = decide(rule(target, { action }), { act: true, hostName }, []);
     expect(decision).toEqual({ outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname: about } });
+  });
+
+  it('mails a runbook within the action limit per host it is about, and escalates nothing past it', () => {
+    const action: Action = { type: 'email_runbook', runbook: { notes: 'x' } };
+    const facts = rule({ type: 'trigger_host' }, { action, actionLimit: { max: 2, windowSeconds: 600, onLimit: 'escalate' } });
+    const history = (count: number, hostname: string | undefined) => ({ ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey(hostname), count]]) });
+    expect(decide(facts, { act: true, hostName: 'db-1' }, [], history(1, 'db-1')).outcome).toBe('accepted');
+    expect(decide(facts, { act: true, hostName: 'DB-1' }, [], history(2, 'db-1'))).toEqual({
+      outcome: 'limited', reason: 'the runbook was mailed 2 times about host DB-1 within 600 s, its action limit (max 2): not sent again', targets: [], limited: [], escalate: false,
+    });
+    expect(decide(facts, { act: true, hostName: 'db-2' }, [], history(2, 'db-1')).outcome).toBe('accepted');
+    expect(decide(facts, { act: true, hostName: undefined }, [], history(2, undefined)).outcome).toBe('limited');
   });
 
   it('records an email_runbook rule without sending when it is off or a dry run', () => {

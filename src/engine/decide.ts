@@ -91,10 +91,7 @@ export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostF
   if (!event.act) return { outcome: 'dry_run', reason: 'Act was false: the alarm is recorded as a dry run and no action runs', targets: [] };
   const flapping = rule.flapping?.enabled ? flappingReason(rule.flapping, event, history.alarms) : undefined;
   if (flapping) return { outcome: 'flapping', reason: flapping, targets: [] };
-  if (rule.action.type === 'email_runbook') {
-    const hostname = rule.target.type === 'specific_host' ? rule.target.hostname : event.hostName;
-    return { outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname } };
-  }
+  if (rule.action.type === 'email_runbook') return emailRunbook(rule, event, history.executionsInWindow);
   if (!HOST_ACTIONS.has(rule.action.type)) {
     return { outcome: 'accepted', reason: `${rule.action.type} actions are recorded; this version does not run them yet`, targets: [], held: [], limited: [], escalate: false };
   }
@@ -122,6 +119,27 @@ function flappingReason(settings: Required<Flapping>, event: EventFacts, alarms:
     return `flapping: ${host} changed between firing and resolved more than ${settings.maxStateChanges} times within ${settings.windowSeconds} s (maxStateChanges); ${resume}`;
   }
   return undefined;
+}
+
+/**
+ * A runbook mailed to people, once per event, within the action limit per (rule, host the email is
+ * about): an alert storm must not become a storm of mail. Reaching the limit escalates nothing:
+ * the runbook already went to the humans an escalation would reach.
+ */
+function emailRunbook(rule: RuleFacts, event: EventFacts, executionsInWindow: ReadonlyMap<string, number>): Decision {
+  const hostname = rule.target.type === 'specific_host' ? rule.target.hostname : event.hostName;
+  const limit = rule.actionLimit;
+  const used = executionsInWindow.get(serviceRunKey(hostname)) ?? 0;
+  if (limit && used >= limit.max) {
+    const reason = `the runbook was mailed ${used} times about ${describeHost(hostname)} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not sent again`;
+    return { outcome: 'limited', reason, targets: [], limited: [], escalate: false };
+  }
+  return { outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname } };
+}
+
+/** How the action limit counts a service run: by the host it is about (none: one count of its own). */
+export function serviceRunKey(hostname: string | undefined): string {
+  return `service\n${hostname ? hostKey(hostname) : ''}`;
 }
 
 /** Hosts at the action limit get no execution; the others run, at most maxConcurrency at once. */

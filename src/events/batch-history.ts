@@ -1,5 +1,5 @@
 import { advance, type AlarmHistory } from '../engine/alarm-history.js';
-import { NO_HISTORY, type Decision, type HistoryFacts, type OriginalEvent } from '../engine/decide.js';
+import { NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type OriginalEvent } from '../engine/decide.js';
 import type { SkippedEnv } from '../ingress/payload.js';
 import type { Rule } from '../rules/rule.js';
 
@@ -48,6 +48,10 @@ export class BatchHistory {
     if (decision.outcome !== 'accepted') return;
     const counts = new Map(this.executions.get(rule.id));
     for (const host of [...decision.targets, ...decision.held]) counts.set(host.id, (counts.get(host.id) ?? 0) + 1);
+    if (decision.serviceRun) {
+      const key = serviceRunKey(decision.serviceRun.hostname);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
     this.executions.set(rule.id, counts);
   }
 

@@ -1,5 +1,6 @@
 import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import type { StoredOutcome } from '../engine/decide.js';
+import { SERVICE_HOSTNAME } from '../actions/email-runbook/spec.js';
+import { serviceRunKey, type StoredOutcome } from '../engine/decide.js';
 import type { AlarmState, SkippedEnv } from '../ingress/payload.js';
 import type { Rule } from '../rules/rule.js';
 import type { Dialect } from '../store/database.js';
@@ -106,21 +107,27 @@ function alarmsReader(db: Kysely<Database>, rule: Rule, hostKeys: string[], now:
   };
 }
 
-/** Executions of the rule per host within the action limit's window: every one created counts. */
+/**
+ * Executions of the rule within the action limit's window, every one created counting: per host,
+ * and for runs the service makes itself (email_runbook) per host they are about (serviceRunKey).
+ */
 function executionsReader(db: Kysely<Database>, rule: Rule, now: number): Reader {
   // Bounded by the limit itself: at most max executions per host are ever in the window.
   const query = db
     .selectFrom('executions')
-    .select((eb) => ['host_id', eb.fn.countAll<number>().as('n')])
+    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('n')])
     .where('rule_id', '=', rule.id)
     .where('queued_at', '>', now - rule.actionLimit!.windowSeconds * 1000)
-    .groupBy('host_id')
+    .groupBy(['host_id', 'hostname'])
     .compile();
   return {
     query,
     load: (rows, history) => {
       const counts = new Map<string, number>();
-      for (const row of rows as Array<{ host_id: string; n: number | string }>) counts.set(row.host_id, Number(row.n));
+      for (const row of rows as Array<{ host_id: string | null; hostname: string; n: number | string }>) {
+        const key = row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
+        counts.set(key, (counts.get(key) ?? 0) + Number(row.n));
+      }
       history.executions.set(rule.id, counts);
     },
   };

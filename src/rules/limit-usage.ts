@@ -2,12 +2,14 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import { presentEscalation, EscalationView } from '../escalations/presenter.js';
 import { openEscalations } from '../escalations/repository.js';
+import { SERVICE_HOSTNAME } from '../actions/email-runbook/spec.js';
+import { serviceRunKey } from '../engine/decide.js';
 import type { Database } from '../store/schema.js';
 import type { Rule } from './rule.js';
 import { ActionLimit } from './schema.js';
 
 export const HostLimitUsage = Type.Object({
-  hostId: Type.String({ format: 'uuid' }),
+  hostId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null for runs the service makes itself (email_runbook), counted per host they are about' }),
   hostname: Type.String(),
   used: Type.Integer({ description: 'executions of the rule on this host within the last windowSeconds' }),
   max: Type.Integer(),
@@ -34,24 +36,35 @@ export async function limitUsage(db: Kysely<Database>, rule: Rule, now = Date.no
   const windowMs = limit.windowSeconds * 1000;
   const counts = await db
     .selectFrom('executions')
-    .select((eb) => ['host_id', eb.fn.max('hostname').as('hostname'), eb.fn.countAll<number>().as('used'), eb.fn.min('queued_at').as('oldest')])
+    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('used'), eb.fn.min('queued_at').as('oldest')])
     .where('rule_id', '=', rule.id)
     .where('queued_at', '>', now - windowMs)
-    .groupBy('host_id')
+    .groupBy(['host_id', 'hostname'])
     .execute();
   const escalations = new Map((await openEscalations(db, rule.id, now)).map((row) => [row.host_id, row]));
-  const hosts = new Map<string, Static<typeof HostLimitUsage>>();
+  // A host counts by its id (a renamed host keeps its count); a service run by the host it is about.
+  const counted = new Map<string, { hostId: string | null; hostname: string; used: number; oldest: number }>();
   for (const row of counts) {
-    const used = Number(row.used);
+    const key = row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
+    const known = counted.get(key);
+    counted.set(key, {
+      hostId: row.host_id,
+      hostname: known?.hostname ?? row.hostname,
+      used: (known?.used ?? 0) + Number(row.used),
+      oldest: Math.min(known?.oldest ?? Infinity, Number(row.oldest)),
+    });
+  }
+  const hosts = new Map<string, Static<typeof HostLimitUsage>>();
+  for (const [key, { hostId, hostname, used, oldest }] of counted) {
     const limited = used >= limit.max;
-    hosts.set(row.host_id!, {
-      hostId: row.host_id!,
-      hostname: row.hostname,
+    hosts.set(key, {
+      hostId,
+      hostname,
       used,
       max: limit.max,
       remaining: Math.max(0, limit.max - used),
       limited,
-      nextSlotAt: limited ? new Date(Number(row.oldest) + windowMs).toISOString() : null,
+      nextSlotAt: limited ? new Date(oldest + windowMs).toISOString() : null,
       escalation: null,
     });
   }

@@ -222,7 +222,8 @@ export interface Escalation {
 }
 
 export interface HostLimitUsage {
-  hostId: string;
+  /** null for runs the service makes itself (email_runbook), counted per host they are about. */
+  hostId: string | null;
   hostname: string;
   used: number;
   max: number;

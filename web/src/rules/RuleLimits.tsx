@@ -56,7 +56,7 @@ function UsageTable({ hosts, onLimit }: { hosts: HostLimitUsage[]; onLimit: Acti
       </thead>
       <tbody>
         {hosts.map((host) => (
-          <tr key={host.hostId} data-host={host.hostname}>
+          <tr key={host.hostId ?? `service:${host.hostname}`} data-host={host.hostname}>
             <td className="mono strong">{host.hostname}</td>
             <td>
               <UsageMeter used={host.used} max={host.max} />

@@ -15,7 +15,8 @@ describe('pitcrew channels', () => {
 
   beforeAll(async () => {
     token = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout).token;
-    server = await startServer({ PITCREW_DATA_DIR: dataDir });
+    // The test receivers listen on loopback, which notifications reach only when the operator opens it.
+    server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8' });
   });
   afterAll(async () => {
     await server?.stop();

@@ -47,7 +47,7 @@ export interface NotifySettings {
   pollMs: number;
   /** Least time between two passes of the notifier's loop: wake-ups in between share the next pass. */
   passSpacingMs: number;
-  /** Networks outside the public internet that chat and webhook receivers may be in (egress/policy.ts). */
+  /** Networks outside the public internet that chat and webhook receivers and SMTP servers may be in (egress/policy.ts). */
   allowNetworks: string[];
 }
 

@@ -27,8 +27,8 @@ describe('EgressPolicy', () => {
   });
 
   it('refuses an address literal in a URL, IPv6 in brackets too, and says how to open it', () => {
-    expect(closed.refusesHost('169.254.169.254')).toMatch(/169.254.169.254 is private, loopback or link-local.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
-    expect(closed.refusesHost('[::1]')).toMatch(/\[::1\] is private/);
+    expect(closed.refusesHost('169.254.169.254')).toMatch(/169.254.169.254 is a private, loopback or link-local address.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
+    expect(closed.refusesHost('[::1]')).toMatch(/\[::1\] is a private/);
     expect(closed.refusesHost('hooks.slack.com')).toBeUndefined();
     expect(closed.refusesHost('8.8.8.8')).toBeUndefined();
   });
@@ -49,5 +49,13 @@ describe('EgressPolicy', () => {
     const all = await lookup(open, 'localhost', true);
     expect(all.error).toBeNull();
     expect((all.address as Array<{ address: string }>).length).toBeGreaterThan(0);
+  });
+
+  it('resolves a host to an address to connect to, for clients without a lookup of their own', async () => {
+    await expect(closed.resolve('10.0.0.25')).rejects.toMatchObject({ code: EGRESS_REFUSED, message: expect.stringMatching(/10.0.0.25 is a private/) });
+    await expect(closed.resolve('localhost')).rejects.toMatchObject({ code: EGRESS_REFUSED });
+    await expect(closed.resolve('8.8.8.8')).resolves.toBe('8.8.8.8');
+    const open = new EgressPolicy(['127.0.0.0/8', '::1/128']);
+    expect(['127.0.0.1', '::1']).toContain(await open.resolve('localhost'));
   });
 });

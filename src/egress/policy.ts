@@ -21,7 +21,7 @@ export const ALLOW_NETWORKS_SETTING = 'PITCREW_NOTIFY_ALLOW_NETWORKS';
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * Where the service may connect on a tenant's behalf (a chat webhook, a signed webhook). A tenant
+ * Where the service may connect on a tenant's behalf (a chat or signed webhook, an SMTP server). A tenant
  * configures the URL, so without a policy any tenant could make the service call into the
  * network it runs in (its metadata service, an internal API) and read the answer back in the
  * delivery's error: server-side request forgery. Public addresses are always allowed; the
@@ -46,7 +46,21 @@ export class EgressPolicy {
   /** Why a URL's host may not be called, when it is an address literal outside the policy. */
   refusesHost(hostname: string): string | undefined {
     const address = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-    return isIP(address) !== 0 && !this.permits(address) ? refusal(hostname, 'is') : undefined;
+    return isIP(address) !== 0 && !this.permits(address) ? refusal(hostname, 'is a private, loopback or link-local address') : undefined;
+  }
+
+  /**
+   * The address to connect to for a host name or address literal, for clients that take no
+   * `lookup` (nodemailer): connect to it, with the name kept for TLS verification. Rejects with
+   * code EGRESS_REFUSED when the policy permits none of its addresses.
+   */
+  resolve(hostname: string): Promise<string> {
+    const refused = this.refusesHost(hostname);
+    if (refused) return Promise.reject(Object.assign(new Error(refused), { code: EGRESS_REFUSED }));
+    if (isIP(hostname) !== 0) return Promise.resolve(hostname);
+    return new Promise((resolve, reject) => {
+      this.lookup(hostname, {}, (error, address) => (error ? reject(error) : resolve(address as string)));
+    });
   }
 
   /** A `lookup` for http.request and net.connect that keeps only the addresses the policy permits. */
@@ -54,7 +68,7 @@ export class EgressPolicy {
     dnsLookup(hostname, { ...options, all: true } satisfies LookupAllOptions, (error, addresses) => {
       if (error) return callback(error, []);
       const permitted = addresses.filter((a) => this.permits(a.address));
-      if (permitted.length === 0) return callback(Object.assign(new Error(refusal(hostname, 'resolves only to')), { code: EGRESS_REFUSED }), []);
+      if (permitted.length === 0) return callback(Object.assign(new Error(refusal(hostname, 'resolves only to private, loopback or link-local addresses')), { code: EGRESS_REFUSED }), []);
       if (options.all) return callback(null, permitted);
       callback(null, permitted[0]!.address, permitted[0]!.family);
     });
@@ -64,6 +78,6 @@ export class EgressPolicy {
 /** The error code of a connection the policy refused. */
 export const EGRESS_REFUSED = 'EPITCREWEGRESS';
 
-function refusal(hostname: string, verb: string): string {
-  return `${hostname} ${verb} private, loopback or link-local addresses, which pitcrew does not call on a tenant's behalf; the operator can allow the network with ${ALLOW_NETWORKS_SETTING}`;
+function refusal(hostname: string, what: string): string {
+  return `${hostname} ${what}, which pitcrew does not call on a tenant's behalf; the operator can allow the network with ${ALLOW_NETWORKS_SETTING}`;
 }

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
+import { EGRESS_REFUSED, type EgressPolicy } from '../../egress/policy.js';
 import type { EmailContent } from '../messages/email.js';
 import { scrub, type SendResult } from './result.js';
 
@@ -19,10 +21,22 @@ export interface SmtpSettings {
  * required unless requireTls is false, so a password never crosses the network in clear.
  * Certificates are verified (against `ca` when given).
  */
-export async function sendMail(smtp: SmtpSettings, to: readonly string[], content: EmailContent, timeoutMs: number): Promise<SendResult> {
+export async function sendMail(smtp: SmtpSettings, to: readonly string[], content: EmailContent, options: { timeoutMs: number; egress: EgressPolicy }): Promise<SendResult> {
+  const { timeoutMs } = options;
   const secrets = smtp.password ? [smtp.password] : [];
+  let address: string;
+  try {
+    address = await options.egress.resolve(smtp.host);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === EGRESS_REFUSED) return { ok: false, status: null, error: `not sent: ${e.message}`, retryable: false };
+    return { ok: false, status: null, error: scrub(`SMTP delivery failed: ${smtp.host}:${smtp.port} (${e.code ?? 'lookup'}) ${e.message}`, secrets), retryable: true };
+  }
   const transport = nodemailer.createTransport({
-    host: smtp.host,
+    // The address the policy checked, so nodemailer's own lookup cannot land elsewhere; the name
+    // is kept for the certificate check.
+    host: address,
+    ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}),
     port: smtp.port,
     secure: smtp.secure,
     requireTLS: !smtp.secure && smtp.requireTls !== false,

@@ -38,7 +38,7 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
   switch (channel.type) {
     case 'email': {
       const to = meta.recipients?.length ? meta.recipients : (channel.config.to as string[]);
-      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), options.timeoutMs);
+      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), options);
     }
     case 'webhook': {
       const raw = JSON.stringify(webhookBody(meta.messageId, meta.createdAt, notification));

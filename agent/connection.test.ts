@@ -40,6 +40,7 @@ async function startAgent(service: FakeService, { apiKey = service.apiKey, witho
     connection.stop();
     await exit;
     await executor.settled();
+    await journal.close();
   });
   return { dir, logs, exit, connection, credentials };
 }

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentMessage, Execute, ExecutionResult } from '../src/agents/protocol.js';
 import { Executor } from './executor.js';
 import { Journal } from './journal.js';
@@ -8,6 +8,13 @@ import { silentLogger } from './log.js';
 import { finishedResult, runnerSettings, useTempDirs, waitFor } from './testing/helpers.js';
 
 const tempDir = useTempDirs();
+const opened: Array<{ journal: Journal; executor?: Executor }> = [];
+afterEach(async () => {
+  for (const { journal, executor } of opened.splice(0)) {
+    await executor?.settled();
+    await journal.close();
+  }
+});
 const ADDRESS = { hostId: 'host-1', tenantId: 'tenant-1' };
 /** Holds a script until the test creates $DIR/gate. */
 const WAIT_FOR_GATE = 'while [ ! -e "$DIR/gate" ]; do sleep 0.01; done';
@@ -16,6 +23,7 @@ async function setUp(allow: string[] = [], dir?: string) {
   const stateDir = dir ?? (await tempDir());
   const journal = await Journal.open(join(stateDir, 'journal'));
   const executor = new Executor({ journal, runner: runnerSettings(await tempDir()), allow, log: silentLogger, outputFlushMs: 5 });
+  opened.push({ journal, executor });
   const sent: AgentMessage[] = [];
   const link = { send: (message: AgentMessage) => void sent.push(message) };
   return { stateDir, journal, executor, sent, link };
@@ -115,6 +123,7 @@ describe('Executor', () => {
   it('after an agent crash: reports the interrupted run in hello, never re-runs it, forgets it once welcomed', async () => {
     const stateDir = await tempDir();
     const crashed = await Journal.open(join(stateDir, 'journal'));
+    opened.push({ journal: crashed });
     await crashed.starting('e1');
     await crashed.finished(finishedResult('e0'));
 

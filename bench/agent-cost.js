@@ -1,0 +1,96 @@
+// What one script run costs the agent, apart from the network (bench/README.md, "Agent cost"):
+// CPU per run of a bare spawn of `sh -c true` (the baseline), of the agent's runner (run
+// directory, environment, spawn, output, removal) and of its executor (the runner plus the
+// journal and the log lines), each with the same number of runs in flight, in this process.
+// Usage: node bench/agent-cost.js [runs]   (needs dist/: npm run build)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const { ScriptRun } = await import(path.join(root, 'dist/agent/runner.js'));
+const { Executor } = await import(path.join(root, 'dist/agent/executor.js'));
+const { Journal } = await import(path.join(root, 'dist/agent/journal.js'));
+const { createLogger } = await import(path.join(root, 'dist/agent/log.js'));
+
+const RUNS = Number(process.argv[2] ?? 600);
+const IN_FLIGHT = 16;
+const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: os.homedir(), LANG: 'C.UTF-8', USER: 'bench', LOGNAME: 'bench' };
+const EVENT_ENV = { HostName: 'web-1', AlarmName: 'disk_full', Key1: 'Value1' };
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-agent-cost-'));
+const settings = (dir) => ({ workDir: dir, maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
+const idOf = (i) => `0190a4a4-0000-7000-8000-${String(i).padStart(12, '0')}`;
+const spec = (i) => ({ executionId: idOf(i), flavour: 'autofix', interpreter: 'sh', script: 'true', env: EVENT_ENV, context: { PITCREW_EXECUTION_ID: idOf(i) }, timeoutSeconds: 60 });
+
+function bareSpawn() {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', 'true'], { env: { ...BASE_ENV, ...EVENT_ENV }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let open = 3;
+    const done = () => --open === 0 && resolve();
+    child.stdout.once('close', done);
+    child.stderr.once('close', done);
+    child.once('exit', done);
+  });
+}
+
+/** Children's CPU (ended and waited for), from /proc: utime + stime + cutime + cstime. */
+function childrenCpuMicros() {
+  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * (1e6 / 100);
+}
+
+async function measure(name, runOne) {
+  const cpu = process.cpuUsage();
+  const children = childrenCpuMicros();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < RUNS) await runOne(next++);
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const own = process.cpuUsage(cpu);
+  return { name, rate: RUNS / seconds, own: (own.user + own.system) / RUNS, children: (childrenCpuMicros() - children) / RUNS };
+}
+
+async function executorRuns(dir) {
+  const journal = await Journal.open(path.join(dir, 'journal'));
+  const log = fs.openSync('/dev/null', 'w');
+  const executor = new Executor({ journal, allow: [], log: createLogger((line) => fs.writeSync(log, line)), runner: settings(path.join(dir, 'runs')) });
+  fs.mkdirSync(path.join(dir, 'runs'));
+  const waiting = new Map();
+  const link = {
+    send(message) {
+      if (message.type !== 'finished') return;
+      void executor.handle({ type: 'recorded', executionId: message.result.executionId });
+      waiting.get(message.result.executionId)?.();
+    },
+  };
+  await executor.connected(link, { hostId: 'h1', tenantId: 't1' }, []);
+  const runOne = (i) => new Promise((resolve) => {
+    waiting.set(idOf(i), resolve);
+    void executor.handle({ type: 'execute', hostId: 'h1', tenantId: 't1', ...spec(i) });
+  });
+  return { runOne, close: async () => { await executor.settled(); await journal.close(); fs.closeSync(log); } };
+}
+
+const results = [];
+try {
+  results.push(await measure('bare spawn of sh -c true (baseline)', bareSpawn));
+  const runnerDir = fs.mkdtempSync(path.join(work, 'runner-'));
+  results.push(await measure('agent runner (ScriptRun)', (i) => new ScriptRun(spec(i), settings(runnerDir), { spawned() {}, output() {} }).result));
+  const executor = await executorRuns(fs.mkdtempSync(path.join(work, 'executor-')));
+  results.push(await measure('agent executor (runner + journal + log)', executor.runOne));
+  await executor.close();
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+const base = results[0];
+console.log(`agent cost per run: ${RUNS} runs of \`true\`, ${IN_FLIGHT} in flight, node ${process.version}, ${os.cpus().length} CPUs`);
+console.log(`${'what'.padEnd(42)} ${'runs/s'.padStart(7)} ${'own CPU us'.padStart(11)} ${'sh CPU us'.padStart(10)} ${'own / baseline'.padStart(15)}`);
+for (const r of results) {
+  console.log(`${r.name.padEnd(42)} ${r.rate.toFixed(0).padStart(7)} ${r.own.toFixed(0).padStart(11)} ${r.children.toFixed(0).padStart(10)} ${`${(r.own / base.own).toFixed(2)} ×`.padStart(15)}`);
+}

@@ -21,6 +21,9 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   } catch {
     return Promise.resolve({ ok: false, status: null, error: 'the receiver URL is not a valid URL', retryable: false });
   }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    return Promise.resolve({ ok: false, status: null, error: `the receiver URL must be http or https, not ${target.protocol}`, retryable: false });
+  }
   const refused = options.egress.refusesHost(target.hostname);
   if (refused) return Promise.resolve({ ok: false, status: null, error: `not sent: ${refused}`, retryable: false });
   const payload = Buffer.from(rawBody ?? JSON.stringify(body));

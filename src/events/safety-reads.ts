@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import { SERVICE_HOSTNAME } from '../actions/email-runbook/spec.js';
-import { serviceRunKey, type StoredOutcome } from '../engine/decide.js';
+import { limitCountKey } from '../actions/email-runbook/spec.js';
+import type { StoredOutcome } from '../engine/decide.js';
 import type { AlarmState, SkippedEnv } from '../ingress/payload.js';
 import type { Rule } from '../rules/rule.js';
 import type { Dialect } from '../store/database.js';
@@ -125,7 +125,7 @@ function executionsReader(db: Kysely<Database>, rule: Rule, now: number): Reader
     load: (rows, history) => {
       const counts = new Map<string, number>();
       for (const row of rows as Array<{ host_id: string | null; hostname: string; n: number | string }>) {
-        const key = row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
+        const key = limitCountKey(row);
         counts.set(key, (counts.get(key) ?? 0) + Number(row.n));
       }
       history.executions.set(rule.id, counts);

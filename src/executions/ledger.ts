@@ -3,10 +3,10 @@ import type { ExecutionResult } from '../agents/protocol.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
-import { Statements } from '../store/statements.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
+import { Statements } from '../store/statements.js';
 import { planLedger, type Claimed, type Current, type LedgerOp, type LedgerResult, type Plan, type Recorded } from './plan.js';
 import type { ExecutionState } from './states.js';
 
@@ -18,6 +18,8 @@ export interface StateChange {
 }
 
 const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
+// The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
+const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
 
 /**
  * Every change of an execution's state that agents and sweepers cause, committed with group
@@ -113,20 +115,18 @@ export class ExecutionLedger {
       }
     }
     // PostgreSQL: lock the rows, so the state read is the state replaced. SQLite has one writer.
-    // Written as text (store/statements.ts): this runs for every batch of agent reports.
     const forUpdate = this.dialect === 'postgres' ? ' for update' : '';
-    const select = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
     const reads: Array<{ query: CompiledQuery; queuedOfHost?: string }> = [];
     if (ids.size > 0) {
-      reads.push({ query: CompiledQuery.raw(`${select} where "id" in (${this.statements.list(ids.size)})${forUpdate}`, [...ids]) });
+      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "id" in (${this.statements.list(ids.size)})${forUpdate}`, [...ids]) });
     }
     if (ending.size > 0) {
       // Whole fan-outs whose executions may end here: planLedger releases or stops the rest.
       const fanouts = `select "event_id" from "executions" where "id" in (${this.statements.list(ending.size)}) and ("fanout_max_concurrency" is not null or "fanout_max_errors" is not null)`;
-      reads.push({ query: CompiledQuery.raw(`${select} where "event_id" in (${fanouts})${forUpdate}`, [...ending]) });
+      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "event_id" in (${fanouts})${forUpdate}`, [...ending]) });
     }
     for (const host of hosts) {
-      const queued = `${select} where "host_id" = ${this.statements.list(1)} and "state" = 'queued' and "held" = 0 order by "id" limit 1000${forUpdate}`;
+      const queued = `${SELECT_CURRENT} where "host_id" = ${this.statements.list(1)} and "state" = 'queued' and "held" = 0 order by "id" limit 1000${forUpdate}`;
       reads.push({ query: CompiledQuery.raw(queued, [host]), queuedOfHost: host });
     }
     return reads;

@@ -2,8 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import { presentEscalation, EscalationView } from '../escalations/presenter.js';
 import { openEscalations } from '../escalations/repository.js';
-import { SERVICE_HOSTNAME } from '../actions/email-runbook/spec.js';
-import { serviceRunKey } from '../engine/decide.js';
+import { limitCountKey } from '../actions/email-runbook/spec.js';
 import type { Database } from '../store/schema.js';
 import type { Rule } from './rule.js';
 import { ActionLimit } from './schema.js';
@@ -45,7 +44,7 @@ export async function limitUsage(db: Kysely<Database>, rule: Rule, now = Date.no
   // A host counts by its id (a renamed host keeps its count); a service run by the host it is about.
   const counted = new Map<string, { hostId: string | null; hostname: string; used: number; oldest: number }>();
   for (const row of counts) {
-    const key = row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
+    const key = limitCountKey(row);
     const known = counted.get(key);
     counted.set(key, {
       hostId: row.host_id,

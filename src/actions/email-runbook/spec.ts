@@ -1,3 +1,4 @@
+import { serviceRunKey } from '../../engine/decide.js';
 import { queuedRow } from '../../executions/repository.js';
 import type { Rule } from '../../rules/rule.js';
 import { newId } from '../../store/ids.js';
@@ -19,6 +20,11 @@ export interface EmailRunbookSpec {
 
 /** Shown where an execution has no host: the service itself sends the email. */
 export const SERVICE_HOSTNAME = '(service)';
+
+/** What a stored execution counts against in its rule's action limit: its host, or for a service run the host it is about. */
+export function limitCountKey(row: { host_id: string | null; hostname: string }): string {
+  return row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
+}
 
 export function emailRunbookExecutionRow(rule: Rule, event: NewEventRow, hostname: string | undefined, expirySeconds: number): NewExecutionRow {
   if (rule.action.type !== 'email_runbook') throw new Error(`rule ${rule.id} has no email_runbook action`);

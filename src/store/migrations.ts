@@ -3,6 +3,7 @@ import * as initial from './migrations/0001_initial.js';
 import * as hostsExecutions from './migrations/0002_hosts_executions.js';
 import * as safety from './migrations/0003_safety.js';
 import * as notify from './migrations/0005_notify.js';
+import * as eventsLean from './migrations/0006_events_lean.js';
 import type { Store } from './database.js';
 
 /** Every migration, in order. Listed explicitly: nothing is loaded by scanning folders. */
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002_hosts_executions': hostsExecutions,
   '0003_safety': safety,
   '0005_notify': notify,
+  '0006_events_lean': eventsLean,
 };
 
 export interface MigrationReport {

@@ -58,6 +58,9 @@ function openSqlite(options: StoreOptions): Store {
  * ours. Statements are reused by their SQL text (bounded: least recently used out first).
  * The connection stays on the main thread: on a worker thread each trip waited for the busy event
  * loop and group commits took ~4.3 ms instead of ~1.5 ms (11.0k against 14.8k events/s, bench/).
+ * The whole ingest transaction on a worker thread with a connection of its own freed the main
+ * thread (98 % -> ~60 % busy) but left throughput where it was (~15-16k events/s), at the price of
+ * immediate transactions and busy-handler waits on both connections: not kept either.
  * Safe because Kysely runs one statement at a time on the connection and never streams here.
  */
 function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {

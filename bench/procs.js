@@ -126,6 +126,19 @@ export function cpuSeconds(pid, withChildren = false) {
   }
 }
 
+/**
+ * Bytes a process has caused to be written to storage so far (write_bytes in /proc/PID/io); NaN
+ * where unavailable. Unlike CPU time it hardly depends on how fast the machine is that minute.
+ */
+export function writtenBytes(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/^write_bytes:\s*(\d+)/m.exec(io)?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU seconds used by this (the load-generating) process so far. */
 export function ownCpuSeconds() {
   const { user, system } = process.cpuUsage();

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
-import { budgetSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+import { budgetSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, ownCpuSeconds, spawnChild, waitFor, writtenBytes } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -81,6 +81,7 @@ async function main() {
   async function measure(target, spec) {
     const m0 = await target.metrics();
     const cpu0 = cpuSeconds(target.pid);
+    const written0 = writtenBytes(target.pid);
     const own0 = ownCpuSeconds();
     const machine0 = machineProcessSeconds();
     const wall0 = performance.now();
@@ -88,11 +89,15 @@ async function main() {
     if (!target.child.alive()) throw new Error(`${target.child.name} exited during the load:\n${target.child.output()}`);
     const window = (performance.now() - wall0) / 1000;
     const cpu1 = cpuSeconds(target.pid);
+    const written1 = writtenBytes(target.pid);
     const own1 = ownCpuSeconds();
     const machine1 = machineProcessSeconds();
     const m1 = await target.metrics();
     // Over the whole window of the run (it ends at most 100 ms after the last reply, see load.js).
     r.serverCpu = (cpu1 - cpu0) / window;
+    // Per reply: figures that move less than rates when the machine's speed drifts.
+    r.serverCpuPerReplyUs = ((cpu1 - cpu0) / Math.max(r.ok, 1)) * 1e6;
+    r.writtenPerReply = (written1 - written0) / Math.max(r.ok, 1);
     r.loadgenCpu = (own1 - own0) / window;
     r.otherCpu = Math.max(0, machine1 - machine0 - (cpu1 - cpu0) - (own1 - own0)) / window;
     if (m0 && m1) {
@@ -228,6 +233,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
     rows.push(['', 'p50 ms', fmtMs(a.p50), fmtMs(b.p50), `${(a.p50 / b.p50).toFixed(2)} ×`]);
     rows.push(['', 'p99 ms', fmtMs(a.p99), fmtMs(b.p99), `${(a.p99 / b.p99).toFixed(2)} ×`]);
     rows.push(['', 'server CPU', fmtPct(a.serverCpu), fmtPct(b.serverCpu), '']);
+    rows.push(['', 'server CPU/reply', `${a.serverCpuPerReplyUs.toFixed(0)} µs`, `${b.serverCpuPerReplyUs.toFixed(0)} µs`, `${(a.serverCpuPerReplyUs / b.serverCpuPerReplyUs).toFixed(2)} ×`]);
+    if (storage.kind === 'SQLite') rows.push(['', 'written/reply', `${fmtInt(a.writtenPerReply)} B`, `${fmtInt(b.writtenPerReply)} B`, '']);
     rows.push(['', 'loadgen CPU', fmtPct(a.loadgenCpu), fmtPct(b.loadgenCpu), '']);
     rows.push(['', 'other procs CPU', fmtPct(a.otherCpu), fmtPct(b.otherCpu), '']);
   }
@@ -235,6 +242,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
   log('  accepted/s: 2xx replies per second; at fixed rates the rate actually delivered ("behind": the run took longer than planned).');
   log('  CPU: share of one core used during the run by the server child / this load-generating process / all other processes');
   log(`       on the machine (${storage.kind === 'PostgreSQL' ? 'PostgreSQL included; ' : ''}more than a few % means the run was disturbed). Max: median round of each target.`);
+  log('  CPU/reply: the server\'s CPU time over the run per 2xx reply; written/reply: bytes the server process wrote to storage');
+  log('       (write_bytes in /proc/PID/io: the WAL and checkpoints) per 2xx reply. Both drift less than rates on a noisy machine.');
   log();
 
   const irows = [['phase', 'seconds', 'requests', 'commits', 'mean batch', 'mean commit ms', 'time in commit', 'non-2xx', 'errors']];

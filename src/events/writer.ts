@@ -119,7 +119,7 @@ export class EventWriter {
       const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null }>;
       const activeKeys = new Set(keys.map((k) => k.id));
       const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
-      const hostsQuery = candidateHostsQuery(this.db, batch, rules);
+      const hostsQuery = candidateHostsQuery(this.statements, batch, rules);
       const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, activeKeys, rules), now);
       const history = new BatchHistory();
       let hosts = new Map<string, HostFacts[]>();
@@ -225,8 +225,11 @@ interface HostCandidate {
   tags: string;
 }
 
-/** The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. */
-function candidateHostsQuery(db: Kysely<Database>, batch: Submission[], rules: Map<string, Rule>): CompiledQuery | undefined {
+/**
+ * The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. Written
+ * as text: built with Kysely it was ~4 % of the ingest benchmark's main thread (a CPU profile).
+ */
+function candidateHostsQuery(statements: Statements, batch: Submission[], rules: Map<string, Rule>): CompiledQuery | undefined {
   const names = new Set<string>();
   const tags = new Set<string>();
   const tenants = new Set<string>();
@@ -239,17 +242,17 @@ function candidateHostsQuery(db: Kysely<Database>, batch: Submission[], rules: M
     if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
   }
   if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return undefined;
-  return db
-    .selectFrom('hosts')
-    .select(['id', 'tenant_id', 'hostname', 'tags'])
-    .where('tenant_id', 'in', [...tenants])
-    .where((eb) => {
-      const either = [];
-      if (names.size > 0) either.push(eb('hostname_key', 'in', [...names]));
-      if (tags.size > 0) either.push(eb('id', 'in', eb.selectFrom('host_tags').select('host_id').where('tag', 'in', [...tags]).where('tenant_id', 'in', [...tenants])));
-      return eb.or(either);
-    })
-    .compile();
+  const parameters: unknown[] = [...tenants];
+  const inList = (values: Set<string>) => {
+    const text = statements.list(values.size, parameters.length);
+    parameters.push(...values);
+    return text;
+  };
+  const either: string[] = [];
+  if (names.size > 0) either.push(`"hostname_key" in (${inList(names)})`);
+  if (tags.size > 0) either.push(`"id" in (select "host_id" from "host_tags" where "tag" in (${inList(tags)}) and "tenant_id" in (${inList(tenants)}))`);
+  const text = `select "id", "tenant_id", "hostname", "tags" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
+  return CompiledQuery.raw(text, parameters);
 }
 
 function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {

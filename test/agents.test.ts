@@ -1,3 +1,4 @@
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
@@ -151,6 +152,24 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     expect(end.event).toBe('end');
     expect(end.data).toMatchObject({ id, state: 'succeeded', stdout: 'first\nsecond\n' });
     expect(events.some((e) => e.event === 'state' && e.data.state === 'running')).toBe(true);
+  });
+
+  it("drops live output a host's connection sends for another host's execution", async () => {
+    const { triggerId } = await rule('echo mine; sleep 2');
+    const [id] = await fire(triggerId, { HostName: 'web-2' });
+    await waitFor(async () => (await execution(id!)).state === 'running', 'the script to start');
+    const rogue = await env.enrol('rogue-1');
+    const socket = new WebSocket(`${env.listening!.httpUrl.replace(/^http/, 'ws')}/api/v1/agents/connect`, { headers: { authorization: `Bearer ${rogue.token}` } });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const welcomed = new Promise((resolve) => socket.once('message', resolve));
+    socket.send(JSON.stringify({ type: 'hello', v: 1, hostname: 'rogue-1', tags: [], os: 'Linux', arch: 'x64', version: 'test', running: [], interrupted: [] }));
+    await welcomed;
+    const response = await fetch(`${env.listening!.httpUrl}/api/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${env.tenant.token}` } });
+    socket.send(JSON.stringify({ type: 'output', executionId: id, stream: 'stdout', chunk: 'forged\n' }));
+    const text = await response.text();
+    socket.close();
+    expect(text).toContain('mine');
+    expect(text).not.toContain('forged');
   });
 
   it('collects the files a diagnostics run writes', async () => {

@@ -39,6 +39,8 @@ export class AgentSession {
   readonly hostId: string;
   private ready = false;
   private closed = false;
+  /** Executions this connection was sent or took over: the only ones whose live output it may add to. */
+  private readonly assigned = new Set<string>();
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
   /** Settles once the session's own clean-up after the connection ended is done. */
@@ -89,6 +91,7 @@ export class AgentSession {
 
   /** Sends an execution this session already holds as dispatched. */
   sendExecute(executionId: string, spec: ExecutionSpec): void {
+    this.assigned.add(executionId);
     this.send({
       type: 'execute',
       executionId,
@@ -120,9 +123,11 @@ export class AgentSession {
         await this.deps.ledger.started(this.hostId, message.executionId, message.startedAt);
         return;
       case 'output':
-        this.deps.live.output(message.executionId, message.stream, message.chunk);
+        if (this.assigned.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);
+        else this.log.warn({ executionId: message.executionId }, 'live output for an execution this connection was not given; dropped');
         return;
       case 'finished': {
+        this.assigned.delete(message.result.executionId);
         const recorded = await this.deps.ledger.result(this.hostId, message.result);
         if (recorded === undefined) this.log.warn({ executionId: message.result.executionId }, 'result for an execution that is not this host’s; dropped');
         // Acknowledged either way, so the agent stops offering it.
@@ -163,6 +168,7 @@ export class AgentSession {
     const { ledger } = this.deps;
     for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
     const continuing = active.filter((e) => running.has(e.id)).map((e) => e.id);
+    for (const id of continuing) this.assigned.add(id);
     if (continuing.length > 0) {
       // Still running on the host: this session (on this node) holds it now.
       await this.deps.db.updateTable('executions').set({ session_id: this.sessionId, node_id: this.deps.nodeId }).where('id', 'in', continuing).where('state', 'in', ['dispatched', 'running']).execute();

@@ -48,4 +48,16 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes on one 
     expect((await a.api('POST', `/api/v1/executions/${id}/cancel`)).statusCode).toBe(202);
     await waitFor(async () => (await execution(id)).state === 'cancelled', 'the cancel to reach the agent through node B');
   });
+
+  it('streams live output on node A of a script whose agent is connected to node B', async () => {
+    const id = await fireThroughA('echo first; sleep 2; echo second');
+    await waitFor(async () => (await execution(id)).state === 'running', 'the script to start');
+    const response = await fetch(`${a.listening!.httpUrl}/api/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${a.tenant.token}` } });
+    const text = await response.text();
+    const events = text.split('\n\n').filter(Boolean).map((block) => ({ event: /event: (\w+)/.exec(block)?.[1], data: JSON.parse(/data: (.*)/.exec(block)?.[1] ?? 'null') }));
+    expect(events.at(-1)).toMatchObject({ event: 'end', data: { state: 'succeeded', stdout: 'first\nsecond\n' } });
+    // Relayed from node B while it ran, before the end: what ran before the stream opened, and after.
+    const live = events.filter((e) => e.event === 'output').map((e) => e.data.chunk).join('');
+    expect(live).toBe('first\nsecond\n');
+  });
 });

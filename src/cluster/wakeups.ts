@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Store } from '../store/database.js';
+import type { LiveNotice } from './live-relay.js';
 
 const CHANNEL = 'pitcrew_wakeup';
 // NOTIFY payloads must stay under 8000 bytes; an (execution, host) pair takes about 80.
@@ -15,9 +16,10 @@ export interface Addressed {
 export interface WakeupHandlers {
   queued(executions: Addressed[]): void;
   cancel(executions: Addressed[]): void;
+  live(notice: LiveNotice): void;
 }
 
-type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> };
+type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> } | LiveNotice;
 
 /**
  * Cross-node wake-ups (DESIGN.md §4): work queued, or a cancel asked, on one node for a host whose
@@ -46,7 +48,7 @@ export class Wakeups {
   }
 
   /** Announces to the other nodes; a failure is logged, the sweeper's pass is the safety net. */
-  publish(kind: Notice['kind'], executions: Addressed[]): void {
+  publish(kind: 'queued' | 'cancel', executions: Addressed[]): void {
     if (!this.store.dedicatedConnection || executions.length === 0) return;
     for (let i = 0; i < executions.length; i += PAIRS_PER_NOTICE) {
       const notice: Notice = { kind, pairs: executions.slice(i, i + PAIRS_PER_NOTICE).map((e) => [e.id, e.hostId]) };
@@ -56,6 +58,17 @@ export class Wakeups {
     }
   }
 
+  /**
+   * Live output notices (cluster/live-relay.ts) go out on this node's listening connection: one
+   * connection runs them one after the other, so they arrive in the order they were sent.
+   */
+  announceLive(notice: LiveNotice): void {
+    if (!this.listener) return;
+    this.listener.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(notice)]).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'could not relay live output to other nodes; streams there show it when the run ends');
+    });
+  }
+
   private receive(payload: string | undefined): void {
     let notice: Notice;
     try {
@@ -63,6 +76,7 @@ export class Wakeups {
     } catch {
       return;
     }
+    if (notice.kind === 'watch' || notice.kind === 'output') return this.handlers.live(notice);
     const executions = notice.pairs.map(([id, hostId]) => ({ id, hostId }));
     if (notice.kind === 'queued') this.handlers.queued(executions);
     else if (notice.kind === 'cancel') this.handlers.cancel(executions);

@@ -6,7 +6,7 @@ import { presentExecution } from './presenter.js';
 import { getExecution } from './repository.js';
 import { isTerminal, type ExecutionState } from './states.js';
 
-// The live bus covers agents connected to this node; the stored state covers the rest (other nodes).
+// State changes made on other nodes reach a stream here through the stored state.
 const STATE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
@@ -51,8 +51,14 @@ export function streamExecution(ctx: AppContext, request: FastifyRequest, reply:
       if (isTerminal(event.state)) void finish().catch(fail);
     }
   };
+  // Output of an agent connected to another node is relayed from there (cluster/live-relay.ts).
+  const unwatch = row.host_id ? ctx.liveRelay.watch(row.id, row.host_id) : () => undefined;
   for (const event of ctx.live.buffered(row.id)) forward(event);
-  unsubscribe = ctx.live.subscribe(row.id, forward);
+  const unsubscribeLive = ctx.live.subscribe(row.id, forward);
+  unsubscribe = () => {
+    unwatch();
+    unsubscribeLive();
+  };
   timers.push(setInterval(() => {
     void getExecution(ctx.store.db, row.tenant_id, row.id).then((now) => {
       if (isTerminal(now.state as ExecutionState)) return finish();

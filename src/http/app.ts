@@ -5,6 +5,7 @@ import { AgentGateway } from '../agents/gateway.js';
 import { registerAgentDownloadRoute, registerAgentInstallRoutes } from '../agents/install.js';
 import { registerAgentRoutes } from '../agents/routes.js';
 import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
+import { LiveRelay } from '../cluster/live-relay.js';
 import { Wakeups } from '../cluster/wakeups.js';
 import { registerEscalationRoutes } from '../escalations/routes.js';
 import { EventWriter, type QueuedExecution } from '../events/writer.js';
@@ -85,7 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = new Metrics();
   const clock = deps.clock ?? Date.now;
   const nodeId = newNodeId();
-  const live = new LiveExecutions();
+  const live = new LiveExecutions((executionId, pieces) => liveRelay.relay(executionId, pieces));
+  const liveRelay: LiveRelay = new LiveRelay(live, (notice) => wakeups.announceLive(notice), (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
   const links = new UiLinks(deps.publicUrl);
   const runbooks = new EmailRunbookRunner(deps.store.db, links, (ids, to, reason, from) => ledger.move(ids, to, reason, from));
@@ -119,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),
     cancel: (executions) => executions.forEach((e) => gateway.cancel(e.hostId, e.id)),
+    live: (notice) => liveRelay.received(notice),
   }, deps.logger);
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
@@ -131,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     writer,
     ledger,
     live,
+    liveRelay,
     gateway,
     wakeups,
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),

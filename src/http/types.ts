@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { AgentGateway } from '../agents/gateway.js';
+import type { LiveRelay } from '../cluster/live-relay.js';
 import type { Wakeups } from '../cluster/wakeups.js';
 import type { EventWriter } from '../events/writer.js';
 import type { ExecutionLedger } from '../executions/ledger.js';
@@ -22,6 +23,7 @@ export interface AppContext {
   live: LiveExecutions;
   gateway: AgentGateway;
   wakeups: Wakeups;
+  liveRelay: LiveRelay;
   directory: KeyDirectory;
   tarpit: Tarpit;
   metrics: Metrics;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Escalation } from '../src/notify/escalate.js';
+import { EscalationRelay } from '../src/notify/escalation-relay.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { createChannel, waitDelivered } from './support/notify.js';
@@ -123,5 +124,41 @@ describe.each(testDialects())('escalations from action limits on %s', (dialect) 
     expect(text).toContain('ran \\"clear tmp\\" 1 time on limited-1 within 10 min (limit 1)');
     expect(text).toContain('did not run the autofix script \\"systemctl restart nginx\\" on limited-1');
     expect(text).toContain('tmp_full_1');
+  });
+});
+
+describe.each(testDialects())('an escalation reports the limit it was raised under, on %s', (dialect) => {
+  let env: TestEnv;
+  // No pass of its own: this test runs the relay when the rule has changed.
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { notify: { pollMs: 3_600_000 } });
+    await env.enrol('changed-1');
+  });
+  afterAll(() => env.close());
+
+  async function limitedThenChanged(change: Record<string, unknown>): Promise<Escalation[]> {
+    const rule = await env.createWebhookRule({ actionLimit: { max: 1, windowSeconds: 600 } });
+    const outcomes = [];
+    for (let i = 0; i < 2; i += 1) outcomes.push((await env.webhook(rule.triggerId, { HostName: 'changed-1' })).json().outcome);
+    expect(outcomes).toEqual(['accepted', 'limited']);
+    expect((await env.api('PATCH', `/api/v1/rules/${rule.id}`, change)).statusCode).toBe(200);
+    const sent: Escalation[] = [];
+    await new EscalationRelay(env.app.context.store.db, async (escalation) => {
+      if (escalation.ruleId === rule.id) sent.push(escalation);
+      return null;
+    }).run();
+    return sent;
+  }
+
+  it('when the rule was given another limit before the notifier ran', async () => {
+    const sent = await limitedThenChanged({ actionLimit: { max: 5, windowSeconds: 60 } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ hostname: 'changed-1', limit: { max: 1, windowSeconds: 600 }, count: 1 });
+  });
+
+  it('when the rule lost its limit before the notifier ran: people are still told', async () => {
+    const sent = await limitedThenChanged({ actionLimit: null });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ limit: { max: 1, windowSeconds: 600 } });
   });
 });

@@ -74,6 +74,7 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
     state: 'pending',
     reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
     limited_events: 1,
+    limit_max: max,
     first_event_id: eventId,
     last_event_id: eventId,
     created_at: now,

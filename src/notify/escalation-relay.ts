@@ -24,19 +24,19 @@ export class EscalationRelay {
     const pending = await this.db
       .selectFrom('escalations')
       .innerJoin('rules', 'rules.id', 'escalations.rule_id')
-      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
+      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.window_end', 'escalations.limit_max', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
       .where('escalations.state', '=', 'pending')
       .orderBy('escalations.id')
       .limit(PER_PASS)
       .execute();
     for (const row of pending) {
-      const limit = row.action_limit ? (JSON.parse(row.action_limit) as ActionLimit) : null;
+      const limit = limitOf(row);
       if (limit) {
         await this.escalate({
           tenantId: row.tenant_id,
           ruleId: row.rule_id,
           hostname: row.hostname,
-          limit: { max: limit.max, windowSeconds: limit.windowSeconds },
+          limit,
           windowStart: Number(row.window_start),
           // The limit stops an action once `max` executions are in the window.
           count: limit.max,
@@ -47,6 +47,16 @@ export class EscalationRelay {
       await this.db.updateTable('escalations').set({ state: 'notified', updated_at: this.clock() }).where('id', '=', row.id).where('state', '=', 'pending').execute();
     }
   }
+}
+
+/**
+ * The limit in force when the escalation was raised, as the row recorded it. Rows from before
+ * migration 0007 have only their window: the rule's current max stands in, if it still has one.
+ */
+function limitOf(row: { window_start: number; window_end: number; limit_max: number | null; action_limit: string | null }): { max: number; windowSeconds: number } | undefined {
+  const windowSeconds = Math.round((Number(row.window_end) - Number(row.window_start)) / 1000);
+  const max = row.limit_max ?? (row.action_limit ? (JSON.parse(row.action_limit) as ActionLimit).max : undefined);
+  return max === undefined ? undefined : { max, windowSeconds };
 }
 
 function notDone(action: Action, hostname: string): string {

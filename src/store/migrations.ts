@@ -4,6 +4,7 @@ import * as hostsExecutions from './migrations/0002_hosts_executions.js';
 import * as safety from './migrations/0003_safety.js';
 import * as notify from './migrations/0005_notify.js';
 import * as eventsLean from './migrations/0006_events_lean.js';
+import * as escalationLimit from './migrations/0007_escalation_limit.js';
 import type { Store } from './database.js';
 
 /** Every migration, in order. Listed explicitly: nothing is loaded by scanning folders. */
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0003_safety': safety,
   '0005_notify': notify,
   '0006_events_lean': eventsLean,
+  '0007_escalation_limit': escalationLimit,
 };
 
 export interface MigrationReport {

@@ -159,6 +159,8 @@ export interface EscalationsTable {
   state: string;
   reason: string;
   limited_events: number;
+  /** The limit's max when the escalation was raised; null on rows older than migration 0007. */
+  limit_max: number | null;
   first_event_id: string;
   last_event_id: string;
   created_at: number;

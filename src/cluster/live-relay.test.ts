@@ -52,10 +52,11 @@ describe('LiveRelay', () => {
     expect(wire.filter((n) => n.kind === 'output')).toHaveLength(1);
   });
 
-  it('does nothing across nodes for an execution whose agent is connected here', () => {
+  it('does nothing across nodes for an execution whose agent is connected here, or on a single node', () => {
     const { holding, wire } = twoNodes();
-    const here = new LiveRelay(holding, (n) => wire.push(n), () => true);
-    here.watch('e1', 'h1')();
+    new LiveRelay(holding, (n) => wire.push(n), () => true).watch('e1', 'h1')();
+    new LiveRelay(holding, undefined, () => false).watch('e1', 'h1')();
     expect(wire).toEqual([]);
+    expect(holding.remoteNext('e1')).toBe(0);
   });
 });

@@ -20,16 +20,18 @@ export class LiveRelay {
 
   constructor(
     private readonly live: LiveExecutions,
-    private readonly announce: (notice: LiveNotice) => void,
+    /** Sends a notice to every node; undefined on a single node (SQLite), where there is nothing to relay. */
+    private readonly announce: ((notice: LiveNotice) => void) | undefined,
     private readonly holdsHost: (hostId: string) => boolean,
     private readonly clock: () => number = Date.now,
   ) {}
 
   /** A stream here watches an execution: returns how to stop. Nothing to do if its agent is here. */
   watch(executionId: string, hostId: string): () => void {
-    if (this.holdsHost(hostId)) return () => undefined;
+    const announce = this.announce;
+    if (!announce || this.holdsHost(hostId)) return () => undefined;
     this.live.expectRemote(executionId);
-    const ask = () => this.announce({ kind: 'watch', id: executionId, hostId, from: this.live.remoteNext(executionId) });
+    const ask = () => announce({ kind: 'watch', id: executionId, hostId, from: this.live.remoteNext(executionId) });
     ask();
     const timer = setInterval(ask, WATCH_RENEW_MS);
     return () => clearInterval(timer);
@@ -45,7 +47,7 @@ export class LiveRelay {
     const now = this.clock();
     for (const [id, until] of this.watched) if (until < now) this.watched.delete(id);
     this.watched.set(notice.id, now + 3 * WATCH_RENEW_MS);
-    for (const piece of this.live.since(notice.id, notice.from)) this.announce({ kind: 'output', id: notice.id, ...piece });
+    for (const piece of this.live.since(notice.id, notice.from)) this.announce?.({ kind: 'output', id: notice.id, ...piece });
   }
 
   /** Output of a run held here (LiveExecutions' relay): sent on while another node watches. */
@@ -56,6 +58,6 @@ export class LiveRelay {
       this.watched.delete(executionId);
       return;
     }
-    for (const piece of pieces) this.announce({ kind: 'output', id: executionId, ...piece });
+    for (const piece of pieces) this.announce?.({ kind: 'output', id: executionId, ...piece });
   }
 }

@@ -5,7 +5,7 @@ import { AgentGateway } from '../agents/gateway.js';
 import { registerAgentDownloadRoute, registerAgentInstallRoutes } from '../agents/install.js';
 import { registerAgentRoutes } from '../agents/routes.js';
 import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
-import { LiveRelay } from '../cluster/live-relay.js';
+import { LiveRelay, type LiveNotice } from '../cluster/live-relay.js';
 import { Wakeups } from '../cluster/wakeups.js';
 import { registerEscalationRoutes } from '../escalations/routes.js';
 import { EventWriter, type QueuedExecution } from '../events/writer.js';
@@ -87,7 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
   const nodeId = newNodeId();
   const live = new LiveExecutions((executionId, pieces) => liveRelay.relay(executionId, pieces));
-  const liveRelay: LiveRelay = new LiveRelay(live, (notice) => wakeups.announceLive(notice), (hostId) => gateway.holds(hostId), clock);
+  const announceLive = deps.store.dialect === 'postgres' ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
+  const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
   const links = new UiLinks(deps.publicUrl);
   const runbooks = new EmailRunbookRunner(deps.store.db, links, (ids, to, reason, from) => ledger.move(ids, to, reason, from));

@@ -150,10 +150,14 @@ describe.each(testDialects())('an escalation reports the limit it was raised und
     return sent;
   }
 
-  it('when the rule was given another limit before the notifier ran', async () => {
-    const sent = await limitedThenChanged({ actionLimit: { max: 5, windowSeconds: 60 } });
+  it('when the rule was given another limit and script before the notifier ran', async () => {
+    const sent = await limitedThenChanged({
+      actionLimit: { max: 5, windowSeconds: 60 },
+      action: { type: 'script', flavour: 'autofix', runbook: { script: 'echo changed' } },
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ hostname: 'changed-1', limit: { max: 1, windowSeconds: 600 }, count: 1 });
+    expect(sent[0]!.notDone).toContain('did not run the autofix script "systemctl restart nginx" on changed-1');
   });
 
   it('when the rule lost its limit before the notifier ran: people are still told', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HostFacts, LimitedHost, StoredOutcome } from '../engine/decide.js';
+import { notDone } from '../escalations/not-done.js';
 import { queuedRow, type ExecutionSpec } from '../executions/repository.js';
 import type { AlarmState } from '../ingress/payload.js';
 import type { Rule } from '../rules/rule.js';
@@ -75,6 +76,7 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
     reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
     limited_events: 1,
     limit_max: max,
+    not_done: notDone(rule.action, host.hostname),
     first_event_id: eventId,
     last_event_id: eventId,
     created_at: now,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ActionLimit, Action } from '../rules/schema.js';
 import type { Database } from '../store/schema.js';
+import { notDone } from '../escalations/not-done.js';
 import type { Escalation } from './escalate.js';
 
 const PER_PASS = 100;
@@ -24,7 +25,7 @@ export class EscalationRelay {
     const pending = await this.db
       .selectFrom('escalations')
       .innerJoin('rules', 'rules.id', 'escalations.rule_id')
-      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.window_end', 'escalations.limit_max', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
+      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.window_end', 'escalations.limit_max', 'escalations.not_done', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
       .where('escalations.state', '=', 'pending')
       .orderBy('escalations.id')
       .limit(PER_PASS)
@@ -40,7 +41,8 @@ export class EscalationRelay {
           windowStart: Number(row.window_start),
           // The limit stops an action once `max` executions are in the window.
           count: limit.max,
-          notDone: notDone(JSON.parse(row.action) as Action, row.hostname),
+          // As recorded when it was raised; rows older than migration 0007 describe the rule's action now.
+          notDone: row.not_done ?? notDone(JSON.parse(row.action) as Action, row.hostname),
           eventId: row.first_event_id,
         });
       }
@@ -57,12 +59,4 @@ function limitOf(row: { window_start: number; window_end: number; limit_max: num
   const windowSeconds = Math.round((Number(row.window_end) - Number(row.window_start)) / 1000);
   const max = row.limit_max ?? (row.action_limit ? (JSON.parse(row.action_limit) as ActionLimit).max : undefined);
   return max === undefined ? undefined : { max, windowSeconds };
-}
-
-function notDone(action: Action, hostname: string): string {
-  if (action.type === 'script') {
-    const firstLine = action.runbook.script.trim().split('\n')[0]!.slice(0, 120);
-    return `did not run the ${action.flavour} script "${firstLine}" on ${hostname} for this alarm or later ones in the window`;
-  }
-  return `did not run the ${action.type} action on ${hostname} for this alarm or later ones in the window`;
 }

@@ -161,6 +161,8 @@ export interface EscalationsTable {
   limited_events: number;
   /** The limit's max when the escalation was raised; null on rows older than migration 0007. */
   limit_max: number | null;
+  /** What the limit kept pitcrew from doing, as the message says it; null on older rows. */
+  not_done: string | null;
   first_event_id: string;
   last_event_id: string;
   created_at: number;

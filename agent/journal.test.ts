@@ -12,8 +12,8 @@ afterEach(async () => {
 });
 
 /** Opens a journal that is closed after the test (each holds its log open). */
-async function open(dir: string, now?: number): Promise<Journal> {
-  const journal = await Journal.open(dir, now);
+async function open(dir: string, now?: number, options?: { maxTombstones?: number }): Promise<Journal> {
+  const journal = await Journal.open(dir, now, options);
   opened.push(journal);
   return journal;
 }
@@ -66,6 +66,22 @@ describe('Journal', () => {
     // Opening rewrote the log with the live entries only.
     const lines = (await readFile(join(dir, 'journal.log'), 'utf8')).trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).executionId)).toEqual(['exec-2']);
+  });
+
+  it('holds at most maxTombstones tombstones, forgetting the oldest, and never a result still owed', async () => {
+    const dir = await tempDir();
+    const journal = await open(dir, undefined, { maxTombstones: 2 });
+    for (const id of ['exec-1', 'exec-2', 'exec-3', 'exec-owed']) await journal.finished(finishedResult(id));
+    for (const id of ['exec-1', 'exec-2', 'exec-3']) await journal.acknowledged(id);
+    expect(journal.get('exec-1')).toBeUndefined();
+    expect([journal.get('exec-2')?.state, journal.get('exec-3')?.state]).toEqual(['acknowledged', 'acknowledged']);
+    expect(journal.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-owed']);
+    await journal.close();
+    // The log still holds exec-1's lines until its next rewrite: reopening applies the cap again.
+    const reopened = await open(dir, undefined, { maxTombstones: 2 });
+    expect(reopened.get('exec-1')).toBeUndefined();
+    expect(reopened.get('exec-3')?.state).toBe('acknowledged');
+    expect(reopened.get('exec-owed')?.state).toBe('finished');
   });
 
   it('writes entries readable only by the agent and ignores what a crash left half-written', async () => {

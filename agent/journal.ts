@@ -31,6 +31,12 @@ export interface Interrupted {
 
 const LOG = 'journal.log';
 const TOMBSTONE_MS = 24 * 60 * 60 * 1000;
+/**
+ * At most this many tombstones, the oldest forgotten first: ~20 MB of memory whatever the rate
+ * (at ten runs a second, 24 h of them would be 864,000). The service never sends an execution it
+ * has recorded again, so a tombstone only guards against a delivery already under way.
+ */
+const MAX_TOMBSTONES = 100_000;
 /** An undelivered result or interruption is dropped after a week: the service has long given up on it. */
 const UNDELIVERED_MS = 7 * 24 * 60 * 60 * 1000;
 /** The log is rewritten with only the live entries once it holds this many lines more than them. */
@@ -56,8 +62,14 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+export interface JournalOptions {
+  maxTombstones?: number;
+}
+
 export class Journal {
   private readonly entries = new Map<string, JournalEntry>();
+  /** The ids of `acknowledged` entries, oldest first. */
+  private readonly tombstones = new Set<string>();
   private pending: Pending[] = [];
   private flushing: Promise<void> | undefined;
   private lines = 0;
@@ -68,17 +80,18 @@ export class Journal {
     private readonly dir: string,
     private readonly bootId: string,
     private log: FileHandle,
+    private readonly maxTombstones: number,
   ) {}
 
   /**
    * Opens the journal. Every run it shows as starting or running belongs to an agent process that
    * is gone: its surviving process group is killed and it becomes `interrupted`.
    */
-  static async open(dir: string, now = Date.now()): Promise<Journal> {
+  static async open(dir: string, now = Date.now(), options: JournalOptions = {}): Promise<Journal> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const entries = await readEntries(join(dir, LOG));
-    const journal = new Journal(dir, currentBootId(), await open(join(dir, LOG), 'a', 0o600));
-    for (const entry of entries.values()) journal.entries.set(entry.executionId, entry);
+    const journal = new Journal(dir, currentBootId(), await open(join(dir, LOG), 'a', 0o600), options.maxTombstones ?? MAX_TOMBSTONES);
+    for (const entry of [...entries.values()].sort((a, b) => a.at - b.at)) journal.remember(entry);
     journal.drop(now);
     await journal.compact();
     for (const entry of [...journal.entries.values()]) {
@@ -135,8 +148,20 @@ export class Journal {
       const age = now - entry.at;
       if ((entry.state === 'acknowledged' && age > TOMBSTONE_MS) || ((entry.state === 'finished' || entry.state === 'interrupted') && age > UNDELIVERED_MS)) {
         this.entries.delete(entry.executionId);
+        this.tombstones.delete(entry.executionId);
       }
     }
+  }
+
+  /** Holds an entry in memory; past the tombstone cap, the oldest tombstone is forgotten. */
+  private remember(entry: JournalEntry): void {
+    this.entries.set(entry.executionId, entry);
+    if (entry.state !== 'acknowledged') return;
+    this.tombstones.add(entry.executionId);
+    if (this.tombstones.size <= this.maxTombstones) return;
+    const oldest = this.tombstones.values().next().value!;
+    this.tombstones.delete(oldest);
+    this.entries.delete(oldest);
   }
 
   private async interrupt(entry: Extract<JournalEntry, { state: 'starting' | 'running' }>, now: number): Promise<void> {
@@ -154,7 +179,7 @@ export class Journal {
 
   /** Updates memory at once; settles once the entry is in the log (and on disk if it must be). */
   private put(entry: JournalEntry): Promise<void> {
-    this.entries.set(entry.executionId, entry);
+    this.remember(entry);
     return new Promise((resolve, reject) => {
       this.pending.push({ entry, resolve, reject });
       this.flushing ??= this.flush();

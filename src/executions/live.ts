@@ -46,19 +46,11 @@ export class LiveExecutions {
     const pieces: SequencedOutput[] = [];
     for (let at = 0; at < chunk.length; at += MAX_CHUNK_CHARS) {
       const piece = { seq: buffer.next++, stream, chunk: chunk.slice(at, at + MAX_CHUNK_CHARS) };
-      if (buffer.bytes + piece.chunk.length <= MAX_BUFFERED_BYTES) {
-        buffer.chunks.push(piece);
-        buffer.bytes += piece.chunk.length;
-      }
+      keep(buffer, piece);
       pieces.push(piece);
       this.emit(executionId, piece);
     }
     this.relay(executionId, pieces);
-  }
-
-  /** Whether an agent connected here is sending this execution's output. */
-  holds(executionId: string): boolean {
-    return this.local.has(executionId);
   }
 
   /** Output of a run held here, from `from` on, as far as it is still buffered. */
@@ -87,10 +79,7 @@ export class LiveExecutions {
     for (let next: SequencedOutput | undefined = piece; next; next = buffer.pending.get(buffer.next)) {
       buffer.pending.delete(next.seq);
       buffer.next = next.seq + 1;
-      if (buffer.bytes + next.chunk.length <= MAX_BUFFERED_BYTES) {
-        buffer.chunks.push(next);
-        buffer.bytes += next.chunk.length;
-      }
+      keep(buffer, next);
       this.emit(executionId, next);
     }
   }
@@ -120,4 +109,11 @@ export class LiveExecutions {
   private emit(executionId: string, { stream, chunk }: SequencedOutput): void {
     this.emitter.emit(executionId, { kind: 'output', stream, chunk } satisfies LiveEvent);
   }
+}
+
+/** Buffers a piece for streams that open later, up to MAX_BUFFERED_BYTES per execution. */
+function keep(buffer: Buffer, piece: SequencedOutput): void {
+  if (buffer.bytes + piece.chunk.length > MAX_BUFFERED_BYTES) return;
+  buffer.chunks.push(piece);
+  buffer.bytes += piece.chunk.length;
 }

@@ -87,7 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
   const nodeId = newNodeId();
   const live = new LiveExecutions((executionId, pieces) => liveRelay.relay(executionId, pieces));
-  const announceLive = deps.store.dialect === 'postgres' ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
+  // Other nodes exist only where Wakeups listens (a dedicated PostgreSQL connection).
+  const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
   const links = new UiLinks(deps.publicUrl);

@@ -17,6 +17,15 @@ export interface StateChange {
   state: ExecutionState;
 }
 
+/** Rows another domain writes in the transaction that changes executions (notify's outbox of ended ones). */
+export interface LedgerOutbox {
+  writes(transitions: Plan['transitions'], now: number): CompiledQuery[];
+  /** After the commit is durable: how many rows those statements wrote (none: nothing to do). */
+  written(rows: number): void;
+}
+
+const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
+
 const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
 // The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
 const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
@@ -39,8 +48,7 @@ export class ExecutionLedger {
     private readonly onChange: (changes: StateChange[]) => void,
     /** Told of held fan-out executions a freed slot released, after the commit, to dispatch them. */
     private readonly onReleased: (executions: Array<{ id: string; hostId: string }>) => void = () => undefined,
-    /** Statements written in the same transaction as the changes (notify's outbox of ended executions). */
-    private readonly alsoWrite: (transitions: Plan['transitions'], now: number) => CompiledQuery[] = () => [],
+    private readonly outbox: LedgerOutbox = NO_OUTBOX,
   ) {
     this.statements = new Statements(dialect);
     this.queue = new GroupCommit((ops) => this.commit(ops), { maxBatch: 256, maxQueued: 100_000, name: 'execution ledger' });
@@ -71,6 +79,7 @@ export class ExecutionLedger {
 
   private async commit(ops: LedgerOp[]): Promise<Committed<LedgerResult[]>> {
     const now = Date.now();
+    let outboxRows = 0;
     const { value: plan, durable } = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const reads = this.readQueries(ops);
       const found = await tx.begin(reads.map((r) => r.query));
@@ -83,7 +92,9 @@ export class ExecutionLedger {
         if (host) queuedByHost.set(host, batch.map((row) => row.id));
       });
       const planned = planLedger([...rows.values()], queuedByHost, ops, now);
-      await tx.commit(this.writes(planned, now));
+      const outboxWrites = planned.transitions.length > 0 ? this.outbox.writes(planned.transitions, now) : [];
+      const results = await tx.commit([...this.writes(planned, now), ...outboxWrites]);
+      outboxRows = results.slice(results.length - outboxWrites.length).reduce((sum, result) => sum + Number(result.numAffectedRows ?? 0n), 0);
       return planned;
     });
     const changes = plan.transitions.map((t) => ({ executionId: t.execution_id, state: t.to_state as ExecutionState }));
@@ -92,6 +103,7 @@ export class ExecutionLedger {
       durable: durable.then(() => {
         if (changes.length > 0) this.onChange(changes);
         if (plan.released.length > 0) this.onReleased(plan.released);
+        if (outboxRows > 0) this.outbox.written(outboxRows);
       }),
     };
   }
@@ -137,7 +149,6 @@ export class ExecutionLedger {
     for (const [id, set] of plan.updates) writes.push(this.statements.updateById('executions', set, id));
     if (plan.transitions.length > 0) {
       writes.push(this.statements.insert('execution_transitions', plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))));
-      writes.push(...this.alsoWrite(plan.transitions, now));
     }
     if (plan.artifacts.length > 0) {
       const rows = plan.artifacts.map((a) => ({ id: newId(now), execution_id: a.execution_id, name: a.name, size: Buffer.byteLength(a.base64, 'base64'), content: a.base64 }));

@@ -1,6 +1,7 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { ACTIVE_STATES, TERMINAL_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
+import type { Statements } from '../store/statements.js';
 import type { UiLinks } from './links.js';
 import { enqueue, routingOf, type TenantRouting } from './outbox.js';
 import { route } from './routing.js';
@@ -13,27 +14,17 @@ const GROUPS_PER_PASS = 200;
  * per execution that reached a terminal state. Written in the same transaction rather than from
  * `onChange` after it, so a result and the duty to report it are committed together: a crash
  * between the two cannot lose a notification, and a rolled-back change leaves none behind. The
- * cost is one INSERT … SELECT per batch that ends executions. A tenant without a channel that
- * could hear a result gets no rows (the collector would only delete them: see `unheard`).
+ * cost is one INSERT … SELECT per batch that ends executions, written as text (store/statements.ts:
+ * Kysely's build took ~60 µs per batch). A tenant without a channel that could hear a result gets
+ * no rows (the collector would only delete them: see `unheard`).
  */
-export function pendingWrites(db: Kysely<Database>, transitions: ReadonlyArray<{ execution_id: string; to_state: string }>, at: number): CompiledQuery[] {
+export function pendingWrites(statements: Statements, transitions: ReadonlyArray<{ execution_id: string; to_state: string }>, at: number): CompiledQuery[] {
   const ended = transitions.filter((t) => (TERMINAL_STATES as readonly string[]).includes(t.to_state)).map((t) => t.execution_id);
   if (ended.length === 0) return [];
-  return [
-    db
-      .insertInto('notify_pending')
-      .columns(['execution_id', 'event_id', 'tenant_id', 'at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('executions')
-          .select(['id', 'event_id', 'tenant_id', eb.val(at).as('at')])
-          .where('id', 'in', ended)
-          .where(({ exists, selectFrom }) =>
-            exists(selectFrom('notify_channels').select('notify_channels.id').whereRef('notify_channels.tenant_id', '=', 'executions.tenant_id').where('notify_channels.mode', '!=', 'disabled')),
-          ),
-      )
-      .compile(),
-  ];
+  const text = 'insert into "notify_pending" ("execution_id", "event_id", "tenant_id", "at") '
+    + `select "id", "event_id", "tenant_id", ${statements.list(1)} as "at" from "executions" where "id" in (${statements.list(ended.length, 1)}) `
+    + 'and exists (select "notify_channels"."id" from "notify_channels" where "notify_channels"."tenant_id" = "executions"."tenant_id" and "notify_channels"."mode" != \'disabled\')';
+  return [CompiledQuery.raw(text, [at, ...ended])];
 }
 
 /**

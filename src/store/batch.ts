@@ -30,9 +30,10 @@ export class BatchTransaction {
     return runBatch(this.connection, queries);
   }
 
-  /** Writes and commits in one trip. The commit is durable once `Durability.flush()` resolves. */
-  async commit(writes: CompiledQuery[]): Promise<void> {
-    await runBatch(this.connection, [...writes, ...this.durability.commit]);
+  /** Writes and commits in one trip; returns the writes' results. The commit is durable once `Durability.flush()` resolves. */
+  async commit(writes: CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    const results = await runBatch(this.connection, [...writes, ...this.durability.commit]);
+    return results.slice(0, writes.length);
   }
 
   async rollback(): Promise<void> {

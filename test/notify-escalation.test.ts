@@ -129,9 +129,10 @@ describe.each(testDialects())('escalations from action limits on %s', (dialect) 
 
 describe.each(testDialects())('an escalation reports the limit it was raised under, on %s', (dialect) => {
   let env: TestEnv;
-  // No pass of its own: this test runs the relay when the rule has changed.
+  // The notifier is stopped: this test runs the relay itself, once the rule has changed.
   beforeAll(async () => {
-    env = await startTestEnv(dialect, { notify: { pollMs: 3_600_000 } });
+    env = await startTestEnv(dialect);
+    await env.app.context.notifier.stop();
     await env.enrol('changed-1');
   });
   afterAll(() => env.close());
@@ -164,5 +165,30 @@ describe.each(testDialects())('an escalation reports the limit it was raised und
     const sent = await limitedThenChanged({ actionLimit: null });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ limit: { max: 1, windowSeconds: 600 } });
+  });
+});
+
+describe.each(testDialects())('an action limit reached on %s', (dialect) => {
+  let env: TestEnv;
+  let receiver: Receiver;
+
+  // An hour between polls: only the ingest transaction's wake-up can send it in time.
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { notify: { pollMs: 3_600_000 } });
+    await env.enrol('storm-1');
+    receiver = await startReceiver(slackShape);
+    await createChannel(env, { name: 'errors', type: 'slack', mode: 'errors', config: { webhookUrl: receiver.url } });
+  });
+  afterAll(async () => {
+    await env.close();
+    await receiver.close();
+  });
+
+  it('tells people at once, not at the next poll', async () => {
+    const rule = await env.createWebhookRule({ name: 'storm', actionLimit: { max: 1, windowSeconds: 600 } });
+    const outcomes = [];
+    for (let i = 0; i < 2; i += 1) outcomes.push((await env.webhook(rule.triggerId, { HostName: 'storm-1' })).json().outcome);
+    expect(outcomes).toEqual(['accepted', 'limited']);
+    await waitFor(() => receiver.accepted().some((r) => (r.body as { text: string }).text.startsWith('🚨')), 'the escalation message');
   });
 });

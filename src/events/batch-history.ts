@@ -59,14 +59,14 @@ export class BatchHistory {
     this.remembered.set(pair(ruleId, idempotencyKey), remembered);
   }
 
-  /** The escalation window a limited event of (rule, host) belongs to: the open one, or a new one from now. */
-  escalationWindow(ruleId: string, hostId: string, now: number, windowSeconds: number): OpenEscalation {
+  /** The escalation window a limited event of (rule, host) belongs to: the open one, or one it opens from now. */
+  escalationWindow(ruleId: string, hostId: string, now: number, windowSeconds: number): { window: OpenEscalation; opened: boolean } {
     const key = pair(ruleId, hostId);
     const open = this.escalations.get(key);
-    if (open && open.windowEnd > now) return open;
+    if (open && open.windowEnd > now) return { window: open, opened: false };
     const fresh = { windowStart: now, windowEnd: now + windowSeconds * 1000 };
     this.escalations.set(key, fresh);
-    return fresh;
+    return { window: fresh, opened: true };
   }
 }
 

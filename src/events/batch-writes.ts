@@ -29,6 +29,8 @@ export class BatchWrites {
   private readonly executions: NewExecutionRow[] = [];
   private readonly escalations = new Map<string, EscalationsTable>();
   private readonly keys: IdempotencyKeysTable[] = [];
+  /** Whether the batch opened an escalation window: people are to be told. */
+  escalated = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -73,7 +75,8 @@ export class BatchWrites {
 
   /** One escalation row per (rule, host, window) in the batch, counting its limited events. */
   private escalate(rule: Rule, limited: LimitedHost, history: BatchHistory, eventId: string): void {
-    const window = history.escalationWindow(rule.id, limited.host.id, this.now, rule.actionLimit!.windowSeconds);
+    const { window, opened } = history.escalationWindow(rule.id, limited.host.id, this.now, rule.actionLimit!.windowSeconds);
+    if (opened) this.escalated = true;
     const key = `${rule.id}\n${limited.host.id}\n${window.windowStart}`;
     const known = this.escalations.get(key);
     if (known) this.escalations.set(key, { ...known, limited_events: known.limited_events + 1, last_event_id: eventId });

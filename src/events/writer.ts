@@ -71,6 +71,8 @@ export interface EventWriterOptions {
   readySession?: SessionFinder;
   /** Called after a commit with the ids of executions the service runs itself (email_runbook). */
   onServiceQueued?: (executionIds: string[]) => void;
+  /** Called after a commit that opened an escalation window (an action limit was reached). */
+  onEscalated?: () => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
@@ -113,6 +115,7 @@ export class EventWriter {
   private async commit(batch: Submission[]): Promise<Committed<SubmissionResult[]>> {
     const queued: QueuedExecution[] = [];
     const serviceQueued: string[] = [];
+    let escalated = false;
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const [keyRows, ruleRows] = await tx.begin([this.keysQuery(batch), this.rulesQuery(batch)]);
@@ -128,7 +131,8 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes } = this.decideAll(batch, activeKeys, rules, hosts, history, queued, serviceQueued);
+      const { results, writes, opensEscalation } = this.decideAll(batch, activeKeys, rules, hosts, history, queued, serviceQueued);
+      escalated = opensEscalation;
       const stale = staleKeys(keys);
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
@@ -142,6 +146,7 @@ export class EventWriter {
       }
       if (queued.length > 0) this.options.onQueued(queued);
       if (serviceQueued.length > 0) this.options.onServiceQueued?.(serviceQueued);
+      if (escalated) this.options.onEscalated?.();
     });
     return { value: committed.value, durable };
   }
@@ -178,7 +183,7 @@ export class EventWriter {
       }
       return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     });
-    return { results, writes: writes.compile() };
+    return { results, writes: writes.compile(), opensEscalation: writes.escalated };
   }
 
   private keysQuery(batch: Submission[]): CompiledQuery {

@@ -114,8 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onQueued: dispatchQueued,
     readySession: (hostId) => gateway.readySession(hostId),
     clock,
-    // email_runbook executions run on the service: the notifier's loop picks them up.
+    // email_runbook executions run on the service, and escalations go to people: the notifier's loop does both.
     onServiceQueued: () => notifier.wake(),
+    onEscalated: () => notifier.wake(),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),

@@ -81,6 +81,18 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     expect(e.transitions!.map((t) => t.to)).toEqual(['queued', 'dispatched', 'running', 'failed']);
   });
 
+  it('runs the fix when an alert field is too long for an environment variable, without that one', async () => {
+    const { triggerId } = await rule('echo "small=$Small big=${#Big}"');
+    const big = 'x'.repeat(140 * 1024); // over the kernel's 128 KiB per variable: spawn would fail with E2BIG
+    const response = await env.webhook(triggerId, { HostName: 'web-1', MetaData: { Big: big, Small: 'ok' } });
+    expect(response.statusCode).toBe(202);
+    expect(response.json().skippedEnv).toEqual([{ name: 'Big', reason: expect.stringContaining('128 KiB') }]);
+    const e = await finished(response.json().executionIds[0]);
+    expect(e).toMatchObject({ state: 'succeeded', stdout: 'small=ok big=0\n' });
+    const event = (await env.api('GET', `/api/v1/events/${response.json().eventId}`)).json();
+    expect(event.payload.MetaData.Big).toBe(big);
+  });
+
   it('dispatches work for an agent connected to this node in the transaction that queues it', async () => {
     const claims = vi.spyOn(env.app.context.ledger, 'claim');
     const { triggerId } = await rule('echo one-commit');

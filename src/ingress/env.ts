@@ -18,7 +18,22 @@ const CONTEXT_PREFIX = 'PITCREW_';
 
 const SHELL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export type EnvRefusal = 'invalid_name' | 'reserved' | 'not_scalar' | 'nul_character' | 'duplicate' | 'too_many';
+export type EnvRefusal = 'invalid_name' | 'reserved' | 'not_scalar' | 'nul_character' | 'duplicate' | 'too_many' | 'too_long' | 'env_full';
+
+export const MAX_ENV_VARIABLES = 1000;
+/**
+ * Linux refuses to start a process whose environment holds a string ("NAME=value" and its NUL)
+ * over 128 KiB (MAX_ARG_STRLEN), or whose arguments and environment together pass a quarter of
+ * the stack limit (2 MiB with the usual 8 MiB): spawn fails with E2BIG and the script never runs.
+ * Such a variable is left out instead, so the fix still runs with the others; the event keeps it.
+ */
+export const MAX_ENV_ENTRY_BYTES = 128 * 1024;
+export const MAX_ENV_BYTES = 1024 * 1024;
+
+/** Bytes one variable takes in a process's environment. */
+export function envEntryBytes(name: string, value: string): number {
+  return Buffer.byteLength(name) + 1 + Buffer.byteLength(value) + 1;
+}
 
 export const ENV_REFUSAL_TEXT: Record<EnvRefusal, string> = {
   invalid_name: 'not a valid shell variable name (letters, digits and _, not starting with a digit)',
@@ -27,6 +42,8 @@ export const ENV_REFUSAL_TEXT: Record<EnvRefusal, string> = {
   nul_character: 'the value contains a NUL character, which an environment cannot hold',
   duplicate: 'already set by a top-level field of the same name',
   too_many: 'more variables than the 1000 a runbook receives',
+  too_long: 'the value is longer than the 128 KiB the kernel passes in one environment variable; the event keeps it',
+  env_full: 'the variables before it already fill the 1 MiB a runbook\'s environment holds; the event keeps it',
 };
 
 export function isShellIdentifier(name: string): boolean {
@@ -43,5 +60,3 @@ export function refusalForName(name: string): EnvRefusal | undefined {
   if (changesHowProcessRuns(name) || name.startsWith(CONTEXT_PREFIX)) return 'reserved';
   return undefined;
 }
-
-export const MAX_ENV_VARIABLES = 1000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_REFUSAL_TEXT, MAX_ENV_VARIABLES, refusalForName } from './env.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName } from './env.js';
 import { parseAlertPayload, type AlertPayload } from './payload.js';
 
 function parsed(body: unknown): AlertPayload {
@@ -130,6 +130,26 @@ describe('parseAlertPayload: runbook environment', () => {
     expect(payload.env[`V${MAX_ENV_VARIABLES - 2}`]).toBe(String(MAX_ENV_VARIABLES - 2));
     expect(payload.skippedEnv.map((s) => s.name)).toEqual([MAX_ENV_VARIABLES - 1, MAX_ENV_VARIABLES, MAX_ENV_VARIABLES + 1, MAX_ENV_VARIABLES + 2, MAX_ENV_VARIABLES + 3, MAX_ENV_VARIABLES + 4].map((i) => `V${i}`));
     for (const s of payload.skippedEnv) expect(s.reason).toBe(ENV_REFUSAL_TEXT.too_many);
+  });
+
+  it('leaves out a value longer than the kernel passes in one variable, and keeps the others', () => {
+    // "Big=" + value + NUL: one byte over 128 KiB is refused, the longest that fits is exported.
+    const over = 'x'.repeat(MAX_ENV_ENTRY_BYTES - 'Big='.length);
+    const fits = 'y'.repeat(MAX_ENV_ENTRY_BYTES - 'Fit='.length - 1);
+    const payload = parsed({ HostName: 'web-1', MetaData: { Big: over, Fit: fits, Small: 'ok' } });
+    expect(payload.env).toEqual({ HostName: 'web-1', Fit: fits, Small: 'ok' });
+    expect(payload.skippedEnv).toEqual([{ name: 'Big', reason: ENV_REFUSAL_TEXT.too_long }]);
+    expect(payload.raw).toMatchObject({ MetaData: { Big: over } });
+  });
+
+  it(`stops exporting once the variables fill ${MAX_ENV_BYTES / 1024 / 1024} MiB, and names the rest`, () => {
+    const value = 'v'.repeat(100 * 1024);
+    const meta = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`Part${i}`, value]));
+    const payload = parsed({ MetaData: { ...meta, Small: 'ok' } });
+    const exported = Object.keys(payload.env);
+    expect(exported).toEqual([...Array.from({ length: 10 }, (_, i) => `Part${i}`), 'Small']);
+    expect(exported.reduce((sum, name) => sum + envEntryBytes(name, payload.env[name]!), 0)).toBeLessThanOrEqual(MAX_ENV_BYTES);
+    expect(payload.skippedEnv).toEqual([{ name: 'Part10', reason: ENV_REFUSAL_TEXT.env_full }, { name: 'Part11', reason: ENV_REFUSAL_TEXT.env_full }]);
   });
 
   it('counts an alias-given HostName within the cap', () => {

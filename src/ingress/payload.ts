@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/catalogue.js';
-import { ENV_REFUSAL_TEXT, MAX_ENV_VARIABLES, refusalForName, type EnvRefusal } from './env.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName, type EnvRefusal } from './env.js';
 
 export interface SkippedEnv {
   name: string;
@@ -85,13 +85,14 @@ function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
 function environmentOf(raw: Record<string, unknown>): { env: Record<string, string>; skippedEnv: SkippedEnv[] } {
   const env: Record<string, string> = {};
   const skippedEnv: SkippedEnv[] = [];
-  let count = 0;
+  const used = { count: 0, bytes: 0 };
   const skip = (name: string, refusal: EnvRefusal) => skippedEnv.push({ name, reason: ENV_REFUSAL_TEXT[refusal] });
   const offer = (name: string, value: unknown, fromMetaData: boolean) => {
-    const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), count);
+    const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), used);
     if (refusal) return skip(name, refusal);
     env[name] = value === null ? '' : String(value);
-    count += 1;
+    used.count += 1;
+    used.bytes += envEntryBytes(name, env[name]);
   };
 
   for (const [name, value] of Object.entries(raw)) {
@@ -106,13 +107,16 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   return { env, skippedEnv };
 }
 
-function refusalFor(name: string, value: unknown, duplicate: boolean, count: number): EnvRefusal | undefined {
+function refusalFor(name: string, value: unknown, duplicate: boolean, used: { count: number; bytes: number }): EnvRefusal | undefined {
   const byName = refusalForName(name);
   if (byName) return byName;
   if (value !== null && typeof value === 'object') return 'not_scalar';
   if (typeof value === 'string' && value.includes('\u0000')) return 'nul_character';
   if (duplicate) return 'duplicate';
-  if (count >= MAX_ENV_VARIABLES) return 'too_many';
+  if (used.count >= MAX_ENV_VARIABLES) return 'too_many';
+  const bytes = envEntryBytes(name, value === null ? '' : String(value));
+  if (bytes > MAX_ENV_ENTRY_BYTES) return 'too_long';
+  if (used.bytes + bytes > MAX_ENV_BYTES) return 'env_full';
   return undefined;
 }
 

@@ -85,14 +85,19 @@ function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
 function environmentOf(raw: Record<string, unknown>): { env: Record<string, string>; skippedEnv: SkippedEnv[] } {
   const env: Record<string, string> = {};
   const skippedEnv: SkippedEnv[] = [];
-  const used = { count: 0, bytes: 0 };
+  let count = 0;
+  let bytes = 0;
   const skip = (name: string, refusal: EnvRefusal) => skippedEnv.push({ name, reason: ENV_REFUSAL_TEXT[refusal] });
   const offer = (name: string, value: unknown, fromMetaData: boolean) => {
-    const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), used);
+    const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), count);
     if (refusal) return skip(name, refusal);
-    env[name] = value === null ? '' : String(value);
-    used.count += 1;
-    used.bytes += envEntryBytes(name, env[name]);
+    const text = value === null ? '' : String(value);
+    const size = envEntryBytes(name, text);
+    const tooBig = sizeRefusal(size, bytes);
+    if (tooBig) return skip(name, tooBig);
+    env[name] = text;
+    count += 1;
+    bytes += size;
   };
 
   for (const [name, value] of Object.entries(raw)) {
@@ -107,16 +112,20 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   return { env, skippedEnv };
 }
 
-function refusalFor(name: string, value: unknown, duplicate: boolean, used: { count: number; bytes: number }): EnvRefusal | undefined {
+function refusalFor(name: string, value: unknown, duplicate: boolean, count: number): EnvRefusal | undefined {
   const byName = refusalForName(name);
   if (byName) return byName;
   if (value !== null && typeof value === 'object') return 'not_scalar';
   if (typeof value === 'string' && value.includes('\u0000')) return 'nul_character';
   if (duplicate) return 'duplicate';
-  if (used.count >= MAX_ENV_VARIABLES) return 'too_many';
-  const bytes = envEntryBytes(name, value === null ? '' : String(value));
-  if (bytes > MAX_ENV_ENTRY_BYTES) return 'too_long';
-  if (used.bytes + bytes > MAX_ENV_BYTES) return 'env_full';
+  if (count >= MAX_ENV_VARIABLES) return 'too_many';
+  return undefined;
+}
+
+/** A variable the kernel would not pass (spawn fails with E2BIG: env.ts). */
+function sizeRefusal(size: number, usedBytes: number): EnvRefusal | undefined {
+  if (size > MAX_ENV_ENTRY_BYTES) return 'too_long';
+  if (usedBytes + size > MAX_ENV_BYTES) return 'env_full';
   return undefined;
 }
 

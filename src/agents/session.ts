@@ -29,6 +29,12 @@ export interface SessionDeps extends AgentServices {
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
+/**
+ * How long an agent's `started` may wait to share the ledger's next commit. Nobody waits for it
+ * (the agent goes on, people see `running` that much later), and a short script's result usually
+ * comes within it: one transaction and one fdatasync for both instead of one each.
+ */
+const STARTED_MAY_WAIT_MS = 20;
 
 /**
  * One agent connection. It speaks for one host only: every message it sends can touch only
@@ -120,7 +126,7 @@ export class AgentSession {
       case 'heartbeat':
         return;
       case 'started':
-        await this.deps.ledger.started(this.hostId, message.executionId, message.startedAt);
+        await this.deps.ledger.started(this.hostId, message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
         return;
       case 'output':
         if (this.assigned.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);

@@ -59,8 +59,9 @@ export class ExecutionLedger {
     return this.queue.submit({ kind: 'claim', hostId, ids, ...session }) as Promise<Claimed[]>;
   }
 
-  started(hostId: string, executionId: string, startedAt: number): Promise<boolean> {
-    return this.queue.submit({ kind: 'started', hostId, executionId, startedAt }) as Promise<boolean>;
+  /** dispatched → running. `mayWaitMs`: how long the change may wait to share a commit (GroupCommit.submit). */
+  started(hostId: string, executionId: string, startedAt: number, mayWaitMs = 0): Promise<boolean> {
+    return this.queue.submit({ kind: 'started', hostId, executionId, startedAt }, mayWaitMs) as Promise<boolean>;
   }
 
   /** Stores an agent's result; undefined when the execution is not this host's. */

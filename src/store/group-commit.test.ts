@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from './group-commit.js';
 
 /** A commit that records its batches and makes each durable when the test says so. */
@@ -41,6 +41,32 @@ describe('GroupCommit', () => {
     await second;
     await drained;
     expect(answered).toEqual([10, 20, 30, 40]);
+  });
+
+  it('lets a job that may wait join the next commit, or commits it once its wait is over', async () => {
+    vi.useFakeTimers();
+    try {
+      const c = recordingCommit();
+      const group = new GroupCommit(c.commit, { maxBatch: 100, maxQueued: 1000, name: 'test' });
+      void group.submit(1, 50);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(c.batches).toEqual([]);
+      void group.submit(2); // a job that may not wait starts the transaction, and takes the waiting one along
+      await vi.advanceTimersByTimeAsync(0);
+      expect(c.batches).toEqual([[1, 2]]);
+      void group.submit(3, 50);
+      await vi.advanceTimersByTimeAsync(49);
+      expect(c.batches).toEqual([[1, 2]]);
+      await vi.advanceTimersByTimeAsync(2);
+      expect(c.batches).toEqual([[1, 2], [3]]);
+      // The shortest wait of the jobs queued is the one kept.
+      void group.submit(4, 50);
+      void group.submit(5, 5);
+      await vi.advanceTimersByTimeAsync(7);
+      expect(c.batches).toEqual([[1, 2], [3], [4, 5]]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects the callers of a batch whose sync failed', async () => {

@@ -12,6 +12,9 @@ export class GroupCommit<Job, Result> {
   private queue: Array<{ job: Job; resolve(result: Result): void; reject(error: unknown): void }> = [];
   private flushing = false;
   private scheduled = false;
+  /** Set while only jobs that may wait are queued: the flush they wait for at the latest, and when. */
+  private waiting: NodeJS.Timeout | undefined;
+  private waitingUntil = Infinity;
   private syncing = 0;
   private idle: Array<() => void> = [];
 
@@ -21,13 +24,19 @@ export class GroupCommit<Job, Result> {
     private readonly observe: (batchSize: number, seconds: number) => void = () => undefined,
   ) {}
 
-  submit(job: Job): Promise<Result> {
+  /**
+   * Queues a job for the next transaction. `mayWaitMs`: the job may wait that long for company
+   * (a job that may not wait, or the time running out, starts the transaction), so that a fact
+   * nobody waits for shares a commit instead of paying one of its own.
+   */
+  submit(job: Job, mayWaitMs = 0): Promise<Result> {
     if (this.queue.length >= this.limits.maxQueued) {
       return Promise.reject(new GroupCommitOverloadedError(`${this.limits.name} queue is full (${this.limits.maxQueued} waiting for storage)`));
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
-      this.schedule();
+      if (mayWaitMs > 0) this.scheduleWithin(mayWaitMs);
+      else this.schedule();
     });
   }
 
@@ -38,6 +47,9 @@ export class GroupCommit<Job, Result> {
   }
 
   private schedule(): void {
+    clearTimeout(this.waiting);
+    this.waiting = undefined;
+    this.waitingUntil = Infinity;
     if (this.flushing || this.scheduled) return;
     this.scheduled = true;
     // setImmediate lets every job submitted in this turn of the event loop join the batch.
@@ -45,6 +57,15 @@ export class GroupCommit<Job, Result> {
       this.scheduled = false;
       void this.flush();
     });
+  }
+
+  /** A flush within `ms` unless one comes sooner; a flush in progress takes the job anyway. */
+  private scheduleWithin(ms: number): void {
+    const until = performance.now() + ms;
+    if (this.flushing || this.scheduled || until >= this.waitingUntil) return;
+    clearTimeout(this.waiting);
+    this.waitingUntil = until;
+    this.waiting = setTimeout(() => this.schedule(), ms);
   }
 
   private async flush(): Promise<void> {
@@ -74,7 +95,7 @@ export class GroupCommit<Job, Result> {
   }
 
   private isIdle(): boolean {
-    return !this.flushing && !this.scheduled && this.syncing === 0 && this.queue.length === 0;
+    return !this.flushing && !this.scheduled && !this.waiting && this.syncing === 0 && this.queue.length === 0;
   }
 
   private settleIdle(): void {

@@ -188,7 +188,7 @@ function topOthers(a, b, window, exclude) {
 /** extra: CPU seconds of processes that ended during the run (the spawners report their own). */
 function cpuShares(a, b, extra = {}, extraPids = []) {
   const window = (b.wall - a.wall) / 1000;
-  const out = { bench: (b.own - a.own) / window };
+  const out = { window, bench: (b.own - a.own) / window };
   let known = b.own - a.own;
   for (const key of Object.keys(a.groups)) {
     const used = b.groups[key] - a.groups[key];
@@ -204,6 +204,14 @@ function cpuShares(a, b, extra = {}, extraPids = []) {
   out.top = topOthers(a, b, window, ours);
   return out;
 }
+
+/** CPU seconds of a group per execution (or spawn) of a run. */
+function cpuPerRun(run, group) {
+  return (run.cpu[group] * run.cpu.window) / run.ok;
+}
+
+const perRun = (run, group) => `${fmtInt(cpuPerRun(run, group) * 1e6)} µs`;
+const fmtX = (n) => `${n.toFixed(2)} ×`;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -625,6 +633,8 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
     rows.push(['', 'server CPU', fmtPct(a.cpu.server), fmtPct(b.cpu.server), '']);
     rows.push(['', 'agents CPU (+ scripts)', fmtPct(a.cpu.agents), fmtPct(b.cpu.agents), '']);
     rows.push(['', 'spawners CPU (+ sh)', '', fmtPct(b.cpu.spawners), '']);
+    rows.push(['', 'CPU/execution: server', perRun(a, 'server'), '', '']);
+    rows.push(['', '  agents, spawners (+ sh)', perRun(a, 'agents'), perRun(b, 'spawners'), fmtX(cpuPerRun(a, 'agents') / cpuPerRun(b, 'spawners'))]);
     rows.push(['', 'bench CPU', fmtPct(a.cpu.bench), fmtPct(b.cpu.bench), '']);
     rows.push(['', 'other procs CPU', fmtPct(a.cpu.other), fmtPct(b.cpu.other), '']);
   }
@@ -633,6 +643,7 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
     log('  executions/s: webhooks fired ÷ (last result stored − first webhook sent); raw spawn: spawns ÷ (last exit − first spawn).');
     log('  CPU: share of one core used during the run by the server / the agents and the scripts they ran / the spawners and their');
     log('       shells / this process / all other processes on the machine (more than a few % there means the run was disturbed).');
+    log('  CPU/execution: CPU time of the group over the run ÷ executions (or spawns); it moves less than the rates when the VM drifts.');
     for (const p of phases) {
       const top = ['e2e', 'spawn'].map((w) => p.results[w].cpu.top && `${w === 'e2e' ? 'pitcrew e2e' : 'raw spawn'}: ${p.results[w].cpu.top}`).filter(Boolean);
       if (top.length) log(`  ${p.label}, busiest other processes (median rounds): ${top.join('; ')}`);
@@ -673,7 +684,7 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
     for (const r of ratePhases) {
       const keptUp = r.storedSeconds <= r.sendSeconds + 1;
       log(`  ${r.key === 'c' ? '(c)' : 'floor'} ${fmtInt(r.rate)}/s: ${fmtInt(r.count)} webhooks sent at ${r.deliveredRate.toFixed(1)}/s (sender lag p99 ${fmtMs(r.lagP99)} ms); last result stored ${r.storedSeconds.toFixed(1)} s after the first webhook, sending took ${r.sendSeconds.toFixed(1)} s: ${keptUp ? 'kept up' : 'FELL BEHIND, so its latencies include a growing queue'}.`);
-      log(`      CPU: server ${fmtPct(r.cpu.server)}, agents (+ scripts) ${fmtPct(r.cpu.agents)}, bench ${fmtPct(r.cpu.bench)}, other procs ${fmtPct(r.cpu.other)}${r.cpu.top ? ` (${r.cpu.top})` : ''}.`);
+      log(`      CPU: server ${fmtPct(r.cpu.server)} (${perRun(r, 'server')}/execution), agents (+ scripts) ${fmtPct(r.cpu.agents)} (${perRun(r, 'agents')}), bench ${fmtPct(r.cpu.bench)}, other procs ${fmtPct(r.cpu.other)}${r.cpu.top ? ` (${r.cpu.top})` : ''}.`);
     }
     if (ratePhases.length > 1) log(`  floor: a low rate after (c), for reference: what one execution costs when nothing queues (BENCH_E2E_FLOOR_RATE, 0 = off).`);
     log();

@@ -23,7 +23,8 @@ describe('decide', () => {
     // Rule off wins over a dry run: nothing would run either way, and the rule state explains more.
     ['rule off, Act false', rule({ type: 'trigger_host' }, { enabled: false }), { act: false }, 'rule_off', [], /turned off.*recorded/],
     ['trigger host not named', rule({ type: 'trigger_host' }), { act: true }, 'no_target', [], /payload names none/],
-    ['trigger host unknown', rule({ type: 'trigger_host' }), { act: true, hostName: 'mail-1' }, 'no_target', [], /no host named "mail-1"/],
+    ['trigger host unknown', rule({ type: 'trigger_host' }), { act: true, hostName: 'mail-1' }, 'no_target', [], /no host named "mail-1" has an agent in this tenant$/],
+    ['trigger host with a port', rule({ type: 'trigger_host' }), { act: true, hostName: 'web-1:9100' }, 'no_target', [], /no host named "web-1:9100" .*; host names carry no port: send HostName "web-1"$/],
     ['specific host', rule({ type: 'specific_host', hostname: 'db-1' }), { act: true, hostName: 'web-1' }, 'accepted', ['h3'], null],
     ['specific host unknown', rule({ type: 'specific_host', hostname: 'db-9' }), { act: true }, 'no_target', [], /"db-9" has no agent/],
     ['tags: every host with all of them', rule({ type: 'specific_tags', tags: ['web'] }), { act: true }, 'accepted', ['h1', 'h2'], null],

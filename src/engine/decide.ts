@@ -171,7 +171,7 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
     case 'trigger_host': {
       if (!event.hostName) return 'the rule acts on the trigger host, and the payload names none (send HostName)';
       const host = findHost(hosts, event.hostName);
-      return host ? [host] : `no host named "${event.hostName}" has an agent in this tenant`;
+      return host ? [host] : `no host named "${event.hostName}" has an agent in this tenant${portHint(event.hostName)}`;
     }
     case 'specific_host': {
       const host = findHost(hosts, target.hostname ?? '');
@@ -188,6 +188,15 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
     default:
       return assertNever(target.type);
   }
+}
+
+/**
+ * A monitoring tool's address of a host often carries a port (Prometheus' `instance`,
+ * "web-1:9100"); a host name never does (RFC 1123), so the reason says what to send instead.
+ */
+function portHint(hostName: string): string {
+  const named = /^([^:]+):\d+$/.exec(hostName.trim())?.[1];
+  return named ? `; host names carry no port: send HostName "${named}"` : '';
 }
 
 /** Host names compare without case (RFC 4343). */

@@ -29,8 +29,8 @@ export class BatchWrites {
   private readonly executions: NewExecutionRow[] = [];
   private readonly escalations = new Map<string, EscalationsTable>();
   private readonly keys: IdempotencyKeysTable[] = [];
-  /** Whether the batch opened an escalation window: people are to be told. */
-  escalated = false;
+  /** Whether the batch gave the notifier's loop work: an email runbook to send, an escalation window opened. */
+  givesNotifierWork = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -50,6 +50,7 @@ export class BatchWrites {
       ...(decision.serviceRun ? [emailRunbookExecutionRow(rule, event, decision.serviceRun.hostname, this.executionExpirySeconds)] : []),
     ] : [];
     this.executions.push(...executions);
+    if (decision.outcome === 'accepted' && decision.serviceRun) this.givesNotifierWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
       for (const limited of decision.limited) this.escalate(rule, limited, history, event.id);
     }
@@ -76,7 +77,7 @@ export class BatchWrites {
   /** One escalation row per (rule, host, window) in the batch, counting its limited events. */
   private escalate(rule: Rule, limited: LimitedHost, history: BatchHistory, eventId: string): void {
     const { window, opened } = history.escalationWindow(rule.id, limited.host.id, this.now, rule.actionLimit!.windowSeconds);
-    if (opened) this.escalated = true;
+    if (opened) this.givesNotifierWork = true;
     const key = `${rule.id}\n${limited.host.id}\n${window.windowStart}`;
     const known = this.escalations.get(key);
     if (known) this.escalations.set(key, { ...known, limited_events: known.limited_events + 1, last_event_id: eventId });

@@ -69,10 +69,11 @@ export interface EventWriterOptions {
    * the agent hears of it after one commit, not two (trigger-to-start latency, bench/e2e).
    */
   readySession?: SessionFinder;
-  /** Called after a commit with the ids of executions the service runs itself (email_runbook). */
-  onServiceQueued?: (executionIds: string[]) => void;
-  /** Called after a commit that opened an escalation window (an action limit was reached). */
-  onEscalated?: () => void;
+  /**
+   * Called after a commit that gave the notifier's loop work: an execution the service runs itself
+   * (email_runbook), or an escalation window opened (an action limit was reached).
+   */
+  onNotifierWork?: () => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
@@ -114,8 +115,7 @@ export class EventWriter {
    */
   private async commit(batch: Submission[]): Promise<Committed<SubmissionResult[]>> {
     const queued: QueuedExecution[] = [];
-    const serviceQueued: string[] = [];
-    let escalated = false;
+    let notifierWork = false;
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const [keyRows, ruleRows] = await tx.begin([this.keysQuery(batch), this.rulesQuery(batch)]);
@@ -131,8 +131,8 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, opensEscalation } = this.decideAll(batch, activeKeys, rules, hosts, history, queued, serviceQueued);
-      escalated = opensEscalation;
+      const { results, writes, givesNotifierWork } = this.decideAll(batch, activeKeys, rules, hosts, history, queued);
+      notifierWork = givesNotifierWork;
       const stale = staleKeys(keys);
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
@@ -145,8 +145,7 @@ export class EventWriter {
         if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
       }
       if (queued.length > 0) this.options.onQueued(queued);
-      if (serviceQueued.length > 0) this.options.onServiceQueued?.(serviceQueued);
-      if (escalated) this.options.onEscalated?.();
+      if (notifierWork) this.options.onNotifierWork?.();
     });
     return { value: committed.value, durable };
   }
@@ -155,7 +154,7 @@ export class EventWriter {
     return this.options.clock?.() ?? Date.now();
   }
 
-  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[], serviceQueued: string[]) {
+  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
       if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
@@ -171,11 +170,8 @@ export class EventWriter {
       if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
       history.record(rule, hostKey, facts, decision);
       const { event, executions } = writes.add({ submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint }, history);
-      for (const row of executions) {
-        // No host: the service runs it (email_runbook); the notifier's loop picks it up.
-        if (row.host_id === null || row.host_id === undefined) serviceQueued.push(row.id);
-        else if (row.held === 0) queued.push(queuedOf(row));
-      }
+      // No host: the service runs it (email_runbook); the notifier's loop picks it up.
+      for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
       const executionIds = executions.map((row) => row.id);
       if (s.idempotencyKey !== undefined) {
         const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
@@ -183,7 +179,7 @@ export class EventWriter {
       }
       return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     });
-    return { results, writes: writes.compile(), opensEscalation: writes.escalated };
+    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork };
   }
 
   private keysQuery(batch: Submission[]): CompiledQuery {

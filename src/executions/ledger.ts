@@ -20,8 +20,8 @@ export interface StateChange {
 /** Rows another domain writes in the transaction that changes executions (notify's outbox of ended ones). */
 export interface LedgerOutbox {
   writes(transitions: Plan['transitions'], now: number): CompiledQuery[];
-  /** After the commit is durable: how many rows those statements wrote (none: nothing to do). */
-  written(rows: number): void;
+  /** After the commit is durable, when those statements wrote rows. */
+  written(): void;
 }
 
 const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
@@ -104,7 +104,7 @@ export class ExecutionLedger {
       durable: durable.then(() => {
         if (changes.length > 0) this.onChange(changes);
         if (plan.released.length > 0) this.onReleased(plan.released);
-        if (outboxRows > 0) this.outbox.written(outboxRows);
+        if (outboxRows > 0) this.outbox.written();
       }),
     };
   }

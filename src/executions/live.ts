@@ -18,7 +18,7 @@ export const MAX_CHUNK_CHARS = 1000;
 /** Out-of-order pieces from another node held while an earlier one is missing. */
 const MAX_PENDING = 1000;
 
-interface Buffer {
+interface OutputBuffer {
   chunks: SequencedOutput[];
   bytes: number;
   next: number;
@@ -32,8 +32,8 @@ interface Buffer {
  */
 export class LiveExecutions {
   private readonly emitter = new EventEmitter();
-  private readonly local = new Map<string, Buffer>();
-  private readonly remote = new Map<string, Buffer & { pending: Map<number, SequencedOutput> }>();
+  private readonly local = new Map<string, OutputBuffer>();
+  private readonly remote = new Map<string, OutputBuffer & { pending: Map<number, SequencedOutput> }>();
 
   constructor(private readonly relay: (executionId: string, output: SequencedOutput[]) => void = () => undefined) {
     this.emitter.setMaxListeners(0);
@@ -112,7 +112,7 @@ export class LiveExecutions {
 }
 
 /** Buffers a piece for streams that open later, up to MAX_BUFFERED_BYTES per execution. */
-function keep(buffer: Buffer, piece: SequencedOutput): void {
+function keep(buffer: OutputBuffer, piece: SequencedOutput): void {
   if (buffer.bytes + piece.chunk.length > MAX_BUFFERED_BYTES) return;
   buffer.chunks.push(piece);
   buffer.bytes += piece.chunk.length;

@@ -114,9 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onQueued: dispatchQueued,
     readySession: (hostId) => gateway.readySession(hostId),
     clock,
-    // email_runbook executions run on the service, and escalations go to people: the notifier's loop does both.
-    onServiceQueued: () => notifier.wake(),
-    onEscalated: () => notifier.wake(),
+    onNotifierWork: () => notifier.wake(),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),

@@ -10,6 +10,8 @@ import { waitFor } from './support/wait.js';
 /*
  * Real processes killed with SIGKILL: the service, the agent. DESIGN.md §2: a queued execution
  * survives restarts and runs once; one that had started is never silently re-run: it ends lost.
+ * And frozen with SIGSTOP: the TCP connection stays up but nothing answers on it, as behind a
+ * firewall or NAT that dropped the flow without a reset (a half-open connection).
  */
 describe.each(testDialects())('crashes on %s', (dialect) => {
   let database: TestDatabase;
@@ -128,6 +130,67 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     expect(survivor.child.exitCode).toBeNull();
     const next = await fire('svc-1', 'echo again');
     await until(next, (e) => e.state === 'succeeded', 'new work after the restart');
+  }, 60_000);
+
+  it('drops a frozen agent after a silent heartbeat; thawed, it reconnects and reports the run that went on', async () => {
+    const frozen = agent('frozen-1');
+    await online('frozen-1');
+    const marker = path.join(database.dataDir, 'frozen-1.runs');
+    const id = await fire('frozen-1', `echo run >> ${marker}; sleep 3; echo finished`);
+    await until(id, (e) => e.state === 'running', 'the script to start');
+
+    frozen.child.kill('SIGSTOP');
+    try {
+      await online('frozen-1', 'offline');
+      // The script is not lost: the agent is alive and its process group goes on without it.
+      expect((await state(id)).state).toBe('running');
+      const waiting = await fire('frozen-1', `echo run >> ${marker}.2`);
+      expect((await state(waiting)).state).toBe('queued');
+      frozen.child.kill('SIGCONT');
+      const done = await until(id, (e) => e.state === 'succeeded', 'the result of the run that went on');
+      expect(done).toMatchObject({ stdout: 'finished\n', lateResult: null });
+      await until(waiting, (e) => e.state === 'succeeded', 'work queued while it was frozen');
+    } finally {
+      frozen.child.kill('SIGCONT');
+    }
+    await online('frozen-1');
+    expect(runs(marker)).toBe(1);
+    expect(runs(`${marker}.2`)).toBe(1);
+  });
+
+  it('runs once an execution sent into a half-open connection, which went back to the queue', async () => {
+    const frozen = agent('frozen-2');
+    await online('frozen-2');
+    const marker = path.join(database.dataDir, 'frozen-2.runs');
+    frozen.child.kill('SIGSTOP');
+    let id: string;
+    try {
+      // The service still holds the connection: the execution is sent and waits in the agent's socket.
+      id = await fire('frozen-2', `echo run >> ${marker}; echo once`);
+      await until(id, (e) => e.state === 'queued' && (e.transitions as unknown[]).length > 1, 'the execution back in the queue when the connection is dropped');
+      frozen.child.kill('SIGCONT');
+      // The agent may read the frame still in its socket and run it before it reconnects; either way it runs once.
+      expect(await until(id, (e) => e.state === 'succeeded', 'the execution to run')).toMatchObject({ stdout: 'once\n', lateResult: null });
+    } finally {
+      frozen.child.kill('SIGCONT');
+    }
+    const after = await fire('frozen-2', 'echo after');
+    await until(after, (e) => e.state === 'succeeded', 'later work on the same connection');
+    expect(runs(marker)).toBe(1);
+  });
+
+  it('reconnects when the service falls silent for three heartbeats, and takes work once it answers again', async () => {
+    const waiting = agent('silent-1');
+    await online('silent-1');
+    server.child.kill('SIGSTOP');
+    try {
+      await waitFor(() => waiting.output().includes('silent for three heartbeats'), 'the agent to notice the silence', 15_000);
+    } finally {
+      server.child.kill('SIGCONT');
+    }
+    await online('silent-1');
+    const id = await fire('silent-1', 'echo awake');
+    expect((await until(id, (e) => e.state === 'succeeded', 'work after the service answers again')).stdout).toBe('awake\n');
   }, 60_000);
 
   it('stops cleanly on SIGTERM with agents connected, and the agents reconnect to the restarted service', async () => {

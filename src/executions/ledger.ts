@@ -26,7 +26,7 @@ export interface LedgerOutbox {
 
 const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
 
-const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
+const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'finished_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
 // The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
 const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
 

@@ -4,7 +4,7 @@ import { planLedger, type Current, type LedgerOp } from './plan.js';
 
 const spec = JSON.stringify({ flavour: 'autofix', interpreter: 'sh', script: 'true', env: {}, context: {}, timeoutSeconds: 5 });
 const row = (id: string, state: string, host = 'h1', extra: Partial<Current> = {}): Current => ({
-  id, state, host_id: host, started_at: null, late_result: null, spec, event_id: 'e1', held: 0, fanout_max_concurrency: null, fanout_max_errors: null, queued_at: 10, expires_at: 1010, ...extra,
+  id, state, host_id: host, started_at: null, finished_at: null, late_result: null, spec, event_id: 'e1', held: 0, fanout_max_concurrency: null, fanout_max_errors: null, queued_at: 10, expires_at: 1010, ...extra,
 });
 const result = (executionId: string, exitCode: number | null, ending: ExecutionResult['ending'] = 'exited'): ExecutionResult => ({
   executionId, ending, exitCode, signal: null, reason: null, startedAt: 100, finishedAt: 200,
@@ -54,6 +54,18 @@ describe('planLedger', () => {
     expect(plan.results).toEqual([{ state: 'lost', late: true }, { state: 'lost', late: true }]);
     expect(JSON.parse(plan.updates.get('a')!.late_result!)).toMatchObject({ ending: 'exited', exitCode: 0 });
     expect(plan.transitions).toEqual([]);
+  });
+
+  it('takes the same result twice as one: the second is not a late result', () => {
+    const plan = planLedger([row('a', 'running')], new Map(), [
+      { kind: 'result', hostId: 'h1', result: result('a', 0) },
+      { kind: 'result', hostId: 'h1', result: result('a', 0) },
+    ], 50);
+    expect(plan.results).toEqual([{ state: 'succeeded', late: false }, { state: 'succeeded', late: false }]);
+    expect(plan.updates.get('a')!.late_result).toBeUndefined();
+    const later = planLedger([row('a', 'succeeded', 'h1', { finished_at: 200 })], new Map(), [{ kind: 'result', hostId: 'h1', result: result('a', 0) }], 60);
+    expect(later.results).toEqual([{ state: 'succeeded', late: false }]);
+    expect(later.updates.size).toBe(0);
   });
 
   it('moves only from the states the lifecycle allows, and stamps terminal moves', () => {

@@ -20,7 +20,7 @@ export type Recorded = { state: ExecutionState; late: boolean } | undefined;
 export type LedgerResult = Claimed[] | boolean | Recorded | string[];
 
 /** The columns the planner reads. */
-export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'late_result' | 'spec' | 'event_id' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'queued_at' | 'expires_at'>;
+export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'finished_at' | 'late_result' | 'spec' | 'event_id' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'queued_at' | 'expires_at'>;
 
 export interface Plan {
   results: LedgerResult[];
@@ -118,9 +118,13 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
     finished_at: result.finishedAt,
   }, op.hostId);
   if (moved) {
+    row.finished_at = result.finishedAt;
     for (const artifact of result.artifacts) plan.artifacts.push({ execution_id: result.executionId, ...artifact });
     return { state: ending.state, late: false };
   }
+  // The same result again: the agent offers what the service has not confirmed, and answers a
+  // repeated delivery with what it knows; both can reach us after it was recorded.
+  if (row.finished_at === result.finishedAt) return { state: row.state as ExecutionState, late: false };
   // Already ended (lost while the service was away, or expired): keep what the host reports
   // beside it, without changing a terminal state that was already reported.
   if (row.late_result === null) {

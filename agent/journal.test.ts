@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Journal } from './journal.js';
+import { Journal, UNKNOWN_BOOT, type JournalOptions } from './journal.js';
 import { finishedResult, isAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
 const tempDir = useTempDirs();
@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 /** Opens a journal that is closed after the test (each holds its log open). */
-async function open(dir: string, now?: number, options?: { maxTombstones?: number }): Promise<Journal> {
+async function open(dir: string, now?: number, options?: JournalOptions): Promise<Journal> {
   const journal = await Journal.open(dir, now, options);
   opened.push(journal);
   return journal;
@@ -42,6 +42,48 @@ describe('Journal', () => {
     // Durable: a third start still knows them, and does not report them as new.
     const third = await open(dir);
     expect(third.interruptions().map((i) => i.executionId).sort()).toEqual(['exec-running', 'exec-starting']);
+  });
+
+  describe('kills only a process group that can still be the run', () => {
+    const survivors: number[] = [];
+    afterEach(() => {
+      for (const pid of survivors.splice(0)) if (isAlive(pid)) process.kill(-pid, 'SIGKILL');
+    });
+    async function orphan(dir: string, options: JournalOptions): Promise<number> {
+      const before = await open(dir, undefined, options);
+      const survivor = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+      await new Promise((resolve) => survivor.once('spawn', resolve));
+      survivors.push(survivor.pid!);
+      await before.starting('exec-1');
+      await before.running('exec-1', survivor.pid!);
+      return survivor.pid!;
+    }
+    const reasonOf = (journal: Journal) => journal.interruptions()[0]?.reason;
+
+    it('not after the machine restarted: pids start over at boot', async () => {
+      const dir = await tempDir();
+      const pid = await orphan(dir, { bootId: 'boot-a' });
+      const after = await open(dir, undefined, { bootId: 'boot-b' });
+      expect(reasonOf(after)).toBe(`the agent stopped while the script ran (pid/pgid ${pid}); it was not re-run`);
+      expect(isAlive(pid)).toBe(true);
+    });
+
+    it('not when the kernel does not say which boot this is', async () => {
+      const dir = await tempDir();
+      const pid = await orphan(dir, { bootId: UNKNOWN_BOOT });
+      await open(dir, undefined, { bootId: UNKNOWN_BOOT });
+      expect(isAlive(pid)).toBe(true);
+    });
+
+    it('not when another process now holds the pid', async () => {
+      const dir = await tempDir();
+      const pid = await orphan(dir, {});
+      // As if the run's group had ended and its pid gone to a process started at another time.
+      const line = JSON.stringify({ executionId: 'exec-1', state: 'running', at: Date.now(), bootId: JSON.parse((await readFile(join(dir, 'journal.log'), 'utf8')).trim().split('\n').at(-1)!).bootId, pgid: pid, leaderStart: '1' });
+      await appendFile(join(dir, 'journal.log'), `${line}\n`);
+      await open(dir);
+      expect(isAlive(pid)).toBe(true);
+    });
   });
 
   it('keeps results until the service acknowledges them, then a tombstone for 24 hours', async () => {

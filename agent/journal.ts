@@ -2,7 +2,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExecutionResult } from '../src/agents/protocol.js';
-import { signalGroup } from './process-group.js';
+import { processStart, signalGroup } from './process-group.js';
 
 /*
  * The agent's journal: an append-only log, <state-dir>/journal/journal.log, one JSON line per
@@ -18,7 +18,7 @@ import { signalGroup } from './process-group.js';
 
 export type JournalEntry =
   | { executionId: string; state: 'starting'; at: number; bootId: string }
-  | { executionId: string; state: 'running'; at: number; bootId: string; pgid: number }
+  | { executionId: string; state: 'running'; at: number; bootId: string; pgid: number; leaderStart?: string }
   | { executionId: string; state: 'finished'; at: number; result: ExecutionResult }
   | { executionId: string; state: 'interrupted'; at: number; reason: string }
   /** The service has it (a recorded result or a reported interruption): kept only to spot duplicates. */
@@ -64,7 +64,12 @@ interface Pending {
 
 export interface JournalOptions {
   maxTombstones?: number;
+  /** This boot's id; read from the kernel unless given (tests). */
+  bootId?: string;
 }
+
+/** The boot id when the kernel does not tell: never equal to a recorded one, so nothing is killed. */
+export const UNKNOWN_BOOT = 'unknown';
 
 export class Journal {
   private readonly entries = new Map<string, JournalEntry>();
@@ -90,7 +95,7 @@ export class Journal {
   static async open(dir: string, now = Date.now(), options: JournalOptions = {}): Promise<Journal> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const entries = await readEntries(join(dir, LOG));
-    const journal = new Journal(dir, currentBootId(), await open(join(dir, LOG), 'a', 0o600), options.maxTombstones ?? MAX_TOMBSTONES);
+    const journal = new Journal(dir, options.bootId ?? currentBootId(), await open(join(dir, LOG), 'a', 0o600), options.maxTombstones ?? MAX_TOMBSTONES);
     for (const entry of [...entries.values()].sort((a, b) => a.at - b.at)) journal.remember(entry);
     journal.drop(now);
     await journal.compact();
@@ -110,7 +115,7 @@ export class Journal {
   }
 
   running(executionId: string, pgid: number): Promise<void> {
-    return this.put({ executionId, state: 'running', at: Date.now(), bootId: this.bootId, pgid });
+    return this.put({ executionId, state: 'running', at: Date.now(), bootId: this.bootId, pgid, leaderStart: processStart(pgid) });
   }
 
   finished(result: ExecutionResult): Promise<void> {
@@ -167,10 +172,21 @@ export class Journal {
   private async interrupt(entry: Extract<JournalEntry, { state: 'starting' | 'running' }>, now: number): Promise<void> {
     let reason = 'the agent stopped while it was starting the script; it was not re-run';
     if (entry.state === 'running') {
-      const killed = entry.bootId === this.bootId && signalGroup(entry.pgid, 'SIGKILL');
+      const killed = this.isStillTheRun(entry) && signalGroup(entry.pgid, 'SIGKILL');
       reason = `the agent stopped while the script ran (pid/pgid ${entry.pgid}); it was not re-run${killed ? '; its remaining processes were killed' : ''}`;
     }
     await this.put({ executionId: entry.executionId, state: 'interrupted', at: now, reason });
+  }
+
+  /**
+   * Whether the process group a dead agent recorded can still be its run's. Pids start over at boot,
+   * and within a boot a pid is free for reuse once its group is gone (pid_max is 32768 on many
+   * hosts): a group whose leader is a process started at another time is someone else's.
+   */
+  private isStillTheRun(entry: Extract<JournalEntry, { state: 'running' }>): boolean {
+    if (this.bootId === UNKNOWN_BOOT || entry.bootId !== this.bootId) return false;
+    const leader = processStart(entry.pgid);
+    return entry.leaderStart === undefined || leader === undefined || leader === entry.leaderStart;
   }
 
   private list<S extends JournalEntry['state']>(state: S): Extract<JournalEntry, { state: S }>[] {
@@ -271,6 +287,6 @@ function currentBootId(): string {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
-    return 'unknown';
+    return UNKNOWN_BOOT;
   }
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** Signals a whole process group; false when there is none left to signal (ESRCH) or it is not ours (EPERM). */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
@@ -5,5 +7,19 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * When a process started, in clock ticks since boot (/proc/PID/stat, field 22): with the pid it
+ * names one process for the life of a boot. Undefined when the process is gone or there is no /proc.
+ */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
 import { listen } from '../http/listen.js';
 import { loggerOptions } from '../http/logging.js';
-import { loadTlsMaterial } from '../http/tls.js';
+import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { loadSecretKey } from '../notify/secret-box.js';
 import { migrateToLatest } from '../store/migrations.js';
@@ -15,10 +15,11 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
   const logger = pino(loggerOptions(config.logLevel));
+  // A certificate that cannot serve is a configuration error: refused before anything starts.
+  const tls = await loadTlsMaterial(config.dataDir, config.tls);
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   const { applied } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');
-  const tls = await loadTlsMaterial(config.dataDir, config.tls);
   const secret = loadSecretKey(config.dataDir, config.secretKey);
   logger.info({ source: secret.source }, 'channel secrets are sealed with the key from this source; back it up, secrets cannot be read without it');
   if (secret.warning) logger.warn(secret.warning);
@@ -46,6 +47,8 @@ export async function runServer(config: Config): Promise<number> {
     { https: listening.httpsUrl, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned },
     `agents connect to ${listening.httpsUrl}; TLS certificate SHA-256 fingerprint ${tls.fingerprint}`,
   );
+  const notice = expiryNotice(tls, config.dataDir);
+  if (notice) logger[notice.level]({ validTo: tls.validTo }, notice.message);
 
   return new Promise((resolve) => {
     let stopping = false;

@@ -1,8 +1,9 @@
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
+import { ConfigError } from '../config/config.js';
 
 export interface TlsMaterial {
   cert: string;
@@ -10,6 +11,8 @@ export interface TlsMaterial {
   /** SHA-256 fingerprint as colon-separated hex, the form `pitcrew agent --server-fingerprint` takes. */
   fingerprint: string;
   selfSigned: boolean;
+  /** When the certificate stops being valid. */
+  validTo: Date;
 }
 
 /**
@@ -18,8 +21,10 @@ export interface TlsMaterial {
  */
 export async function loadTlsMaterial(dataDir: string, configured: { certFile?: string; keyFile?: string }): Promise<TlsMaterial> {
   if (configured.certFile && configured.keyFile) {
-    const cert = fs.readFileSync(configured.certFile, 'utf8');
-    return { cert, key: fs.readFileSync(configured.keyFile, 'utf8'), fingerprint: fingerprintOf(cert), selfSigned: false };
+    const cert = readPem('PITCREW_TLS_CERT', configured.certFile);
+    const key = readPem('PITCREW_TLS_KEY', configured.keyFile);
+    const certificate = checkPair(cert, configured.certFile, key, configured.keyFile);
+    return { cert, key, fingerprint: certificate.fingerprint256, selfSigned: false, validTo: new Date(certificate.validTo) };
   }
   const dir = path.join(dataDir, 'tls');
   const certFile = path.join(dir, 'cert.pem');
@@ -31,11 +36,36 @@ export async function loadTlsMaterial(dataDir: string, configured: { certFile?: 
     fs.writeFileSync(certFile, pems.cert, { mode: 0o644 });
   }
   const cert = fs.readFileSync(certFile, 'utf8');
-  return { cert, key: fs.readFileSync(keyFile, 'utf8'), fingerprint: fingerprintOf(cert), selfSigned: true };
+  const certificate = new X509Certificate(cert);
+  return { cert, key: fs.readFileSync(keyFile, 'utf8'), fingerprint: certificate.fingerprint256, selfSigned: true, validTo: new Date(certificate.validTo) };
 }
 
-export function fingerprintOf(certPem: string): string {
-  return new X509Certificate(certPem).fingerprint256;
+function readPem(variable: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${variable}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** Refuses at start what TLS would refuse later with an OpenSSL code: no certificate, no key, or a key of another certificate. */
+function checkPair(cert: string, certFile: string, key: string, keyFile: string): X509Certificate {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(`PITCREW_TLS_CERT: ${certFile} holds no PEM certificate`);
+  }
+  let privateKey;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(`PITCREW_TLS_KEY: ${keyFile} holds no unencrypted PEM private key`);
+  }
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ConfigError(`PITCREW_TLS_KEY: ${keyFile} is not the key of the certificate in ${certFile} (the file's first certificate must be the server's own, then its chain)`);
+  }
+  return certificate;
 }
 
 async function generateSelfSigned() {
@@ -54,3 +84,18 @@ async function generateSelfSigned() {
     ],
   });
 }
+
+/**
+ * What to tell the operator at start about the certificate's end date: agents check it even for
+ * a pinned certificate, so an expired one cuts every agent off.
+ */
+export function expiryNotice(tls: Pick<TlsMaterial, 'validTo' | 'selfSigned'>, dataDir: string, now = Date.now()): { level: 'error' | 'warn'; message: string } | undefined {
+  const daysLeft = Math.floor((tls.validTo.getTime() - now) / 86_400_000);
+  const renew = tls.selfSigned ? `remove ${path.join(dataDir, 'tls')} to have a new one made, then give agents its fingerprint` : 'renew it';
+  if (tls.validTo.getTime() <= now) return { level: 'error', message: `the TLS certificate expired on ${tls.validTo.toISOString()} and agents refuse it: ${renew}` };
+  if (daysLeft < EXPIRY_WARNING_DAYS) return { level: 'warn', message: `the TLS certificate expires on ${tls.validTo.toISOString()}, in ${daysLeft} days: ${renew}` };
+  return undefined;
+}
+
+const EXPIRY_WARNING_DAYS = 14;
+

@@ -81,12 +81,17 @@ describe('operations', () => {
     expect((await env.webhook(rule.triggerId, { HostName: 'web-1' })).statusCode).toBe(202);
     expect((await env.webhook(rule.triggerId, { Act: false })).statusCode).toBe(202);
     expect((await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) })).statusCode).toBe(401);
+    // Refusals found past the key check count too: a wrong field type, an unknown trigger.
+    expect((await env.webhook(rule.triggerId, { HostName: 5 })).statusCode).toBe(400);
+    expect((await env.webhook('00000000-0000-4000-8000-000000000000', {})).statusCode).toBe(404);
 
     const after = (await get('/metrics')).body;
     expect(after).toMatch(/^# TYPE pitcrew_events_total counter$/m);
     expect(after).toMatch(/^pitcrew_events_total\{outcome="accepted"\} 1$/m);
     expect(after).toMatch(/^pitcrew_events_total\{outcome="dry_run"\} 1$/m);
     expect(after).toMatch(/^pitcrew_ingress_rejections_total\{status="401"\} 1$/m);
+    expect(after).toMatch(/^pitcrew_ingress_rejections_total\{status="400"\} 1$/m);
+    expect(after).toMatch(/^pitcrew_ingress_rejections_total\{status="404"\} 1$/m);
     expect(after).toMatch(/^pitcrew_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/trigger\/channel\/webhook\/:apiKey\/:triggerId",status="202"\} 2$/m);
     expect(after).toMatch(/^pitcrew_process_cpu_seconds_total /m);
     // Every sample line is "name{labels} value" or "name value".

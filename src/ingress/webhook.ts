@@ -74,6 +74,11 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
       // The handler validates the body itself, to answer in the words of DESIGN.md §3.
       validatorCompiler: () => () => true,
       onRequest: (request) => admit(ctx, request as WebhookRequest),
+      // Every refusal, whoever found it: the key check, the parser, the body limit, the storage.
+      onResponse: (_request, reply, done) => {
+        if (reply.statusCode >= 400) ctx.metrics.ingressRejections.inc({ status: reply.statusCode });
+        done();
+      },
       schema: {
         tags: ['webhook'],
         summary: older ? 'Fire a webhook trigger (older path form)' : 'Fire a webhook trigger',
@@ -91,23 +96,19 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
 
 /** Authenticate, filter by address and throttle before the body is even read. */
 async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
-  const reject = (error: PitcrewError) => {
-    ctx.metrics.ingressRejections.inc({ status: error.status });
-    throw error;
-  };
   const { apiKey } = request.params;
   const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
-  if (!caller) return reject(invalidKey());
+  if (!caller) throw invalidKey();
   if (!caller.allows(request.ip)) {
-    return reject(new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`));
+    throw new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`);
   }
   const take = caller.bucket.take();
   if (!take.ok) {
     ctx.metrics.throttled.inc({ tenant: caller.tenantId });
     await ctx.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
-    return reject(new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
+    throw new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
       headers: { 'Retry-After': String(take.retryAfterSeconds) },
-    }));
+    });
   }
   request.caller = caller;
 }

@@ -21,7 +21,7 @@ export class Metrics {
 
   readonly ingressRejections = new Counter({
     name: 'pitcrew_ingress_rejections_total',
-    help: 'Webhook calls refused before an event was stored, by HTTP status',
+    help: 'Webhook calls refused, by HTTP status; a refused call stored nothing',
     labelNames: ['status'],
     registers: [this.registry],
   });

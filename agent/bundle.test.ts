@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signalGroup } from './process-group.js';
 import { FakeService } from './testing/fake-service.js';
-import { isAlive, useTempDirs, waitFor } from './testing/helpers.js';
+import { isAlive, isGroupAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
 /*
  * The bundled agent as operators run it: one file in an otherwise empty directory, started as a
@@ -51,6 +52,19 @@ async function service(): Promise<FakeService> {
   return fake;
 }
 
+/** The process's supplementary groups, from the `Groups:` line of /proc/PID/status. */
+function groupsIn(status: string): number[] {
+  const line = /^Groups:(.*)$/m.exec(status)?.[1] ?? '';
+  return line.trim().split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+}
+
+/** What initgroups(user, gid) gives with /etc/group: gid plus every group that lists the user. */
+async function initgroupsOf(user: string, gid: number): Promise<number[]> {
+  const members = (await readFile('/etc/group', 'utf8')).split('\n').map((line) => line.split(':'))
+    .filter((fields) => fields.length === 4 && fields[3]!.split(',').includes(user)).map((fields) => Number(fields[2]));
+  return [...new Set([gid, ...members])].sort((a, b) => a - b);
+}
+
 function execute(fake: FakeService, executionId: string, script: string) {
   fake.send({ type: 'execute', executionId, hostId: fake.hostId, tenantId: fake.tenantId, flavour: 'autofix', interpreter: 'sh', script, env: {}, context: {}, timeoutSeconds: 60 });
 }
@@ -82,14 +96,67 @@ describe('the bundled agent', () => {
     const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
     expect(status).toMatch(/^Uid:\s+65534\s+65534\s+65534\s+65534$/m);
     expect(status).toMatch(/^Gid:\s+65534\s+65534\s+65534\s+65534$/m);
+    // initgroups: nobody's own groups, none of root's.
+    expect(groupsIn(status)).toEqual(await initgroupsOf('nobody', 65534));
+    expect(groupsIn(status).join(' ')).toBe((await run('id', ['-G', 'nobody'])).stdout.trim());
     expect((await stat(join(stateDir, 'credentials.json'))).uid).toBe(65534);
-    execute(fake, 'e1', 'id -u; id -g');
+    execute(fake, 'e1', 'id -u; id -g; id -G');
     await waitFor(() => fake.received('finished').length === 1, 'the result');
-    expect(fake.received('finished')[0]!.result.stdout).toBe('65534\n65534\n');
+    expect(fake.received('finished')[0]!.result.stdout).toBe(`65534\n65534\n${groupsIn(status).join(' ')}\n`);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr()).toContain('"msg":"stopping","signal":"SIGTERM"');
     expect(stderr()).not.toContain(fake.apiKey);
+  });
+
+  it.runIf(asRoot)('runs with the --group group as its primary group, scripts included', async () => {
+    // Not nogroup: that is nobody's own group on Debian, so it would not show that --group applies.
+    const [, , gid] = (await run('getent', ['group', 'users'])).stdout.trim().split(':');
+    const users = Number(gid);
+    expect(users).not.toBe(65534);
+    const fake = await service();
+    const stateDir = join(bundleDir, `state-${Date.now()}`);
+    const { child } = startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--run-as', 'nobody', '--group', 'users', '--state-dir', stateDir]);
+    await waitFor(() => fake.received('hello').length === 1, 'hello');
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+    expect(status).toMatch(/^Uid:\s+65534\s+65534\s+65534\s+65534$/m);
+    expect(status).toMatch(new RegExp(`^Gid:\\s+${users}\\s+${users}\\s+${users}\\s+${users}$`, 'm'));
+    expect(groupsIn(status)).toEqual(await initgroupsOf('nobody', users));
+    execute(fake, 'e1', 'id -g');
+    await waitFor(() => fake.received('finished').length === 1, 'the result');
+    expect(fake.received('finished')[0]!.result.stdout).toBe(`${users}\n`);
+  });
+
+  it('on SIGTERM, stops running scripts and delivers their results before exiting 0', async () => {
+    const fake = await service();
+    const { child, exited } = startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--allow-root', '--state-dir', join(await tempDir(), 'state')]);
+    await waitFor(() => fake.received('hello').length === 1, 'hello');
+    execute(fake, 'e1', 'echo $$; sleep 60');
+    await waitFor(() => fake.received('started').length === 1 && fake.received('output').length === 1, 'the script to start');
+    const pgid = Number(fake.received('output')[0]!.chunk.trim());
+    expect(isGroupAlive(pgid)).toBe(true);
+    try {
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(fake.received('finished').map((m) => m.result)).toEqual([
+        expect.objectContaining({ executionId: 'e1', ending: 'cancelled', signal: 'SIGTERM', reason: 'the agent was stopped (SIGTERM) while the script ran' }),
+      ]);
+      expect(isGroupAlive(pgid)).toBe(false);
+    } finally {
+      signalGroup(pgid, 'SIGKILL');
+    }
+  });
+
+  it('sends no more tags than the service accepts', async () => {
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `${i}`.padStart(128, 't')).join(',');
+    const tooMany = startAgent(['--server', 'http://127.0.0.1:1', '--insecure', '--allow-root', '--tags', tags(60), '--state-dir', join(await tempDir(), 'state')]);
+    expect(await tooMany.exited).toBe(2);
+    expect(tooMany.stderr()).toContain('60 tags given; at most 50');
+    // The fake service validates every frame with the service's parseAgentMessage.
+    const fake = await service();
+    startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--allow-root', '--tags', tags(50), '--state-dir', join(await tempDir(), 'state')]);
+    await waitFor(() => fake.received('hello').length === 1, 'a valid hello');
+    expect(fake.received('hello')[0]!.tags).toEqual(tags(50).split(','));
   });
 
   it.runIf(asRoot)('never hands a directory holding other files to the --run-as user', async () => {

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAgentMessage } from '../src/agents/protocol.js';
+import { signalGroup } from './process-group.js';
 import { ScriptRun, type RunnerSettings, type RunSpec } from './runner.js';
 import { isAlive, runnerSettings, useTempDirs, waitFor } from './testing/helpers.js';
 
@@ -77,6 +79,26 @@ describe('ScriptRun', () => {
     await waitFor(() => !isAlive(grandchild), 'the backgrounded sleep to die');
   });
 
+  it('reports the signal, and no exit code, for a script killed by one', async () => {
+    const { run } = await start('echo before; kill -9 $$; echo after');
+    expect(await run.result).toMatchObject({ ending: 'exited', exitCode: null, signal: 'SIGKILL', reason: null, stdout: 'before\n' });
+  });
+
+  it('leaves background processes running after a normal exit and stops reading their output after the drain time', async () => {
+    // The background sleep inherits stdout and holds it open long after the script exits.
+    const { run, pgid } = await start('sleep 30 & echo $!; exit 0', { timeoutSeconds: 20 }, { drainMs: 500 });
+    try {
+      const result = await run.result;
+      expect(result).toMatchObject({ ending: 'exited', exitCode: 0, signal: null, reason: null });
+      expect(result.finishedAt - result.startedAt!).toBeLessThan(10_000);
+      const background = Number(result.stdout.trim());
+      expect(background).toBeGreaterThan(0);
+      expect(isAlive(background)).toBe(true);
+    } finally {
+      signalGroup(pgid()!, 'SIGKILL');
+    }
+  });
+
   it('cancels a running script', async () => {
     const { run, live } = await start('echo started; sleep 1000');
     await waitFor(() => live.join('').includes('started'), 'the script to start');
@@ -112,6 +134,21 @@ describe('ScriptRun', () => {
       { name: 'sub/b.txt', base64: Buffer.from('nested\n').toString('base64') },
     ]);
     expect(result.artifactsTruncated).toBe(true);
+  });
+
+  it('keeps artifacts within the protocol’s limits on files and name length, so the service accepts the result', async () => {
+    const long = `${'d'.repeat(200)}/${'f'.repeat(99)}`; // 300 characters; each path part fits the file system's 255 bytes
+    const script = [
+      `mkdir "$PITCREW_ARTIFACTS/${long.split('/')[0]}" && echo long > "$PITCREW_ARTIFACTS/${long}"`,
+      'i=100; while [ $i -lt 250 ]; do echo $i > "$PITCREW_ARTIFACTS/f$i.txt"; i=$((i+1)); done',
+    ].join('\n');
+    const { run } = await start(script, { flavour: 'diagnostics' });
+    const result = await run.result;
+    expect(result.exitCode).toBe(0);
+    expect(result.artifacts).toHaveLength(100);
+    expect(result.artifacts.map((a) => a.name)).not.toContain(long);
+    expect(result.artifactsTruncated).toBe(true);
+    expect(parseAgentMessage(JSON.stringify({ type: 'finished', result }))).toEqual({ type: 'finished', result });
   });
 
   it('gives autofix scripts no artifacts directory', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,21 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** True while some live (not zombie) process belongs to the process group. */
+export function isGroupAlive(pgid: number): boolean {
+  return readdirSync('/proc').some((entry) => {
+    if (!/^[0-9]+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command name: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return state !== 'Z' && Number(pgrp) === pgid;
+    } catch {
+      return false; // it ended while we looked
+    }
+  });
 }
 
 /** Resolves when `condition` holds, checking at each turn of the event loop (no fixed sleeps). */

@@ -79,6 +79,16 @@ describe('planLedger', () => {
     expect(plan.updates.has('b')).toBe(false);
   });
 
+  it.each([
+    ['a script killed by a signal', { ending: 'exited', exitCode: null, signal: 'SIGKILL' }, /SIGKILL/],
+    ['an interpreter that could not start', { ending: 'failed_to_start', exitCode: null, reason: 'the python interpreter (python3) is not installed' }, /the python interpreter \(python3\) is not installed/],
+  ] as const)('ends %s failed, with a reason that says why', (_, ending, reason) => {
+    const plan = planLedger([row('a', 'running')], new Map(), [{ kind: 'result', hostId: 'h1', result: { ...result('a', null), ...ending } }], 50);
+    expect(plan.results).toEqual([{ state: 'failed', late: false }]);
+    expect(plan.updates.get('a')).toMatchObject({ state: 'failed', reason: expect.stringMatching(reason), exit_code: null });
+    expect(plan.transitions.map((t) => [t.to_state, t.reason])).toEqual([['failed', expect.stringMatching(reason)]]);
+  });
+
   it('collects a diagnostics run’s artifacts only when the result is recorded', () => {
     const withFile = { ...result('a', 0), artifacts: [{ name: 'df.txt', base64: 'aGk=' }] };
     expect(planLedger([row('a', 'running')], new Map(), [{ kind: 'result', hostId: 'h1', result: withFile }], 1).artifacts).toEqual([{ execution_id: 'a', name: 'df.txt', base64: 'aGk=' }]);

@@ -118,3 +118,33 @@ describe.each(testDialects())('executions and hosts API on %s', (dialect) => {
     expect((await env.api('GET', '/api/v1/hosts/tags', undefined, (await env.addTenant(`tags-none-${dialect}`)).token)).json().items).toEqual([]);
   });
 });
+
+// A running execution whose host went away for good (a terminated VM): nothing will ever report
+// it, so once its timeout and a grace have passed the sweeper ends it lost.
+describe.each(testDialects())('an execution whose agent never reports on %s', (dialect) => {
+  let env: TestEnv;
+  let skewMs = 0;
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { clock: () => Date.now() + skewMs, sweepIntervalMs: 50 });
+  });
+  afterAll(() => env.close());
+
+  it('ends lost, with the reason, once its timeout and the grace after it have passed', async () => {
+    const { hostId } = await env.enrol('gone-1');
+    const rule = await env.createWebhookRule({ target: { type: 'specific_host', hostname: 'gone-1' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'sleep 30' }, timeoutSeconds: 30 } });
+    const [id] = (await env.webhook(rule.triggerId, {})).json().executionIds as string[];
+    // As an agent would: it takes the execution and starts it, then its host disappears.
+    const { ledger } = env.app.context;
+    expect(await ledger.claim(hostId, [id!], { sessionId: 'session-1', nodeId: 'node-1' })).toHaveLength(1);
+    expect(await ledger.started(hostId, id!, Date.now())).toBe(true);
+
+    skewMs = 30_000 + 5 * 60_000 + 61_000;
+    const lost = await waitFor(async () => {
+      const e = (await env.api('GET', `/api/v1/executions/${id}`)).json();
+      return e.state === 'lost' ? e : undefined;
+    }, 'the execution to be ended lost');
+    expect(lost.reason).toBe("no result from the agent 5 min after the script's 30 s timeout ran out: the host or its agent is probably down. It was not re-run; a result the agent sends later is kept as lateResult");
+    expect(lost.transitions.map((t: { to: string }) => t.to)).toEqual(['queued', 'dispatched', 'running', 'lost']);
+  });
+});
+

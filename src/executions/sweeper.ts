@@ -5,6 +5,7 @@ import type { NodeRegistry } from '../cluster/nodes.js';
 import { IDEMPOTENCY_TTL_MS } from '../events/safety-reads.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
+import type { ExecutionSpec } from './repository.js';
 
 export interface SweeperDeps {
   db: Kysely<Database>;
@@ -13,6 +14,22 @@ export interface SweeperDeps {
   gateway: AgentGateway;
   logger: FastifyBaseLogger;
   intervalMs: number;
+  clock: () => number;
+}
+
+/**
+ * How long after a script's timeout the service still waits for its result. The agent kills the
+ * script at its timeout and reports within seconds; past this, its host or agent is down (a
+ * terminated VM never reconnects) and the execution would otherwise read `running` for ever.
+ */
+export const OVERDUE_GRACE_MS = 5 * 60_000;
+
+/** The reason a running execution is lost for, or undefined while its result may still come. */
+export function overdueReason(row: { dispatched_at: number | null; spec: string }, now: number): string | undefined {
+  const timeoutSeconds = (JSON.parse(row.spec) as ExecutionSpec).timeoutSeconds;
+  const deadline = (row.dispatched_at ?? now) + timeoutSeconds * 1000 + OVERDUE_GRACE_MS;
+  if (now < deadline) return undefined;
+  return `no result from the agent ${OVERDUE_GRACE_MS / 60_000} min after the script's ${timeoutSeconds} s timeout ran out: the host or its agent is probably down. It was not re-run; a result the agent sends later is kept as lateResult`;
 }
 
 /**
@@ -25,6 +42,7 @@ export class Sweeper {
   private started = false;
   private running: Promise<void> = Promise.resolve();
   private purgedAt = 0;
+  private overdueCheckedAt = 0;
 
   constructor(private readonly deps: SweeperDeps) {}
 
@@ -43,7 +61,7 @@ export class Sweeper {
     if (this.started) await this.deps.nodes.unregister();
   }
 
-  async sweep(now = Date.now()): Promise<void> {
+  async sweep(now = this.deps.clock()): Promise<void> {
     const { db, ledger } = this.deps;
     await this.deps.nodes.beat(now);
     await this.recoverFromDeadNodes(now);
@@ -54,7 +72,20 @@ export class Sweeper {
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
     }
     await this.redispatch();
+    await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
+  }
+
+  /** Running executions whose agent went silent past their timeout; once a minute is enough. */
+  private async loseOverdue(now: number): Promise<void> {
+    if (now - this.overdueCheckedAt < 60_000) return;
+    this.overdueCheckedAt = now;
+    const running = await this.deps.db.selectFrom('executions').select(['id', 'dispatched_at', 'spec']).where('state', '=', 'running').where('host_id', 'is not', null)
+      .where('dispatched_at', '<=', now - OVERDUE_GRACE_MS).limit(1000).execute();
+    for (const row of running) {
+      const reason = overdueReason(row, now);
+      if (reason) await this.deps.ledger.move([row.id], 'lost', reason, ['running']);
+    }
   }
 
   /** Keys older than 24 h answer nothing any more (the writer ignores them); once a minute is enough. */

@@ -122,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     live: (notice) => liveRelay.received(notice),
   }, deps.logger);
   const sweeper: Sweeper = new Sweeper({
-    db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000,
+    db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
   });
   const context: AppContext = {
     store: deps.store,

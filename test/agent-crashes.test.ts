@@ -132,6 +132,18 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     await until(next, (e) => e.state === 'succeeded', 'new work after the restart');
   }, 60_000);
 
+  it('enrols again, as the new host, when restarted with another --hostname on the same state', async () => {
+    const first = agent('rename-old');
+    await online('rename-old');
+    await first.stop();
+    const renamed = agent('rename-new', first.stateDir);
+    await online('rename-new');
+    expect(renamed.output()).toMatch(/no longer accepts this agent's credential; enrolling again/);
+    const id = await fire('rename-new', 'echo renamed');
+    expect((await until(id, (e) => e.state === 'succeeded', 'work on the renamed host')).stdout).toBe('renamed\n');
+    expect((await api('GET', '/api/v1/hosts?hostname=rename-old')).body.items[0]).toMatchObject({ status: 'offline' });
+  });
+
   it('drops a frozen agent after a silent heartbeat; thawed, it reconnects and reports the run that went on', async () => {
     const frozen = agent('frozen-1');
     await online('frozen-1');

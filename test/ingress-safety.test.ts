@@ -128,4 +128,16 @@ describe.each(testDialects())('trusted proxy (PITCREW_TRUST_PROXY) on %s', (dial
     const problem = expectProblem(await call('203.0.113.50', '2001:db8::7'), 403, 'PITCREW_ERR_IP_NOT_ALLOWED');
     expect(problem.detail).toMatch(/calls from 203\.0\.113\.50/);
   });
+
+  it('checks the allowlist before the throttle: refused addresses do not use up the bucket', async () => {
+    const t = await env.addTenant(`bucket-${dialect}`);
+    const r = await env.createWebhookRule({}, t.token);
+    const settings = { ipAllowlist: ['198.51.100.0/24'], throttle: { ratePerSecond: 1, burst: 2 } };
+    expect((await env.api('PATCH', '/api/v1/tenant', settings, t.token)).statusCode).toBe(200);
+    const from = (client: string) => env.webhook(r.triggerId, {}, { apiKey: t.apiKey, ip: '127.0.0.1', headers: { 'x-forwarded-for': client } });
+
+    for (let i = 0; i < 10; i += 1) expectProblem(await from('203.0.113.9'), 403, 'PITCREW_ERR_IP_NOT_ALLOWED');
+    expect([(await from('198.51.100.4')).statusCode, (await from('198.51.100.4')).statusCode]).toEqual([202, 202]);
+    expectProblem(await from('198.51.100.4'), 429, 'PITCREW_ERR_THROTTLED');
+  });
 });

@@ -324,3 +324,26 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     });
   });
 });
+
+describe.each(testDialects())('rules API behind PITCREW_PUBLIC_URL on %s', (dialect) => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { publicUrl: 'https://pitcrew.example.com/base' });
+  });
+  afterAll(() => env.close());
+
+  it('builds the webhook URL and the curl from the public URL, its path included, whatever Host the call named', async () => {
+    const rule = await env.createWebhookRule();
+    const base = 'https://pitcrew.example.com/base/api/v1/trigger/channel/webhook';
+    const { webhookUrl, curl } = rule.body.trigger as { webhookUrl: string; curl: string };
+    expect(webhookUrl).toBe(`${base}/<api_key>/${rule.triggerId}`);
+    expect(curl).toMatch(/^curl -sS -X POST "[^"]+" -H/);
+    expect(curl.split('"')[1]).toBe(`${base}/\${PITCREW_API_KEY}/${rule.triggerId}`);
+
+    const headers = { authorization: `Bearer ${env.tenant.token}`, host: 'pitcrew-internal:8080' };
+    const one = await env.app.server.inject({ method: 'GET', url: `/api/v1/rules/${rule.id}`, headers });
+    const list = await env.app.server.inject({ method: 'GET', url: '/api/v1/rules', headers });
+    expect(one.json().trigger).toEqual(rule.body.trigger);
+    expect(list.json().items.find((r: { id: string }) => r.id === rule.id).trigger).toEqual(rule.body.trigger);
+  });
+});

@@ -1,10 +1,12 @@
 import SqliteDatabase from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
+import { waitFor } from './support/wait.js';
 
 describe.each(testDialects())('webhook trigger on %s', (dialect) => {
   let env: TestEnv;
@@ -64,6 +66,13 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       expect((await storedEvent(none.json().eventId)).payload).toEqual({});
       const empty = await env.webhook(rule.triggerId, '', { headers: { 'content-type': 'application/json; charset=utf-8' } });
       expect(empty.statusCode).toBe(202);
+    });
+
+    it('accepts any application/…+json content type', async () => {
+      const body = { HostName: 'web-1', AlarmName: 'vendor_alert' };
+      const response = await env.webhook(rule.triggerId, body, { headers: { 'content-type': 'application/vnd.alert+json; charset=utf-8' } });
+      expect(response.statusCode, response.body).toBe(202);
+      expect((await storedEvent(response.json().eventId)).payload).toEqual(body);
     });
 
     it('records Act: false as a dry run', async () => {
@@ -292,6 +301,54 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     const keys = await env.store.db.selectFrom('api_keys').select('hash').execute();
     expect(keys.length).toBeGreaterThan(1);
     for (const line of env.logs) expect(line).not.toMatch(/webhook\/[0-9a-f]{64}/i);
+  });
+
+  it('logs a refused call at info with its status and the key redacted from the URL', async () => {
+    // Trigger ids no other test calls, so each URL names one refusal.
+    const [anyTrigger, missing, unknownKey] = [randomUUID(), randomUUID(), 'cd'.repeat(32)];
+    expect((await env.webhook(anyTrigger, {}, { apiKey: unknownKey })).statusCode).toBe(401);
+    expect((await env.webhook(missing, {})).statusCode).toBe(404);
+    const refusal = (url: string) => waitFor(() => env.logs.map((line) => JSON.parse(line)).find((l) => l.msg === 'request refused' && l.req?.url === url), `the refusal of ${url}`);
+    expect(await refusal(`/api/v1/trigger/channel/webhook/[REDACTED]/${anyTrigger}`)).toMatchObject({ level: 30, status: 401 });
+    expect(await refusal(`/api/v1/trigger/channel/webhook/[REDACTED]/${missing}`)).toMatchObject({ level: 30, status: 404 });
+    expect(env.logs.join('')).not.toContain(unknownKey);
+  });
+});
+
+describe.each(testDialects())('webhook trigger with small configured limits on %s', (dialect) => {
+  const LIMIT = 4096;
+  let env: TestEnv;
+  let rule: { id: string; triggerId: string };
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { webhookBodyLimitBytes: LIMIT, ingestMaxQueued: 1 });
+    rule = await env.createWebhookRule();
+  });
+  afterAll(() => env.close());
+
+  const eventsOf = async (ruleId: string): Promise<Array<{ id: string }>> => (await env.api('GET', `/api/v1/rules/${ruleId}/events?limit=1000`)).json().items;
+
+  it('PITCREW_WEBHOOK_BODY_LIMIT: 202 for a body of exactly the limit, 413 for one byte more', async () => {
+    const ofSize = (bytes: number) => JSON.stringify({ MetaData: { Blob: 'x'.repeat(bytes - JSON.stringify({ MetaData: { Blob: '' } }).length) } });
+    expect(Buffer.byteLength(ofSize(LIMIT))).toBe(LIMIT);
+    expect((await env.webhook(rule.triggerId, ofSize(LIMIT))).statusCode).toBe(202);
+    expectProblem(await env.webhook(rule.triggerId, ofSize(LIMIT + 1)), 413, 'PITCREW_ERR_BODY_TOO_LARGE');
+    expect(await eventsOf(rule.id)).toHaveLength(1);
+  });
+
+  it('PITCREW_INGEST_MAX_QUEUED: 503 with Retry-After once the ingest queue is full; a refused call leaves no event', async () => {
+    const target = await env.createWebhookRule();
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => env.webhook(target.triggerId, { HostName: 'web-1', MetaData: { Call: i } })));
+    const accepted = replies.filter((r) => r.statusCode === 202);
+    const refused = replies.filter((r) => r.statusCode !== 202);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const reply of refused) {
+      expect(expectProblem(reply, 503, 'PITCREW_ERR_STORAGE_UNAVAILABLE').detail).toMatch(/ingest queue is full/);
+      expect(reply.headers['retry-after']).toBe('1');
+    }
+    const stored = (await eventsOf(target.id)).map((e) => e.id).sort();
+    expect(stored).toEqual(accepted.map((r) => r.json().eventId).sort());
   });
 });
 

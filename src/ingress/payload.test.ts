@@ -67,6 +67,24 @@ describe('parseAlertPayload: fields', () => {
     expect(result.errors[0]!.message).toContain(`got ${got}`);
   });
 
+  it.each([
+    [{ State: 'firing' }, 'firing'],
+    [{ State: 'ALARM' }, 'firing'],
+    [{ state: 'Problem' }, 'firing'],
+    [{ status: ' alarm ' }, 'firing'],
+    [{ State: 'Resolved' }, 'resolved'],
+    [{ state: 'ok' }, 'resolved'],
+    [{ status: 'OK' }, 'resolved'],
+    [{ State: 'RECOVERY' }, 'resolved'],
+    [{ State: 'ok', state: 'alarm', status: 'firing' }, 'resolved'],
+    [{ state: 'alarm', status: 'ok' }, 'firing'],
+    [{ State: 'unknown' }, undefined],
+    [{ status: 3 }, undefined],
+    [{}, undefined],
+  ])('reads the alarm state of %j as %s', (body, alarmState) => {
+    expect(parsed(body).alarmState).toBe(alarmState);
+  });
+
   it.each([[['a']], ['text'], [42], [true]])('refuses a body that is not an object: %j', (body) => {
     expect(parseAlertPayload(body)).toEqual({ ok: false, errors: [{ path: '/body', message: expect.stringMatching(/JSON object/) }] });
   });

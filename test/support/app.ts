@@ -52,6 +52,8 @@ export interface TestEnvOptions {
   sweepIntervalMs?: number;
   throttleDefaults?: { ratePerSecond: number; burst: number };
   webhookBodyLimitBytes?: number;
+  /** PITCREW_INGEST_MAX_QUEUED; high unless a test is about a full queue. */
+  ingestMaxQueued?: number;
   sqliteBusyTimeoutMs?: number;
   logLevel?: string;
   trustProxy?: TrustProxy;
@@ -96,7 +98,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     logger,
     webhookBodyLimitBytes: options.webhookBodyLimitBytes ?? 256 * 1024,
     throttleDefaults: options.throttleDefaults ?? { ratePerSecond: 100_000, burst: 100_000 },
-    ingest: { maxBatch: 256, maxQueued: 20_000 },
+    ingest: { maxBatch: 256, maxQueued: options.ingestMaxQueued ?? 20_000 },
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
     sweepIntervalMs: options.sweepIntervalMs ?? 200,

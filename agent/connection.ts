@@ -175,6 +175,8 @@ export class Connection {
         this.socket = undefined;
         const stable = welcomedAt !== undefined && Date.now() - welcomedAt >= (this.deps.stableMs ?? 30_000);
         if (welcomedAt !== undefined) log.info('disconnected from the service', { code, reason: reason.toString() });
+        // A refusal after the upgrade (another host's credential, an old protocol version) says why only here.
+        else if (code >= 4000) log.warn('the service refused this agent', { code, reason: reason.toString() });
         if (!end && CREDENTIAL_REFUSED.has(code)) end = { kind: 'unauthorized', detail: reason.toString() };
         resolve(end ?? { kind: 'closed', stable });
       });

@@ -138,6 +138,7 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     await first.stop();
     const renamed = agent('rename-new', first.stateDir);
     await online('rename-new');
+    expect(renamed.output()).toMatch(/"the service refused this agent","code":4004,"reason":"this credential belongs to host rename-old, not rename-new; enrol again"/);
     expect(renamed.output()).toMatch(/no longer accepts this agent's credential; enrolling again/);
     const id = await fire('rename-new', 'echo renamed');
     expect((await until(id, (e) => e.state === 'succeeded', 'work on the renamed host')).stdout).toBe('renamed\n');

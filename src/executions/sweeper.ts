@@ -24,7 +24,11 @@ export interface SweeperDeps {
  */
 export const OVERDUE_GRACE_MS = 5 * 60_000;
 
-/** The reason a running execution is lost for, or undefined while its result may still come. */
+/**
+ * The reason a running execution is lost for, or undefined while its result may still come.
+ * Measured from `dispatched_at`, the service's own clock (an agent's clock may be off), which is
+ * when the script started give or take a round trip: an agent starts what it receives at once.
+ */
 export function overdueReason(row: { dispatched_at: number | null; spec: string }, now: number): string | undefined {
   const timeoutSeconds = (JSON.parse(row.spec) as ExecutionSpec).timeoutSeconds;
   const deadline = (row.dispatched_at ?? now) + timeoutSeconds * 1000 + OVERDUE_GRACE_MS;

@@ -7,6 +7,7 @@ import { listen } from '../http/listen.js';
 import { loggerOptions } from '../http/logging.js';
 import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
+import { claimDataDir } from '../store/sqlite-owner.js';
 import { loadSecretKey } from '../notify/secret-box.js';
 import { migrateToLatest } from '../store/migrations.js';
 
@@ -15,6 +16,7 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
   const logger = pino(loggerOptions(config.logLevel));
+  const owner = config.databaseUrl ? undefined : claimDataDir(config.dataDir);
   // A certificate that cannot serve is a configuration error: refused before anything starts.
   const tls = await loadTlsMaterial(config.dataDir, config.tls);
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
@@ -62,6 +64,7 @@ export async function runServer(config: Config): Promise<number> {
         .then(() => listening.close())
         .then(() => app.close())
         .then(() => store.close())
+        .then(() => owner?.release())
         .then(() => resolve(0), (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');
           resolve(1);

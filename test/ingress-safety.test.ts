@@ -141,3 +141,50 @@ describe.each(testDialects())('trusted proxy (PITCREW_TRUST_PROXY) on %s', (dial
     expectProblem(await from('198.51.100.4'), 429, 'PITCREW_ERR_THROTTLED');
   });
 });
+
+describe.each(testDialects())('trusted proxy as a hop count (PITCREW_TRUST_PROXY=1 or 2) on %s', (dialect) => {
+  // Each X-Forwarded-For proxy appends the address it got the call from, so the right-most entries
+  // are the ones the trusted proxies wrote; anything to their left the client may have made up.
+  const envs = new Map<number, { env: TestEnv; triggerId: string }>();
+
+  beforeAll(async () => {
+    for (const hops of [1, 2]) {
+      const env = await startTestEnv(dialect, { trustProxy: hops });
+      const rule = await env.createWebhookRule();
+      expect((await env.api('PATCH', '/api/v1/tenant', { ipAllowlist: ['198.51.100.0/24'] })).statusCode).toBe(200);
+      envs.set(hops, { env, triggerId: rule.triggerId });
+    }
+  });
+  afterAll(() => Promise.all([...envs.values()].map(({ env }) => env.close())));
+
+  const call = (hops: number, forwardedFor?: string) => {
+    const { env, triggerId } = envs.get(hops)!;
+    return env.webhook(triggerId, {}, { ip: '127.0.0.1', headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+  };
+  const sourceIp = async (hops: number, eventId: string) => (await envs.get(hops)!.env.api('GET', `/api/v1/events/${eventId}`)).json().sourceIp;
+
+  it('1 hop: the right-most X-Forwarded-For address is the client; a spoofed left-most one gets no call through', async () => {
+    const spoofed = expectProblem(await call(1, '198.51.100.4, 203.0.113.9'), 403, 'PITCREW_ERR_IP_NOT_ALLOWED');
+    expect(spoofed.detail).toMatch(/^calls from 203\.0\.113\.9 are not/);
+
+    const real = await call(1, '203.0.113.9, 198.51.100.4');
+    expect(real.statusCode, real.body).toBe(202);
+    expect(await sourceIp(1, real.json().eventId)).toBe('198.51.100.4');
+    expect((await call(1, '198.51.100.4')).statusCode).toBe(202);
+    // Without the header, the TCP peer is the client.
+    expect(expectProblem(await call(1), 403, 'PITCREW_ERR_IP_NOT_ALLOWED').detail).toMatch(/^calls from 127\.0\.0\.1 are not/);
+  });
+
+  it('2 hops: the second address from the right is the client, whatever the client put before it', async () => {
+    // The outer proxy (the TCP peer) got the call from the inner proxy 10.0.0.2, which got it from the client.
+    const real = await call(2, '203.0.113.9, 198.51.100.4, 10.0.0.2');
+    expect(real.statusCode, real.body).toBe(202);
+    expect(await sourceIp(2, real.json().eventId)).toBe('198.51.100.4');
+    expect((await call(2, '198.51.100.4, 10.0.0.2')).statusCode).toBe(202);
+
+    const spoofed = expectProblem(await call(2, '198.51.100.4, 203.0.113.9, 10.0.0.2'), 403, 'PITCREW_ERR_IP_NOT_ALLOWED');
+    expect(spoofed.detail).toMatch(/^calls from 203\.0\.113\.9 are not/);
+    // Fewer entries than hops: the left-most one is taken.
+    expect(expectProblem(await call(2, '10.0.0.2'), 403, 'PITCREW_ERR_IP_NOT_ALLOWED').detail).toMatch(/^calls from 10\.0\.0\.2 are not/);
+  });
+});

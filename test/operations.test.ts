@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/database.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
+import { createTestDatabase, testDialects } from './support/databases.js';
+import { waitFor } from './support/wait.js';
 
 // Every route Fastify registers, seen through an onRoute hook added to each instance buildApp creates.
 const registered = vi.hoisted(() => new Map<object, Array<{ method: string; url: string }>>());
@@ -99,6 +101,37 @@ describe('operations', () => {
     expect(after).not.toContain(env.tenant.apiKey);
   });
 
+  it('/metrics counts a replayed idempotent call as duplicate and observes every ingest commit', async () => {
+    /** The value of one sample line, 0 when the series does not exist yet. */
+    const sample = (text: string, series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    const rule = await env.createWebhookRule();
+    const before = (await get('/metrics')).body;
+    expect(before).not.toMatch(/^pitcrew_events_total\{outcome="duplicate"\}/m);
+
+    const body = { HostName: 'web-1', Act: false };
+    const first = await env.webhook(rule.triggerId, body, { headers: { 'idempotency-key': 'alert-42' } });
+    const replay = await env.webhook(rule.triggerId, body, { headers: { 'idempotency-key': 'alert-42' } });
+    expect([first.statusCode, replay.statusCode]).toEqual([202, 202]);
+    expect(replay.json()).toMatchObject({ eventId: first.json().eventId, replayed: true });
+
+    const after = (await get('/metrics')).body;
+    const grew = (series: string) => sample(after, series) - sample(before, series);
+    expect(after).toMatch(/^pitcrew_events_total\{outcome="duplicate"\} 1$/m);
+    expect(grew('pitcrew_events_total{outcome="dry_run"}')).toBe(1);
+    // One after the other, each call was its own transaction of one event (the replay too: it is looked up there).
+    expect(after).toMatch(/^# TYPE pitcrew_ingest_batch_size histogram$/m);
+    expect(grew('pitcrew_ingest_batch_size_count')).toBe(2);
+    expect(grew('pitcrew_ingest_batch_size_sum')).toBe(2);
+    expect(grew('pitcrew_ingest_batch_size_bucket{le="1"}')).toBe(2);
+    expect(after).toMatch(/^# TYPE pitcrew_ingest_commit_duration_seconds histogram$/m);
+    expect(grew('pitcrew_ingest_commit_duration_seconds_count')).toBe(2);
+    expect(grew('pitcrew_ingest_commit_duration_seconds_sum')).toBeGreaterThan(0);
+    expect(grew('pitcrew_ingest_commit_duration_seconds_bucket{le="+Inf"}')).toBe(2);
+  });
+
   describe('GET /api/v1/openapi.json', () => {
     let doc: { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; responses?: Record<string, unknown> }>>; components: { securitySchemes: Record<string, unknown> } };
     beforeAll(async () => {
@@ -183,5 +216,65 @@ describe('stopping the service', () => {
 
     await env.close();
     await Promise.all(ended);
+  });
+});
+
+/**
+ * A webhook call over a connection of its own that sends its headers and half its body, then
+ * waits: the server has taken the request and is reading it. `finish` sends the rest. The reply
+ * is status 0 with the error's code when the connection failed instead of answering.
+ */
+function halfSentCall(url: string, body: string) {
+  const request = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+  const reply = new Promise<{ status: number; body: string }>((resolve) => {
+    request.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: String(error.code) }));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: String(error.code) }));
+  });
+  const half = Math.floor(body.length / 2);
+  request.write(body.slice(0, half));
+  return { reply, finish: () => request.end(body.slice(half)) };
+}
+
+describe.each(testDialects())('stopping the service with webhook calls in flight on %s', (dialect) => {
+  it('answers every call the server had taken when the stop began with 202, its event stored; refuses new connections', async () => {
+    const database = await createTestDatabase(dialect);
+    try {
+      const env = await startTestEnv(dialect, { listen: true, database });
+      const rule = await env.createWebhookRule();
+      const url = `${env.listening!.httpUrl}/api/v1/trigger/channel/webhook/${env.tenant.apiKey}/${rule.triggerId}`;
+      const calls = Array.from({ length: 50 }, (_, i) => halfSentCall(url, JSON.stringify({ HostName: `web-${i}`, Act: false })));
+      const taken = () => env.logs.filter((line) => line.includes('"msg":"incoming request"') && line.includes(rule.triggerId)).length;
+      await waitFor(() => taken() === 50, 'the server to take all 50 calls');
+
+      // What SIGTERM runs (src/cli/server.ts): the listeners close, then the app.
+      const closing = env.close();
+      await waitFor(() => !env.app.server.server.listening, 'the HTTP listener to close');
+      const late = await new Promise<string>((resolve) => {
+        http.get(`${env.listening!.httpUrl}/healthz`, { agent: false }, (response) => resolve(`HTTP ${response.statusCode}`)).on('error', (error: NodeJS.ErrnoException) => resolve(String(error.code)));
+      });
+      expect(late).toBe('ECONNREFUSED');
+
+      for (const call of calls) call.finish();
+      const replies = await Promise.all(calls.map((call) => call.reply));
+      await closing;
+      expect(replies.map((r) => (r.status === 202 ? 202 : `${r.status} ${r.body}`))).toEqual(Array(50).fill(202));
+
+      // Read back by another node once this one has stopped: every accepted event is on disk.
+      const store = database.open();
+      try {
+        const stored = await store.db.selectFrom('events').select('id').where('rule_id', '=', rule.id).execute();
+        expect(stored.map((e) => e.id).sort()).toEqual(replies.map((r) => JSON.parse(r.body).eventId as string).sort());
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });

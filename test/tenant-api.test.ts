@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { hashSecret } from '../src/tenants/secrets.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
@@ -189,5 +190,93 @@ describe.each(testDialects())('tenant API on %s', (dialect) => {
       expect(second.nextCursor).toBeNull();
       expectProblem(await env.api('GET', '/api/v1/api-keys?cursor=nope', undefined, t.token), 400, 'PITCREW_ERR_BAD_CURSOR');
     });
+  });
+});
+
+describe.each(testDialects())('service throttle defaults (PITCREW_THROTTLE_RATE, PITCREW_THROTTLE_BURST) on %s', (dialect) => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { throttleDefaults: { ratePerSecond: 1, burst: 3 } });
+  });
+  afterAll(() => env.close());
+
+  it('limit a tenant without its own throttle; its own larger throttle replaces them; null brings them back', async () => {
+    const t = await env.addTenant(`defaults-${dialect}`);
+    const rule = await env.createWebhookRule({}, t.token);
+    const statuses = async (calls: number) => {
+      const seen: number[] = [];
+      for (let i = 0; i < calls; i += 1) seen.push((await env.webhook(rule.triggerId, {}, { apiKey: t.apiKey })).statusCode);
+      return seen;
+    };
+
+    expect((await env.api('GET', '/api/v1/tenant', undefined, t.token)).json().throttle).toBeNull();
+    expect(await statuses(4)).toEqual([202, 202, 202, 429]);
+    expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: t.apiKey }), 429, 'PITCREW_ERR_THROTTLED');
+
+    expect((await env.api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 100_000, burst: 1000 } }, t.token)).statusCode).toBe(200);
+    expect(await statuses(12)).toEqual(Array(12).fill(202));
+
+    const reset = await env.api('PATCH', '/api/v1/tenant', { throttle: null }, t.token);
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect(reset.json().throttle).toBeNull();
+    expect(await statuses(4)).toEqual([202, 202, 202, 429]);
+  });
+});
+
+describe.each(testDialects())('what replies and logs never carry on %s', (dialect) => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv(dialect);
+  });
+  afterAll(() => env.close());
+
+  const logLines = () => env.logs.map((line) => JSON.parse(line) as { msg: string; err?: { message: string } });
+
+  it('a 500 answers a generic detail, and only the log has the underlying error', async () => {
+    // The table the route reads is gone: an error no handler expects, raised by the database itself.
+    await sql`alter table api_keys rename to api_keys_away`.execute(env.store.db);
+    let response;
+    try {
+      response = await env.api('GET', '/api/v1/api-keys');
+    } finally {
+      await sql`alter table api_keys_away rename to api_keys`.execute(env.store.db);
+    }
+    const problem = expectProblem(response, 500, 'PITCREW_ERR_INTERNAL');
+    expect(problem.detail).toBe('the service hit an unexpected error; it has been logged. Try again, and report it if it persists.');
+    expect(Object.keys(problem).sort()).toEqual(['code', 'detail', 'instance', 'status', 'title', 'type']);
+
+    const logged = logLines().find((line) => line.msg === 'unexpected error');
+    expect(logged?.err?.message).toMatch(/api_keys/);
+    expect(response.body).not.toContain(logged!.err!.message);
+    expect(response.body).not.toContain('api_keys');
+    // The route works again once the table is back: the 500 came from the broken table alone.
+    expect((await env.api('GET', '/api/v1/api-keys')).statusCode).toBe(200);
+  });
+
+  it('no log line carries a management token or an API key, whatever the call got', async () => {
+    const t = await env.addTenant(`secrets-${dialect}`);
+    const rule = await env.createWebhookRule({}, t.token);
+    const issued = (await env.api('POST', '/api/v1/api-keys', { name: 'nagios' }, t.token)).json().apiKey as string;
+    const unknownKey = 'cd'.repeat(32);
+    const unknownToken = `pct_${'x'.repeat(40)}`;
+    const from = env.logs.length;
+
+    expect((await env.webhook(rule.triggerId, { HostName: 'web-1' }, { apiKey: t.apiKey })).statusCode).toBe(202);
+    expect((await env.webhook(rule.triggerId, { HostName: 5 }, { apiKey: issued })).statusCode).toBe(400);
+    expect((await env.webhook(rule.triggerId, {}, { apiKey: unknownKey })).statusCode).toBe(401);
+    expect((await env.webhook('00000000-0000-4000-8000-000000000000', {}, { apiKey: t.apiKey, older: true })).statusCode).toBe(404);
+    expect((await env.api('GET', '/api/v1/tenant', undefined, t.token)).statusCode).toBe(200);
+    expect((await env.api('PATCH', '/api/v1/tenant', { ipAllowlist: ['10.0.0.0/8'] }, t.token)).statusCode).toBe(200);
+    expect((await env.webhook(rule.triggerId, {}, { apiKey: t.apiKey })).statusCode).toBe(403);
+    expect((await env.api('GET', '/api/v1/rules/not-a-uuid', undefined, t.token)).statusCode).toBe(400);
+    expect((await env.api('GET', '/api/v1/tenant', undefined, unknownToken)).statusCode).toBe(401);
+
+    for (const secret of [t.token, t.apiKey, issued, unknownKey, unknownToken]) {
+      expect(env.logs.filter((line) => line.includes(secret))).toEqual([]);
+    }
+    // The calls were logged (at debug in tests), with the key's path segment redacted.
+    const lines = env.logs.slice(from);
+    expect(lines.filter((line) => line.includes(`/webhook/[REDACTED]/${rule.triggerId}`)).length).toBeGreaterThanOrEqual(6);
+    expect(lines.some((line) => line.includes('"status":401'))).toBe(true);
   });
 });

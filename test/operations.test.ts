@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { once } from 'node:events';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -241,16 +242,35 @@ function halfSentCall(url: string, body: string) {
   return { reply, finish: () => request.end(body.slice(half)) };
 }
 
+/**
+ * A webhook call over a raw connection, sent up to half its body like `halfSentCall`; `finish`
+ * sends the rest with a second request pipelined right behind it on the same connection.
+ */
+function pipelinedCall(base: string, first: string, second: string) {
+  const { hostname, port } = new URL(base);
+  const socket = net.connect(Number(port), hostname);
+  const body = JSON.stringify({ Act: false });
+  socket.write(`POST ${first} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 4)}`);
+  let text = '';
+  socket.on('data', (chunk) => (text += chunk));
+  const replies = new Promise<string>((resolve) => {
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => resolve(text));
+  });
+  return { replies, finish: () => socket.write(`${body.slice(4)}GET ${second} HTTP/1.1\r\nHost: x\r\n\r\n`) };
+}
+
 describe.each(testDialects())('stopping the service with webhook calls in flight on %s', (dialect) => {
-  it('answers every call the server had taken when the stop began with 202, its event stored; refuses new connections', async () => {
+  it('answers every call the server had taken when the stop began with 202, its event stored; refuses new connections, and new requests on its connections with a problem', async () => {
     const database = await createTestDatabase(dialect);
     try {
       const env = await startTestEnv(dialect, { listen: true, database });
       const rule = await env.createWebhookRule();
       const url = `${env.listening!.httpUrl}/api/v1/trigger/channel/webhook/${env.tenant.apiKey}/${rule.triggerId}`;
       const calls = Array.from({ length: 50 }, (_, i) => halfSentCall(url, JSON.stringify({ HostName: `web-${i}`, Act: false })));
+      const pipelined = pipelinedCall(env.listening!.httpUrl, new URL(url).pathname, '/api/v1/rules');
       const taken = () => env.logs.filter((line) => line.includes('"msg":"incoming request"') && line.includes(rule.triggerId)).length;
-      await waitFor(() => taken() === 50, 'the server to take all 50 calls');
+      await waitFor(() => taken() === 51, 'the server to take all 51 calls');
 
       // What SIGTERM runs (src/cli/server.ts): the listeners close, then the app.
       const closing = env.close();
@@ -259,9 +279,17 @@ describe.each(testDialects())('stopping the service with webhook calls in flight
         http.get(`${env.listening!.httpUrl}/healthz`, { agent: false }, (response) => resolve(`HTTP ${response.statusCode}`)).on('error', (error: NodeJS.ErrnoException) => resolve(String(error.code)));
       });
       expect(late).toBe('ECONNREFUSED');
-
       for (const call of calls) call.finish();
+      pipelined.finish();
       const replies = await Promise.all(calls.map((call) => call.reply));
+      // The request it had taken is answered; the one behind it is refused in the words of every error.
+      const [first, second] = (await pipelined.replies).split(/(?=HTTP\/1\.1 )/);
+      expect(first).toMatch(/^HTTP\/1\.1 202 /);
+      expect(second).toMatch(/^HTTP\/1\.1 503 /);
+      expect(second).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+      expect(second).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'PITCREW_ERR_STOPPING', status: 503 });
+      const pipelinedEvent = /"eventId":"([^"]+)"/.exec(first!)![1]!;
       await closing;
       expect(replies.map((r) => (r.status === 202 ? 202 : `${r.status} ${r.body}`))).toEqual(Array(50).fill(202));
 
@@ -269,7 +297,7 @@ describe.each(testDialects())('stopping the service with webhook calls in flight
       const store = database.open();
       try {
         const stored = await store.db.selectFrom('events').select('id').where('rule_id', '=', rule.id).execute();
-        expect(stored.map((e) => e.id).sort()).toEqual(replies.map((r) => JSON.parse(r.body).eventId as string).sort());
+        expect(stored.map((e) => e.id).sort()).toEqual([...replies.map((r) => JSON.parse(r.body).eventId as string), pipelinedEvent].sort());
       } finally {
         await store.close();
       }

@@ -19,6 +19,7 @@ export const errorCatalogue = {
   PITCREW_ERR_INTERNAL: { status: 500, title: 'Internal error' },
   PITCREW_ERR_CHANNEL_DELIVERY_FAILED: { status: 502, title: 'The channel did not accept the message' },
   PITCREW_ERR_STORAGE_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
+  PITCREW_ERR_STOPPING: { status: 503, title: 'The service is stopping' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -33,6 +33,7 @@ import type { ThrottleSettings } from '../tenants/repository.js';
 import { registerTenantRoutes } from '../tenants/routes.js';
 import { Tarpit } from '../tenants/tarpit.js';
 import { bearerAuth } from './auth.js';
+import { PitcrewError } from '../errors/catalogue.js';
 import { AccessLog } from './logging.js';
 import { registerHealthRoutes } from './health.js';
 import { openApiOptions } from './openapi.js';
@@ -152,8 +153,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: typeof deps.trustProxy === 'number' ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Monitoring tools and people add a trailing slash to pasted URLs; it means the same route.
     routerOptions: { ignoreTrailingSlash: true },
+    // Refused below, as problem+json like every other error, instead of Fastify's own body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  let stopping = false;
+  server.addHook('onRequest', (_request, _reply, done) => {
+    if (!stopping) return done();
+    done(new PitcrewError('PITCREW_ERR_STOPPING', 'this service process is stopping and takes no new requests; nothing was done. Retry in a moment: another node, or this one once restarted', {
+      headers: { 'Retry-After': '1', Connection: 'close' },
+    }));
+  });
   server.setValidatorCompiler(validatorCompiler);
   server.setErrorHandler(errorHandler);
   const webUi = isWebUiBuilt(deps.webRoot);
@@ -203,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       notifier.start();
     },
     close: async () => {
+      stopping = true;
       await gateway.close();
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await writer.drain();

@@ -1,7 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/database.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
+import { runCli } from './support/process.js';
+
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/store/migrations');
 
 // Every index on events is paid for by every webhook call: the group commit updates its b-tree
 // and rewrites its pages into the WAL. Each one here is read by a query (see the comments).
@@ -28,5 +34,36 @@ describe.each(testDialects())('the events table on %s', (dialect) => {
       'events_rule_host', // flapping and action-limit history (events/safety-reads.ts)
       'events_rule_host_changes', // state changes of an alarm, for flapping
     ]);
+  });
+});
+
+describe.each(testDialects())('migrating a new database on %s', (dialect) => {
+  const tables = async (store: Store) => (dialect === 'sqlite'
+    ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)
+    : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public'`.execute(store.db)).rows.map((r) => r.name).sort();
+
+  it('three pitcrew migrate processes at once: all succeed, each migration applied once', async () => {
+    const empty = await createTestDatabase(dialect, { empty: true });
+    const reference = await createTestDatabase(dialect);
+    const migrated = empty.open();
+    const expected = reference.open();
+    try {
+      const runs = await Promise.all([1, 2, 3].map(() => runCli(['migrate'], empty.env)));
+      for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+      const names = fs.readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{4}_.*\.ts$/.test(file)).map((file) => file.replace(/\.ts$/, '')).sort();
+      // One process applied every migration; the others found the schema up to date.
+      expect(runs.filter((run) => /applied /.test(run.stdout)).map((run) => run.stdout)).toEqual([expect.stringContaining(`applied ${names.join(', ')} to `)]);
+      expect(runs.filter((run) => /is up to date/.test(run.stdout))).toHaveLength(2);
+
+      const applied = await sql<{ name: string }>`select name from pitcrew_migrations order by name`.execute(migrated.db);
+      expect(applied.rows.map((r) => r.name)).toEqual(names);
+      expect(await tables(migrated)).toEqual(await tables(expected));
+      expect(await tables(migrated)).toEqual(expect.arrayContaining(['events', 'executions', 'tenants']));
+    } finally {
+      await migrated.close();
+      await expected.close();
+      await empty.drop();
+      await reference.drop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationResult } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
 import * as hostsExecutions from './migrations/0002_hosts_executions.js';
 import * as safety from './migrations/0003_safety.js';
@@ -6,6 +6,7 @@ import * as notify from './migrations/0005_notify.js';
 import * as eventsLean from './migrations/0006_events_lean.js';
 import * as escalationLimit from './migrations/0007_escalation_limit.js';
 import type { Store } from './database.js';
+import type { Database } from './schema.js';
 
 /** Every migration, in order. Listed explicitly: nothing is loaded by scanning folders. */
 const migrations: Record<string, Migration> = {
@@ -23,8 +24,28 @@ export interface MigrationReport {
 
 /** Brings the schema to the latest version; safe to run from several processes at once. */
 export async function migrateToLatest(store: Store): Promise<MigrationReport> {
+  if (store.dialect === 'postgres') return migrate(store.db);
+  // On SQLite Kysely takes no lock and no transaction (it assumes one process), so two processes
+  // both found a migration pending and the second failed with "table already exists". One
+  // IMMEDIATE transaction around the whole run takes the write lock before the state is read: the
+  // other process waits for it (busy timeout), then finds the schema up to date.
+  return store.db.connection().execute(async (db) => {
+    await sql`begin immediate`.execute(db);
+    try {
+      const report = await migrate(db);
+      await sql`commit`.execute(db);
+      return report;
+    } catch (error) {
+      // SQLite may have rolled back already (a full disk): the migration's error is the one to tell.
+      await sql`rollback`.execute(db).catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+async function migrate(db: Kysely<Database>): Promise<MigrationReport> {
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'pitcrew_migrations',
     migrationLockTableName: 'pitcrew_migrations_lock',

@@ -21,13 +21,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+export interface TestDatabaseOptions {
+  /** No schema at all (an empty data directory, or a new PostgreSQL database): for tests of migrating itself. */
+  empty?: boolean;
+}
+
 /** A fresh, migrated database: a temp directory for SQLite, a clone of the template for PostgreSQL. */
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: Dialect, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-test-'));
   if (dialect === 'sqlite') {
-    const store = openStore({ dataDir });
-    await migrateToLatest(store);
-    await store.close();
+    if (!options.empty) {
+      const store = openStore({ dataDir });
+      await migrateToLatest(store);
+      await store.close();
+    }
     return {
       dialect,
       dataDir,
@@ -40,7 +47,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   if (!template) throw new Error('PostgreSQL is not available for this run');
   // The runner's pid is in the name, so a later run can tell leftovers of a dead run from a live one's.
   const name = `pitcrew_t_${process.ppid}_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`create database "${name}" template "${template}"`));
+  await admin((client) => client.query(options.empty ? `create database "${name}"` : `create database "${name}" template "${template}"`));
   const url = databaseUrl(name);
   return {
     dialect,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Journal, UNKNOWN_BOOT, type JournalOptions } from './journal.js';
 import { finishedResult, isAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
@@ -153,6 +153,65 @@ describe('Journal', () => {
     expect(reopened.undeliveredResults()).toHaveLength(25);
     expect(reopened.get('exec-0')?.state).toBe('acknowledged');
     expect(reopened.get('exec-49')?.state).toBe('finished');
+  });
+
+  it('rewrites the log once it holds 10,000 lines more than live entries', async () => {
+    const dir = await tempDir();
+    const journal = await open(dir);
+    const lineCount = async () => (await readFile(join(dir, 'journal.log'), 'utf8')).split('\n').filter(Boolean).length;
+    const ids = Array.from({ length: 10 }, (_, i) => `exec-${i}`);
+    // The same ten executions over and over: 10,000 lines for 10 live entries, still under the slack.
+    await Promise.all(Array.from({ length: 1000 }, () => ids.map((id) => journal.finished(finishedResult(id)))).flat());
+    expect(await lineCount()).toBe(10_000);
+    // Past 10 + 10,000 lines the log is rewritten with the live entries only.
+    await Promise.all(ids.flatMap((id) => [journal.starting(id), journal.finished(finishedResult(id))]));
+    expect(await lineCount()).toBe(10);
+    // Appends after the rewrite go to the new log.
+    await journal.finished(finishedResult('exec-after'));
+    expect(await lineCount()).toBe(11);
+    await journal.close();
+    const reopened = await open(dir);
+    expect(reopened.undeliveredResults().map((r) => r.executionId).sort()).toEqual([...ids, 'exec-after'].sort());
+    expect(reopened.interruptions()).toEqual([]);
+  });
+
+  it('drops a result or an interruption the service never confirmed after 7 days, not before', async () => {
+    const dir = await tempDir();
+    const t0 = Date.now();
+    // Only Date is faked: the journal stamps entries with Date.now(); its flushes still run.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0);
+      const first = await open(dir);
+      await first.finished(finishedResult('exec-old'));
+      await first.starting('exec-cut-old');
+      await first.close();
+      await (await open(dir, t0)).close(); // exec-cut-old becomes an interruption, at t0
+
+      vi.setSystemTime(t0 + 3 * DAY);
+      const later = await open(dir, t0 + 3 * DAY);
+      await later.finished(finishedResult('exec-young'));
+      await later.starting('exec-cut-young');
+      await later.close();
+      await (await open(dir, t0 + 3 * DAY)).close(); // exec-cut-young: an interruption at t0 + 3 days
+    } finally {
+      vi.useRealTimers();
+    }
+
+    const justUnder = await open(dir, t0 + 7 * DAY - 60_000);
+    expect(justUnder.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-old', 'exec-young']);
+    expect(justUnder.interruptions().map((i) => i.executionId)).toEqual(['exec-cut-old', 'exec-cut-young']);
+    await justUnder.close();
+
+    const weekLater = await open(dir, t0 + 7 * DAY + 60_000);
+    expect(weekLater.undeliveredResults().map((r) => r.executionId)).toEqual(['exec-young']);
+    expect(weekLater.interruptions().map((i) => i.executionId)).toEqual(['exec-cut-young']);
+    expect(weekLater.get('exec-old')).toBeUndefined();
+    expect(weekLater.get('exec-cut-old')).toBeUndefined();
+    await weekLater.close();
+    // Opening rewrote the log without them: they do not come back.
+    const lines = (await readFile(join(dir, 'journal.log'), 'utf8')).trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).executionId).sort()).toEqual(['exec-cut-young', 'exec-young']);
   });
 
   it('keeps any execution id, whatever it holds', async () => {

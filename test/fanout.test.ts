@@ -100,3 +100,52 @@ describe.each(testDialects())('fan-out holds survive a restart on %s', (dialect)
     }
   });
 });
+
+describe.each(testDialects())('held fan-out executions and expiry on %s', (dialect) => {
+  const EXPIRY_SECONDS = 1;
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    // The hosts are enrolled but offline: nothing ever takes the work, so only expiry ends it.
+    env = await startTestEnv(dialect, { executionExpirySeconds: EXPIRY_SECONDS, sweepIntervalMs: 50 });
+    for (const hostname of ['away-1', 'away-2', 'away-3']) await env.enrol(hostname, ['away']);
+  });
+  afterAll(() => env.close());
+
+  const get = async (id: string): Promise<Execution & { transitions: Array<{ to: string; at: string }> }> => (await env.api('GET', `/api/v1/executions/${id}`)).json();
+
+  it('a held execution does not expire; once released, its expiry counts from the release', async () => {
+    const rule = await env.createWebhookRule({ target: { type: 'specific_tags', tags: ['away'], maxConcurrency: 1 } });
+    const ids: string[] = (await env.webhook(rule.triggerId, {})).json().executionIds;
+    expect(ids).toHaveLength(3);
+    const [first, second, third] = ids as [string, string, string];
+    expect((await Promise.all(ids.map(get))).map((e) => [e.state, e.held])).toEqual([['queued', false], ['queued', true], ['queued', true]]);
+
+    // All three were queued together past the expiry; only the one not held expires...
+    const firstExpired = await waitFor(async () => {
+      const e = await get(first);
+      return e.state === 'expired' ? e : undefined;
+    }, 'the unheld execution to expire');
+    // ...and its end frees the slot: the next one is released, its wait for an agent starting now.
+    expect(await get(second)).toMatchObject({ state: 'queued', held: false, reason: null });
+    expect(await get(third)).toMatchObject({ state: 'queued', held: true });
+
+    const secondExpired = await waitFor(async () => {
+      const e = await get(second);
+      return e.state === 'expired' ? e : undefined;
+    }, 'the released execution to expire');
+    expect(Date.parse(secondExpired.finishedAt!) - Date.parse(firstExpired.finishedAt!)).toBeGreaterThanOrEqual(EXPIRY_SECONDS * 1000);
+    // Held for twice the expiry by now, the last one has only just been released.
+    expect(await get(third)).toMatchObject({ state: 'queued', held: false, reason: null });
+
+    const thirdExpired = await waitFor(async () => {
+      const e = await get(third);
+      return e.state === 'expired' ? e : undefined;
+    }, 'the last execution to expire');
+    expect(Date.parse(thirdExpired.finishedAt!) - Date.parse(secondExpired.finishedAt!)).toBeGreaterThanOrEqual(EXPIRY_SECONDS * 1000);
+    for (const e of [firstExpired, secondExpired, thirdExpired]) {
+      expect(e.reason).toMatch(/no agent of its host connected .* it never ran/);
+      expect(e.transitions.map((t) => t.to)).toEqual(['queued', 'expired']);
+    }
+  });
+});

@@ -181,6 +181,38 @@ describe.each(testDialects())('notification delivery on %s', (dialect) => {
     expect((await env.api('GET', `/api/v1/channels/${channel.id}`, undefined, t.token)).json()).toMatchObject({ status: 'failing' });
   });
 
+  it('times out a receiver that never answers (PITCREW_NOTIFY_SEND_TIMEOUT_MS), retries it, and keeps the other channels going', async () => {
+    const TIMEOUT_MS = 1000;
+    const other = await startTestEnv(dialect, { notify: { sendTimeoutMs: TIMEOUT_MS } });
+    try {
+      const hanging = await startReceiver();
+      hanging.hangNext(1);
+      const healthy = await startReceiver();
+      const host = await other.enrol('web-1');
+      const stuck = await createChannel(other, { name: 'hangs', type: 'webhook', config: { url: `${hanging.url}/pitcrew`, secret: SECRET } });
+      const fine = await createChannel(other, { name: 'fine', type: 'slack', config: { webhookUrl: healthy.url } });
+      const rule = await other.createWebhookRule();
+      const { executionIds: [id] } = (await other.webhook(rule.triggerId, { HostName: 'web-1' })).json();
+      await finish(other, id, host.hostId, { exitCode: 0 });
+
+      // The hung request does not hold up the other channel: it is delivered within the timeout.
+      await waitFor(() => hanging.requests.length === 1, 'the hanging receiver to hold the first request');
+      await waitDelivered(other, fine.id);
+      expect(await attemptsOf(other, stuck.id)).toEqual([]);
+
+      const attempts = await waitDelivered(other, stuck.id);
+      expect(attempts.map((a) => [a.attempt, a.ok, a.status])).toEqual([[2, true, 'HTTP 200'], [1, false, null]]);
+      expect(attempts[1]!.error).toBe(`could not deliver to ${new URL(hanging.url).host}: no answer within ${TIMEOUT_MS} ms`);
+      expect((attempts[1] as unknown as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+      // The retry carries the same delivery id, so a receiver that stored the first can drop it.
+      expect(hanging.requests.map((r) => r.status)).toEqual([0, 200]);
+      expect(hanging.requests[1]!.headers['x-pitcrew-delivery']).toBe(hanging.requests[0]!.headers['x-pitcrew-delivery']);
+      expect(healthy.requests).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('gives up after maxAttempts tries of a receiver that keeps failing', async () => {
     const other = await startTestEnv(dialect, { notify: { maxAttempts: 3 } });
     try {

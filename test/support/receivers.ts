@@ -7,7 +7,7 @@ export interface Received {
   headers: http.IncomingHttpHeaders;
   raw: string;
   body: unknown;
-  /** The status this receiver answered. */
+  /** The status this receiver answered; 0 while it holds the request unanswered (hangNext). */
   status: number;
 }
 
@@ -21,6 +21,8 @@ export interface Receiver {
   failNext(n: number, status: number, body?: string, headers?: Record<string, string>): void;
   /** Answers every request with `status` until told otherwise. */
   answer(status: number, body?: string): void;
+  /** Reads the next `n` requests whole and never answers them (a receiver that hangs); close() drops them. */
+  hangNext(n: number): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startReceiver(check: (body: unknown, headers: http.Incomin
   const requests: Received[] = [];
   let failures: Array<{ status: number; body: string; headers: Record<string, string> }> = [];
   let fixed: { status: number; body: string; headers: Record<string, string> } | undefined;
+  let hangs = 0;
   const server = http.createServer((request, response) => {
     let raw = '';
     request.setEncoding('utf8');
@@ -47,6 +50,11 @@ export async function startReceiver(check: (body: unknown, headers: http.Incomin
         body = JSON.parse(raw);
       } catch {
         body = undefined;
+      }
+      if (hangs > 0) {
+        hangs -= 1;
+        requests.push({ path: request.url ?? '', headers: request.headers, raw, body, status: 0 });
+        return;
       }
       const planned = failures.shift() ?? fixed;
       const problem = planned ? undefined : check(body, request.headers, raw);
@@ -67,6 +75,9 @@ export async function startReceiver(check: (body: unknown, headers: http.Incomin
     },
     answer: (status, body = 'no') => {
       fixed = status >= 200 && status < 300 ? undefined : { status, body, headers: {} };
+    },
+    hangNext: (n) => {
+      hangs = n;
     },
     close: () => {
       open.delete(receiver);

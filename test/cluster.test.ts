@@ -33,6 +33,19 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes on one 
     return reply.json().executionIds[0];
   }
 
+  it('an allowlist changed through node A holds on node B at once, not when its cache would expire', async () => {
+    const rule = await a.createWebhookRule();
+    // Node B has the tenant's key and settings cached (for 30 s unless told).
+    expect((await b.webhook(rule.triggerId, {})).statusCode).toBe(202);
+    try {
+      expect((await a.api('PATCH', '/api/v1/tenant', { ipAllowlist: ['203.0.113.0/24'] })).statusCode).toBe(200);
+      await waitFor(async () => (await b.webhook(rule.triggerId, {})).statusCode === 403, 'node B to refuse an address the allowlist no longer has', 5_000);
+    } finally {
+      expect((await a.api('PATCH', '/api/v1/tenant', { ipAllowlist: [] })).statusCode).toBe(200);
+    }
+    await waitFor(async () => (await b.webhook(rule.triggerId, {})).statusCode === 202, 'node B to take calls again', 5_000);
+  });
+
   it('work accepted by node A reaches the agent connected to node B', async () => {
     const id = await fireThroughA('echo "ran on $PITCREW_HOSTNAME"');
     const done = await waitFor(async () => {

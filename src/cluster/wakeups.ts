@@ -17,9 +17,10 @@ export interface WakeupHandlers {
   queued(executions: Addressed[]): void;
   cancel(executions: Addressed[]): void;
   live(notice: LiveNotice): void;
+  tenantChanged(tenantId: string): void;
 }
 
-type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> } | LiveNotice;
+type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> } | { kind: 'tenant'; tenantId: string } | LiveNotice;
 
 /**
  * Cross-node wake-ups (DESIGN.md §4): work queued, or a cancel asked, on one node for a host whose
@@ -58,6 +59,15 @@ export class Wakeups {
     }
   }
 
+  /** A tenant's keys, allowlist or throttle changed: other nodes drop what they cached of it. */
+  publishTenantChanged(tenantId: string): void {
+    if (!this.store.dedicatedConnection) return;
+    const notice: Notice = { kind: 'tenant', tenantId };
+    sql`select pg_notify(${CHANNEL}, ${JSON.stringify(notice)})`.execute(this.store.db).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'could not tell other nodes of a tenant change; they reload it within 30 s');
+    });
+  }
+
   /**
    * Live output notices (cluster/live-relay.ts) go out on this node's listening connection: one
    * connection runs them one after the other, so they arrive in the order they were sent.
@@ -77,6 +87,7 @@ export class Wakeups {
       return;
     }
     if (notice.kind === 'watch' || notice.kind === 'output') return this.handlers.live(notice);
+    if (notice.kind === 'tenant') return this.handlers.tenantChanged(notice.tenantId);
     const executions = notice.pairs.map(([id, hostId]) => ({ id, hostId }));
     if (notice.kind === 'queued') this.handlers.queued(executions);
     else if (notice.kind === 'cancel') this.handlers.cancel(executions);

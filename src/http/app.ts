@@ -121,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),
     cancel: (executions) => executions.forEach((e) => gateway.cancel(e.hostId, e.id)),
     live: (notice) => liveRelay.received(notice),
+    tenantChanged: (tenantId) => context.directory.forgetTenant(tenantId),
   }, deps.logger);
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
@@ -136,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     liveRelay,
     gateway,
     wakeups,
-    directory: new KeyDirectory(deps.store.db, deps.throttleDefaults),
+    directory: new KeyDirectory(deps.store.db, deps.throttleDefaults, (tenantId) => wakeups.publishTenantChanged(tenantId)),
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     publicUrl: deps.publicUrl,
     webhookBodyLimitBytes: deps.webhookBodyLimitBytes,

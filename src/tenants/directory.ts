@@ -21,8 +21,9 @@ interface Entry {
 /**
  * An in-memory cache from API key to tenant, so ingress authenticates, filters and throttles
  * without a query. It is a hint, not the authority: the transaction that stores an event re-checks
- * the key, so a revoked key fails at once on every node. Entries are reloaded after `ttlMs` to
- * pick up allowlist and throttle changes made on other nodes.
+ * the key, so a revoked key fails at once on every node. A change of allowlist or throttle is
+ * announced to the other nodes (cluster/wakeups.ts); entries are also reloaded after `ttlMs`, in
+ * case an announcement was lost.
  */
 export class KeyDirectory {
   private readonly entries = new Map<string, Entry>();
@@ -31,6 +32,8 @@ export class KeyDirectory {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly throttleDefaults: ThrottleSettings,
+    /** Tells the other nodes of a cluster that a tenant's keys or settings changed. */
+    private readonly announce: (tenantId: string) => void = () => undefined,
     private readonly ttlMs = 30_000,
   ) {}
 
@@ -54,7 +57,13 @@ export class KeyDirectory {
     return access;
   }
 
-  /** Drops what is cached for a tenant after its keys or settings changed on this node. */
+  /** A tenant's keys or settings changed here: forgotten on this node, and on the others at once. */
+  tenantChanged(tenantId: string): void {
+    this.forgetTenant(tenantId);
+    this.announce(tenantId);
+  }
+
+  /** Drops what is cached for a tenant, so its next call reads keys and settings again. */
   forgetTenant(tenantId: string): void {
     for (const [hash, entry] of this.entries) {
       if (entry.access.tenantId === tenantId) this.entries.delete(hash);

@@ -53,7 +53,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     if (fieldErrors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', fieldErrors[0]!.message, { fieldErrors });
     const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
     const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, throttle: request.body.throttle });
-    ctx.directory.forgetTenant(row.id);
+    ctx.directory.tenantChanged(row.id);
     return presentTenant(row);
   });
 
@@ -87,7 +87,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     },
   }, async (request) => {
     const issued = await revokeAndReplaceApiKey(db, request.principal.tenantId, request.params.id);
-    ctx.directory.forgetTenant(request.principal.tenantId);
+    ctx.directory.tenantChanged(request.principal.tenantId);
     return { ...presentKey(issued.row), apiKey: issued.apiKey };
   });
 }

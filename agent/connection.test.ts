@@ -55,7 +55,7 @@ describe('Connection', () => {
     const { dir, logs } = await startAgent(service);
     await waitFor(() => service.received('hello').length === 1, 'hello');
     expect(service.enrolments).toEqual([{ authorization: `Bearer ${service.apiKey}`, body: HOST }]);
-    expect(service.received('hello')[0]).toEqual({ type: 'hello', v: 1, ...HOST, running: [], interrupted: [] });
+    expect(service.received('hello')[0]).toEqual({ type: 'hello', v: 1, ...HOST, running: [], interrupted: [], finished: [] });
     const saved = JSON.parse(await readFile(join(dir, 'credentials.json'), 'utf8')) as Record<string, string>;
     expect(saved).toMatchObject({ hostId: 'host-1', tenantId: 'tenant-1', server: `${service.url}/` });
     expect(service.upgrades).toEqual([saved.token]);

@@ -116,6 +116,8 @@ describe('Executor', () => {
     await writeFile(join(dir, 'gate'), '');
     await running;
     expect(results(sent)).toEqual([]);
+    // Said in the next hello, so the service waits for the result instead of taking the run for lost.
+    expect(executor.resumeState()).toMatchObject({ running: [], finished: ['e1'] });
     await executor.connected(link, ADDRESS, []);
     expect(results(sent)[0]).toMatchObject({ executionId: 'e1', stdout: 'done\n' });
   });
@@ -128,7 +130,7 @@ describe('Executor', () => {
     await crashed.finished(finishedResult('e0'));
 
     const { executor, sent, link, journal } = await setUp([], stateDir);
-    expect(executor.resumeState()).toEqual({ running: [], interrupted: [{ executionId: 'e1', reason: expect.stringContaining('it was not re-run') }] });
+    expect(executor.resumeState()).toEqual({ running: [], interrupted: [{ executionId: 'e1', reason: expect.stringContaining('it was not re-run') }], finished: ['e0'] });
     await executor.connected(link, ADDRESS, ['e1']);
     expect(results(sent).map((r) => r.executionId)).toEqual(['e0']);
     expect(journal.get('e1')?.state).toBe('acknowledged');

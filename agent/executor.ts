@@ -46,9 +46,10 @@ export class Executor {
 
   constructor(private readonly deps: ExecutorDeps) {}
 
-  /** For hello: what runs now, and what a previous agent process left unfinished. */
-  resumeState(): Pick<Hello, 'running' | 'interrupted'> {
-    return { running: [...this.active.keys()], interrupted: this.deps.journal.interruptions() };
+  /** For hello: what runs now, what a previous agent process left unfinished, and what ended unheard. */
+  resumeState(): Pick<Hello, 'running' | 'interrupted' | 'finished'> {
+    const finished = this.deps.journal.undeliveredResults().map((result) => result.executionId);
+    return { running: [...this.active.keys()], interrupted: this.deps.journal.interruptions(), finished };
   }
 
   /**

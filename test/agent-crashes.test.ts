@@ -145,28 +145,51 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     expect((await api('GET', '/api/v1/hosts?hostname=rename-old')).body.items[0]).toMatchObject({ status: 'offline' });
   });
 
-  it('drops a frozen agent after a silent heartbeat; thawed, it reconnects and reports the run that went on', async () => {
-    const frozen = agent('frozen-1');
-    await online('frozen-1');
-    const marker = path.join(database.dataDir, 'frozen-1.runs');
-    const id = await fire('frozen-1', `echo run >> ${marker}; sleep 3; echo finished`);
+  /** Whether the process has ended (gone, or a zombie its frozen parent has not reaped). */
+  const ended = (pid: number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    } catch {
+      return true;
+    }
+  };
+
+  it.each([
+    ['still runs when the agent reconnects', false],
+    ['ended while the agent was cut off', true],
+  ])('drops a frozen agent after a silent heartbeat; thawed, it reconnects and reports the run, which %s', async (_, endsWhileFrozen) => {
+    const hostname = endsWhileFrozen ? 'frozen-1b' : 'frozen-1a';
+    const frozen = agent(hostname);
+    await online(hostname);
+    const marker = path.join(database.dataDir, `${hostname}.runs`);
+    const id = await fire(hostname, `echo $$ > ${marker}.pid; echo run >> ${marker}; while [ ! -e ${marker}.go ]; do sleep 0.05; done; echo finished`);
     await until(id, (e) => e.state === 'running', 'the script to start');
 
     frozen.child.kill('SIGSTOP');
     try {
-      await online('frozen-1', 'offline');
+      await online(hostname, 'offline');
       // The script is not lost: the agent is alive and its process group goes on without it.
       expect((await state(id)).state).toBe('running');
-      const waiting = await fire('frozen-1', `echo run >> ${marker}.2`);
+      const waiting = await fire(hostname, `echo run >> ${marker}.2`);
       expect((await state(waiting)).state).toBe('queued');
+      if (endsWhileFrozen) {
+        fs.writeFileSync(`${marker}.go`, '');
+        const pid = Number(fs.readFileSync(`${marker}.pid`, 'utf8'));
+        await waitFor(() => ended(pid), 'the script to end while its agent is frozen');
+      }
       frozen.child.kill('SIGCONT');
+      if (!endsWhileFrozen) {
+        await online(hostname);
+        fs.writeFileSync(`${marker}.go`, '');
+      }
       const done = await until(id, (e) => e.state === 'succeeded', 'the result of the run that went on');
       expect(done).toMatchObject({ stdout: 'finished\n', lateResult: null });
       await until(waiting, (e) => e.state === 'succeeded', 'work queued while it was frozen');
     } finally {
       frozen.child.kill('SIGCONT');
     }
-    await online('frozen-1');
+    await online(hostname);
     expect(runs(marker)).toBe(1);
     expect(runs(`${marker}.2`)).toBe(1);
   });

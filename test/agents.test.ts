@@ -1,8 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
+import { breakStorage } from './support/storage.js';
 import { waitFor } from './support/wait.js';
 
 interface Execution {
@@ -228,3 +231,45 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     expect(transitions).toHaveLength(500);
   });
 });
+
+describe.each(testDialects())('a result the database could not take for a moment, on %s', (dialect) => {
+  let env: TestEnv;
+  let agent: AgentProcess;
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { listen: true, sqliteBusyTimeoutMs: 200 });
+    agent = spawnAgent({ server: env.listening!.httpsUrl, apiKey: env.tenant.apiKey, hostname: 'blip-1', fingerprint: env.listening!.fingerprint });
+    await waitOnline(env.api, 'blip-1');
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await env.close();
+  });
+
+  const execution = async (id: string): Promise<Execution> => (await env.api('GET', `/api/v1/executions/${id}`)).json();
+
+  it('is offered again as soon as the database is back, not at the next reconnect', async () => {
+    const marker = path.join(env.database.dataDir, 'blip-1.go');
+    const rule = await env.createWebhookRule({
+      target: { type: 'specific_host', hostname: 'blip-1' },
+      action: { type: 'script', flavour: 'autofix', runbook: { script: `while [ ! -e ${marker} ]; do sleep 0.05; done; echo done` } },
+    });
+    const [id] = (await env.webhook(rule.triggerId, {})).json().executionIds as string[];
+    await waitFor(async () => (await execution(id!)).state === 'running', 'the script to start');
+
+    const mend = await breakStorage(env, 'executions');
+    try {
+      fs.writeFileSync(marker, '');
+      await waitFor(() => env.logs.some((line) => line.includes('could not record an agent message')), 'the result to meet the failing database');
+    } finally {
+      await mend();
+    }
+    const done = await waitFor(async () => {
+      const e = await execution(id!);
+      return e.state === 'succeeded' ? e : undefined;
+    }, 'the result, offered again, to be recorded');
+    expect(done.stdout).toBe('done\n');
+    expect(agent.child.exitCode).toBeNull();
+  });
+});
+

@@ -1,11 +1,9 @@
-import SqliteDatabase from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
+import { breakStorage } from './support/storage.js';
 import { waitFor } from './support/wait.js';
 
 describe.each(testDialects())('webhook trigger on %s', (dialect) => {
@@ -351,22 +349,3 @@ describe.each(testDialects())('webhook trigger with small configured limits on %
     expect(stored).toEqual(accepted.map((r) => r.json().eventId).sort());
   });
 });
-
-/** Makes the next event write fail for real, the way each database fails in production. */
-async function breakStorage(env: TestEnv): Promise<() => Promise<void>> {
-  if (env.dialect === 'sqlite') {
-    // Another process holding the write lock past the busy timeout: SQLITE_BUSY.
-    const other = new SqliteDatabase(path.join(env.database.dataDir, 'pitcrew.db'));
-    other.pragma('busy_timeout = 0');
-    other.exec('BEGIN EXCLUSIVE');
-    return async () => {
-      other.exec('ROLLBACK');
-      other.close();
-    };
-  }
-  // The table the event goes to is gone: the insert fails, the transaction rolls back.
-  await sql`alter table events rename to events_away`.execute(env.store.db);
-  return async () => {
-    await sql`alter table events_away rename to events`.execute(env.store.db);
-  };
-}

@@ -42,6 +42,11 @@ export const Hello = Type.Object({
   running: Type.Array(Id),
   /** Executions a previous agent process started and could not finish (it died): never re-run. */
   interrupted: Type.Array(Type.Object({ executionId: Id, reason: Type.String({ maxLength: 1000 }) })),
+  /**
+   * Executions that ended while the service could not hear: their results follow the welcome.
+   * Optional, so agents older than it still connect (their such runs are reported lost).
+   */
+  finished: Type.Optional(Type.Array(Id)),
 });
 export const Heartbeat = Type.Object({ type: Type.Literal('heartbeat'), at: Type.Number() });
 export const Started = Type.Object({ type: Type.Literal('started'), executionId: Id, startedAt: Type.Number() });

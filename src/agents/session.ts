@@ -60,7 +60,13 @@ export class AgentSession {
     this.hostId = host.id;
     this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
     this.helloTimer = setTimeout(() => this.close(4002, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
-    socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => this.log.error({ err: error }, 'agent message failed')));
+    socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => {
+      // The agent offers what the service has not confirmed (results, runs under way) each time it
+      // connects: closing is how a message that could not be recorded (the database down for a
+      // moment) gets sent again, instead of waiting for the next reconnect, maybe days away.
+      this.log.error({ err: error }, 'could not record an agent message; closing the connection so the agent offers it again');
+      this.close(1011, 'the service could not record a message; reconnect and offer it again');
+    }));
     this.ended = new Promise((resolve) => {
       socket.on('close', () => {
         this.onClose()
@@ -171,6 +177,8 @@ export class AgentSession {
     const active = await this.deps.db.selectFrom('executions').select(['id', 'state']).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
     const running = new Set(hello.running);
     const interrupted = new Map(hello.interrupted.map((i) => [i.executionId, i.reason]));
+    // Ended while the connection was down: the result comes right after the welcome.
+    const finished = new Set(hello.finished ?? []);
     const { ledger } = this.deps;
     for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
     const continuing = active.filter((e) => running.has(e.id)).map((e) => e.id);
@@ -181,7 +189,7 @@ export class AgentSession {
     }
     for (const { id, state } of active) {
       if (running.has(id)) await ledger.started(this.hostId, id, Date.now());
-      else if (interrupted.has(id)) continue;
+      else if (interrupted.has(id) || finished.has(id)) continue;
       else if (state === 'running') await ledger.move([id], 'lost', 'the agent no longer knows this run (it restarted without its journal); it was not re-run', ['running']);
       else await ledger.move([id], 'queued', 'the agent never started it; delivering again', ['dispatched']);
     }

@@ -218,6 +218,18 @@ describe('stopping the service', () => {
     await env.close();
     await Promise.all(ended);
   });
+
+  it('does not wait for a connection to the HTTPS port that never finishes its TLS handshake', async () => {
+    const env = await startTestEnv('sqlite', { listen: true, shutdownGraceMs: 200 });
+    // A port probe, or a peer that died mid-handshake: connected, and silent.
+    const { hostname, port } = new URL(env.listening!.httpsUrl);
+    const probe = net.connect(Number(port), hostname);
+    await once(probe, 'connect');
+    const cut = new Promise((resolve) => probe.once('close', resolve));
+    // Without the cut, the stop waits for the TLS handshake timeout: 120 s.
+    await env.close();
+    await cut;
+  });
 });
 
 /**

@@ -1,5 +1,5 @@
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
 import { closeWithin, SHUTDOWN_GRACE_MS } from './shutdown.js';
 import type { TlsMaterial } from './tls.js';
@@ -17,6 +17,14 @@ export interface Listening {
 export async function listen(app: App, options: { host: string; port: number; tlsPort: number; tls: TlsMaterial; shutdownGraceMs?: number }): Promise<Listening> {
   await app.server.listen({ host: options.host, port: options.port });
   const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => app.server.routing(request, response));
+  // The HTTP layer tracks a TLS connection only once its handshake is done: one that never
+  // finishes it (a port probe, a peer that died mid-handshake) would hold a stop for the TLS
+  // handshake timeout, 120 s. Every socket is tracked here, to be cut with the rest.
+  const sockets = new Set<Socket>();
+  secure.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   secure.on('upgrade', (request, socket, head) => {
     if (!app.context.gateway.handleUpgrade(request, socket, head, true)) socket.destroy();
   });
@@ -34,7 +42,7 @@ export async function listen(app: App, options: { host: string; port: number; tl
     close: () => {
       const closing = new Promise<void>((resolve) => secure.close(() => resolve()));
       secure.closeIdleConnections();
-      return closeWithin(secure, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, closing);
+      return closeWithin(secure, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, closing, () => sockets.forEach((socket) => socket.destroy()));
     },
   };
 }

@@ -9,8 +9,11 @@ export const SHUTDOWN_GRACE_MS = 5000;
  * output stream) would otherwise hold the stop until its keep-alive timeout, 72 s. What was
  * accepted is durable before it is answered, so cutting a reply loses nothing.
  */
-export async function closeWithin(server: Server, graceMs: number, closing: Promise<void>): Promise<void> {
-  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+export async function closeWithin(server: Server, graceMs: number, closing: Promise<void>, alsoCut: () => void = () => undefined): Promise<void> {
+  const cut = setTimeout(() => {
+    server.closeAllConnections();
+    alsoCut();
+  }, graceMs);
   try {
     await closing;
   } finally {

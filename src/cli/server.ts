@@ -65,7 +65,10 @@ export async function runServer(config: Config): Promise<number> {
         .then(() => app.close())
         .then(() => store.close())
         .then(() => owner?.release())
-        .then(() => resolve(0), (error: unknown) => {
+        .then(() => {
+          logger.info('stopped');
+          resolve(0);
+        }, (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');
           resolve(1);
         });

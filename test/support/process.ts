@@ -58,12 +58,18 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
   });
-  const signal = (name: NodeJS.Signals) => async () => {
+  const signal = (name: NodeJS.Signals, limitMs?: number) => async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
-    await exited;
+    if (limitMs === undefined) return exited;
+    // A stop that hangs fails with what the server said, not with the test's bare timeout.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the server did not stop within ${limitMs} ms of ${name}; its output ends:\n${output.slice(-4000)}`)), limitMs);
+    });
+    await Promise.race([exited, late]).finally(() => clearTimeout(timer));
   };
   const fingerprint = /fingerprint ([0-9A-F:]{95})/.exec(output)?.[1] ?? '';
-  return { url: `http://127.0.0.1:${port}`, httpsUrl: `https://127.0.0.1:${tlsPort}`, fingerprint, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}`, httpsUrl: `https://127.0.0.1:${tlsPort}`, fingerprint, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM', 30_000) };
 }
 
 function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -194,6 +194,24 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     expect(runs(`${marker}.2`)).toBe(1);
   });
 
+  it('stops a script whose cancel was asked while its agent was cut off, once the agent is back', async () => {
+    const frozen = agent('frozen-3');
+    await online('frozen-3');
+    const id = await fire('frozen-3', 'echo begun; sleep 60; echo never');
+    await until(id, (e) => e.state === 'running', 'the script to start');
+    frozen.child.kill('SIGSTOP');
+    try {
+      await online('frozen-3', 'offline');
+      const asked = await api('POST', `/api/v1/executions/${id}/cancel`);
+      expect(asked.status).toBe(202);
+      expect((await state(id)).state).toBe('running');
+    } finally {
+      frozen.child.kill('SIGCONT');
+    }
+    const cancelled = await until(id, (e) => e.state === 'cancelled', 'the cancel, sent again at reconnect, to stop the script');
+    expect(cancelled.stdout).toBe('begun\n');
+  });
+
   it('runs once an execution sent into a half-open connection, which went back to the queue', async () => {
     const frozen = agent('frozen-2');
     await online('frozen-2');

@@ -1,7 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCK_FREE_DEAD_AFTER_MS } from '../src/cluster/nodes.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
+import { admin as postgresAdmin } from './support/postgres.js';
 import { waitFor } from './support/wait.js';
 
 // Two service nodes on one PostgreSQL, the sweeper's once-an-hour pass leaving no safety net:
@@ -72,5 +77,86 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes on one 
     // Relayed from node B while it ran, before the end: what ran before the stream opened, and after.
     const live = events.filter((e) => e.event === 'output').map((e) => e.data.chunk).join('');
     expect(live).toBe('first\nsecond\n');
+  });
+});
+
+// A PostgreSQL restart or failover cuts every connection of every node at once, the connections
+// holding the nodes' liveness locks included. No node may take another for dead because of it.
+describe.skipIf(!testDialects().includes('postgres'))('two service nodes through a PostgreSQL restart', () => {
+  let a: TestEnv;
+  let b: TestEnv;
+  let agent: AgentProcess;
+
+  beforeAll(async () => {
+    a = await startTestEnv('postgres', { listen: true });
+    b = await startTestEnv('postgres', { listen: true, database: a.database });
+    agent = spawnAgent({ server: b.listening!.httpsUrl, apiKey: b.tenant.apiKey, hostname: 'restart-b', fingerprint: b.listening!.fingerprint });
+    await waitOnline(b.api, 'restart-b');
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await b.close();
+    await a.close();
+  });
+
+  it('keeps a running execution running when every database connection is cut for seconds; both nodes take their locks and listen again', async () => {
+    const gate = path.join(a.database.dataDir, 'restart-b.go');
+    const rule = await a.createWebhookRule({ action: { type: 'script', flavour: 'autofix', runbook: { script: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo done` } } });
+    const [id] = (await a.webhook(rule.triggerId, { HostName: 'restart-b' })).json().executionIds as string[];
+    const state = async () => (await a.api('GET', `/api/v1/executions/${id}`)).json();
+    await waitFor(async () => (await state()).state === 'running', 'the script to start on node B');
+
+    const admin = a.database.open();
+    try {
+      /** The backends holding the nodes' liveness locks. */
+      const holders = async () => (await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted`.execute(admin.db)).rows.map((r) => r.pid);
+      const before = await holders();
+      expect(before).toHaveLength(2);
+      // Down for longer than a node may be silent with its lock free: no new connection is
+      // allowed (this one stays) until both nodes' heartbeats are that old.
+      const database = (await sql<{ name: string }>`select current_database() as name`.execute(admin.db)).rows[0]!.name;
+      const allowConnections = (allow: boolean) => postgresAdmin((client) => client.query(`alter database "${database}" with allow_connections ${allow}`));
+      await allowConnections(false);
+      try {
+        await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(admin.db);
+        await waitFor(async () => {
+          const beats = await admin.db.selectFrom('nodes').select('heartbeat_at').execute();
+          return beats.every((node) => Date.now() - node.heartbeat_at > LOCK_FREE_DEAD_AFTER_MS + 500);
+        }, 'the outage to outlast what a node may be silent with its lock free');
+      } finally {
+        await allowConnections(true);
+      }
+      await waitFor(async () => {
+        const now = await holders();
+        return now.length === 2 && now.every((pid) => !before.includes(pid));
+      }, 'both nodes to hold their locks again, on new connections', 10_000);
+      // Both listen to the other again (cross-node wake-ups, live output, tenant changes).
+      await waitFor(async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and query = ${`LISTEN ${'pitcrew_wakeup'}`}`.execute(admin.db)).rows[0]!.n === 2, 'both nodes to listen again', 10_000);
+      // Had a node been taken for dead, its running execution would have been ended lost by now.
+      expect((await state()).state).toBe('running');
+      const nodes = await admin.db.selectFrom('nodes').select('id').execute();
+      expect(nodes).toHaveLength(2);
+    } finally {
+      await admin.close();
+    }
+    fs.writeFileSync(gate, '');
+    const done = await waitFor(async () => {
+      const e = await state();
+      return e.state === 'succeeded' ? e : undefined;
+    }, 'the script to end and its result to be stored');
+    expect(done).toMatchObject({ stdout: 'done\n', lateResult: null });
+  });
+  it('a node that finds itself taken for dead has its agents connect afresh', async () => {
+    const admin = a.database.open();
+    try {
+      const host = await admin.db.selectFrom('hosts').select('node_id').where('hostname', '=', 'restart-b').executeTakeFirstOrThrow();
+      // What another node does to one it takes for dead, after settling what ran through it.
+      await admin.db.deleteFrom('nodes').where('id', '=', host.node_id!).execute();
+      await waitFor(() => agent.output().includes('"code":1012'), 'node B to close its agent connections');
+      await waitFor(async () => (await admin.db.selectFrom('nodes').select('id').where('id', '=', host.node_id!).execute()).length === 1, 'node B to register again');
+    } finally {
+      await admin.close();
+    }
+    await waitOnline(b.api, 'restart-b');
   });
 });

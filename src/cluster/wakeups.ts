@@ -29,6 +29,8 @@ type Notice = { kind: 'queued' | 'cancel'; pairs: Array<[string, string]> } | { 
  */
 export class Wakeups {
   private listener: pg.Client | undefined;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -38,14 +40,42 @@ export class Wakeups {
 
   async start(): Promise<void> {
     if (!this.store.dedicatedConnection) return;
-    this.listener = await this.store.dedicatedConnection();
-    this.listener.on('notification', (message) => this.receive(message.payload));
-    await this.listener.query(`LISTEN ${CHANNEL}`);
+    const listener = await this.store.dedicatedConnection();
+    listener.on('notification', (message) => this.receive(message.payload));
+    // A database restart ends the connection: listen again on a new one, or this node hears
+    // nothing from the others (the sweeper's pass still dispatches, live output stops relaying).
+    listener.once('end', () => {
+      if (this.listener !== listener) return;
+      this.listener = undefined;
+      if (!this.stopped) this.listenAgain();
+    });
+    try {
+      await listener.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      await listener.end().catch(() => undefined);
+      throw error;
+    }
+    this.listener = listener;
   }
 
   async stop(): Promise<void> {
-    await this.listener?.end();
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const listener = this.listener;
     this.listener = undefined;
+    await listener?.end();
+  }
+
+  private listenAgain(): void {
+    this.retry = setTimeout(() => {
+      this.start().then(
+        () => this.logger.info('listening to the other nodes again'),
+        (error: unknown) => {
+          this.logger.warn({ err: error }, 'could not listen to the other nodes; retrying in a second');
+          if (!this.stopped) this.listenAgain();
+        },
+      );
+    }, 1000);
   }
 
   /** Announces to the other nodes; a failure is logged, the sweeper's pass is the safety net. */

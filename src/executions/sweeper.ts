@@ -67,7 +67,12 @@ export class Sweeper {
 
   async sweep(now = this.deps.clock()): Promise<void> {
     const { db, ledger } = this.deps;
-    await this.deps.nodes.beat(now);
+    if (await this.deps.nodes.beat(now)) {
+      // Taken for dead while its database link was down: what ran here was settled as lost or
+      // re-queued by another node, so its agents start afresh (they reconnect and say hello).
+      this.deps.logger.warn('another node took this one for dead while its database link was down; reconnecting its agents');
+      this.deps.gateway.reconnectAll('this service node was taken for dead while its database link was down; connect again');
+    }
     await this.recoverFromDeadNodes(now);
     // A held fan-out execution waits for its turn, not for an agent: it expires only once released.
     const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('held', '=', 0).where('expires_at', '<=', now).limit(1000).execute();
@@ -99,10 +104,13 @@ export class Sweeper {
     await this.deps.db.deleteFrom('idempotency_keys').where('created_at', '<=', now - IDEMPOTENCY_TTL_MS).execute();
   }
 
-  /** Also called when an agent says hello, so what it reports is judged against live nodes only. */
-  async recoverFromDeadNodes(now = Date.now()): Promise<void> {
+  /**
+   * Also called when an agent says hello (`settle`: a node in doubt is waited for), so what it
+   * reports is judged against live nodes only.
+   */
+  async recoverFromDeadNodes(now = Date.now(), settle = false): Promise<void> {
     const { db, ledger } = this.deps;
-    const dead = await this.deps.nodes.deadNodes(now);
+    const dead = await this.deps.nodes.deadNodes(now, settle);
     if (dead.length === 0) return;
     const held = await db.selectFrom('executions').select(['id', 'state']).where('node_id', 'in', dead).where('state', 'in', ['dispatched', 'running']).execute();
     const running = held.filter((e) => e.state === 'running').map((e) => e.id);

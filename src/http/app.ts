@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => live.changed(changes), dispatchQueued, notifier.ledgerOutbox);
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
-    recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(),
+    recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
   });
   const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {
     ...deps.ingest,

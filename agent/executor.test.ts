@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +40,33 @@ function results(sent: AgentMessage[]): ExecutionResult[] {
 }
 
 describe('Executor', () => {
+  // A full disk, for real: the state directory on a tmpfs of 64 KiB, filled up. Mounting needs root (CI runs as root).
+  it.runIf(process.getuid?.() === 0)('does not run a script it could not journal first (a full disk), says why, and runs again once there is room', async () => {
+    const stateDir = await tempDir();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', stateDir]);
+    try {
+      const { executor, sent, link } = await setUp([], stateDir);
+      await executor.connected(link, ADDRESS, []);
+      expect(() => writeFileSync(join(stateDir, 'filler'), Buffer.alloc(1024 * 1024))).toThrow(/ENOSPC/);
+      const marker = join(await tempDir(), 'ran');
+      await executor.handle(execute('e1', `touch ${marker}`));
+      expect(results(sent)).toEqual([expect.objectContaining({
+        executionId: 'e1',
+        ending: 'failed_to_start',
+        reason: expect.stringMatching(/^the agent could not write its journal \(ENOSPC.*\), so it did not run the script$/),
+      })]);
+      expect(existsSync(marker)).toBe(false);
+      expect(sent.some((m) => m.type === 'started')).toBe(false);
+
+      // Once someone frees the disk, the next execution runs, with no restart of the agent.
+      rmSync(join(stateDir, 'filler'));
+      await executor.handle(execute('e2', 'echo back'));
+      expect(results(sent)[1]).toMatchObject({ executionId: 'e2', ending: 'exited', exitCode: 0, stdout: 'back\n' });
+    } finally {
+      execFileSync('umount', ['-l', stateDir]);
+    }
+  });
+
   it('runs an execution: started, live output, then the result, journaled', async () => {
     const { executor, sent, link, journal } = await setUp();
     await executor.connected(link, ADDRESS, []);

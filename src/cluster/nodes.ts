@@ -110,7 +110,12 @@ export class NodeRegistry {
     holder.once('end', () => {
       if (this.lockHolder === holder) this.lockHolder = undefined;
     });
-    await holder.query('select pg_advisory_lock(hashtextextended($1, 0))', [this.nodeId]);
+    try {
+      await holder.query('select pg_advisory_lock(hashtextextended($1, 0))', [this.nodeId]);
+    } catch (error) {
+      await holder.end().catch(() => undefined);
+      throw error;
+    }
     this.lockHolder = holder;
   }
 

@@ -240,6 +240,13 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     });
   });
 
+  it('415 for a body that is not JSON, text/plain included, saying what to send', async () => {
+    for (const type of ['text/plain', 'application/xml']) {
+      const response = await env.app.server.inject({ method: 'POST', url: '/api/v1/rules', headers: { authorization: `Bearer ${env.tenant.token}`, 'content-type': type }, payload: '{"name":"x"}' });
+      expect(expectProblem(response, 415, 'PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE').detail).toMatch(/Content-Type: application\/json/);
+    }
+  });
+
   it('names the allowed values of a wrong choice once, not once per value', async () => {
     const problem = expectProblem(await create({ infrastructureType: 'AWS' }), 400, 'PITCREW_ERR_VALIDATION');
     expect(problem.errors).toHaveLength(1);

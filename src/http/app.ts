@@ -167,6 +167,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   server.setValidatorCompiler(validatorCompiler);
   server.setErrorHandler(errorHandler);
+  // The API takes JSON only: a text/plain body gets the 415 that says so, not "must be object".
+  server.removeContentTypeParser('text/plain');
   const webUi = isWebUiBuilt(deps.webRoot);
   server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);

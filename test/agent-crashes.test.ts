@@ -120,7 +120,7 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     await until(id, (e) => e.state === 'running', 'the script to start');
 
     await restart();
-    // PostgreSQL is a cluster: the old node is dead once its lock is free and it has not beaten for 3 s.
+    // PostgreSQL is a cluster: the old node is dead once the database has freed its lock.
     const lost = await until(id, (e) => e.state === 'lost' && e.lateResult !== null, 'lost with the late result', 40_000);
     expect(lost.reason).toMatch(/service stopped.*not re-run/);
     expect(lost.lateResult).toMatchObject({ ending: 'exited', exitCode: 0, stdout: 'finished\n' });

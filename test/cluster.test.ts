@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCK_FREE_DEAD_AFTER_MS } from '../src/cluster/nodes.js';
+import { LOCK_TRUST_AFTER_MS } from '../src/cluster/nodes.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
@@ -121,8 +121,8 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes through
         await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(admin.db);
         await waitFor(async () => {
           const beats = await admin.db.selectFrom('nodes').select('heartbeat_at').execute();
-          return beats.every((node) => Date.now() - node.heartbeat_at > LOCK_FREE_DEAD_AFTER_MS + 500);
-        }, 'the outage to outlast what a node may be silent with its lock free');
+          return beats.every((node) => Date.now() - node.heartbeat_at > LOCK_TRUST_AFTER_MS + 500);
+        }, 'the outage to last longer than a node waits to believe a free lock');
       } finally {
         await allowConnections(true);
       }

@@ -11,27 +11,27 @@ export function newNodeId(): string {
 }
 
 /**
- * A node whose lock is free is dead only once it has also stopped beating for this long. A live
- * node loses its lock when its lock connection breaks (a PostgreSQL restart or failover cuts every
- * connection at once) and takes it again at its next beat, every second: without this wait the
- * first node back would take all the others for dead and end their running executions lost.
+ * How long after its own database link came back (or its lock connection broke) a node waits
+ * before it believes a free lock. A PostgreSQL restart or failover cuts every connection at once,
+ * the lock connections too; each live node takes its lock again at its next beat (every second).
+ * Believed at once, the first node back would take all the others for dead and end their running
+ * executions lost.
  */
-export const LOCK_FREE_DEAD_AFTER_MS = 3_000;
+export const LOCK_TRUST_AFTER_MS = 3_000;
 
 /**
  * Which service nodes are alive. A node that dies takes its agent sessions with it: what ran
  * through them must be reported lost. With SQLite only one process serves the data, so every
  * other node is a previous run. With PostgreSQL each node holds an advisory lock on a connection
  * of its own for its whole life; the server frees it the moment the process dies, so a node
- * whose lock is free and whose heartbeat has stopped is dead, and one silent for 15 s is dead
- * whatever its lock says.
+ * whose lock is free is dead, and so is one silent for 15 s whatever its lock says.
  */
 export class NodeRegistry {
   private lockHolder: pg.Client | undefined;
   /**
-   * Since when this node has reached the database without a break: undefined while it cannot.
-   * Other nodes' heartbeats and locks mean nothing for a while after an outage, since nobody
-   * could beat or lock during it: they are judged only once they had as long as we had.
+   * Since when this node has reached the database without a break (-Infinity: since it started);
+   * undefined while it cannot. Other nodes' locks and heartbeats are judged only once they have
+   * had as long as this node has had since the break to take and beat them again.
    */
   private healthySince: number | undefined = -Infinity;
 
@@ -73,29 +73,24 @@ export class NodeRegistry {
 
   /**
    * The registered nodes, other than this one, that are gone. With `settle`, a node whose lock is
-   * free but whose heartbeat is still recent is waited for until it beats again or is dead, so
-   * that what an agent reports is judged against nodes known to be alive.
+   * free while that cannot be believed yet is waited for, so that what an agent reports is judged
+   * against nodes known to be alive or dead.
    */
   async deadNodes(now = Date.now(), settle = false): Promise<string[]> {
-    const dead: string[] = [];
-    let others = await this.others();
     for (;;) {
-      const suspects: typeof others = [];
-      const healthyFor = this.healthySince === undefined ? 0 : now - this.healthySince;
-      for (const node of others) {
-        const age = Math.min(now - node.heartbeat_at, healthyFor);
-        if (this.store.dialect === 'sqlite' || age > NODE_DEAD_AFTER_MS) dead.push(node.id);
+      const trustedFor = this.healthySince === undefined ? 0 : now - this.healthySince;
+      const dead: string[] = [];
+      let doubtful = false;
+      for (const node of await this.others()) {
+        if (this.store.dialect === 'sqlite' || Math.min(now - node.heartbeat_at, trustedFor) > NODE_DEAD_AFTER_MS) dead.push(node.id);
         else if (await this.lockIsFree(node.id)) {
-          if (age > LOCK_FREE_DEAD_AFTER_MS) dead.push(node.id);
-          else suspects.push(node);
+          if (trustedFor > LOCK_TRUST_AFTER_MS) dead.push(node.id);
+          else doubtful = true;
         }
       }
-      if (!settle || suspects.length === 0) return dead;
-      const oldest = Math.max(Math.min(...suspects.map((node) => node.heartbeat_at)), this.healthySince ?? now);
-      await new Promise((resolve) => setTimeout(resolve, oldest + LOCK_FREE_DEAD_AFTER_MS + 1 - now));
+      if (!settle || !doubtful) return dead;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_TRUST_AFTER_MS + 1 - trustedFor));
       now = Date.now();
-      const ids = new Set(suspects.map((node) => node.id));
-      others = (await this.others()).filter((node) => ids.has(node.id));
     }
   }
 
@@ -108,7 +103,10 @@ export class NodeRegistry {
     if (!this.store.dedicatedConnection) return;
     const holder = await this.store.dedicatedConnection();
     holder.once('end', () => {
-      if (this.lockHolder === holder) this.lockHolder = undefined;
+      if (this.lockHolder !== holder) return;
+      // Whatever broke this connection (a database restart) broke the other nodes' too.
+      this.lockHolder = undefined;
+      this.healthySince = undefined;
     });
     try {
       await holder.query('select pg_advisory_lock(hashtextextended($1, 0))', [this.nodeId]);

@@ -11,15 +11,23 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
- * When a process started, in clock ticks since boot (/proc/PID/stat, field 22): with the pid it
- * names one process for the life of a boot. Undefined when the process is gone or there is no /proc.
+ * The fields of /proc/PID/stat from the third (state) on, so field N is at index N - 3.
+ * Undefined when the process is gone or there is no /proc.
  */
-export function processStart(pid: number): string | undefined {
+export function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/**
+ * When a process started, in clock ticks since boot (field 22): with the pid it names one
+ * process for the life of a boot. Undefined when the process is gone or there is no /proc.
+ */
+export function processStart(pid: number): string | undefined {
+  return statFields(pid)?.[19];
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../agent/testing/helpers.js';
 import { scriptRule } from './support/app.js';
 import { spawnAgent, type AgentProcess } from './support/agents.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
@@ -145,16 +146,6 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     expect((await api('GET', '/api/v1/hosts?hostname=rename-old')).body.items[0]).toMatchObject({ status: 'offline' });
   });
 
-  /** Whether the process has ended (gone, or a zombie its frozen parent has not reaped). */
-  const ended = (pid: number) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-    } catch {
-      return true;
-    }
-  };
-
   it.each([
     ['still runs when the agent reconnects', false],
     ['ended while the agent was cut off', true],
@@ -176,7 +167,8 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
       if (endsWhileFrozen) {
         fs.writeFileSync(`${marker}.go`, '');
         const pid = Number(fs.readFileSync(`${marker}.pid`, 'utf8'));
-        await waitFor(() => ended(pid), 'the script to end while its agent is frozen');
+        // Gone, or a zombie its frozen parent has not reaped.
+        await waitFor(() => !isAlive(pid), 'the script to end while its agent is frozen');
       }
       frozen.child.kill('SIGCONT');
       if (!endsWhileFrozen) {

@@ -3,11 +3,32 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_TRUST_AFTER_MS } from '../src/cluster/nodes.js';
-import { startTestEnv, type TestEnv } from './support/app.js';
+import { startTestEnv, type TestEnv, type TestEnvOptions } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
 import { admin as postgresAdmin } from './support/postgres.js';
 import { waitFor } from './support/wait.js';
+
+interface TwoNodes {
+  a: TestEnv;
+  b: TestEnv;
+  agent: AgentProcess;
+}
+
+/** Nodes A and B on one PostgreSQL database, and an agent of host `hostname` connected to B. */
+async function twoNodes(hostname: string, options: TestEnvOptions = {}): Promise<TwoNodes> {
+  const a = await startTestEnv('postgres', { listen: true, ...options });
+  const b = await startTestEnv('postgres', { listen: true, ...options, database: a.database });
+  const agent = spawnAgent({ server: b.listening!.httpsUrl, apiKey: b.tenant.apiKey, hostname, fingerprint: b.listening!.fingerprint });
+  await waitOnline(b.api, hostname);
+  return { a, b, agent };
+}
+
+async function stopTwoNodes({ a, b, agent }: TwoNodes): Promise<void> {
+  await agent.stop();
+  await b.close();
+  await a.close();
+}
 
 // Two service nodes on one PostgreSQL, the sweeper's once-an-hour pass leaving no safety net:
 // what node A accepts for an agent connected to node B reaches it only through LISTEN/NOTIFY.
@@ -18,16 +39,9 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes on one 
   const hourly = 3_600_000;
 
   beforeAll(async () => {
-    a = await startTestEnv('postgres', { listen: true, sweepIntervalMs: hourly });
-    b = await startTestEnv('postgres', { listen: true, sweepIntervalMs: hourly, database: a.database });
-    agent = spawnAgent({ server: b.listening!.httpsUrl, apiKey: b.tenant.apiKey, hostname: 'on-node-b', fingerprint: b.listening!.fingerprint });
-    await waitOnline(b.api, 'on-node-b');
+    ({ a, b, agent } = await twoNodes('on-node-b', { sweepIntervalMs: hourly }));
   });
-  afterAll(async () => {
-    await agent.stop();
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => stopTwoNodes({ a, b, agent }));
 
   const execution = async (id: string) => (await a.api('GET', `/api/v1/executions/${id}`)).json();
 
@@ -88,16 +102,9 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes through
   let agent: AgentProcess;
 
   beforeAll(async () => {
-    a = await startTestEnv('postgres', { listen: true });
-    b = await startTestEnv('postgres', { listen: true, database: a.database });
-    agent = spawnAgent({ server: b.listening!.httpsUrl, apiKey: b.tenant.apiKey, hostname: 'restart-b', fingerprint: b.listening!.fingerprint });
-    await waitOnline(b.api, 'restart-b');
+    ({ a, b, agent } = await twoNodes('restart-b'));
   });
-  afterAll(async () => {
-    await agent.stop();
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => stopTwoNodes({ a, b, agent }));
 
   it('keeps a running execution running when every database connection is cut for seconds; both nodes take their locks and listen again', async () => {
     const gate = path.join(a.database.dataDir, 'restart-b.go');

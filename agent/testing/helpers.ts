@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { afterEach } from 'vitest';
 import type { ExecutionResult } from '../../src/agents/protocol.js';
 import type { RunnerSettings } from '../runner.js';
 import { SCRIPT_PATH } from '../environment.js';
+import { statFields } from '../process-group.js';
 
 /** A fresh directory removed after the test. */
 export function useTempDirs(): () => Promise<string> {
@@ -34,27 +35,14 @@ export function runnerSettings(workDir: string, overrides: Partial<RunnerSetting
 
 /** True while the process exists and is not a zombie (a container's pid 1 may never reap it). */
 export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z';
 }
 
 /** True while some live (not zombie) process belongs to the process group. */
 export function isGroupAlive(pgid: number): boolean {
-  return readdirSync('/proc').some((entry) => {
-    if (!/^[0-9]+$/.test(entry)) return false;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // After the command name: state, ppid, pgrp.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return state !== 'Z' && Number(pgrp) === pgid;
-    } catch {
-      return false; // it ended while we looked
-    }
-  });
+  // Field 5 is the process group; a process that ended while we looked is not alive.
+  return readdirSync('/proc').some((entry) => /^[0-9]+$/.test(entry) && Number(statFields(entry)?.[2]) === pgid && isAlive(Number(entry)));
 }
 
 /** Resolves when `condition` holds, checking at each turn of the event loop (no fixed sleeps). */

@@ -94,12 +94,12 @@ export class AgentGateway {
     return true;
   }
 
-  /** Closes every agent connection (agents reconnect to another node or after the restart). */
   /** Closes every agent connection with a reason; the agents reconnect at once and say hello again. */
   reconnectAll(reason: string): void {
     for (const ws of this.wss.clients) ws.close(1012, reason);
   }
 
+  /** Closes every agent connection (agents reconnect to another node or after the restart). */
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     const sessions = [...this.sessions.values()];

@@ -80,21 +80,22 @@ export class Wakeups {
 
   /** Announces to the other nodes; a failure is logged, the sweeper's pass is the safety net. */
   publish(kind: 'queued' | 'cancel', executions: Addressed[]): void {
-    if (!this.store.dedicatedConnection || executions.length === 0) return;
+    if (!this.store.dedicatedConnection) return;
     for (let i = 0; i < executions.length; i += PAIRS_PER_NOTICE) {
-      const notice: Notice = { kind, pairs: executions.slice(i, i + PAIRS_PER_NOTICE).map((e) => [e.id, e.hostId]) };
-      sql`select pg_notify(${CHANNEL}, ${JSON.stringify(notice)})`.execute(this.store.db).catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'could not announce to other nodes; their next sweep picks it up');
-      });
+      this.notify({ kind, pairs: executions.slice(i, i + PAIRS_PER_NOTICE).map((e) => [e.id, e.hostId]) }, 'could not announce to other nodes; their next sweep picks it up');
     }
   }
 
   /** A tenant's keys, allowlist or throttle changed: other nodes drop what they cached of it. */
   publishTenantChanged(tenantId: string): void {
     if (!this.store.dedicatedConnection) return;
-    const notice: Notice = { kind: 'tenant', tenantId };
+    this.notify({ kind: 'tenant', tenantId }, 'could not tell other nodes of a tenant change; they reload it within 30 s');
+  }
+
+  /** NOTIFY on any pooled connection; a failure is only logged, each caller has a safety net. */
+  private notify(notice: Notice, onFailure: string): void {
     sql`select pg_notify(${CHANNEL}, ${JSON.stringify(notice)})`.execute(this.store.db).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'could not tell other nodes of a tenant change; they reload it within 30 s');
+      this.logger.warn({ err: error }, onFailure);
     });
   }
 

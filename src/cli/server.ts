@@ -42,7 +42,9 @@ export async function runServer(config: Config): Promise<number> {
     agentBundle: path.join(packageRoot, 'dist/pitcrew-agent.mjs'),
     secretKey: secret.key,
     notify: config.notify,
+    retentionDays: config.retentionDays,
   });
+  logger.info(config.retentionDays ? `history older than ${config.retentionDays} days is deleted (PITCREW_RETENTION_DAYS)` : 'history is kept for ever (set PITCREW_RETENTION_DAYS to delete what is older)');
   await app.start();
   const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls, shutdownGraceMs: config.shutdownGraceMs });
   logger.info(

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       secretKey: undefined,
       notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] },
+      retentionDays: undefined,
     });
   });
 
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_PASS_SPACING_MS: '7',
       PITCREW_NOTIFY_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
+      PITCREW_RETENTION_DAYS: '90',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -95,6 +97,7 @@ describe('loadConfig', () => {
       trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
       secretKey: Buffer.alloc(32, 0xab),
       notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7, allowNetworks: ["10.20.0.0/16", "fd00:1::/64"] },
+      retentionDays: 90,
     });
   });
 
@@ -104,6 +107,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: 'true' }, cwd)).toThrow(/PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs.*got "true"/);
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: '10.0.0.0/33' }, cwd)).toThrow(/got "10.0.0.0\/33"/);
     expect(() => loadConfig({ PITCREW_TRUST_PROXY: '0' }, cwd)).toThrow(/hop count must be from 1 to 10/);
+  });
+
+  it('keeps history for ever unless told a period no shorter than what rules look back over', () => {
+    expect(loadConfig({ PITCREW_RETENTION_DAYS: '0' }, cwd).retentionDays).toBeUndefined();
+    expect(loadConfig({ PITCREW_RETENTION_DAYS: '' }, cwd).retentionDays).toBeUndefined();
+    expect(loadConfig({ PITCREW_RETENTION_DAYS: '31' }, cwd).retentionDays).toBe(31);
+    expect(() => loadConfig({ PITCREW_RETENTION_DAYS: '30' }, cwd)).toThrow(/PITCREW_RETENTION_DAYS must be 0 \(keep everything\) or a whole number of days from 31 to 36500, got "30": history younger than 31 days is still read by action limits/);
+    expect(() => loadConfig({ PITCREW_RETENTION_DAYS: '90d' }, cwd)).toThrow(/got "90d"/);
   });
 
   it('opens no private network to notifications unless named, and refuses a list that is not CIDRs', () => {

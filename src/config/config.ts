@@ -30,6 +30,8 @@ export interface Config {
   /** PITCREW_SECRET_KEY: seals channel secrets; absent means $PITCREW_DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   notify: NotifySettings;
+  /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
+  retentionDays: number | undefined;
 }
 
 /** How notifications are delivered (docs/notifications.md). */
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
       allowNetworks: networks(env.PITCREW_NOTIFY_ALLOW_NETWORKS),
     },
+    retentionDays: retentionDays(env),
   };
 }
 
@@ -135,6 +138,25 @@ function trustProxy(raw: string | undefined): TrustProxy {
     throw new ConfigError(`PITCREW_TRUST_PROXY must list the proxies' addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16) or a hop count, got "${wrong.join(', ')}"`);
   }
   return proxies;
+}
+
+/**
+ * The shortest history an operator may keep: longer than anything the service still looks back
+ * over, the longest action-limit window (30 days, rules/schema.ts) and the longest a queued
+ * execution may wait for its agent (PITCREW_EXECUTION_EXPIRY_SECONDS, at most 30 days).
+ */
+export const MIN_RETENTION_DAYS = 31;
+const MAX_RETENTION_DAYS = 36_500;
+
+/** 0 or unset keeps history for ever (the default: nothing is deleted unless an operator says so). */
+function retentionDays(env: Env): number | undefined {
+  const raw = env.PITCREW_RETENTION_DAYS;
+  if (raw === undefined || raw.trim() === '' || raw.trim() === '0') return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < MIN_RETENTION_DAYS || Number(raw) > MAX_RETENTION_DAYS) {
+    throw new ConfigError(`PITCREW_RETENTION_DAYS must be 0 (keep everything) or a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, got "${raw}": `
+      + `history younger than ${MIN_RETENTION_DAYS} days is still read by action limits (windows up to 30 days) and queued executions (up to 30 days)`);
+  }
+  return Number(raw);
 }
 
 function networks(raw: string | undefined): string[] {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AgentGateway } from '../agents/gateway.js';
 import type { NodeRegistry } from '../cluster/nodes.js';
 import { IDEMPOTENCY_TTL_MS } from '../events/safety-reads.js';
+import type { Retention } from '../retention/retention.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
 import type { ExecutionSpec } from './repository.js';
@@ -15,6 +16,8 @@ export interface SweeperDeps {
   logger: FastifyBaseLogger;
   intervalMs: number;
   clock: () => number;
+  /** Deletes history past PITCREW_RETENTION_DAYS; absent, everything is kept. */
+  retention?: Retention | undefined;
 }
 
 /**
@@ -38,8 +41,8 @@ export function overdueReason(row: { dispatched_at: number | null; spec: string 
 
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
- * expiry of executions whose agent never came, a dispatch safety net, cancels still owed, and
- * forgetting idempotency keys past their 24 h.
+ * expiry of executions whose agent never came, a dispatch safety net, cancels still owed,
+ * forgetting idempotency keys past their 24 h, and deleting history past its retention period.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -83,6 +86,7 @@ export class Sweeper {
     await this.redispatch();
     await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
+    await this.deps.retention?.run(now);
   }
 
   /** Running executions whose agent went silent past their timeout; once a minute is enough. */

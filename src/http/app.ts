@@ -13,6 +13,7 @@ import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
 import { Sweeper } from '../executions/sweeper.js';
+import { Retention } from '../retention/retention.js';
 import { registerHostRoutes } from '../hosts/routes.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
@@ -69,6 +70,8 @@ export interface AppDeps {
   notify?: Partial<NotifySettings>;
   /** How long close() lets requests in flight finish before cutting their connections. */
   shutdownGraceMs?: number;
+  /** History older than this many days is deleted (PITCREW_RETENTION_DAYS); absent, kept for ever. */
+  retentionDays?: number | undefined;
 }
 
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
@@ -125,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }, deps.logger);
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
+    retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
   });
   const context: AppContext = {
     store: deps.store,
@@ -144,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock,
     agentBundle: deps.agentBundle,
     agentEndpoint: undefined,
+    retentionDays: deps.retentionDays,
   };
 
   const server = Fastify({

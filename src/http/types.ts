@@ -36,6 +36,8 @@ export interface AppContext {
   clock: () => number;
   /** The bundled agent file offered to hosts, when the build made one. */
   agentBundle: string | undefined;
+  /** PITCREW_RETENTION_DAYS; undefined when history is kept for ever. */
+  retentionDays: number | undefined;
   /** Where agents connect: set by listen() once the HTTPS port is open. */
   agentEndpoint: { port: number; fingerprint: string } | undefined;
 }

@@ -47,6 +47,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly retentionDeleted = new Counter({
+    name: 'pitcrew_retention_deleted_total',
+    help: 'Rows deleted because they were older than PITCREW_RETENTION_DAYS, by table (executions with their transitions, artifacts and output)',
+    labelNames: ['table'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'pitcrew_' });
   }

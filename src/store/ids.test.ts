@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, newId } from './ids.js';
+import { idFloor, isUuid, newId } from './ids.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -67,5 +67,17 @@ describe('isUuid', () => {
     ['', false],
   ])('%j → %s', (value, expected) => {
     expect(isUuid(value)).toBe(expected);
+  });
+});
+
+describe('idFloor', () => {
+  it('sorts after every id of earlier milliseconds and before every id of its own and later ones', () => {
+    const at = Date.UTC(2031, 5, 1);
+    const floor = idFloor(at);
+    expect(timestampOf(floor)).toBe(at);
+    const earlier = Array.from({ length: 200 }, (_, i) => newId(at - 200 + i));
+    for (const id of earlier) expect(id < floor).toBe(true);
+    const later = Array.from({ length: 5000 }, () => newId(at));
+    for (const id of later) expect(id > floor).toBe(true);
   });
 });

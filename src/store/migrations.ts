@@ -5,6 +5,7 @@ import * as safety from './migrations/0003_safety.js';
 import * as notify from './migrations/0005_notify.js';
 import * as eventsLean from './migrations/0006_events_lean.js';
 import * as escalationLimit from './migrations/0007_escalation_limit.js';
+import * as retention from './migrations/0008_retention.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005_notify': notify,
   '0006_events_lean': eventsLean,
   '0007_escalation_limit': escalationLimit,
+  '0008_retention': retention,
 };
 
 export interface MigrationReport {

@@ -17,6 +17,9 @@ const TenantView = Type.Object({
   ipAllowlist: Type.Array(Type.String()),
   throttle: Type.Union([Throttle, Type.Null()], { description: 'null: the service defaults' }),
   createdAt: Type.String({ format: 'date-time' }),
+  retentionDays: Type.Union([Type.Integer(), Type.Null()], {
+    description: "days this service keeps events, executions and notifications before deleting them (the operator's PITCREW_RETENTION_DAYS); null: kept for ever",
+  }),
 });
 const TenantPatch = Type.Object(
   {
@@ -41,7 +44,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
 
   app.get('/tenant', {
     schema: { tags: ['tenant'], security: bearer, summary: 'The tenant of the token', response: { 200: TenantView, ...problems(401) } },
-  }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId)));
+  }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId), ctx.retentionDays));
 
   app.patch('/tenant', {
     schema: {
@@ -54,7 +57,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
     const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, throttle: request.body.throttle });
     ctx.directory.tenantChanged(row.id);
-    return presentTenant(row);
+    return presentTenant(row, ctx.retentionDays);
   });
 
   app.get('/api-keys', {
@@ -92,8 +95,8 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
   });
 }
 
-function presentTenant(row: TenantRow) {
-  return { id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), throttle: parseThrottle(row), createdAt: iso(row.created_at) };
+function presentTenant(row: TenantRow, retentionDays: number | undefined) {
+  return { id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), throttle: parseThrottle(row), createdAt: iso(row.created_at), retentionDays: retentionDays ?? null };
 }
 
 function presentKey(row: ApiKeyRow) {

@@ -69,6 +69,8 @@ export interface TestEnvOptions {
   publicUrl?: string;
   /** How long close() lets requests in flight finish (the app's default unless a test is about it). */
   shutdownGraceMs?: number;
+  /** PITCREW_RETENTION_DAYS; unset keeps history for ever. */
+  retentionDays?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -113,6 +115,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
     shutdownGraceMs: options.shutdownGraceMs,
+    retentionDays: options.retentionDays,
   });
   await app.start();
   let listening: Listening | undefined;

@@ -90,4 +90,12 @@ describe('tenant settings in the web UI', () => {
     await throttle().getByRole('status').getByText("Saved: the service's defaults apply.").waitFor();
     expect((await tenant()).throttle).toBeNull();
   });
+
+  it('says how long history is kept, and who sets it', async () => {
+    const { page, env, base } = ui;
+    await signInAs(page, base, env.tenant.token, '/settings');
+    const history = page.getByRole('region', { name: 'History' });
+    await history.getByText('Kept for ever: nothing is deleted.').waitFor();
+    expect(await history.innerText()).toContain('Set for the whole service by whoever runs pitcrew (PITCREW_RETENTION_DAYS).');
+  });
 });

@@ -194,6 +194,8 @@ export interface Tenant {
   /** null: the service defaults. */
   throttle: Throttle | null;
   createdAt: string;
+  /** Days the service keeps history (PITCREW_RETENTION_DAYS); null: for ever. */
+  retentionDays: number | null;
 }
 
 export interface TenantPatch {

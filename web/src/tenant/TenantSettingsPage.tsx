@@ -1,10 +1,11 @@
 import { PageHeader } from '../ui/PageHeader';
 import { Loadable } from '../ui/states';
 import { AllowlistForm } from './AllowlistForm';
+import { HistoryPanel } from './HistoryPanel';
 import { useTenant } from './queries';
 import { ThrottleForm } from './ThrottleForm';
 
-/** Who may call the tenant's webhooks, and how fast: settings shared by all its API keys. */
+/** Who may call the tenant's webhooks, and how fast: settings shared by all its API keys; how long history is kept. */
 export default function TenantSettingsPage() {
   const tenant = useTenant();
   return (
@@ -15,6 +16,7 @@ export default function TenantSettingsPage() {
           <div className="columns">
             <AllowlistForm tenant={data} />
             <ThrottleForm tenant={data} />
+            <HistoryPanel tenant={data} />
           </div>
         )}
       </Loadable>

@@ -1,0 +1,197 @@
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Retention } from '../src/retention/retention.js';
+import type { Database } from '../src/store/schema.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+import { createChannel, waitDelivered } from './support/notify.js';
+import { startReceiver, type Receiver } from './support/receivers.js';
+import { waitFor } from './support/wait.js';
+
+const DAY = 86_400_000;
+// Ids (UUIDv7) never go back in time within a process (store/ids.ts), so each suite below lives
+// in a later stretch of time than the one before it.
+let epoch = Date.now();
+function laterEpoch(): number {
+  epoch += 1000 * DAY;
+  return epoch;
+}
+
+describe.each(testDialects())('history retention on %s', (dialect) => {
+  let env: TestEnv;
+  let failing: Receiver;
+  // Ingress and the ledger go by this clock, so the ids they make (UUIDv7) carry its time.
+  let start = 0;
+  let now = 0;
+  const old: Record<string, string> = {};
+  const recent: Record<string, string> = {};
+
+  const fire = async (triggerId: string, body: Record<string, unknown>) => {
+    const reply = await env.webhook(triggerId, body);
+    expect(reply.statusCode, reply.body).toBe(202);
+    return reply.json() as { eventId: string; outcome: string; executionIds: string[] };
+  };
+  const count = async (table: keyof Database, column: string, value: string) =>
+    Number((await env.store.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).where(column as never, '=', value as never).executeTakeFirstOrThrow()).n);
+  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages', id: string) => (await count(table, 'id', id)) === 1;
+
+  beforeAll(async () => {
+    start = laterEpoch();
+    now = start;
+    // Retries an hour apart: a failed delivery stays pending for the whole test.
+    env = await startTestEnv(dialect, { clock: () => now, executionExpirySeconds: 3600, notify: { backoffBaseMs: 3_600_000, backoffMaxMs: 3_600_000 } });
+    const host = await env.enrol('web-1');
+    const heard = await env.createWebhookRule({ name: 'heard', actionLimit: { max: 1, windowSeconds: 60 } });
+    const unheard = await env.createWebhookRule({ name: 'unheard' });
+    const delivering = await startReceiver();
+    failing = await startReceiver();
+    failing.answer(500);
+    const good = await createChannel(env, { name: 'good', type: 'slack', mode: 'all', ruleIds: [heard.id], config: { webhookUrl: delivering.url } });
+    await createChannel(env, { name: 'down', type: 'slack', mode: 'all', ruleIds: [unheard.id], config: { webhookUrl: failing.url } });
+
+    // Sixty days ago, as far as pitcrew can tell.
+    const ran = await fire(heard.triggerId, { HostName: 'web-1' });
+    old.ranEvent = ran.eventId;
+    old.ran = ran.executionIds[0]!;
+    const { ledger } = env.app.context;
+    await ledger.claim(host.hostId, [old.ran], { sessionId: 'test-session', nodeId: 'test-node' });
+    await ledger.result(host.hostId, {
+      executionId: old.ran, ending: 'exited', exitCode: 0, signal: null, reason: null, startedAt: now, finishedAt: now, stdout: 'done', stderr: '',
+      stdoutTruncated: false, stderrTruncated: false, artifacts: [{ name: 'report.txt', base64: Buffer.from('disk 91%').toString('base64') }], artifactsTruncated: false,
+    });
+    const limited = await fire(heard.triggerId, { HostName: 'web-1' });
+    expect(limited.outcome).toBe('limited');
+    old.limitedEvent = limited.eventId;
+    old.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
+    const stuck = await fire(unheard.triggerId, { HostName: 'web-1' });
+    old.stuckEvent = stuck.eventId;
+    old.stuck = stuck.executionIds[0]!;
+    await ledger.claim(host.hostId, [old.stuck], { sessionId: 'test-session', nodeId: 'test-node' }); // dispatched, its agent never answered
+    const cancelled = await fire(unheard.triggerId, { HostName: 'web-1' });
+    old.cancelled = cancelled.executionIds[0]!;
+    expect((await env.api('POST', `/api/v1/executions/${old.cancelled}/cancel`)).statusCode).toBe(202);
+
+    // The run's message and the escalation reach the good channel; the cancel's stays pending on the failing one.
+    await waitDelivered(env, good.id, 2);
+    await waitFor(() => failing.requests.length > 0, 'a first failed try on the failing channel');
+    old.escalation = (await env.store.db.selectFrom('escalations').select(['id', 'state']).executeTakeFirstOrThrow()).id;
+    await waitFor(async () => (await env.store.db.selectFrom('escalations').select('state').where('id', '=', old.escalation!).executeTakeFirstOrThrow()).state === 'notified', 'the escalation notified');
+    old.delivered = (await env.store.db.selectFrom('notify_messages').select('id').where('rule_id', '=', heard.id).where('kind', '!=', 'escalation').executeTakeFirstOrThrow()).id;
+    old.pending = (await env.store.db.selectFrom('notify_messages').select('id').where('rule_id', '=', unheard.id).executeTakeFirstOrThrow()).id;
+
+    // Thirty days later: inside any retention period.
+    now = start + 30 * DAY;
+    const fresh = await fire(heard.triggerId, { HostName: 'web-1' });
+    recent.event = fresh.eventId;
+    recent.execution = fresh.executionIds[0]!;
+    recent.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
+    now = start + 60 * DAY;
+  });
+  afterAll(() => env.close());
+
+  it('deletes what ended before the period in batches, and keeps what is younger or still under way', async () => {
+    const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1 });
+    const first = await retention.pruneBatch(now);
+    expect(first).toEqual({ executions: 1, events: 1, escalations: 1, notify_messages: 1, notify_attempts: 1 });
+    for (let i = 0; i < 10 && Object.values(await retention.pruneBatch(now)).some((n) => n > 0); i += 1);
+    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 });
+
+    for (const id of [old.ran!, old.cancelled!]) {
+      expect(await exists('executions', id), id).toBe(false);
+      expect(await count('execution_transitions', 'execution_id', id)).toBe(0);
+    }
+    expect(await count('execution_artifacts', 'execution_id', old.ran!)).toBe(0);
+    for (const id of [old.ranEvent!, old.limitedEvent!, old.noTarget!]) expect(await exists('events', id), id).toBe(false);
+    expect(await exists('escalations', old.escalation!)).toBe(false);
+    expect(await exists('notify_messages', old.delivered!)).toBe(false);
+
+    // Still under way: the execution, its transitions and its event stay, whatever their age.
+    expect(await exists('executions', old.stuck!)).toBe(true);
+    expect(await count('execution_transitions', 'execution_id', old.stuck!)).toBe(2);
+    expect(await exists('events', old.stuckEvent!)).toBe(true);
+    // A notification still to be delivered stays with its delivery.
+    expect(await exists('notify_messages', old.pending!)).toBe(true);
+    expect(await count('notify_deliveries', 'message_id', old.pending!)).toBe(1);
+    // Younger than 31 days.
+    for (const id of [recent.event!, recent.noTarget!]) expect(await exists('events', id), id).toBe(true);
+    expect(await exists('executions', recent.execution!)).toBe(true);
+
+    // What the API says of a deleted event and execution: gone, like any unknown id.
+    expect((await env.api('GET', `/api/v1/events/${old.noTarget}`)).statusCode).toBe(404);
+    expect((await env.api('GET', `/api/v1/executions/${old.ran}`)).statusCode).toBe(404);
+    expect((await env.api('GET', `/api/v1/executions/${recent.execution}`)).statusCode).toBe(200);
+  });
+});
+
+describe.each(testDialects())('the retention setting on %s', (dialect) => {
+  let env: TestEnv;
+  let now = 0;
+
+  beforeAll(async () => {
+    now = laterEpoch();
+    env = await startTestEnv(dialect, { clock: () => now, retentionDays: 45, sweepIntervalMs: 50 });
+  });
+  afterAll(() => env.close());
+
+  it('is shown with the tenant, and the sweeper deletes on its own, counting what it deleted', async () => {
+    expect((await env.api('GET', '/api/v1/tenant')).json().retentionDays).toBe(45);
+    const rule = await env.createWebhookRule();
+    const reply = await env.webhook(rule.triggerId, { HostName: 'nowhere' });
+    const eventId = reply.json().eventId as string;
+    // The first pass already ran at start and found nothing: the next look is 10 minutes later.
+    now += 46 * DAY;
+    await waitFor(async () => (await env.api('GET', `/api/v1/events/${eventId}`)).statusCode === 404, 'the old event deleted by the sweeper');
+    const metrics = await env.app.server.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/pitcrew_retention_deleted_total\{table="events"\} 1\b/);
+    expect(env.logs.join('')).toContain('deleted history past its retention period');
+  });
+
+  it('is null when history is kept for ever (the default)', async () => {
+    const other = await startTestEnv(dialect);
+    try {
+      expect((await other.api('GET', '/api/v1/tenant')).json().retentionDays).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+// A batch runs beside ingest on SQLite's one writer: every statement must find its rows through
+// an index, never read a whole table or sort one, however large the history has grown.
+describe('a retention batch on sqlite', () => {
+  let env: TestEnv;
+  let now = 0;
+
+  beforeAll(async () => {
+    now = laterEpoch();
+    env = await startTestEnv('sqlite', { clock: () => now });
+  });
+  afterAll(() => env.close());
+
+  it('reads and deletes through indexes only', async () => {
+    await env.enrol('web-1');
+    const rule = await env.createWebhookRule();
+    const reply = await env.webhook(rule.triggerId, { HostName: 'web-1' }, { headers: { 'idempotency-key': 'alert-1' } });
+    expect((await env.api('POST', `/api/v1/executions/${reply.json().executionIds[0]}/cancel`)).statusCode).toBe(202);
+    expect((await env.webhook(rule.triggerId, { HostName: 'gone-1' })).statusCode).toBe(202);
+    now += 60 * DAY;
+
+    const sqlite = new SqliteDatabase(path.join(env.database.dataDir, 'pitcrew.db'));
+    const statements: CompiledQuery[] = [];
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: (event) => void statements.push(event.query) });
+    try {
+      const pruned = await new Retention({ db, dialect: 'sqlite', days: 31, logger: env.app.server.log, metrics: env.app.context.metrics }).pruneBatch(now);
+      expect(pruned).toMatchObject({ executions: 1, events: 2 });
+      const plans = statements.filter((q) => !/^(begin|commit)/i.test(q.sql)).map((q) => ({
+        sql: q.sql,
+        plan: (sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as Array<{ detail: string }>).map((row) => row.detail),
+      }));
+      expect(plans.length).toBeGreaterThan(5);
+      for (const { sql, plan } of plans) expect(plan.filter((step) => /^SCAN (?!CONSTANT)|TEMP B-TREE/.test(step)), sql).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

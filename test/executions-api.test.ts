@@ -146,5 +146,21 @@ describe.each(testDialects())('an execution whose agent never reports on %s', (d
     expect(lost.reason).toBe("no result from the agent 5 min after the script's 30 s timeout ran out: the host or its agent is probably down. It was not re-run; a result the agent sends later is kept as lateResult");
     expect(lost.transitions.map((t: { to: string }) => t.to)).toEqual(['queued', 'dispatched', 'running', 'lost']);
   });
+
+  it('ends lost too when its agent, still connected, never started it', async () => {
+    const { hostId } = await env.enrol('stuck-1');
+    const rule = await env.createWebhookRule({ target: { type: 'specific_host', hostname: 'stuck-1' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' }, timeoutSeconds: 30 } });
+    const [id] = (await env.webhook(rule.triggerId, {})).json().executionIds as string[];
+    // Taken by the agent's connection, which stays up; the agent never starts it (its disk hangs).
+    expect(await env.app.context.ledger.claim(hostId, [id!], { sessionId: 'session-2', nodeId: 'node-1' })).toHaveLength(1);
+
+    skewMs += 30_000 + 5 * 60_000 + 61_000;
+    const lost = await waitFor(async () => {
+      const e = (await env.api('GET', `/api/v1/executions/${id}`)).json();
+      return e.state === 'lost' ? e : undefined;
+    }, 'the execution to be ended lost');
+    expect(lost.reason).toMatch(/^the agent was sent it and never said it started, 5 min after the script's 30 s timeout ran out/);
+    expect(lost.transitions.map((t: { to: string }) => t.to)).toEqual(['queued', 'dispatched', 'lost']);
+  });
 });
 

@@ -6,6 +6,7 @@ import { IDEMPOTENCY_TTL_MS } from '../events/safety-reads.js';
 import type { Retention } from '../retention/retention.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
+import type { ExecutionState } from './states.js';
 import type { ExecutionSpec } from './repository.js';
 
 export interface SweeperDeps {
@@ -28,15 +29,22 @@ export interface SweeperDeps {
 export const OVERDUE_GRACE_MS = 5 * 60_000;
 
 /**
- * The reason a running execution is lost for, or undefined while its result may still come.
- * Measured from `dispatched_at`, the service's own clock (an agent's clock may be off), which is
- * when the script started give or take a round trip: an agent starts what it receives at once.
+ * The reason a dispatched or running execution is lost for, or undefined while its result may
+ * still come. Measured from `dispatched_at`, the service's own clock (an agent's clock may be
+ * off), which is when the script started give or take a round trip: an agent starts what it
+ * receives at once. One still `dispatched` then was received by a connection that stayed up (a
+ * dropped one sends it back to the queue) and never started: an agent stuck before the spawn,
+ * on a hung disk for instance, which may yet run it, so it is not sent again either.
  */
-export function overdueReason(row: { dispatched_at: number | null; spec: string }, now: number): string | undefined {
+export function overdueReason(row: { state: string; dispatched_at: number | null; spec: string }, now: number): string | undefined {
   const timeoutSeconds = (JSON.parse(row.spec) as ExecutionSpec).timeoutSeconds;
   const deadline = (row.dispatched_at ?? now) + timeoutSeconds * 1000 + OVERDUE_GRACE_MS;
   if (now < deadline) return undefined;
-  return `no result from the agent ${OVERDUE_GRACE_MS / 60_000} min after the script's ${timeoutSeconds} s timeout ran out: the host or its agent is probably down. It was not re-run; a result the agent sends later is kept as lateResult`;
+  const after = `${OVERDUE_GRACE_MS / 60_000} min after the script's ${timeoutSeconds} s timeout ran out`;
+  const what = row.state === 'dispatched'
+    ? `the agent was sent it and never said it started, ${after}: the agent is probably stuck (a hung disk, a frozen process)`
+    : `no result from the agent ${after}: the host or its agent is probably down`;
+  return `${what}. It was not re-run; a result the agent sends later is kept as lateResult`;
 }
 
 /**
@@ -89,15 +97,15 @@ export class Sweeper {
     await this.deps.retention?.run(now);
   }
 
-  /** Running executions whose agent went silent past their timeout; once a minute is enough. */
+  /** Sent executions whose agent went silent past their timeout; once a minute is enough. */
   private async loseOverdue(now: number): Promise<void> {
     if (now - this.overdueCheckedAt < 60_000) return;
     this.overdueCheckedAt = now;
-    const running = await this.deps.db.selectFrom('executions').select(['id', 'dispatched_at', 'spec']).where('state', '=', 'running').where('host_id', 'is not', null)
+    const sent = await this.deps.db.selectFrom('executions').select(['id', 'state', 'dispatched_at', 'spec']).where('state', 'in', ['dispatched', 'running']).where('host_id', 'is not', null)
       .where('dispatched_at', '<=', now - OVERDUE_GRACE_MS).limit(1000).execute();
-    for (const row of running) {
+    for (const row of sent) {
       const reason = overdueReason(row, now);
-      if (reason) await this.deps.ledger.move([row.id], 'lost', reason, ['running']);
+      if (reason) await this.deps.ledger.move([row.id], 'lost', reason, [row.state as ExecutionState]);
     }
   }
 

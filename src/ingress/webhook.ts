@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { SkippedEnv } from '../events/presenter.js';
+import { isDiskFull } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
@@ -134,7 +135,11 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       idempotencyKey,
     });
   } catch (error) {
-    request.log.error({ err: error }, 'event not stored');
+    if (isDiskFull(error)) {
+      request.log.error({ err: error, location: ctx.store.location }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
+    } else {
+      request.log.error({ err: error }, 'event not stored');
+    }
     throw storageUnavailable(error);
   }
   switch (result.status) {
@@ -170,8 +175,10 @@ function noTrigger(triggerId: string): PitcrewError {
 }
 
 function storageUnavailable(error: unknown): PitcrewError {
-  const overloaded = error instanceof GroupCommitOverloadedError;
-  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', overloaded
-    ? `${(error as Error).message}; nothing was recorded, retry shortly`
-    : 'the event could not be stored, so nothing was recorded; retry shortly', { headers: { 'Retry-After': '1' } });
+  const detail = error instanceof GroupCommitOverloadedError
+    ? `${error.message}; nothing was recorded, retry shortly`
+    : isDiskFull(error)
+      ? "the service's storage is full, so nothing was recorded; retry once its operator has freed disk space"
+      : 'the event could not be stored, so nothing was recorded; retry shortly';
+  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', detail, { headers: { 'Retry-After': '1' } });
 }

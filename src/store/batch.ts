@@ -36,8 +36,20 @@ export class BatchTransaction {
     return results.slice(0, writes.length);
   }
 
+  /**
+   * Never throws: the error that made us roll back is the one to report. SQLite may have rolled
+   * back by itself already (SQLITE_FULL, SQLITE_IOERR), and then its ROLLBACK fails; Kysely's
+   * SQLite connection throws that synchronously, which a `.catch()` on the call would not see.
+   * Every statement runs, so `synchronous` is set back to FULL for the writes that follow.
+   */
   async rollback(): Promise<void> {
-    for (const statement of this.durability.rollback) await this.connection.executeQuery(statement).catch(() => undefined);
+    for (const statement of this.durability.rollback) {
+      try {
+        await this.connection.executeQuery(statement);
+      } catch {
+        // Nothing left to roll back.
+      }
+    }
   }
 }
 

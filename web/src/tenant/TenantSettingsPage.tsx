@@ -10,7 +10,7 @@ export default function TenantSettingsPage() {
   const tenant = useTenant();
   return (
     <>
-      <PageHeader title="Tenant settings" subtitle="Who may call your webhooks, and how fast. These apply to every API key of the tenant." />
+      <PageHeader title="Tenant settings" subtitle="Who may call your webhooks, and how fast: for every API key of the tenant. How long its history is kept." />
       <Loadable query={tenant} what="the tenant's settings">
         {(data) => (
           <div className="columns">

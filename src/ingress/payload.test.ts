@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName } from './env.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName } from './env.js';
 import { parseAlertPayload, type AlertPayload } from './payload.js';
 
 function parsed(body: unknown): AlertPayload {
@@ -174,6 +174,18 @@ describe('parseAlertPayload: runbook environment', () => {
     const meta = Object.fromEntries(Array.from({ length: MAX_ENV_VARIABLES }, (_, i) => [`V${i}`, i]));
     const payload = parsed({ hostname: 'db-2', MetaData: meta });
     expect(Object.keys(payload.env).length).toBeLessThanOrEqual(MAX_ENV_VARIABLES);
+  });
+
+  it(`lists the first ${MAX_SKIPPED_LISTED} skipped names and counts the rest in one entry, so a body cannot grow tenfold`, () => {
+    const meta = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k-${i}`, 1]));
+    const { skippedEnv, raw } = parsed({ 'a-b': 'top', MetaData: meta });
+    expect(skippedEnv).toHaveLength(MAX_SKIPPED_LISTED + 1);
+    expect(skippedEnv.slice(0, 3)).toEqual([{ name: 'a-b', reason: ENV_REFUSAL_TEXT.invalid_name }, { name: 'k-0', reason: ENV_REFUSAL_TEXT.invalid_name }, { name: 'k-1', reason: ENV_REFUSAL_TEXT.invalid_name }]);
+    expect(skippedEnv[MAX_SKIPPED_LISTED - 1]!.name).toBe(`k-${MAX_SKIPPED_LISTED - 2}`);
+    expect(skippedEnv[MAX_SKIPPED_LISTED]).toEqual({ name: '…', reason: '4901 more names were not exported either; only the first 100 are listed (the event keeps the whole payload)' });
+    expect(JSON.stringify(skippedEnv).length).toBeLessThan(JSON.stringify(raw).length);
+    // Exactly the listed number: no summary entry.
+    expect(parsed({ MetaData: Object.fromEntries(Array.from({ length: MAX_SKIPPED_LISTED }, (_, i) => [`k-${i}`, 1])) }).skippedEnv.map((s) => s.name)).not.toContain('…');
   });
 
   it('refused names do not count against the cap', () => {

@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/catalogue.js';
-import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName, type EnvRefusal } from './env.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName, UNLISTED_NAME, type EnvRefusal } from './env.js';
 
 export interface SkippedEnv {
   name: string;
@@ -87,7 +87,11 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   const skippedEnv: SkippedEnv[] = [];
   let count = 0;
   let bytes = 0;
-  const skip = (name: string, refusal: EnvRefusal) => skippedEnv.push({ name, reason: ENV_REFUSAL_TEXT[refusal] });
+  let unlisted = 0;
+  const skip = (name: string, refusal: EnvRefusal) => {
+    if (skippedEnv.length < MAX_SKIPPED_LISTED) skippedEnv.push({ name, reason: ENV_REFUSAL_TEXT[refusal] });
+    else unlisted += 1;
+  };
   const offer = (name: string, value: unknown, fromMetaData: boolean) => {
     const refusal = refusalFor(name, value, fromMetaData && Object.hasOwn(env, name), count);
     if (refusal) return skip(name, refusal);
@@ -108,6 +112,9 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   if (typeof raw.application === 'string' && raw.AppName === undefined) offer('AppName', raw.application, false);
   if (isPlainObject(raw.MetaData)) {
     for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
+  }
+  if (unlisted > 0) {
+    skippedEnv.push({ name: UNLISTED_NAME, reason: `${unlisted} more names were not exported either; only the first ${MAX_SKIPPED_LISTED} are listed (the event keeps the whole payload)` });
   }
   return { env, skippedEnv };
 }

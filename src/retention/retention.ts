@@ -45,10 +45,6 @@ export class Retention {
     this.batchSize = deps.batchSize ?? 200;
   }
 
-  get days(): number {
-    return this.deps.days;
-  }
-
   /** Called by every sweep: one batch while old rows are left, else one look every 10 minutes. */
   async run(now: number): Promise<void> {
     if (!this.backlog && now - this.lastRunAt < IDLE_INTERVAL_MS) return;
@@ -69,7 +65,7 @@ export class Retention {
       // Several nodes sweep the same database: one prunes at a time, the others skip this round.
       if (this.deps.dialect === 'postgres' && !(await this.takeLock(tx))) return none();
       const executions = await this.pruneExecutions(tx, cutoff);
-      const events = await this.pruneEvents(tx, cutoff, cutoffMs);
+      const events = await this.pruneEvents(tx, cutoff);
       const escalations = await this.deleteIds(tx, 'escalations', tx.selectFrom('escalations').select('id').where('id', '<', cutoff).where('state', '=', 'notified').where('window_end', '<', cutoffMs));
       const notifyMessages = await this.pruneNotifyMessages(tx, cutoff);
       const notifyAttempts = await this.deleteIds(tx, 'notify_attempts', tx.selectFrom('notify_attempts').select('id').where('id', '<', cutoff));
@@ -94,14 +90,14 @@ export class Retention {
     return ids.length;
   }
 
-  /** Events without executions left; idempotency keys (kept 24 h) are long gone for these, but go first all the same. */
-  private async pruneEvents(tx: Transaction<Database>, cutoff: string, cutoffMs: number): Promise<number> {
+  /** Events without executions left. Their idempotency keys (kept 24 h) are long gone, but would block the delete (a foreign key). */
+  private async pruneEvents(tx: Transaction<Database>, cutoff: string): Promise<number> {
     const ids = await this.ids(
       tx.selectFrom('events').select('id').where('id', '<', cutoff)
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('executions').select('executions.id').whereRef('executions.event_id', '=', 'events.id')))),
     );
     if (ids.length === 0) return 0;
-    await tx.deleteFrom('idempotency_keys').where('created_at', '<', cutoffMs).where('event_id', 'in', ids).execute();
+    await tx.deleteFrom('idempotency_keys').where('event_id', 'in', ids).execute();
     await tx.deleteFrom('events').where('id', 'in', ids).execute();
     return ids.length;
   }

@@ -40,8 +40,10 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   beforeAll(async () => {
     start = laterEpoch();
     now = start;
-    // Retries an hour apart: a failed delivery stays pending for the whole test.
-    env = await startTestEnv(dialect, { clock: () => now, executionExpirySeconds: 3600, notify: { backoffBaseMs: 3_600_000, backoffMaxMs: 3_600_000 } });
+    // Retries an hour apart: a failed delivery stays pending for the whole test. The sweeper runs
+    // at start only: once the clock jumps it would end the stuck execution lost (its timeout is
+    // long past), and the test is about what retention does with one still under way.
+    env = await startTestEnv(dialect, { clock: () => now, executionExpirySeconds: 3600, sweepIntervalMs: 3_600_000, notify: { backoffBaseMs: 3_600_000, backoffMaxMs: 3_600_000 } });
     const host = await env.enrol('web-1');
     const heard = await env.createWebhookRule({ name: 'heard', actionLimit: { max: 1, windowSeconds: 60 } });
     const unheard = await env.createWebhookRule({ name: 'unheard' });

@@ -247,6 +247,18 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     }
   });
 
+  it('400 for malformed JSON says where it went wrong', async () => {
+    const response = await env.app.server.inject({ method: 'POST', url: '/api/v1/rules', headers: { authorization: `Bearer ${env.tenant.token}`, 'content-type': 'application/json' }, payload: '{"name": "x",\n "enabled": tru}' });
+    expect(expectProblem(response, 400, 'PITCREW_ERR_MALFORMED_JSON').detail).toMatch(/^the body is not valid JSON: unexpected token/);
+    const trailing = await env.app.server.inject({ method: 'POST', url: '/api/v1/rules', headers: { authorization: `Bearer ${env.tenant.token}`, 'content-type': 'application/json' }, payload: '{"name": "x",}' });
+    expect(expectProblem(trailing, 400, 'PITCREW_ERR_MALFORMED_JSON').detail).toBe('the body is not valid JSON: expected double-quoted property name at line 1, column 14');
+  });
+
+  it('names only what to fix in a setting that may also be null', async () => {
+    const problem = expectProblem(await create({ actionLimit: { max: 0, windowSeconds: 60 } }), 400, 'PITCREW_ERR_VALIDATION');
+    expect(problem.errors).toEqual([{ path: '/body/actionLimit/max', message: 'must be >= 1' }]);
+  });
+
   it('names the allowed values of a wrong choice once, not once per value', async () => {
     const problem = expectProblem(await create({ infrastructureType: 'AWS' }), 400, 'PITCREW_ERR_VALIDATION');
     expect(problem.errors).toHaveLength(1);

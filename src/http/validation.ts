@@ -32,7 +32,7 @@ export function compileBodyCheck(schema: object, part = 'body'): (value: unknown
 export function describeValidationErrors(errors: ErrorObject[], part: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
-  for (const error of errors) {
+  for (const error of withoutUnionNoise(errors)) {
     const fieldError = describe(error, part);
     const key = `${fieldError.path} ${fieldError.message}`;
     if (!seen.has(key)) {
@@ -41,6 +41,35 @@ export function describeValidationErrors(errors: ErrorObject[], part: string): F
     }
   }
   return out;
+}
+
+/**
+ * A value that fails a union (`{...} | null`, `string | number`) gets one error per branch plus
+ * "must match a schema in anyOf". `{"actionLimit": {"max": 0}}` read "must be >= 1", "must be
+ * null" and "must match a schema in anyOf": only the first says what to fix. So the anyOf summary
+ * goes whenever a branch said more, the type errors go where a branch of the right type
+ * said what is wrong with the value's contents, and the remaining type errors at one path become one message.
+ */
+function withoutUnionNoise(errors: ErrorObject[]): ErrorObject[] {
+  const within = (e: ErrorObject, path: string) => e.instancePath === path || e.instancePath.startsWith(`${path}/`);
+  // A branch of the right type complained about the value's contents (a field, a bound).
+  const reachedInside = (path: string) => errors.some((e) => e.keyword !== 'type' && e.keyword !== 'anyOf' && within(e, path));
+  const kept = errors.filter((e) => {
+    if (e.keyword === 'anyOf') return !errors.some((other) => other !== e && within(other, e.instancePath));
+    return !(e.keyword === 'type' && reachedInside(e.instancePath));
+  });
+  const types = new Map<string, ErrorObject>();
+  return kept.flatMap((e) => {
+    if (e.keyword !== 'type') return [e];
+    const first = types.get(e.instancePath);
+    if (!first) {
+      const merged = { ...e, params: { type: [String((e.params as { type: unknown }).type)] } };
+      types.set(e.instancePath, merged);
+      return [merged];
+    }
+    (first.params as { type: string[] }).type.push(String((e.params as { type: unknown }).type));
+    return [];
+  });
 }
 
 function describe(error: ErrorObject, part: string): FieldError {
@@ -57,6 +86,8 @@ function describe(error: ErrorObject, part: string): FieldError {
       return { path: base, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'discriminator':
       return { path: `${base}/type`, message: discriminatorMessage(error) };
+    case 'type':
+      return { path: base, message: `must be ${orList((params.type as string[]).flatMap((t) => t.split(',')))}` };
     default:
       return { path: base, message: error.message ?? 'is not valid' };
   }
@@ -67,4 +98,9 @@ function discriminatorMessage(error: ErrorObject): string {
   const oneOf = (error.parentSchema as { oneOf?: Array<{ properties: { type: { const: string } } }> } | undefined)?.oneOf ?? [];
   const kinds = oneOf.map((branch) => branch.properties.type.const).join(', ');
   return params.error === 'mapping' ? `unknown type ${JSON.stringify(params.tagValue)}; use one of ${kinds}` : `type is required: one of ${kinds}`;
+}
+
+function orList(words: string[]): string {
+  const unique = [...new Set(words)];
+  return unique.length === 1 ? unique[0]! : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`;
 }

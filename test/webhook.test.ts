@@ -122,6 +122,11 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       expectProblem(await env.webhook(rule.triggerId, '{"HostName": "web-1",'), 400, 'PITCREW_ERR_MALFORMED_JSON');
     });
 
+    it('400 for malformed JSON says where it went wrong, quoting none of it', async () => {
+      const problem = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "MetaData": {"Token": "s3cr3t-value",}\n}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(problem.detail).toBe('the body is not valid JSON: expected double-quoted property name at line 3, column 40');
+    });
+
     it('400 for a prototype-poisoning body', async () => {
       expectProblem(await env.webhook(rule.triggerId, '{"__proto__": {"admin": true}}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
     });

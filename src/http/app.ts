@@ -35,6 +35,7 @@ import { registerTenantRoutes } from '../tenants/routes.js';
 import { Tarpit } from '../tenants/tarpit.js';
 import { bearerAuth } from './auth.js';
 import { PitcrewError } from '../errors/catalogue.js';
+import { jsonBodyParser } from './json-body.js';
 import { AccessLog } from './logging.js';
 import { registerHealthRoutes } from './health.js';
 import { openApiOptions } from './openapi.js';
@@ -174,6 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   server.setErrorHandler(errorHandler);
   // The API takes JSON only: a text/plain body gets the 415 that says so, not "must be object".
   server.removeContentTypeParser('text/plain');
+  server.removeContentTypeParser('application/json');
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(server));
   const webUi = isWebUiBuilt(deps.webRoot);
   server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);

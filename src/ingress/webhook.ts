@@ -4,6 +4,7 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { SkippedEnv } from '../events/presenter.js';
 import { isDiskFull } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
+import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
@@ -60,13 +61,8 @@ type WebhookRequest = FastifyRequest<{ Params: { apiKey: string; triggerId: stri
 /** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
 export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
   app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   // The body is optional (DESIGN.md §3): an empty JSON body is an empty payload, not an error.
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
-  });
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, jsonBodyParser(app, { optional: true }));
 
   for (const url of WEBHOOK_PATHS) {
     const older = url.startsWith('/api/trigger');

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { describeJsonError } from './json-body.js';
+
+describe('describeJsonError', () => {
+  it.each([
+    ['{"HostName": "web-1",}', "expected double-quoted property name at line 1, column 22"],
+    ['{\n  "HostName": "web-1",\n  "Severity": "critical",\n}', 'expected double-quoted property name at line 4, column 1'],
+    ['{"HostName": "web-1"', "expected ',' or '}' after property value at line 1, column 21"],
+    ['{"HostName" "web-1"}', "expected ':' after property name at line 1, column 13"],
+    ['{"a": 1} {"b": 2}', 'unexpected non-whitespace character after JSON at line 1, column 10'],
+    ['{"AlarmName": "disk\tfull"}', 'bad control character in string literal at line 1, column 20'],
+    ['{"Act": tru}', /^unexpected token '}'/],
+    ['{"a": 1', "expected ',' or '}' after property value at line 1, column 8"],
+    ['   ', 'the body is empty; send a JSON object'],
+    ['{"__proto__": {"admin": true}}', /"__proto__" or "constructor.prototype" key, which is refused/],
+  ])('%j: %s', (text, expected) => {
+    expect(describeJsonError(text)).toMatch(expected);
+  });
+
+  it('never quotes the text it refuses', () => {
+    const secret = 'hunter2-token-value';
+    expect(describeJsonError(`{"MetaData": {"Token": "${secret}"}, oops}`)).not.toContain(secret);
+    expect(describeJsonError(`{"Token": ${secret}}`)).not.toContain(secret);
+  });
+});

@@ -82,6 +82,17 @@ describe('the bundled agent', () => {
     expect(stderr()).toContain('the agent connects over TLS only');
   });
 
+  it('hides a key given with --api-key from ps, and says to use PITCREW_API_KEY', async () => {
+    const fake = await service();
+    const args = ['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--state-dir', join(await tempDir(), 'state'), '--hostname', 'web-1'];
+    const { child, stderr } = startAgent(asRoot ? [...args, '--allow-root'] : args);
+    await waitFor(() => fake.received('hello').length === 1, 'hello');
+    const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+    expect(commandLine).not.toContain(fake.apiKey);
+    expect(commandLine).toContain('--api-key [REDACTED] --state-dir');
+    expect(stderr()).toContain('set PITCREW_API_KEY instead');
+  });
+
   it.runIf(asRoot)('refuses to run as root without --run-as or --allow-root', async () => {
     const { exited, stderr } = startAgent(['--server', 'https://127.0.0.1:1', '--api-key', 'k', '--state-dir', join(await tempDir(), 'state')]);
     expect(await exited).toBe(1);

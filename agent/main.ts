@@ -8,7 +8,7 @@ import { Executor } from './executor.js';
 import { rootRefusal } from './identity.js';
 import { Journal } from './journal.js';
 import { createLogger } from './log.js';
-import { parseCommandLine, USAGE, type AgentEnvironment } from './options.js';
+import { maskedCommandLine, parseCommandLine, USAGE, type AgentEnvironment } from './options.js';
 import { AGENT_VERSION } from './version.js';
 
 const KILL_GRACE_MS = 5_000;
@@ -31,6 +31,9 @@ export async function runAgent(argv: string[]): Promise<number> {
       return 2;
   }
   const options = parsed.options;
+  // The key stays readable in `ps` until here; PITCREW_API_KEY never is (docs/agent.md).
+  const shownCommandLine = maskedCommandLine(process.argv);
+  if (shownCommandLine) process.title = shownCommandLine;
   const refusal = rootRefusal(uid, options.runAs, options.allowRoot);
   if (refusal) {
     process.stderr.write(`${refusal}\n`);
@@ -51,6 +54,7 @@ export async function runAgent(argv: string[]): Promise<number> {
     version: AGENT_VERSION, user: runUser.name, uid: process.getuid!(), gid: process.getgid!(), server: options.server.origin,
     hostname: host.hostname, tags: host.tags, stateDir: options.stateDir, allowPatterns: options.allow.length,
   });
+  if (shownCommandLine) log.warn('the API key was given with --api-key, where every user of this host can read it in ps until the agent hid it; set PITCREW_API_KEY instead');
   const journal = await Journal.open(join(options.stateDir, 'journal'));
   for (const { executionId, reason } of journal.interruptions()) log.warn('found a run the previous agent process left; it is reported, never re-run', { executionId, reason });
   const executor = new Executor({

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine, type AgentOptions } from './options.js';
+import { maskedCommandLine, parseCommandLine, type AgentOptions } from './options.js';
 import { useTempDirs } from './testing/helpers.js';
 
 const tempDir = useTempDirs();
@@ -74,5 +74,14 @@ describe('parseCommandLine', () => {
   it('answers --help and --version', () => {
     expect(parseCommandLine(['--help'], {}, false)).toEqual({ kind: 'help' });
     expect(parseCommandLine(['--version'], {}, false)).toEqual({ kind: 'version' });
+  });
+});
+
+describe('maskedCommandLine', () => {
+  it('replaces the value of --api-key, in both forms, and nothing else', () => {
+    const key = 'f'.repeat(64);
+    expect(maskedCommandLine(['node', 'pitcrew-agent.mjs', '--server', 'https://s', '--api-key', key, '--hostname', 'web-1'])).toBe('node pitcrew-agent.mjs --server https://s --api-key [REDACTED] --hostname web-1');
+    expect(maskedCommandLine(['node', 'pitcrew.js', 'agent', `--api-key=${key}`])).toBe('node pitcrew.js agent --api-key=[REDACTED]');
+    expect(maskedCommandLine(['node', 'pitcrew-agent.mjs', '--server', 'https://s'])).toBeUndefined();
   });
 });

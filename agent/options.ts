@@ -210,3 +210,19 @@ function defaultStateDir(isRoot: boolean, home: string | undefined): string {
   if (!home) throw new UsageError('HOME is not set: give --state-dir DIR (or PITCREW_AGENT_STATE_DIR)');
   return join(home, '.local', 'state', 'pitcrew-agent');
 }
+
+/**
+ * The process's command line with the value of --api-key replaced, for `ps` and /proc/PID/cmdline
+ * (readable by every user of the host); undefined when no key was given there.
+ */
+export function maskedCommandLine(argv: readonly string[]): string | undefined {
+  let masked = false;
+  const shown = argv.map((arg, i) => {
+    if (argv[i - 1] === '--api-key' || arg.startsWith('--api-key=')) {
+      masked = true;
+      return arg.startsWith('--api-key=') ? '--api-key=[REDACTED]' : '[REDACTED]';
+    }
+    return arg;
+  });
+  return masked ? shown.join(' ') : undefined;
+}

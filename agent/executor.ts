@@ -33,7 +33,6 @@ export interface ExecutorDeps {
 interface ActiveRun {
   run?: ScriptRun;
   startedAt?: number;
-  cancelReason?: string;
   pending: Record<Stream, string>;
   flushTimer?: NodeJS.Timeout;
 }
@@ -126,27 +125,20 @@ export class Executor {
     }
     const run: ActiveRun = { pending: { stdout: '', stderr: '' } };
     this.active.set(id, run);
-    try {
-      await this.deps.journal.starting(id);
-    } catch (error) {
-      this.active.delete(id);
-      return this.finish({ ...refused(id, `the agent could not write its journal (${(error as Error).message}), so it did not run the script`), ending: 'failed_to_start' });
-    }
-    if (run.cancelReason !== undefined) {
-      this.active.delete(id);
-      return this.finish({ ...refused(id, run.cancelReason), ending: 'cancelled' });
-    }
-    log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds });
+    const journaled = this.deps.journal.starting(id).then(
+      () => undefined,
+      (error: unknown) => `the agent could not write its journal (${(error as Error).message}), so it did not run the script`,
+    );
     run.run = new ScriptRun(message, this.deps.runner, {
       spawned: (pgid) => {
         run.startedAt = Date.now();
-        this.deps.journal.running(id, pgid).catch((error: unknown) => log.error('could not journal a running script', { executionId: id, error: (error as Error).message }));
         this.send({ type: 'started', executionId: id, startedAt: run.startedAt });
+        this.deps.journal.running(id, pgid).catch((error: unknown) => log.error('could not journal a running script', { executionId: id, error: (error as Error).message }));
+        log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds });
       },
       output: (stream, text) => this.queueOutput(id, run, stream, text),
       skippedEnv: (names) => log.warn('left out environment variables the agent does not pass to scripts', { executionId: id, names }),
-    });
-    if (run.cancelReason !== undefined) run.run.cancel(run.cancelReason);
+    }, journaled);
     const result = await run.run.result;
     this.flushOutput(id, run);
     this.active.delete(id);
@@ -172,7 +164,6 @@ export class Executor {
       this.deps.log.info('cancel for an execution that is not running here; ignored', { executionId });
       return;
     }
-    active.cancelReason ??= reason;
     active.run?.cancel(reason);
   }
 

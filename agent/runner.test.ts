@@ -168,6 +168,29 @@ describe('ScriptRun', () => {
     expect(await bash.result).toMatchObject({ ending: 'failed_to_start', reason: expect.stringContaining('the bash interpreter (bash) is not installed') });
   });
 
+  it('prepares its directory at once but spawns only once it may start', async () => {
+    const workDir = await tempDir();
+    let allow!: (refusal: string | undefined) => void;
+    let pgid: number | undefined;
+    const run = new ScriptRun(spec('echo ran'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, new Promise((resolve) => (allow = resolve)));
+    await waitFor(async () => (await readdir(workDir)).length === 1, 'the run directory');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pgid).toBeUndefined();
+    allow(undefined);
+    expect(await run.result).toMatchObject({ ending: 'exited', exitCode: 0, stdout: 'ran\n' });
+    expect(pgid).toBeGreaterThan(0);
+  });
+
+  it('never spawns a run refused before it may start, says why, and removes its directory', async () => {
+    const workDir = await tempDir();
+    let pgid: number | undefined;
+    const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, Promise.resolve('the journal is full'));
+    expect(await run.result).toMatchObject({ ending: 'failed_to_start', startedAt: null, stdout: '', reason: 'the journal is full' });
+    await run.removed;
+    expect(pgid).toBeUndefined();
+    expect(await readdir(workDir)).toEqual([]);
+  });
+
   it('never starts a run cancelled before its process exists', async () => {
     let pgid: number | undefined;
     const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(await tempDir()), { spawned: (id) => (pgid = id), output: () => undefined });

@@ -39,6 +39,7 @@ export interface RunHooks {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Stop = { ending: 'timed_out' | 'cancelled'; reason: string };
+type Prepared = { program: Program; runDir: string; scriptPath: string; cwd: string; artifactsDir: string | undefined; env: Record<string, string> };
 type Exit = { exitCode: number | null; signal: string | null; startedAt: number } | { error: string };
 
 let spawnTurns: Promise<void> = Promise.resolve();
@@ -83,10 +84,15 @@ export class ScriptRun {
   private readonly stdout: CappedOutput;
   private readonly stderr: CappedOutput;
 
+  /**
+   * `mayStart` settles once the run may spawn: undefined, or why it must not (the journal could not
+   * record it). The run directory is made meanwhile; nothing is spawned before it settles.
+   */
   constructor(
     private readonly spec: RunSpec,
     private readonly settings: RunnerSettings,
     private readonly hooks: RunHooks,
+    private readonly mayStart: Promise<string | undefined> = Promise.resolve(undefined),
   ) {
     this.stdout = new CappedOutput(settings.maxOutputBytes);
     this.stderr = new CappedOutput(settings.maxOutputBytes);
@@ -110,29 +116,49 @@ export class ScriptRun {
   }
 
   private async run(): Promise<ExecutionResult> {
-    const program = resolveInterpreter(this.spec.interpreter, this.settings.baseEnv.PATH ?? '');
-    if ('missing' in program) return this.resultOf({ error: program.missing }, undefined);
-    // Set up synchronously on purpose: a few small writes to the page cache cost less on the event
-    // loop than their trips through libuv's four-thread pool, which the journal's syncs also need.
-    const runDir = mkdtempSync(join(this.settings.workDir, `${fileNameFor(this.spec.executionId)}-`));
-    const scriptPath = join(runDir, `script${program.extension}`);
-    const cwd = join(runDir, 'cwd');
-    const artifactsDir = this.spec.flavour === 'diagnostics' ? join(runDir, 'artifacts') : undefined;
+    const prepared = this.prepare();
     try {
+      // Prepared while the journal syncs the run's entry, which a spawn must wait for: ~0.5 ms of
+      // every trigger-to-start (bench/e2e). A refusal by the journal says first why nothing ran.
+      const refusal = await this.mayStart;
+      if (refusal !== undefined) return this.resultOf({ error: refusal }, undefined);
+      if ('failure' in prepared) return this.resultOf({ error: prepared.failure }, undefined);
+      await nextSpawnTurn();
+      const exit = this.stopped ? undefined : await this.spawnAndWait(prepared);
+      const collected = prepared.artifactsDir && exit && !('error' in exit) ? await collectArtifacts(prepared.artifactsDir, this.settings.maxArtifactBytes) : undefined;
+      return this.resultOf(exit, collected);
+    } finally {
+      if ('runDir' in prepared) this.removed = removeRunDir(prepared.runDir, [prepared.scriptPath], [prepared.cwd, ...(prepared.artifactsDir ? [prepared.artifactsDir] : [])]);
+    }
+  }
+
+  /**
+   * The interpreter, the run directory, the script file and the environment. Synchronous on
+   * purpose: a few small writes to the page cache cost less on the event loop than their trips
+   * through libuv's four-thread pool, which the journal's syncs also need.
+   */
+  private prepare(): Prepared | { failure: string } {
+    const program = resolveInterpreter(this.spec.interpreter, this.settings.baseEnv.PATH ?? '');
+    if ('missing' in program) return { failure: program.missing };
+    let runDir: string | undefined;
+    try {
+      runDir = mkdtempSync(join(this.settings.workDir, `${fileNameFor(this.spec.executionId)}-`));
+      const scriptPath = join(runDir, `script${program.extension}`);
+      const cwd = join(runDir, 'cwd');
+      const artifactsDir = this.spec.flavour === 'diagnostics' ? join(runDir, 'artifacts') : undefined;
       writeFileSync(scriptPath, this.spec.script, { mode: 0o700 });
       mkdirSync(cwd, { mode: 0o700 });
       if (artifactsDir) mkdirSync(artifactsDir, { mode: 0o700 });
       const { env, skipped } = scriptEnvironment(this.settings.baseEnv, this.spec.env, this.spec.context, artifactsDir);
       if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
-      const exit = this.stopped ? undefined : await this.spawnAndWait(program, scriptPath, cwd, env);
-      const collected = artifactsDir && exit && !('error' in exit) ? await collectArtifacts(artifactsDir, this.settings.maxArtifactBytes) : undefined;
-      return this.resultOf(exit, collected);
-    } finally {
-      this.removed = removeRunDir(runDir, [scriptPath], [cwd, ...(artifactsDir ? [artifactsDir] : [])]);
+      return { program, runDir, scriptPath, cwd, artifactsDir, env };
+    } catch (error) {
+      if (runDir) void rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      return { failure: `the agent could not run the script: ${(error as Error).message}` };
     }
   }
 
-  private spawnAndWait(program: Program, scriptPath: string, cwd: string, env: Record<string, string>): Promise<Exit> {
+  private spawnAndWait({ program, scriptPath, cwd, env }: Prepared): Promise<Exit> {
     return new Promise((resolve) => {
       let settled = false;
       let openStreams = 2;

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -173,7 +173,7 @@ describe('ScriptRun', () => {
     let allow!: (refusal: string | undefined) => void;
     let pgid: number | undefined;
     const run = new ScriptRun(spec('echo ran'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, new Promise((resolve) => (allow = resolve)));
-    await waitFor(async () => (await readdir(workDir)).length === 1, 'the run directory');
+    await waitFor(() => readdirSync(workDir).length === 1, 'the run directory');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pgid).toBeUndefined();
     allow(undefined);

@@ -153,7 +153,7 @@ export class ScriptRun {
       if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
       return { program, runDir, scriptPath, cwd, artifactsDir, env };
     } catch (error) {
-      if (runDir) void rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      if (runDir) this.removed = rm(runDir, { recursive: true, force: true }).catch(() => undefined);
       return { failure: `the agent could not run the script: ${(error as Error).message}` };
     }
   }

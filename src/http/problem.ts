@@ -57,9 +57,6 @@ function translate(error: FastifyError): PitcrewError | undefined {
       return new PitcrewError('PITCREW_ERR_BODY_TOO_LARGE', 'the body is larger than this endpoint accepts; send less data (the webhook limit is set by PITCREW_WEBHOOK_BODY_LIMIT)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new PitcrewError('PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON with the header Content-Type: application/json');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new PitcrewError('PITCREW_ERR_MALFORMED_JSON', `the body is not valid JSON: ${error.message}`);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new PitcrewError('PITCREW_ERR_VALIDATION', 'the Content-Length header does not match the body sent');
   }

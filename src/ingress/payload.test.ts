@@ -88,6 +88,7 @@ describe('parseAlertPayload: fields', () => {
     [{ Act: 'yes' }, '/body/Act', 'string "yes"'],
     [{ Act: '' }, '/body/Act', 'string ""'],
     [{ Act: '0' }, '/body/Act', 'string "0"'],
+    [{ Act: 'constructor' }, '/body/Act', 'string "constructor"'],
     [{ Act: 0 }, '/body/Act', 'number 0'],
     [{ Act: null }, '/body/Act', 'null'],
     [{ MetaData: ['a'] }, '/body/MetaData', 'an array'],
@@ -117,6 +118,8 @@ describe('parseAlertPayload: fields', () => {
     [{ status: 3 }, undefined],
     [{ State: null, state: 'ok' }, 'resolved'],
     [{ State: 1, state: 'alarm' }, undefined],
+    [{ State: 'constructor' }, undefined],
+    [{ status: '__proto__' }, undefined],
     [{}, undefined],
   ])('reads the alarm state of %j as %s', (body, alarmState) => {
     expect(parsed(body).alarmState).toBe(alarmState);

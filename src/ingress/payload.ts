@@ -32,13 +32,6 @@ export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; err
  */
 const SCALAR_FIELDS: ReadonlySet<string> = new Set(['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source', 'State']);
 
-/**
- * Act decides whether a fix runs, so it is never guessed: true or false, as a JSON boolean or as
- * the string "true" or "false" (templating tools send every value as a string). Anything else,
- * null included, is refused rather than read as acting or as a dry run.
- */
-const ACT_WORDS: Record<string, boolean> = { true: true, false: false };
-
 /** The words monitoring tools use for an alarm's two states (Alertmanager, Monasca, Nagios, Zabbix). */
 const ALARM_STATES: Record<string, AlarmState> = {
   firing: 'firing', alarm: 'firing', problem: 'firing',
@@ -93,14 +86,22 @@ function textOf(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
+/**
+ * Act decides whether a fix runs, so it is never guessed: true or false, as a JSON boolean or as
+ * the string "true" or "false" (templating tools send every value as a string). Anything else,
+ * null included, is undefined: refused rather than read as acting or as a dry run.
+ */
 function actOf(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
-  return typeof value === 'string' ? ACT_WORDS[value.trim().toLowerCase()] : undefined;
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  return word === 'true' ? true : word === 'false' ? false : undefined;
 }
 
 function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
   const said = [raw.State, raw.state, raw.status].map(textOf).find((value) => value !== undefined);
-  return said === undefined ? undefined : ALARM_STATES[said.trim().toLowerCase()];
+  const word = said?.trim().toLowerCase();
+  // hasOwn: "constructor" is no alarm state, whatever Object.prototype holds.
+  return word !== undefined && Object.hasOwn(ALARM_STATES, word) ? ALARM_STATES[word] : undefined;
 }
 
 /** Top-level scalars, then the pairs inside MetaData; aliases also export their canonical name. */

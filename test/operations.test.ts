@@ -85,7 +85,7 @@ describe('operations', () => {
     expect((await env.webhook(rule.triggerId, { Act: false })).statusCode).toBe(202);
     expect((await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) })).statusCode).toBe(401);
     // Refusals found past the key check count too: a wrong field type, an unknown trigger.
-    expect((await env.webhook(rule.triggerId, { HostName: 5 })).statusCode).toBe(400);
+    expect((await env.webhook(rule.triggerId, { HostName: [5] })).statusCode).toBe(400);
     expect((await env.webhook('00000000-0000-4000-8000-000000000000', {})).statusCode).toBe(404);
 
     const after = (await get('/metrics')).body;

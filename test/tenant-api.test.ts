@@ -262,7 +262,7 @@ describe.each(testDialects())('what replies and logs never carry on %s', (dialec
     const from = env.logs.length;
 
     expect((await env.webhook(rule.triggerId, { HostName: 'web-1' }, { apiKey: t.apiKey })).statusCode).toBe(202);
-    expect((await env.webhook(rule.triggerId, { HostName: 5 }, { apiKey: issued })).statusCode).toBe(400);
+    expect((await env.webhook(rule.triggerId, { HostName: [5] }, { apiKey: issued })).statusCode).toBe(400);
     expect((await env.webhook(rule.triggerId, {}, { apiKey: unknownKey })).statusCode).toBe(401);
     expect((await env.webhook('00000000-0000-4000-8000-000000000000', {}, { apiKey: t.apiKey, older: true })).statusCode).toBe(404);
     expect((await env.api('GET', '/api/v1/tenant', undefined, t.token)).statusCode).toBe(200);

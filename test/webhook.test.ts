@@ -35,7 +35,7 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       const response = await env.webhook(rule.triggerId, body);
       expect(response.statusCode).toBe(202);
       const reply = response.json();
-      expect(reply).toEqual({ eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [expect.any(String)], skippedEnv: [], replayed: false });
+      expect(reply).toEqual({ eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [expect.any(String)], skippedEnv: [], act: true, replayed: false });
       expect(response.headers.location).toBe(`/api/v1/events/${reply.eventId}`);
 
       const event = await storedEvent(reply.eventId);
@@ -76,8 +76,44 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     it('records Act: false as a dry run', async () => {
       const response = await env.webhook(rule.triggerId, { HostName: 'web-1', Act: false });
       expect(response.statusCode).toBe(202);
-      expect(response.json()).toMatchObject({ outcome: 'dry_run', executionIds: [] });
+      expect(response.json()).toMatchObject({ outcome: 'dry_run', executionIds: [], act: false });
       expect((await storedEvent(response.json().eventId)).reason).toMatch(/dry run/);
+    });
+
+    it('reads Act sent as the string "false" as a dry run and "true" as acting, and says so in the reply', async () => {
+      const dry = await env.webhook(rule.triggerId, { HostName: 'web-1', Act: 'false' });
+      expect(dry.statusCode, dry.body).toBe(202);
+      expect(dry.json()).toMatchObject({ outcome: 'dry_run', executionIds: [], act: false });
+      const acting = await env.webhook(rule.triggerId, { HostName: 'web-1', Act: 'TRUE' });
+      expect(acting.statusCode, acting.body).toBe(202);
+      expect(acting.json()).toMatchObject({ outcome: 'accepted', executionIds: [expect.any(String)], act: true });
+    });
+
+    it('accepts numbers and booleans in the text fields, and matches the host by the number\'s text', async () => {
+      await env.enrol('12345');
+      const body = { HostName: 12345, AppName: 7, AlarmName: 99.5, Severity: 4, Source: true };
+      const response = await env.webhook(rule.triggerId, body);
+      expect(response.statusCode, response.body).toBe(202);
+      expect(response.json()).toMatchObject({ outcome: 'accepted', executionIds: [expect.any(String)] });
+      const execution = (await env.api('GET', `/api/v1/executions/${response.json().executionIds[0]}`)).json();
+      expect(execution.hostname).toBe('12345');
+      const event = await storedEvent(response.json().eventId);
+      expect(event.payload).toEqual(body);
+      expect(event.env).toEqual({ HostName: '12345', AppName: '7', AlarmName: '99.5', Severity: '4', Source: 'true' });
+
+      const older = await env.webhook(rule.triggerId, { hostname: 12345, application: false }, { older: true });
+      expect(older.statusCode, older.body).toBe(202);
+      expect(older.json().outcome).toBe('accepted');
+      expect((await storedEvent(older.json().eventId)).env).toEqual({ hostname: '12345', application: 'false', HostName: '12345', AppName: 'false' });
+    });
+
+    it('treats a known field sent as null as absent: the older alias stands in for a null HostName', async () => {
+      const response = await env.webhook(rule.triggerId, { HostName: null, hostname: 'web-1', Severity: null });
+      expect(response.statusCode, response.body).toBe(202);
+      expect(response.json()).toMatchObject({ outcome: 'accepted', executionIds: [expect.any(String)] });
+      expect((await storedEvent(response.json().eventId)).env).toEqual({ hostname: 'web-1', HostName: 'web-1' });
+      const nobody = await env.webhook(rule.triggerId, { HostName: null });
+      expect(nobody.json()).toMatchObject({ outcome: 'no_target', reason: expect.stringMatching(/names none/) });
     });
 
     it('reports the names it did not export, with a reason, and exports the rest', async () => {
@@ -132,11 +168,13 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     });
 
     it.each([
-      [{ HostName: 42 }, '/body/HostName', /must be a string/],
-      [{ hostname: ['a'] }, '/body/hostname', /must be a string/],
-      [{ AppName: {} }, '/body/AppName', /must be a string/],
-      [{ Severity: true }, '/body/Severity', /must be a string/],
-      [{ Act: 'false' }, '/body/Act', /true or false/],
+      [{ HostName: ['web-1'] }, '/body/HostName', /must be a string, number or boolean, got an array/],
+      [{ hostname: ['a'] }, '/body/hostname', /must be a string, number or boolean/],
+      [{ AppName: {} }, '/body/AppName', /must be a string, number or boolean, got an object/],
+      [{ Severity: { level: 4 } }, '/body/Severity', /must be a string, number or boolean/],
+      [{ Act: 'yes' }, '/body/Act', /true or false \(a JSON boolean, or the string "true" or "false"\), got string "yes"/],
+      [{ Act: null }, '/body/Act', /got null; leave it out to act/],
+      [{ Act: 1 }, '/body/Act', /got number 1/],
       [{ MetaData: ['a', 'b'] }, '/body/MetaData', /object of key\/value pairs/],
       [['not', 'an', 'object'], '/body', /JSON object/],
       ['"just a string"', '/body', /JSON object/],

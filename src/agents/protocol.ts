@@ -9,6 +9,8 @@ import { Compile } from 'typebox/compile';
 export const PROTOCOL_VERSION = 1;
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
+/** The names enrolment takes (agents/routes.ts); a hello renames its host to one (another case). */
+export const HOSTNAME_PATTERN = '^[A-Za-z0-9_.:-]+$';
 const Interpreter = Type.Enum(['sh', 'bash', 'python', 'pwsh']);
 const Stream = Type.Enum(['stdout', 'stderr']);
 
@@ -33,7 +35,7 @@ export const ExecutionResult = Type.Object({
 export const Hello = Type.Object({
   type: Type.Literal('hello'),
   v: Type.Integer(),
-  hostname: Type.String({ minLength: 1, maxLength: 253 }),
+  hostname: Type.String({ minLength: 1, maxLength: 253, pattern: HOSTNAME_PATTERN }),
   tags: Type.Array(Type.String({ maxLength: 128 }), { maxItems: 50 }),
   os: Type.String({ maxLength: 200 }),
   arch: Type.String({ maxLength: 50 }),

@@ -4,10 +4,11 @@ import { problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { enrolHost } from '../hosts/repository.js';
 import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { HOSTNAME_PATTERN } from './protocol.js';
 
 const Enrolment = Type.Object(
   {
-    hostname: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9_.:-]+$' }),
+    hostname: Type.String({ minLength: 1, maxLength: 253, pattern: HOSTNAME_PATTERN }),
     tags: Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' }), { maxItems: 50 }),
     os: Type.String({ maxLength: 200 }),
     arch: Type.String({ maxLength: 50 }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, Target } from '../rules/schema.js';
 import { FLAPPING_DEFAULTS } from '../rules/rule.js';
-import { decide, NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
+import { decide, hostKey, NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
 
 const script: Action = { type: 'script', flavour: 'autofix', runbook: { script: 'true' } };
 const web1: HostFacts = { id: 'h1', hostname: 'web-1', tags: ['web', 'eu'] };
@@ -188,5 +188,18 @@ describe('decide', () => {
         expect(decision.reason).toMatch(/Idempotency-Key.*nothing runs again/);
       }
     });
+  });
+});
+
+describe('hostKey', () => {
+  it.each([
+    ['WEB-1', 'web-1'],
+    [' Web-1 ', 'web-1'],
+    ['db_2.Example.COM', 'db_2.example.com'],
+    // DNS folds ASCII letters only (RFC 4343): others stay as sent, as SQLite's lower() leaves them.
+    ['ÉCOLE-1', 'École-1'],
+    ['WEB-\u212A', 'web-\u212A'],
+  ])('compares %j as %j', (name, key) => {
+    expect(hostKey(name)).toBe(key);
   });
 });

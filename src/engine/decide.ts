@@ -199,9 +199,14 @@ function portHint(hostName: string): string {
   return named ? `; host names carry no port: send HostName "${named}"` : '';
 }
 
-/** Host names compare without case (RFC 4343). */
+/**
+ * The one form host names are compared in, everywhere: hosts (hostname_key), events (host_key),
+ * executions and escalations (host_key), targets, action limits and the agent's hello. DNS
+ * compares names without case, ASCII letters only (RFC 4343 §3); so does this, so that SQLite's
+ * lower() and PostgreSQL's lower() under the C collation make the same key (migration 0009).
+ */
 export function hostKey(hostname: string): string {
-  return hostname.trim().toLowerCase();
+  return hostname.trim().replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
 function findHost(hosts: readonly HostFacts[], hostname: string): HostFacts | undefined {

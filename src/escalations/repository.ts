@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { hostKey } from '../engine/decide.js';
 import { notFound } from '../errors/catalogue.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Database, EscalationRow } from '../store/schema.js';
@@ -18,7 +19,7 @@ export interface EscalationFilter {
 export async function listEscalations(db: Db, tenantId: string, filter: EscalationFilter, page: PageRequest): Promise<EscalationRow[]> {
   let query = db.selectFrom('escalations').selectAll().where('tenant_id', '=', tenantId);
   if (filter.ruleId) query = query.where('rule_id', '=', filter.ruleId);
-  if (filter.hostname) query = query.where('hostname', '=', filter.hostname);
+  if (filter.hostname) query = query.where('host_key', '=', hostKey(filter.hostname));
   if (filter.state) query = query.where('state', '=', filter.state);
   if (page.after) query = query.where('id', '<', page.after);
   return query.orderBy('id', 'desc').limit(page.limit + 1).execute();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HostFacts, LimitedHost, StoredOutcome } from '../engine/decide.js';
+import { hostKey, type HostFacts, type LimitedHost, type StoredOutcome } from '../engine/decide.js';
 import { notDone } from '../escalations/not-done.js';
 import { queuedRow, type ExecutionSpec } from '../executions/repository.js';
 import type { AlarmState } from '../ingress/payload.js';
@@ -70,6 +70,7 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
     rule_id: rule.id,
     host_id: host.id,
     hostname: host.hostname,
+    host_key: hostKey(host.hostname),
     window_start: window.windowStart,
     window_end: window.windowEnd,
     state: 'pending',

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import { hostKey } from '../engine/decide.js';
 import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
@@ -33,6 +34,7 @@ export function queuedRow(
     event_id: ids.eventId,
     host_id: target.hostId,
     hostname: target.hostname,
+    host_key: hostKey(target.hostname),
     state: 'queued',
     reason: null,
     spec: JSON.stringify(spec),
@@ -75,7 +77,7 @@ export async function listExecutions(db: Db, tenantId: string, filter: Execution
   if (filter.ruleId) query = query.where('rule_id', '=', filter.ruleId);
   if (filter.eventId) query = query.where('event_id', '=', filter.eventId);
   if (filter.hostId) query = query.where('host_id', '=', filter.hostId);
-  if (filter.hostname) query = query.where('hostname', '=', filter.hostname);
+  if (filter.hostname) query = query.where('host_key', '=', hostKey(filter.hostname));
   if (filter.state) query = query.where('state', '=', filter.state);
   if (page.after) query = query.where('id', '<', page.after);
   return query.orderBy('id', 'desc').limit(page.limit + 1).execute();

@@ -23,8 +23,9 @@ export function generateAgentToken(): string {
 }
 
 /**
- * Enrols an agent: the host is created, or found by name, and gets a new credential (any
- * previous one stops working). Tags from the agent's flags join those set in pitcrew.
+ * Enrols an agent: the host is created, or found by name (any case: hostKey), and gets a new
+ * credential (any previous one stops working). It keeps the name as the agent reports it now.
+ * Tags from the agent's flags join those set in pitcrew.
  */
 export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: AgentFacts, now = Date.now()): Promise<{ host: HostRow; token: string }> {
   const token = generateAgentToken();
@@ -43,6 +44,7 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
     };
     const row: HostRow = {
       ...base,
+      hostname: facts.hostname,
       tags: '[]',
       agent_tags: JSON.stringify(normaliseTags(facts.tags)),
       os: facts.os,
@@ -64,12 +66,16 @@ export async function authenticateAgent(db: Db, token: string): Promise<HostRow 
   return row && secretMatches(token, row.token_hash) ? row : undefined;
 }
 
-/** Records what a connecting agent reports and that this session (on this node) now holds the host. */
-export async function attachSession(db: Kysely<Database>, hostId: string, facts: Omit<AgentFacts, 'hostname'>, session: { sessionId: string; nodeId: string }, now = Date.now()): Promise<HostRow> {
+/**
+ * Records what a connecting agent reports (its name too: the same host in another case) and that
+ * this session (on this node) now holds the host.
+ */
+export async function attachSession(db: Kysely<Database>, hostId: string, facts: AgentFacts, session: { sessionId: string; nodeId: string }, now = Date.now()): Promise<HostRow> {
   return db.transaction().execute(async (tx) => {
     const row = await tx.selectFrom('hosts').selectAll().where('id', '=', hostId).executeTakeFirstOrThrow();
     const updated: HostRow = {
       ...row,
+      hostname: facts.hostname,
       agent_tags: JSON.stringify(normaliseTags(facts.tags)),
       os: facts.os,
       arch: facts.arch,

@@ -45,16 +45,52 @@ describe('parseAlertPayload: fields', () => {
     expect(payload.env).toMatchObject({ HostName: 'web-9', AppName: 'shop', hostname: 'alias-host', application: 'alias-app' });
   });
 
+  it('reads numbers and booleans in the text fields as their string form, for matching and for the environment', () => {
+    const body = { HostName: 12345, AppName: true, AlarmName: 7.5, Severity: 4, Source: false };
+    const payload = parsed(body);
+    expect(payload).toMatchObject({ raw: body, hostName: '12345', appName: 'true', alarmName: '7.5', severity: '4', source: 'false', act: true });
+    expect(payload.env).toEqual({ HostName: '12345', AppName: 'true', AlarmName: '7.5', Severity: '4', Source: 'false' });
+    expect(parsed({ Severity: true }).severity).toBe('true');
+  });
+
+  it('reads the older aliases as their string form too, under both names', () => {
+    const payload = parsed({ hostname: 12345, application: 9 });
+    expect(payload).toMatchObject({ hostName: '12345', appName: '9' });
+    expect(payload.env).toEqual({ hostname: '12345', application: '9', HostName: '12345', AppName: '9' });
+  });
+
+  it('treats a known field sent as null as absent: no value, no variable, and the alias stands in', () => {
+    const payload = parsed({ HostName: null, hostname: 'db-2', AppName: null, AlarmName: null, Severity: null, Source: null, State: null, Other: null });
+    expect(payload).toMatchObject({ hostName: 'db-2', appName: undefined, alarmName: undefined, severity: undefined, source: undefined, alarmState: undefined, act: true });
+    // Unknown fields keep the environment rule: null is an empty string.
+    expect(payload.env).toEqual({ hostname: 'db-2', HostName: 'db-2', Other: '' });
+    expect(payload.skippedEnv).toEqual([]);
+    expect(parsed({ hostname: null, application: null }).env).toEqual({});
+  });
+
   it.each([
-    [{ HostName: 42 }, '/body/HostName', 'number 42'],
+    ['false', false], ['true', true], ['FALSE', false], [' True ', true],
+  ])('reads Act sent as the string %j as %s', (act, expected) => {
+    const payload = parsed({ Act: act });
+    expect(payload.act).toBe(expected);
+    expect(payload.env.Act).toBe(act);
+  });
+
+  it.each([
+    [{ HostName: ['a'] }, '/body/HostName', 'an array'],
     [{ hostname: ['a'] }, '/body/hostname', 'an array'],
     [{ AppName: {} }, '/body/AppName', 'an object'],
-    [{ application: false }, '/body/application', 'boolean false'],
-    [{ AlarmName: null }, '/body/AlarmName', 'null'],
-    [{ Severity: 3 }, '/body/Severity', 'number 3'],
-    [{ Source: true }, '/body/Source', 'boolean true'],
-    [{ Act: 'false' }, '/body/Act', 'string "false"'],
+    [{ application: { a: 1 } }, '/body/application', 'an object'],
+    [{ AlarmName: [] }, '/body/AlarmName', 'an array'],
+    [{ Severity: { level: 3 } }, '/body/Severity', 'an object'],
+    [{ Source: [1] }, '/body/Source', 'an array'],
+    [{ State: {} }, '/body/State', 'an object'],
+    [{ Act: 'yes' }, '/body/Act', 'string "yes"'],
+    [{ Act: '' }, '/body/Act', 'string ""'],
+    [{ Act: '0' }, '/body/Act', 'string "0"'],
+    [{ Act: 'constructor' }, '/body/Act', 'string "constructor"'],
     [{ Act: 0 }, '/body/Act', 'number 0'],
+    [{ Act: null }, '/body/Act', 'null'],
     [{ MetaData: ['a'] }, '/body/MetaData', 'an array'],
     [{ MetaData: 'k=v' }, '/body/MetaData', 'string "k=v"'],
     [{ MetaData: null }, '/body/MetaData', 'null'],
@@ -80,6 +116,10 @@ describe('parseAlertPayload: fields', () => {
     [{ state: 'alarm', status: 'ok' }, 'firing'],
     [{ State: 'unknown' }, undefined],
     [{ status: 3 }, undefined],
+    [{ State: null, state: 'ok' }, 'resolved'],
+    [{ State: 1, state: 'alarm' }, undefined],
+    [{ State: 'constructor' }, undefined],
+    [{ status: '__proto__' }, undefined],
     [{}, undefined],
   ])('reads the alarm state of %j as %s', (body, alarmState) => {
     expect(parsed(body).alarmState).toBe(alarmState);
@@ -90,7 +130,7 @@ describe('parseAlertPayload: fields', () => {
   });
 
   it('reports every wrong field at once', () => {
-    const result = parseAlertPayload({ HostName: 1, Act: 'yes', MetaData: [] });
+    const result = parseAlertPayload({ HostName: [1], Act: 'yes', MetaData: [] });
     expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['/body/HostName', '/body/Act', '/body/MetaData']);
   });
 });

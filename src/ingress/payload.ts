@@ -26,7 +26,11 @@ export type AlarmState = 'firing' | 'resolved';
 
 export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };
 
-const STRING_FIELDS = ['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source', 'State'] as const;
+/**
+ * Fields read as text. Monitoring tools fill them from templates and send numbers and booleans
+ * (`"HostName": 12345`, `"Severity": 4`): any scalar is read as its string form, null as absent.
+ */
+const SCALAR_FIELDS: ReadonlySet<string> = new Set(['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source', 'State']);
 
 /** The words monitoring tools use for an alarm's two states (Alertmanager, Monasca, Nagios, Zabbix). */
 const ALARM_STATES: Record<string, AlarmState> = {
@@ -35,8 +39,9 @@ const ALARM_STATES: Record<string, AlarmState> = {
 };
 
 /**
- * Reads a webhook body (DESIGN.md §3). Every field is optional; known fields must have their type.
- * The older form's `hostname` and `application` stand for `HostName` and `AppName`.
+ * Reads a webhook body (DESIGN.md §3). Every field is optional; the known text fields take any
+ * scalar, Act a boolean, MetaData an object. The older form's `hostname` and `application` stand
+ * for `HostName` and `AppName`.
  */
 export function parseAlertPayload(body: unknown): ParseResult {
   if (body === undefined || body === null) return { ok: true, payload: understand({}) };
@@ -45,13 +50,13 @@ export function parseAlertPayload(body: unknown): ParseResult {
   }
   const raw = body as Record<string, unknown>;
   const errors: FieldError[] = [];
-  for (const field of STRING_FIELDS) {
-    if (raw[field] !== undefined && typeof raw[field] !== 'string') {
-      errors.push({ path: `/body/${field}`, message: `${field} must be a string, got ${describe(raw[field])}` });
+  for (const field of SCALAR_FIELDS) {
+    if (typeof raw[field] === 'object' && raw[field] !== null) {
+      errors.push({ path: `/body/${field}`, message: `${field} must be a string, number or boolean, got ${describe(raw[field])}` });
     }
   }
-  if (raw.Act !== undefined && typeof raw.Act !== 'boolean') {
-    errors.push({ path: '/body/Act', message: `Act must be true or false (a JSON boolean), got ${describe(raw.Act)}` });
+  if (raw.Act !== undefined && actOf(raw.Act) === undefined) {
+    errors.push({ path: '/body/Act', message: `Act must be true or false (a JSON boolean, or the string "true" or "false"), got ${describe(raw.Act)}; leave it out to act` });
   }
   if (raw.MetaData !== undefined && !isPlainObject(raw.MetaData)) {
     errors.push({ path: '/body/MetaData', message: `MetaData must be an object of key/value pairs, got ${describe(raw.MetaData)}` });
@@ -60,7 +65,7 @@ export function parseAlertPayload(body: unknown): ParseResult {
 }
 
 function understand(raw: Record<string, unknown>): AlertPayload {
-  const text = (name: string) => raw[name] as string | undefined;
+  const text = (name: string) => textOf(raw[name]);
   const { env, skippedEnv } = environmentOf(raw);
   return {
     raw,
@@ -69,16 +74,34 @@ function understand(raw: Record<string, unknown>): AlertPayload {
     alarmName: text('AlarmName'),
     severity: text('Severity'),
     source: text('Source'),
-    act: raw.Act !== false,
+    act: raw.Act === undefined || actOf(raw.Act)!,
     alarmState: alarmStateOf(raw),
     env,
     skippedEnv,
   };
 }
 
+/** A scalar field's string form; undefined when absent or null. */
+function textOf(value: unknown): string | undefined {
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+/**
+ * Act decides whether a fix runs, so it is never guessed: true or false, as a JSON boolean or as
+ * the string "true" or "false" (templating tools send every value as a string). Anything else,
+ * null included, is undefined: refused rather than read as acting or as a dry run.
+ */
+function actOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  return word === 'true' ? true : word === 'false' ? false : undefined;
+}
+
 function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
-  const said = [raw.State, raw.state, raw.status].find((value) => typeof value === 'string') as string | undefined;
-  return said === undefined ? undefined : ALARM_STATES[said.trim().toLowerCase()];
+  const said = [raw.State, raw.state, raw.status].map(textOf).find((value) => value !== undefined);
+  const word = said?.trim().toLowerCase();
+  // hasOwn: "constructor" is no alarm state, whatever Object.prototype holds.
+  return word !== undefined && Object.hasOwn(ALARM_STATES, word) ? ALARM_STATES[word] : undefined;
 }
 
 /** Top-level scalars, then the pairs inside MetaData; aliases also export their canonical name. */
@@ -105,11 +128,12 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   };
 
   for (const [name, value] of Object.entries(raw)) {
-    if (name !== 'MetaData') offer(name, value, false);
+    // A known field sent as null is absent: no variable, and its older alias may stand in.
+    if (name !== 'MetaData' && !(value === null && SCALAR_FIELDS.has(name))) offer(name, value, false);
   }
   // The canonical name passes the same checks as any other: a NUL or the cap applies to it too.
-  if (typeof raw.hostname === 'string' && raw.HostName === undefined) offer('HostName', raw.hostname, false);
-  if (typeof raw.application === 'string' && raw.AppName === undefined) offer('AppName', raw.application, false);
+  if (textOf(raw.hostname) !== undefined && textOf(raw.HostName) === undefined) offer('HostName', raw.hostname, false);
+  if (textOf(raw.application) !== undefined && textOf(raw.AppName) === undefined) offer('AppName', raw.application, false);
   if (isPlainObject(raw.MetaData)) {
     for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
   }

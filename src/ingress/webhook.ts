@@ -22,19 +22,22 @@ const Params = Type.Object({
   triggerId: Type.String({ description: "the rule's trigger id (UUID)" }),
 });
 
+/** What monitoring tools send in a text field: read as its string form; null as absent. */
+const Scalar = (description?: string) => Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], description ? { description } : {});
+
 const AlertBody = Type.Object(
   {
-    HostName: Type.Optional(Type.String()),
-    hostname: Type.Optional(Type.String({ description: 'older form of HostName' })),
-    AppName: Type.Optional(Type.String()),
-    application: Type.Optional(Type.String({ description: 'older form of AppName' })),
-    AlarmName: Type.Optional(Type.String()),
-    Severity: Type.Optional(Type.String()),
-    Source: Type.Optional(Type.String()),
-    Act: Type.Optional(Type.Boolean({ description: 'false records the event without acting (dry run); default true' })),
+    HostName: Type.Optional(Scalar('the host to act on (trigger_host); a number or boolean is read as its text, 12345 as "12345"')),
+    hostname: Type.Optional(Scalar('older form of HostName')),
+    AppName: Type.Optional(Scalar()),
+    application: Type.Optional(Scalar('older form of AppName')),
+    AlarmName: Type.Optional(Scalar()),
+    Severity: Type.Optional(Scalar()),
+    Source: Type.Optional(Scalar()),
+    Act: Type.Optional(Type.Union([Type.Boolean(), Type.Enum(['true', 'false'])], { description: 'false (or "false") records the event without acting (dry run); default true. null or any other value is refused with 400' })),
     MetaData: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]))),
   },
-  { description: 'Every field is optional; every scalar pair reaches the runbook as an environment variable' },
+  { description: 'Every field is optional; a known field sent as null is absent; every scalar pair reaches the runbook as an environment variable' },
 );
 
 const Accepted = Type.Object({
@@ -43,6 +46,7 @@ const Accepted = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   executionIds: Type.Array(Type.String({ format: 'uuid' })),
   skippedEnv: Type.Array(SkippedEnv),
+  act: Type.Boolean({ description: 'how Act was read: false, a dry run (Act: false or "false"); true when it was true, "true" or left out' }),
   replayed: Type.Boolean({ description: 'true: an earlier call with the same Idempotency-Key recorded this event; nothing new was stored or run' }),
 });
 
@@ -151,12 +155,12 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
         .header('Idempotent-Replayed', 'true')
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: result.skippedEnv, replayed: true });
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: result.skippedEnv, act: parsed.payload.act, replayed: true });
     case 'stored':
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv, replayed: false });
+        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv, act: parsed.payload.act, replayed: false });
     default:
       return assertNever(result);
   }

@@ -105,7 +105,10 @@ export interface ExecutionsTable {
   rule_id: string;
   event_id: string;
   host_id: string | null;
+  /** The host's name when the execution was queued (a service run: the host it is about). */
   hostname: string;
+  /** hostKey(hostname): what `?hostname=` compares, without case. */
+  host_key: string;
   state: string;
   reason: string | null;
   spec: string;
@@ -153,6 +156,8 @@ export interface EscalationsTable {
   rule_id: string;
   host_id: string;
   hostname: string;
+  /** hostKey(hostname): what `?hostname=` compares, without case. */
+  host_key: string;
   window_start: number;
   window_end: number;
   /** pending until the notifier delivers it. */

@@ -59,4 +59,8 @@ describe('placeholderFields', () => {
       Key1: 'v1', 'MetaData.Key1': 'v1', 'MetaData.Severity': 'low',
     });
   });
+
+  it('reads a numeric alias as its text, and lets it stand in for a null HostName as ingress does', () => {
+    expect(placeholderFields({ HostName: null, hostname: 12345, AppName: null, application: 'shop' })).toMatchObject({ HostName: '12345', AppName: 'shop' });
+  });
 });

@@ -61,7 +61,8 @@ export function placeholderFields(payload: Readonly<Record<string, unknown>>): R
     }
   }
   for (const [name, value] of Object.entries(payload)) if (scalar(value)) fields[name] = String(value ?? '');
-  if (typeof payload.hostname === 'string' && payload.HostName === undefined) fields.HostName = payload.hostname;
-  if (typeof payload.application === 'string' && payload.AppName === undefined) fields.AppName = payload.application;
+  // As ingress reads them (ingress/payload.ts): a null HostName is absent, and the alias stands in.
+  if (payload.hostname != null && scalar(payload.hostname) && payload.HostName == null) fields.HostName = String(payload.hostname);
+  if (payload.application != null && scalar(payload.application) && payload.AppName == null) fields.AppName = String(payload.application);
   return fields;
 }

@@ -32,7 +32,7 @@ export default function EscalationsPage() {
         subtitle="When a rule reaches its action limit on a host, the alarms it cannot act on are escalated to a person: one escalation per rule, host and window."
       />
       <div className="toolbar" role="search">
-        <SearchBox label="Filter by hostname" placeholder="Hostname (exact)" search={host} />
+        <SearchBox label="Filter by hostname" placeholder="Hostname" search={host} />
         <select aria-label="Rule" value={ruleId} onChange={(event) => setParam('rule', event.target.value)}>
           <option value="">Every rule</option>
           {[...(names.data ?? [])].map(([id, name]) => (

@@ -23,7 +23,7 @@ export default function ExecutionsPage() {
     <>
       <PageHeader title="Executions" subtitle="Every run of an action on a host, newest first. Open one to follow its output live." />
       <div className="toolbar" role="search">
-        <SearchBox label="Filter by hostname" placeholder="Hostname (exact)" search={host} />
+        <SearchBox label="Filter by hostname" placeholder="Hostname" search={host} />
         <select aria-label="State" value={state ?? ''} onChange={(event) => setParam('state', event.target.value)}>
           <option value="">Any state</option>
           {EXECUTION_STATES.map((value) => (

@@ -107,7 +107,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     gateway.dispatch(executions);
     wakeups.publish('queued', executions.filter((e) => !e.claim && !gateway.holds(e.hostId)));
   };
-  const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => live.changed(changes), dispatchQueued, notifier.ledgerOutbox);
+  const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
+    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
+  });
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),

@@ -131,12 +131,12 @@ export class ExecutionLedger {
         if (host) queuedByHost.set(host, batch.map((row) => row.id));
       });
       const planned = planLedger([...rows.values()], queuedByHost, ops, now);
-      this.reportRefused(planned.refused);
       const outboxWrites = planned.transitions.length > 0 ? this.outbox.writes(planned.transitions, now) : [];
       const results = await tx.commit([...this.writes(planned, now), ...outboxWrites]);
       outboxRows = results.slice(results.length - outboxWrites.length).reduce((sum, result) => sum + Number(result.numAffectedRows ?? 0n), 0);
       return planned;
     });
+    this.reportRefused(plan.refused);
     const changes = plan.transitions.map((t) => ({ executionId: t.execution_id, state: t.to_state as ExecutionState }));
     return {
       value: plan.results,

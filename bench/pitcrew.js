@@ -24,11 +24,14 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
 
   const port = await freePort();
   const tlsPort = await freePort();
+  const metricsPort = await freePort();
   const server = spawnChild('pitcrew server', [...nodeFlags, serverEntry, 'server'], {
     cwd: root,
-    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort) },
+    env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_METRICS_ADDR: `127.0.0.1:${metricsPort}` },
   });
   const base = `http://127.0.0.1:${port}`;
+  // /metrics is served on a listener of its own (not on the API ports without a token).
+  const metricsBase = `http://127.0.0.1:${metricsPort}`;
   await waitFor(server, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, 30_000, 'pitcrew /healthz');
 
   const api = async (method, url, body) => {
@@ -53,5 +56,5 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
   });
   await api('PATCH', '/api/v1/tenant', { throttle: { ratePerSecond: 10_000_000, burst: 10_000_000 } });
   const webhookPath = `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
-  return { tmp, dataDir, storage, server, port, tlsPort, base, apiKey, token, api, triggerId: rule.trigger.triggerId, webhookPath };
+  return { tmp, dataDir, storage, server, port, tlsPort, base, metricsBase, apiKey, token, api, triggerId: rule.trigger.triggerId, webhookPath };
 }

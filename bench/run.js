@@ -53,7 +53,7 @@ async function main() {
   const profDir = path.join(benchDir, 'profiles');
   const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   const profsBefore = CPU_PROF && fs.existsSync(profDir) ? new Set(fs.readdirSync(profDir)) : new Set();
-  const { storage, server, base, apiKey, triggerId, webhookPath } = await startPitcrew({
+  const { storage, server, base, metricsBase, apiKey, triggerId, webhookPath } = await startPitcrew({
     root, env, tempPrefix: 'pitcrew-bench-', ruleName: 'bench', serverEntry: SERVER_ENTRY, nodeFlags, progress,
   });
   const pitcrewUrl = `${base}${webhookPath}`;
@@ -73,7 +73,7 @@ async function main() {
   }
 
   const targets = [
-    { key: 'pitcrew', url: pitcrewUrl, child: server, pid: server.pid, metrics: () => scrapeIngestMetrics(base) },
+    { key: 'pitcrew', url: pitcrewUrl, child: server, pid: server.pid, metrics: () => scrapeIngestMetrics(metricsBase) },
     { key: 'bare', url: bareUrl, child: bare, pid: bare.pid, metrics: async () => null },
   ];
   const totals = { ok: 0, non2xx: 0, errors: 0, unanswered: 0, statuses: {} };

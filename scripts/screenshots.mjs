@@ -57,7 +57,7 @@ async function main() {
   const port = await freePort();
   const tlsPort = await freePort();
   const serverEnv = {
-    PITCREW_DATA_DIR: path.join(work, 'data'), PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'warn', PITCREW_AGENT_HEARTBEAT_SECONDS: '2', PITCREW_RETENTION_DAYS: '90',
+    PITCREW_DATA_DIR: path.join(work, 'data'), PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_METRICS_ADDR: 'off', HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'warn', PITCREW_AGENT_HEARTBEAT_SECONDS: '2', PITCREW_RETENTION_DAYS: '90',
     // Failing demo channels give up after a few quick tries, so their attempts show in the pictures.
     PITCREW_NOTIFY_BACKOFF_BASE_MS: '300', PITCREW_NOTIFY_MAX_ATTEMPTS: '3', PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '5',
     // The demo receivers listen on loopback, which notifications may reach only when opened.

@@ -45,7 +45,7 @@ describe.each(testDialects())('per-tenant throttling on %s', (dialect) => {
     // Each attempt over the throttle is counted, and none stored an event.
     expect(await eventsOf(env, floodRule.id)).toBe(accepted);
     expect(await eventsOf(env, quietRule.id)).toBe(200);
-    const metrics = (await env.app.server.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await env.scrape();
     expect(metrics).toContain(`pitcrew_ingress_throttled_total{tenant="${flooder.tenantId}"} ${throttled.length}`);
     expect(metrics).not.toContain(`pitcrew_ingress_throttled_total{tenant="${quiet.tenantId}"}`);
   });

@@ -41,6 +41,8 @@ describe('operations', () => {
   afterAll(() => env.close());
 
   const get = (url: string) => env.app.server.inject({ method: 'GET', url });
+  // As Prometheus reads it: from the metrics listener (test/metrics.test.ts covers who may).
+  const scrape = () => env.app.metricsServer.inject({ method: 'GET', url: '/metrics' });
 
   it('/healthz answers 200', async () => {
     const response = await get('/healthz');
@@ -74,7 +76,7 @@ describe('operations', () => {
   });
 
   it('/metrics is Prometheus text that counts events once a webhook was called', async () => {
-    const before = await get('/metrics');
+    const before = await scrape();
     expect(before.statusCode).toBe(200);
     expect(before.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(before.body).not.toMatch(/^pitcrew_events_total\{/m);
@@ -88,7 +90,7 @@ describe('operations', () => {
     expect((await env.webhook(rule.triggerId, { HostName: [5] })).statusCode).toBe(400);
     expect((await env.webhook('00000000-0000-4000-8000-000000000000', {})).statusCode).toBe(404);
 
-    const after = (await get('/metrics')).body;
+    const after = (await scrape()).body;
     expect(after).toMatch(/^# TYPE pitcrew_events_total counter$/m);
     expect(after).toMatch(/^pitcrew_events_total\{outcome="accepted"\} 1$/m);
     expect(after).toMatch(/^pitcrew_events_total\{outcome="dry_run"\} 1$/m);
@@ -109,7 +111,7 @@ describe('operations', () => {
       return line === undefined ? 0 : Number(line.slice(series.length + 1));
     };
     const rule = await env.createWebhookRule();
-    const before = (await get('/metrics')).body;
+    const before = (await scrape()).body;
     expect(before).not.toMatch(/^pitcrew_events_total\{outcome="duplicate"\}/m);
 
     const body = { HostName: 'web-1', Act: false };
@@ -118,7 +120,7 @@ describe('operations', () => {
     expect([first.statusCode, replay.statusCode]).toEqual([202, 202]);
     expect(replay.json()).toMatchObject({ eventId: first.json().eventId, replayed: true });
 
-    const after = (await get('/metrics')).body;
+    const after = (await scrape()).body;
     const grew = (series: string) => sample(after, series) - sample(before, series);
     expect(after).toMatch(/^pitcrew_events_total\{outcome="duplicate"\} 1$/m);
     expect(grew('pitcrew_events_total{outcome="dry_run"}')).toBe(1);

@@ -132,6 +132,7 @@ export class AgentGateway {
     ws.on('pong', () => this.alive.add(ws));
     const session = new AgentSession(ws, host, {
       ...this.deps,
+      ledger: this.deps.ledger.forHost(host.id),
       seen: (hostId) => this.seenHosts.add(hostId),
       closed: (closed) => {
         if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
-import type { ExecutionLedger } from '../executions/ledger.js';
+import type { ExecutionLedger, HostLedger } from '../executions/ledger.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
@@ -22,7 +22,9 @@ export interface AgentServices {
   recoverFromDeadNodes(): Promise<void>;
 }
 
-export interface SessionDeps extends AgentServices {
+export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
+  /** The ledger narrowed to this session's host (ExecutionLedger.forHost): all an agent may change. */
+  ledger: HostLedger;
   /** Notes that the host was heard from, for its last-seen time. */
   seen(hostId: string): void;
   closed(session: AgentSession): void;
@@ -92,7 +94,7 @@ export class AgentSession {
   /** Claims the given queued executions (or all of this host's) and sends them to the agent. */
   async deliver(ids: string[] | 'all_queued'): Promise<void> {
     if (!this.isReady) return;
-    const claimed = await this.deps.ledger.claim(this.hostId, ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    const claimed = await this.deps.ledger.claim(ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     if (this.closed) {
       // The connection ended while the claim committed: give them back for the next connection.
       await this.deps.ledger.move(claimed.map((c) => c.id), 'queued', 'the agent connection ended before delivery', ['dispatched']);
@@ -132,7 +134,8 @@ export class AgentSession {
       case 'heartbeat':
         return;
       case 'started':
-        await this.deps.ledger.started(this.hostId, message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
+        // Another host's execution is refused, and reported, by the ledger.
+        await this.deps.ledger.started(message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
         return;
       case 'output':
         if (this.assigned.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);
@@ -140,9 +143,9 @@ export class AgentSession {
         return;
       case 'finished': {
         this.assigned.delete(message.result.executionId);
-        const recorded = await this.deps.ledger.result(this.hostId, message.result);
-        if (recorded === undefined) this.log.warn({ executionId: message.result.executionId }, 'result for an execution that is not this host’s; dropped');
-        // Acknowledged either way, so the agent stops offering it.
+        // Another host's execution is refused, and reported, by the ledger; acknowledged either
+        // way, so the agent stops offering it.
+        await this.deps.ledger.result(message.result);
         this.send({ type: 'recorded', executionId: message.result.executionId });
         return;
       }
@@ -171,28 +174,46 @@ export class AgentSession {
 
   /**
    * What the service believes this host is doing, checked against what the agent says. Nothing
-   * that may have started is ever run again: it continues, or it is reported lost.
+   * that may have started is ever run again: it continues, or it is reported lost. Only this
+   * host's executions count: any other id the agent names is reported and ignored.
    */
   private async reconcile(hello: Hello): Promise<void> {
-    const active = await this.deps.db.selectFrom('executions').select(['id', 'state']).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
-    const running = new Set(hello.running);
-    const interrupted = new Map(hello.interrupted.map((i) => [i.executionId, i.reason]));
+    const { db, ledger } = this.deps;
+    const active = await db.selectFrom('executions').select(['id', 'state']).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
+    const owned = await this.ownedOf([...hello.running, ...hello.interrupted.map((i) => i.executionId), ...(hello.finished ?? [])]);
+    const running = new Set(hello.running.filter((id) => owned.has(id)));
+    const interrupted = new Map(hello.interrupted.filter((i) => owned.has(i.executionId)).map((i) => [i.executionId, i.reason]));
     // Ended while the connection was down: the result comes right after the welcome.
     const finished = new Set(hello.finished ?? []);
-    const { ledger } = this.deps;
     for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
     const continuing = active.filter((e) => running.has(e.id)).map((e) => e.id);
     for (const id of continuing) this.assigned.add(id);
     if (continuing.length > 0) {
       // Still running on the host: this session (on this node) holds it now.
-      await this.deps.db.updateTable('executions').set({ session_id: this.sessionId, node_id: this.deps.nodeId }).where('id', 'in', continuing).where('state', 'in', ['dispatched', 'running']).execute();
+      await db.updateTable('executions').set({ session_id: this.sessionId, node_id: this.deps.nodeId })
+        .where('id', 'in', continuing).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
     }
     for (const { id, state } of active) {
-      if (running.has(id)) await ledger.started(this.hostId, id, Date.now());
+      if (running.has(id)) await ledger.started(id, Date.now());
       else if (interrupted.has(id) || finished.has(id)) continue;
       else if (state === 'running') await ledger.move([id], 'lost', 'the agent no longer knows this run (it restarted without its journal); it was not re-run', ['running']);
       else await ledger.move([id], 'queued', 'the agent never started it; delivering again', ['dispatched']);
     }
+  }
+
+  /** Which of the ids a hello names are this host's; the others are reported. */
+  private async ownedOf(named: string[]): Promise<Set<string>> {
+    const ids = [...new Set(named)];
+    const owned = new Set<string>();
+    for (let at = 0; at < ids.length; at += 500) {
+      const rows = await this.deps.db.selectFrom('executions').select('id').where('host_id', '=', this.hostId).where('id', 'in', ids.slice(at, at + 500)).execute();
+      for (const row of rows) owned.add(row.id);
+    }
+    const foreign = ids.filter((id) => !owned.has(id));
+    if (foreign.length > 0) {
+      this.log.warn({ executionIds: foreign.slice(0, 20), count: foreign.length }, 'the agent’s hello named executions that are not this host’s (another host’s, another tenant’s or unknown); ignored');
+    }
+    return owned;
   }
 
   private async resendCancels(): Promise<void> {

@@ -43,10 +43,16 @@ export async function runServer(config: Config): Promise<number> {
     secretKey: secret.key,
     notify: config.notify,
     retentionDays: config.retentionDays,
+    metricsToken: config.metrics.token,
   });
   logger.info(config.retentionDays ? `history older than ${config.retentionDays} days is deleted (PITCREW_RETENTION_DAYS)` : 'history is kept for ever (set PITCREW_RETENTION_DAYS to delete what is older)');
   await app.start();
-  const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls, shutdownGraceMs: config.shutdownGraceMs });
+  const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls, shutdownGraceMs: config.shutdownGraceMs, metrics: config.metrics.listen });
+  logger.info(
+    { metrics: listening.metricsUrl ?? null, onApiPorts: config.metrics.token !== undefined },
+    `Prometheus metrics: ${listening.metricsUrl ? `${listening.metricsUrl}/metrics` : 'no listener of their own (PITCREW_METRICS_ADDR=off)'}; `
+      + (config.metrics.token ? 'on the API ports too, with the bearer token PITCREW_METRICS_TOKEN' : 'not on the API ports (set PITCREW_METRICS_TOKEN to serve them there)'),
+  );
   logger.info(
     { https: listening.httpsUrl, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned },
     `agents connect to ${listening.httpsUrl}; TLS certificate SHA-256 fingerprint ${tls.fingerprint}`,

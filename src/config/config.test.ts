@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       secretKey: undefined,
       notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] },
       retentionDays: undefined,
+      metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
     });
   });
 
@@ -76,6 +77,8 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
       PITCREW_RETENTION_DAYS: '90',
+      PITCREW_METRICS_ADDR: '0.0.0.0:9100',
+      PITCREW_METRICS_TOKEN: 'scrape-token-0123456789',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -98,6 +101,7 @@ describe('loadConfig', () => {
       secretKey: Buffer.alloc(32, 0xab),
       notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7, allowNetworks: ["10.20.0.0/16", "fd00:1::/64"] },
       retentionDays: 90,
+      metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
     });
   });
 
@@ -115,6 +119,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ PITCREW_RETENTION_DAYS: '31' }, cwd).retentionDays).toBe(31);
     expect(() => loadConfig({ PITCREW_RETENTION_DAYS: '30' }, cwd)).toThrow(/PITCREW_RETENTION_DAYS must be 0 \(keep everything\) or a whole number of days from 31 to 36500, got "30": history younger than 31 days is still read by action limits/);
     expect(() => loadConfig({ PITCREW_RETENTION_DAYS: '90d' }, cwd)).toThrow(/got "90d"/);
+  });
+
+  it('serves metrics on loopback unless told where, or nowhere but behind a token on the API ports', () => {
+    expect(loadConfig({ PITCREW_METRICS_ADDR: '[::1]:9464' }, cwd).metrics.listen).toEqual({ host: '::1', port: 9464 });
+    expect(loadConfig({ PITCREW_METRICS_ADDR: 'localhost:0' }, cwd).metrics.listen).toEqual({ host: 'localhost', port: 0 });
+    expect(loadConfig({ PITCREW_METRICS_ADDR: 'off' }, cwd).metrics.listen).toBeUndefined();
+    expect(loadConfig({ PITCREW_METRICS_ADDR: '' }, cwd).metrics.listen).toEqual({ host: '127.0.0.1', port: 9464 });
+    for (const wrong of ['9464', '127.0.0.1', '127.0.0.1:99999', '[nope]:9464', 'a:b:9464']) {
+      expect(() => loadConfig({ PITCREW_METRICS_ADDR: wrong }, cwd)).toThrow(`PITCREW_METRICS_ADDR must be host:port (e.g. 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464) or off, got "${wrong}"`);
+    }
+    expect(() => loadConfig({ PITCREW_METRICS_TOKEN: 'short' }, cwd)).toThrow(/PITCREW_METRICS_TOKEN must be at least 16 printable characters without spaces/);
+    expect(() => loadConfig({ PITCREW_METRICS_TOKEN: 'has a space in it, sixteen+' }, cwd)).toThrow(/PITCREW_METRICS_TOKEN/);
   });
 
   it('opens no private network to notifications unless named, and refuses a list that is not CIDRs', () => {

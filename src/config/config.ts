@@ -32,6 +32,15 @@ export interface Config {
   notify: NotifySettings;
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
   retentionDays: number | undefined;
+  metrics: MetricsSettings;
+}
+
+/** Where Prometheus reads /metrics (docs/configuration.md#metrics). */
+export interface MetricsSettings {
+  /** PITCREW_METRICS_ADDR: the metrics listener (127.0.0.1:9464 unless set); undefined when `off`. */
+  listen: { host: string; port: number } | undefined;
+  /** PITCREW_METRICS_TOKEN: a scraper's bearer token; with it the API ports serve /metrics too. */
+  token: string | undefined;
 }
 
 /** How notifications are delivered (docs/notifications.md). */
@@ -114,6 +123,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       allowNetworks: networks(env.PITCREW_NOTIFY_ALLOW_NETWORKS),
     },
     retentionDays: retentionDays(env),
+    metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
   };
 }
 
@@ -157,6 +167,27 @@ function retentionDays(env: Env): number | undefined {
       + `history younger than ${MIN_RETENTION_DAYS} days is still read by action limits (windows up to 30 days) and queued executions (up to 30 days)`);
   }
   return Number(raw);
+}
+
+/** `host:port`, `[v6]:port`, or `off`. Loopback by default: metrics name every tenant. */
+function metricsAddress(raw: string | undefined): { host: string; port: number } | undefined {
+  const value = raw?.trim() || '127.0.0.1:9464';
+  if (value === 'off') return undefined;
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (!match || (match[1] !== undefined && isIP(match[1]) !== 6) || port > 65535) {
+    throw new ConfigError(`PITCREW_METRICS_ADDR must be host:port (e.g. 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464) or off, got "${raw}"`);
+  }
+  return { host: host!, port };
+}
+
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) {
+    throw new ConfigError('PITCREW_METRICS_TOKEN must be at least 16 printable characters without spaces (make one with: openssl rand -hex 32)');
+  }
+  return raw;
 }
 
 function networks(raw: string | undefined): string[] {

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { ExecutionResult } from '../agents/protocol.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
@@ -26,6 +27,29 @@ export interface LedgerOutbox {
 
 const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
 
+export interface LedgerHooks {
+  /** Told of every state change after its commit (live views, notifications). */
+  onChange(changes: StateChange[]): void;
+  /** Told of held fan-out executions a freed slot released, after the commit, to dispatch them. */
+  onReleased?(executions: Array<{ id: string; hostId: string }>): void;
+  outbox?: LedgerOutbox;
+  /** Where an agent naming executions that are not its host's is reported. */
+  logger: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+/**
+ * The ledger as one host's agent sees it: every operation carries the host, so it changes only
+ * that host's executions (planLedger refuses the rest, and each UPDATE is conditional on the
+ * host). An agent session holds this and nothing wider.
+ */
+export interface HostLedger {
+  readonly hostId: string;
+  claim(ids: string[] | 'all_queued', session: { sessionId: string; nodeId: string }): Promise<Claimed[]>;
+  started(executionId: string, startedAt: number, mayWaitMs?: number): Promise<boolean>;
+  result(result: ExecutionResult): Promise<Recorded>;
+  move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
+}
+
 const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'finished_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
 // The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
 const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
@@ -39,19 +63,28 @@ const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')
 export class ExecutionLedger {
   private readonly queue: GroupCommit<LedgerOp, LedgerResult>;
   private readonly statements: Statements;
+  private readonly outbox: LedgerOutbox;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly durability: Durability,
-    /** Told of every state change after its commit (live views, notifications). */
-    private readonly onChange: (changes: StateChange[]) => void,
-    /** Told of held fan-out executions a freed slot released, after the commit, to dispatch them. */
-    private readonly onReleased: (executions: Array<{ id: string; hostId: string }>) => void = () => undefined,
-    private readonly outbox: LedgerOutbox = NO_OUTBOX,
+    private readonly hooks: LedgerHooks,
   ) {
     this.statements = new Statements(dialect);
+    this.outbox = hooks.outbox ?? NO_OUTBOX;
     this.queue = new GroupCommit((ops) => this.commit(ops), { maxBatch: 256, maxQueued: 100_000, name: 'execution ledger' });
+  }
+
+  /** What an agent session of this host may do: nothing to another host's executions. */
+  forHost(hostId: string): HostLedger {
+    return {
+      hostId,
+      claim: (ids, session) => this.claim(hostId, ids, session),
+      started: (executionId, startedAt, mayWaitMs) => this.started(hostId, executionId, startedAt, mayWaitMs),
+      result: (result) => this.result(hostId, result),
+      move: (ids, to, reason, from) => this.submitMove({ kind: 'move', ids, to, reason, from, hostId }),
+    };
   }
 
   /** queued → dispatched for this session; returns what to send to the agent. */
@@ -69,9 +102,14 @@ export class ExecutionLedger {
     return this.queue.submit({ kind: 'result', hostId, result }) as Promise<Recorded>;
   }
 
+  /** A change the service decides (sweeper, cancel, connection ended): any execution of any host. */
   move(ids: string[], to: ExecutionState, reason: string, from?: ExecutionState[]): Promise<string[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.queue.submit({ kind: 'move', ids, to, reason, from }) as Promise<string[]>;
+    return this.submitMove({ kind: 'move', ids, to, reason, from });
+  }
+
+  private submitMove(op: Extract<LedgerOp, { kind: 'move' }>): Promise<string[]> {
+    if (op.ids.length === 0) return Promise.resolve([]);
+    return this.queue.submit(op) as Promise<string[]>;
   }
 
   drain(): Promise<void> {
@@ -98,15 +136,30 @@ export class ExecutionLedger {
       outboxRows = results.slice(results.length - outboxWrites.length).reduce((sum, result) => sum + Number(result.numAffectedRows ?? 0n), 0);
       return planned;
     });
+    this.reportRefused(plan.refused);
     const changes = plan.transitions.map((t) => ({ executionId: t.execution_id, state: t.to_state as ExecutionState }));
     return {
       value: plan.results,
       durable: durable.then(() => {
-        if (changes.length > 0) this.onChange(changes);
-        if (plan.released.length > 0) this.onReleased(plan.released);
+        if (changes.length > 0) this.hooks.onChange(changes);
+        if (plan.released.length > 0) this.hooks.onReleased?.(plan.released);
         if (outboxRows > 0) this.outbox.written();
       }),
     };
+  }
+
+  /** One warning per host and kind of report: the host, and the executions it had no right to name. */
+  private reportRefused(refused: Plan['refused']): void {
+    const byHost = new Map<string, { hostId: string; report: string; executionIds: string[] }>();
+    for (const { hostId, executionId, kind } of refused) {
+      const key = `${hostId} ${kind}`;
+      const entry = byHost.get(key) ?? { hostId, report: kind, executionIds: [] };
+      entry.executionIds.push(executionId);
+      byHost.set(key, entry);
+    }
+    for (const entry of byHost.values()) {
+      this.hooks.logger.warn({ ...entry, executionIds: entry.executionIds.slice(0, 20), count: entry.executionIds.length }, 'an agent named executions that are not its host’s (another host’s, another tenant’s or unknown); nothing was changed');
+    }
   }
 
   /** The rows the batch touches: named ones, and each claiming host's queued work. */
@@ -147,7 +200,11 @@ export class ExecutionLedger {
 
   private writes(plan: Plan, now: number): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
-    for (const [id, set] of plan.updates) writes.push(this.statements.updateById('executions', set, id));
+    for (const [id, set] of plan.updates) {
+      // A host's change holds only while the row is that host's, in the database as in the plan.
+      const hostId = plan.hostOf.get(id);
+      writes.push(this.statements.updateById('executions', set, id, hostId === undefined ? {} : { host_id: hostId }));
+    }
     if (plan.transitions.length > 0) {
       writes.push(this.statements.insert('execution_transitions', plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))));
     }

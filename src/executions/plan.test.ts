@@ -79,6 +79,39 @@ describe('planLedger', () => {
     expect(plan.updates.has('b')).toBe(false);
   });
 
+  // Every operation an agent's message becomes, naming an execution of another host (of this
+  // tenant or another: a host belongs to one tenant), an unknown one, and one without a host.
+  const hostOps: Array<[string, (id: string) => LedgerOp]> = [
+    ['claim', (id) => ({ kind: 'claim', hostId: 'h1', ids: [id], ...session })],
+    ['started', (id) => ({ kind: 'started', hostId: 'h1', executionId: id, startedAt: 1 })],
+    ['result', (id) => ({ kind: 'result', hostId: 'h1', result: { ...result(id, 0), artifacts: [{ name: 'x', base64: 'aGk=' }] } })],
+    ['move (interrupted: lost)', (id) => ({ kind: 'move', hostId: 'h1', ids: [id], to: 'lost', reason: 'forged', from: ['dispatched', 'running'] })],
+    ['move (back to queued)', (id) => ({ kind: 'move', hostId: 'h1', ids: [id], to: 'queued', reason: 'forged', from: ['dispatched'] })],
+  ];
+  const victims = (state: string) => [row('other-host', state, 'h2'), row('no-host', state, null as unknown as string)];
+  describe.each(hostOps)('a host’s %s', (_, op) => {
+    it.each(['queued', 'dispatched', 'running', 'lost'])('changes nothing of another host’s %s execution, and lists what it named', (state) => {
+      for (const id of ['other-host', 'no-host', 'unknown']) {
+        const plan = planLedger(victims(state), new Map(), [op(id)], 50);
+        expect(plan.updates.size).toBe(0);
+        expect(plan.transitions).toEqual([]);
+        expect(plan.artifacts).toEqual([]);
+        expect(plan.refused).toEqual([{ hostId: 'h1', executionId: id, kind: op(id).kind }]);
+      }
+    });
+  });
+
+  it('marks every change a host asked for as that host’s, for the UPDATE to hold only on its rows', () => {
+    const plan = planLedger([row('a', 'running'), row('b', 'lost'), row('c', 'running', 'h2')], new Map(), [
+      { kind: 'result', hostId: 'h1', result: result('a', 0) },
+      { kind: 'result', hostId: 'h1', result: result('b', 0) },
+      { kind: 'move', ids: ['c'], to: 'lost', reason: 'the sweeper' },
+    ], 50);
+    expect([...plan.hostOf]).toEqual([['a', 'h1'], ['b', 'h1']]);
+    expect(plan.updates.has('c')).toBe(true);
+    expect(plan.refused).toEqual([]);
+  });
+
   it.each([
     ['a script killed by a signal', { ending: 'exited', exitCode: null, signal: 'SIGKILL' }, /SIGKILL/],
     ['an interpreter that could not start', { ending: 'failed_to_start', exitCode: null, reason: 'the python interpreter (python3) is not installed' }, /the python interpreter \(python3\) is not installed/],

@@ -9,7 +9,8 @@ export type LedgerOp =
   | { kind: 'claim'; hostId: string; ids: string[] | 'all_queued'; sessionId: string; nodeId: string }
   | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
   | { kind: 'result'; hostId: string; result: ExecutionResult }
-  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[] };
+  /** `hostId`: asked for by that host's agent, so it moves only that host's executions. */
+  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string };
 
 export interface Claimed {
   id: string;
@@ -30,16 +31,22 @@ export interface Plan {
   artifacts: Array<{ execution_id: string; name: string; base64: string }>;
   /** Held fan-out executions a freed slot let go: queued now, to dispatch after the commit. */
   released: Array<{ id: string; hostId: string }>;
+  /** Executions a host's operation changes: their UPDATE holds only while the row is still that host's. */
+  hostOf: Map<string, string>;
+  /** What a host's agent named that is not its host's (another host's, another tenant's, unknown): nothing changed. */
+  refused: Array<{ hostId: string; executionId: string; kind: LedgerOp['kind'] }>;
 }
 
 /**
  * Applies a batch of operations, in order, to the current rows: a pure function, so that a
  * batch needs one trip to read and one to write. An operation whose execution is not in a state
- * it can move from (a repeat, a race, another host's id) changes nothing.
+ * it can move from (a repeat, a race) changes nothing. An operation a host's agent asked for
+ * (it carries `hostId`: everything an agent says reaches the ledger so) changes only that
+ * host's executions; another host's id, in this tenant or another, is refused and listed.
  */
 export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>, ops: LedgerOp[], now: number): Plan {
   const current = new Map(rows.map((row) => [row.id, { ...row }]));
-  const plan: Plan = { results: [], updates: new Map(), transitions: [], artifacts: [], released: [] };
+  const plan: Plan = { results: [], updates: new Map(), transitions: [], artifacts: [], released: [], hostOf: new Map(), refused: [] };
 
   const move = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => {
     const row = current.get(id);
@@ -47,10 +54,12 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
     plan.transitions.push({ execution_id: id, from_state: row.state, to_state: to, reason });
     row.state = to;
     plan.updates.set(id, { ...plan.updates.get(id), ...set, state: to, reason });
+    if (hostId !== undefined) plan.hostOf.set(id, hostId);
     return true;
   };
 
   for (const op of ops) {
+    if (op.hostId !== undefined) refuseForeign(current, op, op.hostId, plan);
     switch (op.kind) {
       case 'claim': {
         const ids = op.ids === 'all_queued' ? (queuedByHost.get(op.hostId) ?? []) : op.ids;
@@ -67,7 +76,7 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
         break;
       case 'move': {
         const set: Partial<ExecutionRow> = op.to === 'queued' ? { session_id: null, node_id: null } : isActive(op.to) ? {} : { finished_at: now };
-        plan.results.push(op.ids.filter((id) => move(id, op.to, op.reason, op.from ?? statesBefore(op.to), set)));
+        plan.results.push(op.ids.filter((id) => move(id, op.to, op.reason, op.from ?? statesBefore(op.to), set, op.hostId)));
         break;
       }
     }
@@ -101,6 +110,26 @@ function rebalanceFanouts(current: Map<string, Current>, plan: Plan, move: Mover
   }
 }
 
+/** Lists the executions a host's operation names that are not that host's. */
+function refuseForeign(current: Map<string, Current>, op: LedgerOp, hostId: string, plan: Plan): void {
+  for (const id of namedBy(op)) {
+    if (current.get(id)?.host_id !== hostId) plan.refused.push({ hostId, executionId: id, kind: op.kind });
+  }
+}
+
+function namedBy(op: LedgerOp): string[] {
+  switch (op.kind) {
+    case 'claim':
+      return op.ids === 'all_queued' ? [] : op.ids;
+    case 'started':
+      return [op.executionId];
+    case 'result':
+      return [op.result.executionId];
+    case 'move':
+      return op.ids;
+  }
+}
+
 type Mover = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => boolean;
 
 function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'result' }>, move: Mover, plan: Plan): Recorded {
@@ -131,6 +160,7 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
     const late = { ending: result.ending, exitCode: result.exitCode, signal: result.signal, finishedAt: result.finishedAt, stdout: result.stdout, stderr: result.stderr, reason: ending.reason };
     row.late_result = JSON.stringify(late);
     plan.updates.set(row.id, { ...plan.updates.get(row.id), late_result: row.late_result });
+    plan.hostOf.set(row.id, op.hostId);
   }
   return { state: row.state as ExecutionState, late: true };
 }

@@ -38,6 +38,7 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { jsonBodyParser } from './json-body.js';
 import { AccessLog } from './logging.js';
 import { registerHealthRoutes } from './health.js';
+import { buildMetricsServer, registerMetricsRoute } from './metrics.js';
 import { openApiOptions } from './openapi.js';
 import { errorHandler, notFoundHandler } from './problem.js';
 import { ProblemSchema } from './schemas.js';
@@ -73,12 +74,16 @@ export interface AppDeps {
   shutdownGraceMs?: number;
   /** History older than this many days is deleted (PITCREW_RETENTION_DAYS); absent, kept for ever. */
   retentionDays?: number | undefined;
+  /** PITCREW_METRICS_TOKEN: the bearer token a scraper must send; without it the API ports answer 404 for /metrics. */
+  metricsToken?: string | undefined;
 }
 
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
 
 export interface App {
   server: Api;
+  /** /metrics alone, for the metrics listener (PITCREW_METRICS_ADDR); not listening yet. */
+  metricsServer: Api;
   context: AppContext;
   /** Starts the background duties (node heartbeat, recovery, expiry); call once before listening. */
   start(): Promise<void>;
@@ -107,7 +112,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     gateway.dispatch(executions);
     wakeups.publish('queued', executions.filter((e) => !e.claim && !gateway.holds(e.hostId)));
   };
-  const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => live.changed(changes), dispatchQueued, notifier.ledgerOutbox);
+  const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
+    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
+  });
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
@@ -190,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   if (webUi) await registerWebUi(server, deps.webRoot!);
   else if (deps.webRoot) deps.logger.warn({ webRoot: deps.webRoot }, 'the web UI is not built (npm run build); only the API is served');
   registerHealthRoutes(server, context);
+  registerMetricsRoute(server, metrics, { token: deps.metricsToken, onApiPort: true });
   registerAgentDownloadRoute(server, context);
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, context));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, context), { prefix: '/api/v1' });
@@ -215,8 +223,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!gateway.handleUpgrade(request, socket, head, false)) socket.destroy();
   });
 
+  const metricsServer = await buildMetricsServer(metrics, deps.metricsToken, deps.logger);
+
   return {
     server,
+    metricsServer,
     context,
     start: async () => {
       await wakeups.start();
@@ -227,6 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       stopping = true;
       await gateway.close();
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
+      await metricsServer.close();
       await writer.drain();
       await ledger.drain();
       await sweeper.stop();

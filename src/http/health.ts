@@ -24,8 +24,4 @@ export function registerHealthRoutes(app: Api, ctx: AppContext): void {
       return sendProblem(reply, new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', `the ${ctx.store.dialect} database at ${ctx.store.location} does not answer`));
     }
   });
-
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
-    return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
-  });
 }

@@ -7,14 +7,27 @@ import type { TlsMaterial } from './tls.js';
 export interface Listening {
   httpUrl: string;
   httpsUrl: string;
+  /** The metrics listener's base URL, when there is one. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  tlsPort: number;
+  tls: TlsMaterial;
+  shutdownGraceMs?: number;
+  /** Where /metrics is served on its own (PITCREW_METRICS_ADDR); undefined for nowhere but the API ports' token-guarded route. */
+  metrics?: { host: string; port: number } | undefined;
 }
 
 /**
  * HTTP for the UI and API on `port`; HTTPS on `tlsPort` for agents (WebSocket) and the API.
- * Both serve the same Fastify routes.
+ * Both serve the same Fastify routes. Metrics have a listener of their own (http/metrics.ts).
  */
-export async function listen(app: App, options: { host: string; port: number; tlsPort: number; tls: TlsMaterial; shutdownGraceMs?: number }): Promise<Listening> {
+export async function listen(app: App, options: ListenOptions): Promise<Listening> {
+  const metricsUrl = options.metrics ? await app.metricsServer.listen(options.metrics) : undefined;
   await app.server.listen({ host: options.host, port: options.port });
   const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => app.server.routing(request, response));
   // The HTTP layer tracks a TLS connection only once its handshake is done: one that never
@@ -39,6 +52,7 @@ export async function listen(app: App, options: { host: string; port: number; tl
   return {
     httpUrl: `http://${shown}:${httpPort}`,
     httpsUrl: `https://${shown}:${httpsPort}`,
+    metricsUrl,
     close: () => {
       const closing = new Promise<void>((resolve) => secure.close(() => resolve()));
       secure.closeIdleConnections();

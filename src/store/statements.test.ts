@@ -40,6 +40,11 @@ describe.each(['sqlite', 'postgres'] as const)('Statements on %s', (dialect) => 
     same(statements.updateById('executions', set, 'x1'), db.updateTable('executions').set(set).where('id', '=', 'x1').compile());
   });
 
+  it('writes an update by id that holds only while the row still has the guarded values', () => {
+    const set = { state: 'lost', reason: 'gone' };
+    same(statements.updateById('executions', set, 'x1', { host_id: 'h1' }), db.updateTable('executions').set(set).where('id', '=', 'x1').where('host_id', '=', 'h1').compile());
+  });
+
   it('makes the text of one shape once, so the database can reuse its prepared statement', () => {
     const first = statements.insert('execution_transitions', [transition('a'), transition('b')]);
     const second = statements.insert('execution_transitions', [transition('c'), transition('d')]);

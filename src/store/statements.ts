@@ -37,19 +37,25 @@ export class Statements {
     return CompiledQuery.raw(text, parameters);
   }
 
-  /** UPDATE one row by id. */
-  updateById<T extends keyof Database & string>(table: T, set: Updateable<Database[T]>, id: string): CompiledQuery {
+  /** UPDATE one row by id; `also`: further columns the row must still hold (`and "host_id" = ?`). */
+  updateById<T extends keyof Database & string>(table: T, set: Updateable<Database[T]>, id: string, also: Record<string, string> = {}): CompiledQuery {
     const columns = Object.keys(set).filter((column) => (set as Record<string, unknown>)[column] !== undefined);
-    const parameters = columns.map((column) => (set as Record<string, unknown>)[column]);
-    parameters.push(id);
-    const key = `update\n${table}\n${columns.join(',')}`;
-    const text = this.texts.get(key) ?? this.remember(key, `update ${quote(table)} set ${columns.map((c, i) => `${quote(c)} = ${this.placeholder(i + 1)}`).join(', ')} where "id" = ${this.placeholder(columns.length + 1)}`);
+    const guards = Object.keys(also);
+    const parameters = [...columns.map((column) => (set as Record<string, unknown>)[column]), id, ...guards.map((column) => also[column])];
+    const key = `update\n${table}\n${columns.join(',')}\n${guards.join(',')}`;
+    const text = this.texts.get(key) ?? this.remember(key, this.updateText(table, columns, guards));
     return CompiledQuery.raw(text, parameters);
   }
 
   /** `$1, $2, ...` on PostgreSQL, `?, ?, ...` on SQLite: `count` placeholders after `before` others. */
   list(count: number, before = 0): string {
     return Array.from({ length: count }, (_, i) => this.placeholder(before + i + 1)).join(', ');
+  }
+
+  private updateText(table: string, columns: string[], guards: string[]): string {
+    const assignments = columns.map((c, i) => `${quote(c)} = ${this.placeholder(i + 1)}`).join(', ');
+    const where = ['id', ...guards].map((c, i) => `${quote(c)} = ${this.placeholder(columns.length + i + 1)}`).join(' and ');
+    return `update ${quote(table)} set ${assignments} where ${where}`;
   }
 
   private insertText(table: string, columns: string[], shape: string[]): string {

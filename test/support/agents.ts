@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { WebSocket } from 'ws';
+import { PROTOCOL_VERSION, parseServiceMessage, type Hello, type ServiceMessage } from '../../src/agents/protocol.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -81,4 +83,51 @@ export async function waitOnline(api: Api, hostname: string, timeoutMs = 20_000)
     const host = (response.json() as { items: Array<{ id: string; status: string }> }).items[0];
     return host?.status === 'online' ? host : undefined;
   }, `host ${hostname} online`, timeoutMs);
+}
+
+/**
+ * A hand-written agent: the service's real wire protocol (src/agents/protocol.ts) over a real
+ * TLS WebSocket with a real enrolled credential, but it says whatever a test makes it say, as a
+ * hostile or broken agent could.
+ */
+export interface RawAgent {
+  /** Every service message received, in order. */
+  received: ServiceMessage[];
+  send(message: unknown): void;
+  /** The next service message of this type (one already received and not yet taken counts). */
+  next<T extends ServiceMessage['type']>(type: T, timeoutMs?: number): Promise<Extract<ServiceMessage, { type: T }>>;
+  /** Says hello (with the given lists) and waits for the welcome. */
+  hello(lists?: Partial<Pick<Hello, 'running' | 'interrupted' | 'finished'>>): Promise<Extract<ServiceMessage, { type: 'welcome' }>>;
+  close(): Promise<void>;
+}
+
+export async function connectRawAgent(httpsUrl: string, token: string, hostname: string): Promise<RawAgent> {
+  const socket = new WebSocket(`${httpsUrl.replace(/^https/, 'wss')}/api/v1/agents/connect`, { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false });
+  const received: ServiceMessage[] = [];
+  const taken = new Set<ServiceMessage>();
+  socket.on('message', (data) => {
+    const message = parseServiceMessage(String(data));
+    if (message) received.push(message);
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const next: RawAgent['next'] = (type, timeoutMs = 20_000) => waitFor(() => {
+    const found = received.find((m) => m.type === type && !taken.has(m));
+    if (found) taken.add(found);
+    return found as Extract<ServiceMessage, { type: typeof type }> | undefined;
+  }, `a ${type} message for ${hostname}`, timeoutMs);
+  const send = (message: unknown) => socket.send(typeof message === 'string' ? message : JSON.stringify(message));
+  return {
+    received,
+    send,
+    next,
+    hello: (lists = {}) => {
+      send({ type: 'hello', v: PROTOCOL_VERSION, hostname, tags: [], os: 'Linux (hand-written agent)', arch: 'x64', version: 'raw', running: [], interrupted: [], ...lists });
+      return next('welcome');
+    },
+    close: () => {
+      socket.close();
+      return closed;
+    },
+  };
 }

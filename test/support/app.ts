@@ -34,12 +34,16 @@ export interface TestEnv {
   addTenant(name: string): Promise<BootstrapResult>;
   /** Enrols a host as its agent would (no agent process): targets can then resolve to it. */
   enrol(hostname: string, tags?: string[], tenantId?: string): Promise<{ hostId: string; token: string }>;
+  /** GET /metrics from the metrics listener's server, as Prometheus scrapes it: the text. */
+  scrape(): Promise<string>;
   close(): Promise<void>;
 }
 
 export interface Listening {
   httpUrl: string;
   httpsUrl: string;
+  /** The metrics listener (PITCREW_METRICS_ADDR), on a free loopback port. */
+  metricsUrl: string;
   fingerprint: string;
 }
 
@@ -71,6 +75,8 @@ export interface TestEnvOptions {
   shutdownGraceMs?: number;
   /** PITCREW_RETENTION_DAYS; unset keeps history for ever. */
   retentionDays?: number;
+  /** PITCREW_METRICS_TOKEN; unset, the API ports answer 404 for /metrics. */
+  metricsToken?: string;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -116,14 +122,15 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     publicUrl: options.publicUrl,
     shutdownGraceMs: options.shutdownGraceMs,
     retentionDays: options.retentionDays,
+    metricsToken: options.metricsToken,
   });
   await app.start();
   let listening: Listening | undefined;
   let stopListening = async () => undefined as void;
   if (options.listen) {
     const tls = await loadTlsMaterial(database.dataDir, {});
-    const started = await listen(app, { host: options.listenHost ?? '127.0.0.1', port: 0, tlsPort: 0, tls, shutdownGraceMs: options.shutdownGraceMs });
-    listening = { httpUrl: started.httpUrl, httpsUrl: started.httpsUrl, fingerprint: tls.fingerprint };
+    const started = await listen(app, { host: options.listenHost ?? '127.0.0.1', port: 0, tlsPort: 0, tls, shutdownGraceMs: options.shutdownGraceMs, metrics: { host: '127.0.0.1', port: 0 } });
+    listening = { httpUrl: started.httpUrl, httpsUrl: started.httpsUrl, metricsUrl: started.metricsUrl!, fingerprint: tls.fingerprint };
     stopListening = started.close;
   }
   const tenant = await bootstrapTenant(store.db, 'default');
@@ -170,6 +177,12 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     enrol: async (hostname, tags = [], tenantId = tenant.tenantId) => {
       const { host, token } = await enrolHost(store.db, tenantId, { hostname, tags, os: 'Linux test', arch: 'x64', version: 'test' });
       return { hostId: host.id, token };
+    },
+    scrape: async () => {
+      const headers = options.metricsToken ? { authorization: `Bearer ${options.metricsToken}` } : {};
+      const response = await app.metricsServer.inject({ method: 'GET', url: '/metrics', headers });
+      if (response.statusCode !== 200) throw new Error(`metrics: ${response.statusCode} ${response.body}`);
+      return response.body;
     },
     close: async () => {
       await stopListening();

@@ -28,6 +28,8 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
 export interface ServerProcess {
   url: string;
   httpsUrl: string;
+  /** The metrics listener (PITCREW_METRICS_ADDR), unless the test turned it off. */
+  metricsUrl: string;
   /** SHA-256 fingerprint of the service's (self-signed) certificate, for agents to pin. */
   fingerprint: string;
   child: ChildProcess;
@@ -40,8 +42,10 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const tlsPort = env.PITCREW_TLS_PORT ?? String(await freePort());
+  // Servers of tests running at once must not meet on the default metrics port.
+  const metricsAddr = env.PITCREW_METRICS_ADDR ?? `127.0.0.1:${await freePort()}`;
   const child = spawn(process.execPath, [PITCREW_BIN, 'server'], {
-    env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
+    env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, PITCREW_METRICS_ADDR: metricsAddr, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -69,7 +73,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     await Promise.race([exited, late]).finally(() => clearTimeout(timer));
   };
   const fingerprint = /fingerprint ([0-9A-F:]{95})/.exec(output)?.[1] ?? '';
-  return { url: `http://127.0.0.1:${port}`, httpsUrl: `https://127.0.0.1:${tlsPort}`, fingerprint, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM', 30_000) };
+  return { url: `http://127.0.0.1:${port}`, httpsUrl: `https://127.0.0.1:${tlsPort}`, metricsUrl: `http://${metricsAddr}`, fingerprint, child, output: () => output, kill: signal('SIGKILL'), stop: signal('SIGTERM', 30_000) };
 }
 
 function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -19,13 +19,19 @@ export interface Enrolment {
 /** The service said no (a bad key, a bad hostname): asking again will not help. */
 export class EnrolmentRefused extends Error {}
 
+/** Another agent holds this host name (HTTP 409): the operator decides whether to --replace it. */
+export class HostAlreadyEnrolled extends EnrolmentRefused {}
+
 const TIMEOUT_MS = 30_000;
 const MAX_BODY = 64 * 1024;
 
-/** Trades the tenant API key for this agent's own credential: POST /api/v1/agents/enrol. */
-export async function enrol(server: URL, apiKey: string, host: HostDescription, tls: TlsOptions): Promise<Enrolment> {
+/**
+ * Trades the tenant API key for this agent's own credential: POST /api/v1/agents/enrol. With
+ * `replace`, it takes over an existing host of the same name.
+ */
+export async function enrol(server: URL, apiKey: string, host: HostDescription, tls: TlsOptions, replace = false): Promise<Enrolment> {
   const url = endpoint(server, 'api/v1/agents/enrol');
-  const body = JSON.stringify(host);
+  const body = JSON.stringify(replace ? { ...host, replace } : host);
   const { status, text } = await post(url, body, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, tls);
   if (status === 201) {
     const reply = parseJson(text) as Partial<Enrolment> | undefined;
@@ -35,6 +41,10 @@ export async function enrol(server: URL, apiKey: string, host: HostDescription, 
     throw new Error('the enrolment reply lacks hostId, tenantId or token; is --server the pitcrew service?');
   }
   const detail = problemDetail(text) ?? `HTTP ${status}`;
+  if (status === 409) {
+    const remedy = detail.includes('--replace') ? '' : '; to replace that host with this machine, start the agent with --replace';
+    throw new HostAlreadyEnrolled(`the service refused the enrolment (HTTP 409): ${detail}${remedy}`);
+  }
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
     throw new EnrolmentRefused(`the service refused the enrolment (HTTP ${status}): ${detail}`);
   }

@@ -6,6 +6,7 @@ import * as notify from './migrations/0005_notify.js';
 import * as eventsLean from './migrations/0006_events_lean.js';
 import * as escalationLimit from './migrations/0007_escalation_limit.js';
 import * as retention from './migrations/0008_retention.js';
+import * as keyScopes from './migrations/0010_key_scopes.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006_events_lean': eventsLean,
   '0007_escalation_limit': escalationLimit,
   '0008_retention': retention,
+  '0010_key_scopes': keyScopes,
 };
 
 export interface MigrationReport {

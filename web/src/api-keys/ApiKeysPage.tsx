@@ -156,7 +156,7 @@ function RevokeKey({ apiKey, onIssued }: { apiKey: ApiKey; onIssued: (key: Issue
         on. Agents already enrolled keep their own credential and stay connected.
       </p>
       <p>
-        A new key named “{apiKey.name}”, with the same scopes ({apiKey.scopes.join(' and ')}), is issued and shown once. Put it in every webhook URL and
+        A new key named “{apiKey.name}” is issued and shown once, with the same scopes ({apiKey.scopes.join(' and ')}). Put it in every webhook URL and
         agent configuration that used the old one.
       </p>
     </ConfirmedAction>

@@ -16,11 +16,8 @@ export interface Enrolment {
   token: string;
 }
 
-/** The service said no (a bad key, a bad hostname): asking again will not help. */
+/** The service said no (a bad key, a host name taken: its detail says what to do): asking again will not help. */
 export class EnrolmentRefused extends Error {}
-
-/** Another agent holds this host name (HTTP 409): the operator decides whether to --replace it. */
-export class HostAlreadyEnrolled extends EnrolmentRefused {}
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY = 64 * 1024;
@@ -41,10 +38,6 @@ export async function enrol(server: URL, apiKey: string, host: HostDescription, 
     throw new Error('the enrolment reply lacks hostId, tenantId or token; is --server the pitcrew service?');
   }
   const detail = problemDetail(text) ?? `HTTP ${status}`;
-  if (status === 409) {
-    const remedy = detail.includes('--replace') ? '' : '; to replace that host with this machine, start the agent with --replace';
-    throw new HostAlreadyEnrolled(`the service refused the enrolment (HTTP 409): ${detail}${remedy}`);
-  }
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
     throw new EnrolmentRefused(`the service refused the enrolment (HTTP ${status}): ${detail}`);
   }

@@ -61,6 +61,19 @@ describe.each(testDialects())('replacing a host with real agent processes on %s'
     ]);
   });
 
+  it('--replace is spent by the first enrolment: an agent started with it, replaced in turn, stops instead of taking the host back', async () => {
+    const second = start('app-1', ['--replace']);
+    await waitOnline(env.api, 'app-1');
+    const third = start('app-1', ['--replace']);
+    await waitFor(() => /connected to the service/.test(third.output()), 'the third machine to connect');
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/host app-1 is already enrolled and its agent is connected now/);
+    expect(third.child.exitCode).toBeNull();
+    const { id } = await waitOnline(env.api, 'app-1');
+    const kinds = (await env.api('GET', `/api/v1/hosts/${id}/history`)).json().items.map((h: { kind: string }) => h.kind);
+    expect(kinds).toEqual(['replaced', 'enrolled']);
+  });
+
   it('an offline host is replaced only with --replace too', async () => {
     const first = start('db-1');
     await waitOnline(env.api, 'db-1');

@@ -128,6 +128,12 @@ describe.each(testDialects())('API key scopes and enrolment on %s', (dialect) =>
       ]);
       const other = await freshTenant();
       expectProblem(await env.api('GET', `/api/v1/hosts/${hostId}/history`, undefined, other.token), 404, 'PITCREW_ERR_NOT_FOUND');
+
+      // The other remedy the 409 names: a forgotten host's name is free again, for a new host.
+      expect((await env.api('DELETE', `/api/v1/hosts/${hostId}`, undefined, t.token)).statusCode).toBe(204);
+      const again = await enrol(agents.apiKey, 'taken-1');
+      expect(again.statusCode, again.body).toBe(201);
+      expect(again.json().hostId).not.toBe(hostId);
     });
 
     it('a new name enrols without --replace, and replace on a new name is an ordinary enrolment', async () => {

@@ -12,6 +12,8 @@ export interface ConnectionDeps {
   trust: Trust;
   apiKey: string | undefined;
   host: HostDescription;
+  /** Replace an existing host of this name, at this process's first enrolment only. */
+  replace?: boolean;
   credentials: CredentialStore;
   executor: Executor;
   log: Logger;
@@ -40,9 +42,17 @@ const CREDENTIAL_REFUSED = new Set([4004]);
 export class Connection {
   private stopping = false;
   private socket: WebSocket | undefined;
+  /**
+   * --replace is spent by the first enrolment: should another machine replace this one later,
+   * this agent then finds its credential refused and enrols again without it, and is told the
+   * name is taken, instead of taking the host back (two agents would take turns for ever).
+   */
+  private replace: boolean;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly deps: ConnectionDeps) {}
+  constructor(private readonly deps: ConnectionDeps) {
+    this.replace = deps.replace ?? false;
+  }
 
   /** Runs until stop() (0) or until nothing can be retried (1). */
   async run(): Promise<number> {
@@ -86,9 +96,14 @@ export class Connection {
   private async ensureCredentials(): Promise<Credentials> {
     const { server, credentials, apiKey, log } = this.deps;
     const saved = await credentials.load(server.href);
-    if (saved) return saved;
+    if (saved) {
+      if (this.replace) log.info('--replace is not needed: this agent is enrolled already (its credentials are saved)', { credentials: credentials.path });
+      this.replace = false;
+      return saved;
+    }
     if (!apiKey) throw new Fatal(`this agent is not enrolled with ${server.origin} (no ${credentials.path}); start it with --api-key KEY (or PITCREW_API_KEY) to enrol`);
-    const enrolment = await enrol(server, apiKey, this.deps.host, await tlsOptionsFor(server, this.deps.trust));
+    const enrolment = await enrol(server, apiKey, this.deps.host, await tlsOptionsFor(server, this.deps.trust), this.replace);
+    this.replace = false;
     const issued: Credentials = { ...enrolment, server: server.href, ...(this.deps.trust.kind === 'pin' ? { fingerprint: this.deps.trust.fingerprint } : {}) };
     await credentials.save(issued);
     log.info('enrolled with the service', { hostId: issued.hostId, tenantId: issued.tenantId, credentials: credentials.path });

@@ -16,16 +16,19 @@ export interface Enrolment {
   token: string;
 }
 
-/** The service said no (a bad key, a bad hostname): asking again will not help. */
+/** The service said no (a bad key, a host name taken: its detail says what to do): asking again will not help. */
 export class EnrolmentRefused extends Error {}
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY = 64 * 1024;
 
-/** Trades the tenant API key for this agent's own credential: POST /api/v1/agents/enrol. */
-export async function enrol(server: URL, apiKey: string, host: HostDescription, tls: TlsOptions): Promise<Enrolment> {
+/**
+ * Trades the tenant API key for this agent's own credential: POST /api/v1/agents/enrol. With
+ * `replace`, it takes over an existing host of the same name.
+ */
+export async function enrol(server: URL, apiKey: string, host: HostDescription, tls: TlsOptions, replace = false): Promise<Enrolment> {
   const url = endpoint(server, 'api/v1/agents/enrol');
-  const body = JSON.stringify(host);
+  const body = JSON.stringify(replace ? { ...host, replace } : host);
   const { status, text } = await post(url, body, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, tls);
   if (status === 201) {
     const reply = parseJson(text) as Partial<Enrolment> | undefined;

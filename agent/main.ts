@@ -75,6 +75,7 @@ export async function runAgent(argv: string[]): Promise<number> {
     trust: options.trust,
     apiKey: options.apiKey,
     host,
+    replace: options.replace,
     credentials: new CredentialStore(options.stateDir),
     executor,
     log,

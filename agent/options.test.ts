@@ -36,6 +36,12 @@ describe('parseCommandLine', () => {
     expect(options(['--server', 'https://s'], {}, true).stateDir).toBe('/var/lib/pitcrew-agent');
   });
 
+  it('replaces an enrolled host only when told (--replace)', () => {
+    expect(options(['--server', 'https://pitcrew.example.com:8443']).replace).toBe(false);
+    expect(options(['--server', 'https://pitcrew.example.com:8443', '--replace']).replace).toBe(true);
+    expect(error(['--server', 'https://pitcrew.example.com:8443', '--replace=yes'])).toMatch(/--replace/);
+  });
+
   it('accepts `agent` as a leading word (pitcrew agent ...)', () => {
     expect(options(['agent', '--server', 'https://s']).server.hostname).toBe('s');
   });

@@ -9,6 +9,8 @@ export interface AgentOptions {
   /** Needed only to enrol (first start, or after the service dropped this agent's credential). */
   apiKey: string | undefined;
   hostname: string;
+  /** Take over an existing host of this name at this start's enrolment (a reinstalled machine). */
+  replace: boolean;
   tags: string[];
   trust: Trust;
   runAs: string | undefined;
@@ -35,13 +37,14 @@ export type CommandLine = { kind: 'run'; options: AgentOptions } | { kind: 'help
 export const USAGE = `Usage: pitcrew-agent --server https://HOST:PORT --api-key KEY [options]
        (also: pitcrew agent ...)
 
-Connects out to the pitcrew service over TLS, enrols with the tenant API key, then runs the
+Connects out to the pitcrew service over TLS, enrols with a tenant API key, then runs the
 scripts the service sends to this host.
 
 Connection
   --server URL                the service's HTTPS address, e.g. https://pitcrew.example.com:8443
-  --api-key KEY               the tenant API key, used only to enrol (or set PITCREW_API_KEY, which
-                              keeps it out of the process list); not needed once enrolled
+  --api-key KEY               a tenant API key with the enrol scope, used only to enrol (or set
+                              PITCREW_API_KEY, which keeps it out of the process list); not needed
+                              once enrolled
   --ca-file PEM               trust the service certificate issued by this CA
   --server-fingerprint SHA256 pin the service's certificate by its SHA-256 fingerprint (hex, colons
                               optional), as the service prints it at start
@@ -51,6 +54,8 @@ Connection
 
 This host
   --hostname NAME             the name the service knows this host by (default: ${osHostname()})
+  --replace                   this machine replaces the enrolled host of that name (a reinstall):
+                              the previous agent's credential stops working; recorded on the host
   --tags a,b                  tags for rules that target hosts by tag (repeatable)
 
 Safety
@@ -99,6 +104,7 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       server: { type: 'string' },
       'api-key': { type: 'string' },
       hostname: { type: 'string' },
+      replace: { type: 'boolean' },
       tags: { type: 'string', multiple: true },
       'ca-file': { type: 'string' },
       'server-fingerprint': { type: 'string' },
@@ -143,6 +149,7 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       server,
       apiKey: values['api-key'] ?? (env.PITCREW_API_KEY || undefined),
       hostname,
+      replace: values.replace === true,
       tags,
       trust,
       runAs: values['run-as'],

@@ -55,6 +55,26 @@ describe('pitcrew channels', () => {
     for (const text of [created.stdout, listed.stdout, tested.stdout, refused.stderr, server.output()]) expect(text).not.toContain('cli-secret-token');
   });
 
+  it('pitcrew api-keys makes an enrol key for agents, lists scopes and narrows a key', async () => {
+    const keys = (args: string[]) => runCli(['api-keys', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const made = await keys(['create', '--name', 'agents', '--scope', 'enrol']);
+    expect(made.code, made.stderr).toBe(0);
+    const [key, said] = made.stdout.split('\n');
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(said).toMatch(/^issued key "agents" \(.+\), scopes enrol: shown once, store it now$/);
+
+    const listed = await keys(['list']);
+    expect(listed.stdout).toMatch(/\bbootstrap {2}webhook,enrol {2}…[0-9a-f]{4} {2}active\n/);
+    expect(listed.stdout).toMatch(/\bagents {2}enrol {2}…[0-9a-f]{4} {2}active\n/);
+    expect(listed.stdout).not.toContain(key);
+    const bootstrapId = (JSON.parse((await keys(['list', '--json'])).stdout).items as Array<{ id: string; name: string }>).find((k) => k.name === 'bootstrap')!.id;
+    expect((await keys(['narrow', bootstrapId, '--scope', 'webhook'])).stdout).toBe(`key "bootstrap" (${bootstrapId}) now has scopes webhook\n`);
+    const widened = await keys(['narrow', bootstrapId, '--scope', 'webhook', '--scope', 'enrol']);
+    expect(widened.code).toBe(1);
+    expect(widened.stderr).toMatch(/cannot gain the enrol scope/);
+    expect((await keys(['create'])).code).toBe(2);
+  });
+
   it('sets and shows the escalation contacts', async () => {
     const contacts = (args: string[]) => runCli(['escalation-contacts', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
     const chat = /\(([0-9a-f-]{36})\)/.exec((await cli(['create', '--name', 'oncall', '--type', 'slack', '--config', '{"webhookUrl":"https://hooks.example.com/x"}'])).stdout)![1]!;

@@ -23,8 +23,10 @@ describe('pitcrew command', () => {
     const first = await runCli(['bootstrap', '--json'], env);
     expect(first.code).toBe(0);
     const a = JSON.parse(first.stdout);
-    expect(Object.keys(a).sort()).toEqual(['apiKey', 'tenantId', 'token']);
+    // The fixed contract (DESIGN.md §7) plus what the key may do: both, for the quick start.
+    expect(Object.keys(a).sort()).toEqual(['apiKey', 'apiKeyScopes', 'tenantId', 'token']);
     expect(a.apiKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.apiKeyScopes).toEqual(['webhook', 'enrol']);
 
     const b = JSON.parse((await runCli(['bootstrap', '--json'], env)).stdout);
     expect(b.tenantId).toBe(a.tenantId);

@@ -65,6 +65,33 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes on one 
     await waitFor(async () => (await b.webhook(rule.triggerId, {})).statusCode === 202, 'node B to take calls again', 5_000);
   });
 
+  it('a key narrowed through node A is refused by node B at once, for webhooks and enrolment alike', async () => {
+    const narrowed = (await a.api('POST', '/api/v1/api-keys', { name: 'narrowed', scopes: ['webhook', 'enrol'] })).json();
+    const rule = await a.createWebhookRule();
+    const enrol = (hostname: string) => b.app.server.inject({
+      method: 'POST', url: '/api/v1/agents/enrol',
+      headers: { authorization: `Bearer ${narrowed.apiKey}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ hostname, tags: [], os: 'Linux test', arch: 'x64', version: 'test' }),
+    });
+    // Node B has the key cached with both scopes.
+    expect((await b.webhook(rule.triggerId, {}, { apiKey: narrowed.apiKey })).statusCode).toBe(202);
+    expect((await enrol('narrow-b-1')).statusCode).toBe(201);
+
+    expect((await a.api('PATCH', `/api/v1/api-keys/${narrowed.id}`, { scopes: ['webhook'] })).statusCode).toBe(200);
+    const refused = await enrol('narrow-b-2');
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.json().detail).toMatch(/"narrowed" lacks the enrol scope/);
+    expect((await b.webhook(rule.triggerId, {}, { apiKey: narrowed.apiKey })).statusCode).toBe(202);
+
+    expect((await a.api('PATCH', `/api/v1/api-keys/${narrowed.id}`, { scopes: [] })).statusCode).toBe(400);
+    const enrolOnly = (await a.api('POST', '/api/v1/api-keys', { name: 'enrol-only', scopes: ['webhook', 'enrol'] })).json();
+    expect((await b.webhook(rule.triggerId, {}, { apiKey: enrolOnly.apiKey })).statusCode).toBe(202);
+    expect((await a.api('PATCH', `/api/v1/api-keys/${enrolOnly.id}`, { scopes: ['enrol'] })).statusCode).toBe(200);
+    const webhook = await b.webhook(rule.triggerId, {}, { apiKey: enrolOnly.apiKey });
+    expect(webhook.statusCode, webhook.body).toBe(403);
+    expect(webhook.json().detail).toMatch(/"enrol-only" lacks the webhook scope/);
+  });
+
   it('work accepted by node A reaches the agent connected to node B', async () => {
     const id = await fireThroughA('echo "ran on $PITCREW_HOSTNAME"');
     const done = await waitFor(async () => {

@@ -27,9 +27,9 @@ describe.each(testDialects())('host names ignore case on %s', (dialect) => {
     await env.close();
   });
 
-  function startAgent(hostname: string, stateDir?: string): AgentProcess {
+  function startAgent(hostname: string, stateDir?: string, args?: string[]): AgentProcess {
     const { httpsUrl, fingerprint } = env.listening!;
-    const agent = spawnAgent({ server: httpsUrl, apiKey: env.tenant.apiKey, hostname, fingerprint, stateDir });
+    const agent = spawnAgent({ server: httpsUrl, apiKey: env.tenant.apiKey, hostname, fingerprint, stateDir, args });
     agents.push(agent);
     return agent;
   }
@@ -54,7 +54,8 @@ describe.each(testDialects())('host names ignore case on %s', (dialect) => {
     // Queued while the host is still called CASE-1: it keeps that name.
     const [before] = (await fire(rule.triggerId, { HostName: 'CASE-1' })).executionIds;
 
-    caseAgent = startAgent('case-1');
+    // The name is taken (any case), so this machine takes the host over explicitly.
+    caseAgent = startAgent('case-1', undefined, ['--replace']);
     await waitOnline(env.api, 'case-1');
     expect(await hostnames()).toEqual(['case-1']);
 

@@ -9,7 +9,7 @@ import { expectProblem } from './support/problems.js';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 
-interface KeyView { id: string; name: string; hint: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; replacedBy: string | null }
+interface KeyView { id: string; name: string; scopes: string[]; hint: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; replacedBy: string | null }
 
 describe.each(testDialects())('tenant API on %s', (dialect) => {
   let env: TestEnv;
@@ -37,7 +37,7 @@ describe.each(testDialects())('tenant API on %s', (dialect) => {
     const t = await freshTenant();
     const response = await env.api('GET', '/api/v1/tenant', undefined, t.token);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ id: t.tenantId, name: `tenant-${dialect}-${counter}`, ipAllowlist: [], throttle: null, createdAt: expect.stringMatching(ISO), retentionDays: null });
+    expect(response.json()).toEqual({ id: t.tenantId, name: `tenant-${dialect}-${counter}`, ipAllowlist: [], agentAllowlist: [], throttle: null, createdAt: expect.stringMatching(ISO), retentionDays: null });
     expect((await getTenant()).id).toBe(env.tenant.tenantId);
   });
 
@@ -120,8 +120,8 @@ describe.each(testDialects())('tenant API on %s', (dialect) => {
       expect(response.body).not.toContain(hashSecret(t.apiKey));
       const [key, ...others] = response.json().items as KeyView[];
       expect(others).toEqual([]);
-      expect(Object.keys(key!).sort()).toEqual(['createdAt', 'hint', 'id', 'lastUsedAt', 'name', 'replacedBy', 'revokedAt']);
-      expect(key).toMatchObject({ name: 'bootstrap', hint: t.apiKey.slice(-4), createdAt: expect.stringMatching(ISO), lastUsedAt: null, revokedAt: null, replacedBy: null });
+      expect(Object.keys(key!).sort()).toEqual(['createdAt', 'hint', 'id', 'lastUsedAt', 'name', 'replacedBy', 'revokedAt', 'scopes']);
+      expect(key).toMatchObject({ name: 'bootstrap', scopes: ['webhook', 'enrol'], hint: t.apiKey.slice(-4), createdAt: expect.stringMatching(ISO), lastUsedAt: null, revokedAt: null, replacedBy: null });
 
       const before = Date.now();
       expect((await fire(t)).statusCode).toBe(202);

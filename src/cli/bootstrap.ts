@@ -11,7 +11,15 @@ export async function runBootstrap(config: Config, options: { json: boolean; ten
     if (options.json) {
       console.log(JSON.stringify(result));
     } else {
-      console.log(`tenant   ${options.tenant} (${result.tenantId})\napi key  ${result.apiKey}\ntoken    ${result.token}\n\nBoth are shown once: store them now.`);
+      console.log([
+        `tenant   ${options.tenant} (${result.tenantId})`,
+        `api key  ${result.apiKey}  (scopes: ${result.apiKeyScopes.join(', ')})`,
+        `token    ${result.token}`,
+        '',
+        'Both are shown once: store them now.',
+        'The API key both fires webhooks and enrols agents. Once set up, give monitoring tools a webhook key and',
+        'agents an enrol key, and narrow or revoke this one (docs/tenants.md).',
+      ].join('\n'));
     }
     return 0;
   } finally {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadClientConfig, loadConfig } from '../config/config.js';
+import { API_KEYS_USAGE, runApiKeys } from './api-keys.js';
 import { runBootstrap } from './bootstrap.js';
 import { CHANNELS_USAGE, runChannels } from './channels.js';
 import { CliError } from './client.js';
@@ -11,9 +12,10 @@ const USAGE = `usage: pitcrew <command> [options]
 
 commands:
   server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
-  bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key and management token
+  bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key (webhook and enrol) and management token
   migrate                         apply database migrations and exit
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (pitcrew agent --help)
+  api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (pitcrew api-keys --help)
   channels list|create|test|delete  notification channels, through the API (pitcrew channels --help)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
@@ -32,6 +34,12 @@ async function main(argv: string[]): Promise<number> {
       const { runAgent } = await import('../../agent/main.js');
       return runAgent(rest);
     }
+    case 'api-keys':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(API_KEYS_USAGE);
+        return 0;
+      }
+      return runApiKeys(rest, loadClientConfig(), (line) => console.log(line));
     case 'channels':
       if (rest.includes('--help') || rest.includes('-h')) {
         console.log(CHANNELS_USAGE);

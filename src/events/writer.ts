@@ -10,6 +10,7 @@ import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
+import { parseScopes } from '../tenants/scopes.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
@@ -36,6 +37,8 @@ export type SubmissionResult =
   /** The key was used within 24 h for a different body. */
   | { status: 'idempotency_conflict' }
   | { status: 'revoked_key' }
+  /** The key no longer has the webhook scope (narrowed since the caller's node cached it). */
+  | { status: 'key_lacks_scope' }
   | { status: 'no_trigger' };
 
 export interface QueuedExecution {
@@ -119,8 +122,9 @@ export class EventWriter {
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const [keyRows, ruleRows] = await tx.begin([this.keysQuery(batch), this.rulesQuery(batch)]);
-      const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null }>;
-      const activeKeys = new Set(keys.map((k) => k.id));
+      const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null; scopes: string }>;
+      const activeKeys = new Set(keys.filter((k) => parseScopes(k.scopes).includes('webhook')).map((k) => k.id));
+      const narrowedKeys = new Set(keys.filter((k) => !activeKeys.has(k.id)).map((k) => k.id));
       const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
       const hostsQuery = candidateHostsQuery(this.statements, batch, rules);
       const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, activeKeys, rules), now);
@@ -131,9 +135,9 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork } = this.decideAll(batch, activeKeys, rules, hosts, history, queued);
+      const { results, writes, givesNotifierWork } = this.decideAll(batch, { activeKeys, narrowedKeys }, rules, hosts, history, queued);
       notifierWork = givesNotifierWork;
-      const stale = staleKeys(keys);
+      const stale = staleKeys(keys.filter((k) => activeKeys.has(k.id)));
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
       return results;
@@ -154,10 +158,11 @@ export class EventWriter {
     return this.options.clock?.() ?? Date.now();
   }
 
-  private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
+  private decideAll(batch: Submission[], keys: { activeKeys: Set<string>; narrowedKeys: Set<string> }, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
-      if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
+      if (keys.narrowedKeys.has(s.keyId)) return { status: 'key_lacks_scope' };
+      if (!keys.activeKeys.has(s.keyId)) return { status: 'revoked_key' };
       const rule = rules.get(s.triggerId);
       if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
       const hostKey = payloadHostKey(s);
@@ -184,7 +189,7 @@ export class EventWriter {
 
   private keysQuery(batch: Submission[]): CompiledQuery {
     const keyIds = [...new Set(batch.map((s) => s.keyId))];
-    return CompiledQuery.raw(`select "id", "last_used_at" from "api_keys" where "id" in (${this.statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
+    return CompiledQuery.raw(`select "id", "last_used_at", "scopes" from "api_keys" where "id" in (${this.statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
   }
 
   private rulesQuery(batch: Submission[]): CompiledQuery {

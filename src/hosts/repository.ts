@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { hostKey } from '../engine/decide.js';
-import { notFound } from '../errors/catalogue.js';
+import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
-import type { Database, HostRow } from '../store/schema.js';
+import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
+import { currentKeyScopes } from '../tenants/repository.js';
+import { missingScopeMessage } from '../tenants/scopes.js';
 import { hashSecret, secretMatches } from '../tenants/secrets.js';
+import { alreadyEnrolled, decideEnrolment } from './enrolment.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -22,15 +25,27 @@ export function generateAgentToken(): string {
   return `pca_${randomBytes(32).toString('hex')}`;
 }
 
+/** Who enrols: the API key (as the cache knew it) and the caller's address, for the host's history. */
+export interface Enroller {
+  keyId: string;
+  keyName: string;
+  sourceIp: string;
+}
+
 /**
- * Enrols an agent: the host is created, or found by name (any case: hostKey), and gets a new
- * credential (any previous one stops working). It keeps the name as the agent reports it now.
- * Tags from the agent's flags join those set in pitcrew.
+ * Enrols an agent: the host is created, or, when the agent asked to replace it, found by name (any
+ * case: hostKey) and given a new credential (the previous one stops working). It keeps the name as
+ * the agent reports it now. Tags from the agent's flags join those set in pitcrew. The key is read
+ * again here, so a key revoked or narrowed on another node since that node's cache loaded it enrols
+ * nothing; each enrolment is recorded in the host's history.
  */
-export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: AgentFacts, now = Date.now()): Promise<{ host: HostRow; token: string }> {
+export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: AgentFacts, by: Enroller, options: { replace: boolean }, now = Date.now()): Promise<{ host: HostRow; token: string }> {
   const token = generateAgentToken();
   const host = await db.transaction().execute(async (tx) => {
+    await assertEnrolKey(tx, by);
     const existing = await tx.selectFrom('hosts').selectAll().where('tenant_id', '=', tenantId).where('hostname_key', '=', hostKey(facts.hostname)).executeTakeFirst();
+    const decision = decideEnrolment(existing, options.replace);
+    if (decision.kind === 'refuse') throw alreadyEnrolled(decision.host, decision.online);
     const base = existing ?? {
       id: newId(now),
       tenant_id: tenantId,
@@ -56,9 +71,28 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
     if (existing) await tx.updateTable('hosts').set(row).where('id', '=', row.id).execute();
     else await tx.insertInto('hosts').values(row).execute();
     await writeTags(tx, row);
+    await tx.insertInto('host_enrolments').values({
+      id: newId(now), tenant_id: tenantId, host_id: row.id, kind: decision.kind === 'new' ? 'enrolled' : 'replaced', hostname: facts.hostname,
+      api_key_id: by.keyId, api_key_name: by.keyName, source_ip: by.sourceIp, agent_version: facts.version, os: facts.os,
+      was_online: decision.kind === 'replace' && decision.wasOnline ? 1 : 0, at: now,
+    }).execute();
     return row;
   });
   return { host, token };
+}
+
+async function assertEnrolKey(tx: Transaction<Database>, by: Enroller): Promise<void> {
+  const scopes = await currentKeyScopes(tx, by.keyId);
+  if (!scopes) throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key was revoked a moment ago; enrol with a current key (GET /api/v1/api-keys lists them)');
+  if (!scopes.includes('enrol')) throw new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('enrol', by.keyName));
+}
+
+/** A host's enrolments, newest first: who took its name, when, from where. */
+export async function hostEnrolments(db: Db, tenantId: string, hostId: string, page: PageRequest): Promise<HostEnrolmentRow[]> {
+  await getHost(db, tenantId, hostId);
+  let query = db.selectFrom('host_enrolments').selectAll().where('host_id', '=', hostId).where('tenant_id', '=', tenantId);
+  if (page.after) query = query.where('id', '<', page.after);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
 }
 
 export async function authenticateAgent(db: Db, token: string): Promise<HostRow | undefined> {

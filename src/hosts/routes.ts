@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import type { HostRow } from '../store/schema.js';
-import { countHosts, deleteHost, getHost, listHosts, setManagedTags, tagCounts } from './repository.js';
+import type { HostEnrolmentRow, HostRow } from '../store/schema.js';
+import { countHosts, deleteHost, getHost, hostEnrolments, listHosts, setManagedTags, tagCounts } from './repository.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
 
@@ -24,6 +24,19 @@ export const HostView = Type.Object({
   agentVersion: Type.String(),
   os: Type.String(),
   arch: Type.String(),
+});
+
+const EnrolmentView = Type.Object({
+  id: Type.String(),
+  kind: Type.Enum(['enrolled', 'replaced'], { description: 'enrolled: the host was new; replaced: an agent took over its name (--replace)' }),
+  at: Type.String({ format: 'date-time' }),
+  hostname: Type.String({ description: 'the name the agent enrolled with' }),
+  apiKeyId: Type.String({ description: 'the API key it enrolled with' }),
+  apiKeyName: Type.String({ description: "that key's name at the time" }),
+  sourceIp: Type.String({ description: 'the address the enrolment came from' }),
+  agentVersion: Type.String(),
+  os: Type.String(),
+  wasOnline: Type.Boolean({ description: "replaced: whether the previous agent was connected at the time" }),
 });
 
 export function registerHostRoutes(app: Api, ctx: AppContext): void {
@@ -61,6 +74,17 @@ export function registerHostRoutes(app: Api, ctx: AppContext): void {
     schema: { tags, security: bearer, summary: 'One host', params: IdParams, response: { 200: HostView, ...problems(400, 401, 404) } },
   }, async (request) => presentHost(await getHost(db, request.principal.tenantId, request.params.id)));
 
+  app.get('/hosts/:id/history', {
+    schema: {
+      tags, security: bearer, summary: "The host's enrolments, newest first: every agent that took its name, with which key and from where",
+      params: IdParams, querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      response: { 200: pageOf(EnrolmentView), ...problems(400, 401, 404) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    return toPage(await hostEnrolments(db, request.principal.tenantId, request.params.id, page), page, presentEnrolment);
+  });
+
   app.patch('/hosts/:id', {
     schema: {
       tags, security: bearer, summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay)",
@@ -94,5 +118,20 @@ export function presentHost(row: HostRow) {
     agentVersion: row.agent_version,
     os: row.os,
     arch: row.arch,
+  };
+}
+
+function presentEnrolment(row: HostEnrolmentRow) {
+  return {
+    id: row.id,
+    kind: row.kind as 'enrolled' | 'replaced',
+    at: new Date(row.at).toISOString(),
+    hostname: row.hostname,
+    apiKeyId: row.api_key_id,
+    apiKeyName: row.api_key_name,
+    sourceIp: row.source_ip,
+    agentVersion: row.agent_version,
+    os: row.os,
+    wasOnline: row.was_online === 1,
   };
 }

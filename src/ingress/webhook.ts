@@ -9,6 +9,7 @@ import { problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
 import type { CallerAccess } from '../tenants/directory.js';
+import { missingScopeMessage } from '../tenants/scopes.js';
 import { API_KEY_PATTERN } from '../tenants/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
@@ -100,6 +101,7 @@ async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
   const { apiKey } = request.params;
   const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
   if (!caller) throw invalidKey();
+  if (!caller.scopes.includes('webhook')) throw lacksWebhookScope(caller.keyName);
   if (!caller.allows(request.ip)) {
     throw new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`);
   }
@@ -146,6 +148,10 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
     case 'revoked_key':
       ctx.directory.forgetTenant(request.caller.tenantId);
       throw invalidKey();
+    case 'key_lacks_scope':
+      // Narrowed on another node since this one cached the key.
+      ctx.directory.forgetTenant(request.caller.tenantId);
+      throw lacksWebhookScope(request.caller.keyName);
     case 'no_trigger':
       throw noTrigger(triggerId);
     case 'idempotency_conflict':
@@ -168,6 +174,10 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
 
 function invalidKey(): PitcrewError {
   return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key in the URL is unknown or revoked; use a current key from GET /api/v1/api-keys (revoking a key issues its replacement)');
+}
+
+function lacksWebhookScope(keyName: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('webhook', keyName));
 }
 
 function noTrigger(triggerId: string): PitcrewError {

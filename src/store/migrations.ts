@@ -7,6 +7,7 @@ import * as eventsLean from './migrations/0006_events_lean.js';
 import * as escalationLimit from './migrations/0007_escalation_limit.js';
 import * as retention from './migrations/0008_retention.js';
 import * as hostKeys from './migrations/0009_host_keys.js';
+import * as keyScopes from './migrations/0010_key_scopes.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007_escalation_limit': escalationLimit,
   '0008_retention': retention,
   '0009_host_keys': hostKeys,
+  '0010_key_scopes': keyScopes,
 };
 
 export interface MigrationReport {

@@ -11,6 +11,7 @@ export interface TenantsTable {
   ip_allowlist: string; // JSON array of CIDR strings; empty means every address
   throttle: string | null; // JSON {ratePerSecond, burst}; null means the service defaults
   created_at: number;
+  agent_allowlist: string; // JSON array of CIDR strings agents may enrol from; empty means every address
 }
 
 export interface ApiKeysTable {
@@ -23,6 +24,7 @@ export interface ApiKeysTable {
   last_used_at: number | null;
   revoked_at: number | null;
   replaced_by: string | null;
+  scopes: string; // JSON array of 'webhook' | 'enrol' (tenants/scopes.ts)
 }
 
 export interface TokensTable {
@@ -91,6 +93,22 @@ export interface HostsTable {
   /** The agent connection holding this host now, and the service node it is on; null when offline. */
   session_id: string | null;
   node_id: string | null;
+}
+
+/** One enrolment of a host's agent: append-only, the host's history of who took its name. */
+export interface HostEnrolmentsTable {
+  id: string;
+  tenant_id: string;
+  host_id: string;
+  kind: string; // enrolled | replaced
+  hostname: string;
+  api_key_id: string;
+  api_key_name: string;
+  source_ip: string;
+  agent_version: string;
+  os: string;
+  was_online: number;
+  at: number;
 }
 
 export interface HostTagsTable {
@@ -274,6 +292,7 @@ export interface Database {
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
+  host_enrolments: HostEnrolmentsTable;
   executions: ExecutionsTable;
   execution_transitions: ExecutionTransitionsTable;
   execution_artifacts: ExecutionArtifactsTable;
@@ -295,6 +314,7 @@ export type NewRuleRow = Insertable<RulesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;
 export type HostRow = Selectable<HostsTable>;
+export type HostEnrolmentRow = Selectable<HostEnrolmentsTable>;
 export type ExecutionRow = Selectable<ExecutionsTable>;
 export type NewExecutionRow = Insertable<ExecutionsTable>;
 export type EscalationRow = Selectable<EscalationsTable>;

@@ -20,11 +20,11 @@ export function compileAllowlist(cidrs: string[]): AddressCheck {
   };
 }
 
-export function allowlistErrors(cidrs: string[]): FieldError[] {
+export function allowlistErrors(cidrs: string[], field = 'ipAllowlist'): FieldError[] {
   return cidrs.flatMap((cidr, i) =>
     parseCidr(cidr)
       ? []
-      : [{ path: `/body/ipAllowlist/${i}`, message: `"${cidr}" is not an IPv4 or IPv6 CIDR such as 203.0.113.0/24 or 2001:db8::/32` }],
+      : [{ path: `/body/${field}/${i}`, message: `"${cidr}" is not an IPv4 or IPv6 CIDR such as 203.0.113.0/24 or 2001:db8::/32` }],
   );
 }
 

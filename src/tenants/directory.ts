@@ -1,15 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { compileAllowlist, type AddressCheck } from './allowlist.js';
-import { findActiveApiKey, parseAllowlist, parseThrottle, type ThrottleSettings } from './repository.js';
+import { findActiveApiKey, parseAgentAllowlist, parseAllowlist, parseThrottle, type ThrottleSettings } from './repository.js';
+import type { ApiKeyScope } from './scopes.js';
 import { hashSecret } from './secrets.js';
 import { TokenBucket } from './throttle.js';
 
-/** What ingress needs to know about the caller of a webhook, resolved from its API key. */
+/** What ingress and enrolment need to know about a caller, resolved from its API key. */
 export interface CallerAccess {
   keyId: string;
+  keyName: string;
   tenantId: string;
+  /** What the key may do; the transaction that acts on it reads them again. */
+  scopes: readonly ApiKeyScope[];
+  /** The tenant's IP allowlist, for webhook calls. */
   allows: AddressCheck;
+  /** The tenant's agent allowlist, for enrolments. */
+  allowsAgent: AddressCheck;
   bucket: TokenBucket;
 }
 
@@ -20,9 +27,10 @@ interface Entry {
 
 /**
  * An in-memory cache from API key to tenant, so ingress authenticates, filters and throttles
- * without a query. It is a hint, not the authority: the transaction that stores an event re-checks
- * the key, so a revoked key fails at once on every node. A change of allowlist or throttle is
- * announced to the other nodes (cluster/wakeups.ts); entries are also reloaded after `ttlMs`, in
+ * without a query. It is a hint, not the authority: the transaction that stores an event (or
+ * enrols an agent) re-checks the key and its scopes, so a revoked or narrowed key fails at once on
+ * every node. A change of keys, scopes, allowlists or throttle is announced to the other nodes
+ * (cluster/wakeups.ts); entries are also reloaded after `ttlMs`, in
  * case an announcement was lost.
  */
 export class KeyDirectory {
@@ -49,8 +57,11 @@ export class KeyDirectory {
     const throttle = parseThrottle(found.tenant) ?? this.throttleDefaults;
     const access: CallerAccess = {
       keyId: found.keyId,
+      keyName: found.keyName,
       tenantId: found.tenant.id,
+      scopes: found.scopes,
       allows: compileAllowlist(parseAllowlist(found.tenant)),
+      allowsAgent: compileAllowlist(parseAgentAllowlist(found.tenant)),
       bucket: this.bucketFor(found.tenant.id, throttle),
     };
     this.entries.set(hash, { access, loadedAt: now });

@@ -5,7 +5,10 @@ import type { Api, AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { ApiKeyRow, TenantRow } from '../store/schema.js';
 import { allowlistErrors } from './allowlist.js';
-import { getTenant, issueApiKey, listApiKeys, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings } from './repository.js';
+import {
+  getTenant, issueApiKey, listApiKeys, narrowApiKeyScopes, parseAgentAllowlist, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings,
+} from './repository.js';
+import { API_KEY_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
 const Throttle = Type.Object(
   { ratePerSecond: Type.Integer({ minimum: 1, maximum: 10_000_000 }), burst: Type.Integer({ minimum: 1, maximum: 10_000_000 }) },
@@ -15,6 +18,7 @@ const TenantView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   ipAllowlist: Type.Array(Type.String()),
+  agentAllowlist: Type.Array(Type.String(), { description: 'CIDRs agents may enrol from; empty: every address' }),
   throttle: Type.Union([Throttle, Type.Null()], { description: 'null: the service defaults' }),
   createdAt: Type.String({ format: 'date-time' }),
   retentionDays: Type.Union([Type.Integer(), Type.Null()], {
@@ -23,14 +27,20 @@ const TenantView = Type.Object({
 });
 const TenantPatch = Type.Object(
   {
-    ipAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs; empty allows every address' })),
+    ipAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs webhook calls may come from; empty allows every address' })),
+    agentAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs agents may enrol from; empty allows every address' })),
     throttle: Type.Optional(Type.Union([Throttle, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );
+const Scopes = Type.Array(Type.Enum([...API_KEY_SCOPES]), {
+  minItems: 1, maxItems: API_KEY_SCOPES.length, uniqueItems: true,
+  description: 'webhook: fires webhook triggers (the key in URLs); enrol: enrols agents',
+});
 const ApiKeyView = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  scopes: Scopes,
   hint: Type.String({ description: 'last 4 characters of the key' }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -48,14 +58,15 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
 
   app.patch('/tenant', {
     schema: {
-      tags: ['tenant'], security: bearer, summary: 'Change the IP allowlist or throttle of ingress',
+      tags: ['tenant'], security: bearer, summary: 'Change the IP allowlist or throttle of ingress, or the agent allowlist of enrolment',
       body: TenantPatch, response: { 200: TenantView, ...problems(400, 401) },
     },
   }, async (request) => {
-    const fieldErrors = allowlistErrors(request.body.ipAllowlist ?? []);
+    const fieldErrors = [...allowlistErrors(request.body.ipAllowlist ?? []), ...allowlistErrors(request.body.agentAllowlist ?? [], 'agentAllowlist')];
     if (fieldErrors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', fieldErrors[0]!.message, { fieldErrors });
     const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
-    const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, throttle: request.body.throttle });
+    const agentAllowlist = request.body.agentAllowlist?.map((cidr) => cidr.trim());
+    const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, agentAllowlist, throttle: request.body.throttle });
     ctx.directory.tenantChanged(row.id);
     return presentTenant(row, ctx.retentionDays);
   });
@@ -73,19 +84,33 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
 
   app.post('/api-keys', {
     schema: {
-      tags: ['api-keys'], security: bearer, summary: 'Issue a new API key (shown once)',
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      tags: ['api-keys'], security: bearer, summary: 'Issue a new API key (shown once); scopes default to ["webhook"]',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), scopes: Type.Optional(Scopes) }, { additionalProperties: false }),
       response: { 201: IssuedKeyView, ...problems(400, 401) },
     },
   }, async (request, reply) => {
-    const issued = await issueApiKey(db, request.principal.tenantId, request.body.name);
+    const issued = await issueApiKey(db, request.principal.tenantId, request.body.name, request.body.scopes ?? DEFAULT_SCOPES);
     return reply.code(201).send({ ...presentKey(issued.row), apiKey: issued.apiKey });
+  });
+
+  app.patch('/api-keys/:id', {
+    schema: {
+      tags: ['api-keys'], security: bearer,
+      summary: 'Narrow what a key may do: the scopes it keeps (a scope is never added; issue a new key for that)',
+      params: IdParams,
+      body: Type.Object({ scopes: Scopes }, { additionalProperties: false }),
+      response: { 200: ApiKeyView, ...problems(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const row = await narrowApiKeyScopes(db, request.principal.tenantId, request.params.id, request.body.scopes);
+    ctx.directory.tenantChanged(request.principal.tenantId);
+    return presentKey(row);
   });
 
   app.post('/api-keys/:id/revoke', {
     schema: {
       tags: ['api-keys'], security: bearer,
-      summary: 'Revoke a key and issue its replacement: the old key fails from the next request on',
+      summary: 'Revoke a key and issue its replacement, with the same scopes: the old key fails from the next request on',
       params: IdParams, response: { 200: IssuedKeyView, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
@@ -96,13 +121,17 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
 }
 
 function presentTenant(row: TenantRow, retentionDays: number | undefined) {
-  return { id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), throttle: parseThrottle(row), createdAt: iso(row.created_at), retentionDays: retentionDays ?? null };
+  return {
+    id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), agentAllowlist: parseAgentAllowlist(row), throttle: parseThrottle(row),
+    createdAt: iso(row.created_at), retentionDays: retentionDays ?? null,
+  };
 }
 
 function presentKey(row: ApiKeyRow) {
   return {
     id: row.id,
     name: row.name,
+    scopes: parseScopes(row.scopes),
     hint: row.hint,
     createdAt: iso(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : iso(row.last_used_at),

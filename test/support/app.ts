@@ -175,7 +175,9 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     createWebhookRule,
     addTenant: (name) => bootstrapTenant(store.db, name),
     enrol: async (hostname, tags = [], tenantId = tenant.tenantId) => {
-      const { host, token } = await enrolHost(store.db, tenantId, { hostname, tags, os: 'Linux test', arch: 'x64', version: 'test' });
+      const key = await store.db.selectFrom('api_keys').select(['id', 'name']).where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('id').executeTakeFirstOrThrow();
+      const by = { keyId: key.id, keyName: key.name, sourceIp: '127.0.0.1' };
+      const { host, token } = await enrolHost(store.db, tenantId, { hostname, tags, os: 'Linux test', arch: 'x64', version: 'test' }, by, { replace: false });
       return { hostId: host.id, token };
     },
     scrape: async () => {

@@ -14,7 +14,16 @@ export function RevealKey({ issued, onClose }: { issued: IssuedApiKey | null; on
           </p>
           <CodeBlock code={issued.apiKey} copyLabel="Copy key" label="API key" />
           <p className="field-hint">
-            Webhook URLs take it in place of <code>&lt;api_key&gt;</code>; agents read it from <code>PITCREW_API_KEY</code> to enrol.
+            {issued.scopes.includes('webhook') ? (
+              <>
+                Webhook URLs take it in place of <code>&lt;api_key&gt;</code>.{' '}
+              </>
+            ) : null}
+            {issued.scopes.includes('enrol') ? (
+              <>
+                Agents read it from <code>PITCREW_API_KEY</code> to enrol.
+              </>
+            ) : null}
           </p>
           <div className="dialog-actions">
             <button type="button" className="button button-primary" onClick={onClose}>

@@ -154,6 +154,19 @@ export interface Host {
   arch: string;
 }
 
+export interface HostEnrolment {
+  id: string;
+  kind: 'enrolled' | 'replaced';
+  at: string;
+  hostname: string;
+  apiKeyId: string;
+  apiKeyName: string;
+  sourceIp: string;
+  agentVersion: string;
+  os: string;
+  wasOnline: boolean;
+}
+
 export interface HostCount {
   count: number;
   online: number;
@@ -167,9 +180,13 @@ export interface AgentInstall {
   start: string;
 }
 
+export type ApiKeyScope = 'webhook' | 'enrol';
+
 export interface ApiKey {
   id: string;
   name: string;
+  /** webhook: fires webhook triggers; enrol: enrols agents. */
+  scopes: ApiKeyScope[];
   hint: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -191,6 +208,8 @@ export interface Tenant {
   name: string;
   /** IPv4/IPv6 CIDRs webhooks are accepted from; empty: every address. */
   ipAllowlist: string[];
+  /** IPv4/IPv6 CIDRs agents may enrol from; empty: every address. */
+  agentAllowlist: string[];
   /** null: the service defaults. */
   throttle: Throttle | null;
   createdAt: string;
@@ -200,6 +219,7 @@ export interface Tenant {
 
 export interface TenantPatch {
   ipAllowlist?: string[];
+  agentAllowlist?: string[];
   throttle?: Throttle | null;
 }
 

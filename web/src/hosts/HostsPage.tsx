@@ -5,6 +5,7 @@ import { StatusDot } from '../ui/Badge';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
+import { HostHistory } from './HostHistory';
 import { HostTags } from './HostTagsEditor';
 import { InstallAgent } from './InstallAgent';
 import { useForgetHost, useHosts } from './queries';
@@ -83,7 +84,10 @@ function HostsTable({ hosts }: { hosts: Host[] }) {
             </td>
             <td>{host.status === 'online' ? <span>now</span> : <Time iso={host.lastSeenAt} />}</td>
             <td>
-              <ForgetHost host={host} />
+              <span className="cell-pair">
+                <HostHistory host={host} />
+                <ForgetHost host={host} />
+              </span>
             </td>
           </tr>
         ))}
@@ -105,7 +109,7 @@ function ForgetHost({ host }: { host: Host }) {
     >
       <p>
         Its agent's credential stops working at once and no rule targets it any more. Its executions stay on record. To bring it back, its
-        agent enrols again with an API key.
+        agent enrols again with an API key that has the enrol scope.
       </p>
     </ConfirmedAction>
   );

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { AgentInstall, Host, HostCount, Page } from '../api/types';
+import type { AgentInstall, Host, HostCount, HostEnrolment, Page } from '../api/types';
 
 export function useHosts(options: { tags?: string[]; limit?: number; live?: boolean; enabled?: boolean } = {}) {
   const { tags = [], limit = 1000, live = false, enabled = true } = options;
@@ -45,5 +45,14 @@ export function useForgetHost() {
   return useMutation({
     mutationFn: (id: string) => api<void>(`/hosts/${id}`, { method: 'DELETE' }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['hosts'] }),
+  });
+}
+
+/** Every agent that took the host's name: who (the key), when, from where. */
+export function useHostHistory(hostId: string, enabled: boolean) {
+  return useQuery({
+    enabled,
+    queryKey: ['hosts', 'history', hostId],
+    queryFn: ({ signal }) => api<Page<HostEnrolment>>(`/hosts/${hostId}/history`, { query: { limit: 1000 }, signal }),
   });
 }

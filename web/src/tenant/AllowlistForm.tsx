@@ -8,17 +8,41 @@ import { allowlistEntries, allowlistRowOf, newRow, sameList, type AllowlistRow }
 import { useUpdateTenant } from './queries';
 import { SaveBar } from './SaveBar';
 
-/** The addresses webhooks are accepted from: one CIDR a row, saved only after saying what it does. */
-export function AllowlistForm({ tenant }: { tenant: Tenant }) {
+type AllowlistField = 'ipAllowlist' | 'agentAllowlist';
+
+/** The words of each list: webhooks (monitoring tools) and agent enrolments sit in different networks. */
+const WORDING: Record<AllowlistField, { heading: string; what: string; What: string; intro: string; empty: string; check: string }> = {
+  ipAllowlist: {
+    heading: 'IP allowlist',
+    what: 'webhooks',
+    What: 'Webhooks',
+    intro: 'Webhook calls are accepted only from these IPv4 and IPv6 addresses or CIDR ranges',
+    empty: 'With an empty list, any address that has one of your API keys can call your webhooks.',
+    check: 'This browser cannot tell which address your monitoring tools call from: check that each of them is in the list.',
+  },
+  agentAllowlist: {
+    heading: 'Agent allowlist',
+    what: 'agent enrolments',
+    What: 'Agent enrolments',
+    intro: 'Agents may enrol (take a host name and its credential) only from these IPv4 and IPv6 addresses or CIDR ranges',
+    empty: 'With an empty list, any address that has an API key with the enrol scope can enrol an agent.',
+    check: 'This browser cannot tell which address your hosts enrol from: check that each network of hosts is in the list. Agents already enrolled keep their connection.',
+  },
+};
+
+/** The addresses webhooks (or agent enrolments) are accepted from: one CIDR a row, saved only after saying what it does. */
+export function AllowlistForm({ tenant, field = 'ipAllowlist' }: { tenant: Tenant; field?: AllowlistField }) {
+  const words = WORDING[field];
   const update = useUpdateTenant();
-  const [rows, setRows] = useState(() => tenant.ipAllowlist.map((cidr) => newRow(cidr)));
+  const current = tenant[field];
+  const [rows, setRows] = useState(() => current.map((cidr) => newRow(cidr)));
   const [added, setAdded] = useState<number | null>(null);
   const [errors, setErrors] = useState<Partial<Record<number, string>>>({});
   const [banner, setBanner] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const { cidrs, rowIds } = allowlistEntries(rows);
-  const changed = !sameList(cidrs, tenant.ipAllowlist);
+  const changed = !sameList(cidrs, current);
 
   const edit = (next: AllowlistRow[]) => {
     setRows(next);
@@ -41,18 +65,19 @@ export function AllowlistForm({ tenant }: { tenant: Tenant }) {
   };
   const save = () =>
     update.mutate(
-      { ipAllowlist: cidrs },
+      { [field]: cidrs },
       {
         onSuccess: (tenant) => {
+          const stored = tenant[field];
           setConfirming(false);
           setErrors({});
           setBanner(null);
-          setRows(tenant.ipAllowlist.map((cidr) => newRow(cidr)));
-          setSaved(tenant.ipAllowlist.length === 0 ? 'Saved: webhooks are accepted from every address.' : `Saved: webhooks are accepted only from ${describeCount(tenant.ipAllowlist.length)}.`);
+          setRows(stored.map((cidr) => newRow(cidr)));
+          setSaved(stored.length === 0 ? `Saved: ${words.what} are accepted from every address.` : `Saved: ${words.what} are accepted only from ${describeCount(stored.length)}.`);
         },
         onError: (error) => {
           setConfirming(false);
-          const problem = problemAtFields(error, allowlistRowOf(rowIds));
+          const problem = problemAtFields(error, allowlistRowOf(rowIds, field));
           setErrors(problem.errors);
           setBanner(problem.banner);
         },
@@ -60,16 +85,16 @@ export function AllowlistForm({ tenant }: { tenant: Tenant }) {
     );
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="allowlist-heading">
-      <h2 id="allowlist-heading">IP allowlist</h2>
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby={`${field}-heading`}>
+      <h2 id={`${field}-heading`}>{words.heading}</h2>
       <p className="muted">
-        Webhook calls are accepted only from these IPv4 and IPv6 addresses or CIDR ranges (<code>203.0.113.0/24</code>, <code>2001:db8::/32</code>; a
-        bare address is that one address). Calls from anywhere else get 403 and nothing is recorded. Agents and this UI are not affected.
+        {words.intro} (<code>203.0.113.0/24</code>, <code>2001:db8::/32</code>; a bare address is that one address). Calls from anywhere else get 403
+        and nothing is recorded. {field === 'ipAllowlist' ? 'Agent enrolment has a list of its own; this UI is not affected.' : 'Webhooks have a list of their own; this UI is not affected.'}
       </p>
-      <p className={`banner ${tenant.ipAllowlist.length === 0 ? 'banner-info' : 'banner-warn'}`} role="note">
-        {tenant.ipAllowlist.length === 0
-          ? 'The list is empty: webhooks are accepted from every address. An empty list always means every address.'
-          : `Now: webhooks are accepted only from ${describeCount(tenant.ipAllowlist.length)}. An empty list means every address.`}
+      <p className={`banner ${current.length === 0 ? 'banner-info' : 'banner-warn'}`} role="note">
+        {current.length === 0
+          ? `The list is empty: ${words.what} are accepted from every address. An empty list always means every address.`
+          : `Now: ${words.what} are accepted only from ${describeCount(current.length)}. An empty list means every address.`}
       </p>
       {banner ? <ErrorBanner error={banner} /> : null}
       <ol className="allowlist">
@@ -100,7 +125,7 @@ export function AllowlistForm({ tenant }: { tenant: Tenant }) {
       </SaveBar>
       <ConfirmDialog
         open={confirming}
-        title={cidrs.length === 0 ? 'Accept webhooks from every address?' : `Accept webhooks only from ${describeCount(cidrs.length)}?`}
+        title={cidrs.length === 0 ? `Accept ${words.what} from every address?` : `Accept ${words.what} only from ${describeCount(cidrs.length)}?`}
         confirmLabel="Save allowlist"
         danger={cidrs.length > 0}
         busy={update.isPending}
@@ -108,11 +133,11 @@ export function AllowlistForm({ tenant }: { tenant: Tenant }) {
         onConfirm={save}
       >
         {cidrs.length === 0 ? (
-          <p>With an empty list, any address that has one of your API keys can call your webhooks.</p>
+          <p>{words.empty}</p>
         ) : (
           <>
             <p>
-              <strong>Webhooks from other addresses will be refused with 403</strong>, and nothing is recorded for them, from the next call on.
+              <strong>{words.What} from other addresses will be refused with 403</strong>, and nothing is recorded for them, from the next call on.
             </p>
             <ul className="allowlist-review mono">
               {cidrs.map((cidr, i) => (
@@ -120,8 +145,7 @@ export function AllowlistForm({ tenant }: { tenant: Tenant }) {
               ))}
             </ul>
             <p>
-              This browser cannot tell which address your monitoring tools call from: check that each of them is in the list. Behind a proxy or load
-              balancer, the address is the proxy's unless the service trusts it (<code>PITCREW_TRUST_PROXY</code>).
+              {words.check} Behind a proxy or load balancer, the address is the proxy's unless the service trusts it (<code>PITCREW_TRUST_PROXY</code>).
             </p>
           </>
         )}

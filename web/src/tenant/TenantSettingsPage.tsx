@@ -5,16 +5,17 @@ import { HistoryPanel } from './HistoryPanel';
 import { useTenant } from './queries';
 import { ThrottleForm } from './ThrottleForm';
 
-/** Who may call the tenant's webhooks, and how fast: settings shared by all its API keys; how long history is kept. */
+/** Who may call the tenant's webhooks and enrol its agents, and how fast: settings shared by all its API keys; how long history is kept. */
 export default function TenantSettingsPage() {
   const tenant = useTenant();
   return (
     <>
-      <PageHeader title="Tenant settings" subtitle="Who may call your webhooks, and how fast: for every API key of the tenant. How long its history is kept." />
+      <PageHeader title="Tenant settings" subtitle="Who may call your webhooks and enrol agents, and how fast: for every API key of the tenant. How long its history is kept." />
       <Loadable query={tenant} what="the tenant's settings">
         {(data) => (
           <div className="columns">
             <AllowlistForm tenant={data} />
+            <AllowlistForm tenant={data} field="agentAllowlist" />
             <ThrottleForm tenant={data} />
             <HistoryPanel tenant={data} />
           </div>

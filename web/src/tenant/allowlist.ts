@@ -16,12 +16,11 @@ export function allowlistEntries(rows: AllowlistRow[]): { cidrs: string[]; rowId
   return { cidrs: kept.map((row) => row.value.trim()), rowIds: kept.map((row) => row.id) };
 }
 
-const ENTRY = /^\/body\/ipAllowlist\/(\d+)/;
-
 /** The service names a wrong entry by its index in what was sent (/body/ipAllowlist/2): the row it came from. */
-export function allowlistRowOf(rowIds: number[]): (path: string) => number | undefined {
+export function allowlistRowOf(rowIds: number[], field: 'ipAllowlist' | 'agentAllowlist' = 'ipAllowlist'): (path: string) => number | undefined {
+  const entry = new RegExp(`^/body/${field}/(\\d+)`);
   return (path) => {
-    const index = ENTRY.exec(path)?.[1];
+    const index = entry.exec(path)?.[1];
     return index === undefined ? undefined : rowIds[Number(index)];
   };
 }

@@ -69,6 +69,15 @@ export function HeldBadge() {
   return <Badge tone="info" label="held" title="waiting for its turn: the fan-out runs a few hosts at a time" />;
 }
 
+const SCOPE_TITLES: Record<string, string> = {
+  webhook: 'fires webhook triggers: the key in monitoring tools\' URLs',
+  enrol: 'enrols agents: takes a host name and its jobs',
+};
+
+export function ScopeBadge({ scope }: { scope: string }) {
+  return <Badge tone={scope === 'enrol' ? 'warn' : 'info'} label={scope} title={SCOPE_TITLES[scope]} />;
+}
+
 export function StatusDot({ online }: { online: boolean }) {
   return (
     <span className={`dot ${online ? 'dot-online' : 'dot-offline'}`} role="img" aria-label={online ? 'online' : 'offline'} title={online ? 'online' : 'offline'} />

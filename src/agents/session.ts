@@ -17,6 +17,8 @@ export interface AgentServices {
   live: LiveExecutions;
   nodeId: string;
   heartbeatSeconds: number;
+  /** How long a connection may stay without a hello (10 s; tests shorten it). */
+  helloTimeoutMs?: number;
   logger: FastifyBaseLogger;
   /** Settles what ran through service nodes that died, before an agent's report is judged. */
   recoverFromDeadNodes(): Promise<void>;
@@ -49,6 +51,7 @@ export class AgentSession {
   private readonly assigned = new Set<string>();
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
+  private helloHeard = false;
   /** Settles once the session's own clean-up after the connection ended is done. */
   readonly ended: Promise<void>;
 
@@ -59,7 +62,14 @@ export class AgentSession {
   ) {
     this.hostId = host.id;
     this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
-    this.helloTimer = setTimeout(() => this.close(4002, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
+    const helloTimeoutMs = deps.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
+    // The timeout counts the agent's time, not ours: when it fires, a hello already in the socket
+    // is read first. With the event loop saturated (thousands of agents reconnecting at once) the
+    // timer can be due before the loop got round to reading a hello that came in time; closing
+    // then made the agent back off and come again, one more handshake for a busy service.
+    this.helloTimer = setTimeout(() => setImmediate(() => {
+      if (!this.helloHeard) this.close(4002, `no hello within ${helloTimeoutMs / 1000} s`);
+    }), helloTimeoutMs);
     socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => {
       // The agent offers what the service has not confirmed (results, runs under way) each time it
       // connects: closing is how a message that could not be recorded (the database down for a
@@ -153,6 +163,7 @@ export class AgentSession {
 
   private async hello(hello: Hello): Promise<void> {
     if (this.ready) return;
+    this.helloHeard = true;
     clearTimeout(this.helloTimer);
     if (hello.v !== PROTOCOL_VERSION) return this.close(4003, `protocol version ${hello.v} is not ${PROTOCOL_VERSION}; upgrade the agent`);
     if (hostKey(hello.hostname) !== this.host.hostname_key) {

@@ -55,6 +55,8 @@ export interface AppDeps {
   ingest: { maxBatch: number; maxQueued: number };
   executionExpirySeconds?: number;
   agentHeartbeatSeconds?: number;
+  /** How long an agent connection may stay without a hello (tests shorten the 10 s). */
+  agentHelloTimeoutMs?: number;
   sweepIntervalMs?: number;
   /** Peers trusted to set X-Forwarded-For (config PITCREW_TRUST_PROXY); off by default. */
   trustProxy?: TrustProxy;
@@ -109,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => live.changed(changes), dispatchQueued, notifier.ledgerOutbox);
   const gateway = new AgentGateway({
-    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
+    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
   });
   const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {

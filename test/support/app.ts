@@ -71,6 +71,8 @@ export interface TestEnvOptions {
   shutdownGraceMs?: number;
   /** PITCREW_RETENTION_DAYS; unset keeps history for ever. */
   retentionDays?: number;
+  /** How long an agent connection may stay without a hello (the service's 10 s unless a test is about it). */
+  agentHelloTimeoutMs?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -103,6 +105,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     ingest: { maxBatch: 256, maxQueued: options.ingestMaxQueued ?? 20_000 },
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
+    agentHelloTimeoutMs: options.agentHelloTimeoutMs,
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
     trustProxy: options.trustProxy,
     clock: options.clock,

@@ -6,7 +6,7 @@ import type { ExecutionLedger } from '../executions/ledger.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
-import { attachSession, detachSession } from '../hosts/repository.js';
+import type { HostSessions } from '../hosts/sessions.js';
 import type { Database, HostRow } from '../store/schema.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 
@@ -17,6 +17,8 @@ export interface AgentServices {
   live: LiveExecutions;
   nodeId: string;
   heartbeatSeconds: number;
+  /** Which session holds each host, written in group commits. */
+  hostSessions: HostSessions;
   /** How long a connection may stay without a hello (10 s; tests shorten it). */
   helloTimeoutMs?: number;
   logger: FastifyBaseLogger;
@@ -169,7 +171,7 @@ export class AgentSession {
     if (hostKey(hello.hostname) !== this.host.hostname_key) {
       return this.close(4004, `this credential belongs to host ${this.host.hostname}, not ${hello.hostname}; enrol again`);
     }
-    await attachSession(this.deps.db, this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    await this.deps.hostSessions.attach(this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     // A run that went through a node that died is lost, even if its agent reconnects here first.
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
@@ -216,7 +218,7 @@ export class AgentSession {
     this.closed = true;
     clearTimeout(this.helloTimer);
     this.deps.closed(this);
-    await detachSession(this.deps.db, this.hostId, this.sessionId);
+    await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await this.deps.db.selectFrom('executions').select('id').where('session_id', '=', this.sessionId).where('state', '=', 'dispatched').execute();
     await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
     this.log.info('agent disconnected');

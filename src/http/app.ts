@@ -15,6 +15,7 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
 import { registerHostRoutes } from '../hosts/routes.js';
+import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
 import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
@@ -111,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, (changes) => live.changed(changes), dispatchQueued, notifier.ledgerOutbox);
   const gateway = new AgentGateway({
-    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
+    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
   });
   const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {

@@ -179,7 +179,7 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
   if (STORM_WEBHOOKS > 0) {
     const t1 = Date.now();
     const replies = await Promise.all(Array.from({ length: STORM_WEBHOOKS }, () => post(port, `/fan-out?hosts=${Math.min(STORM_HOSTS, n)}`, {}, { secure: true, ca })));
-    out.storm = { ms: Date.now() - t1, ok: replies.filter((r) => r.status === 200).length };
+    out.storm = { ms: Date.now() - t1, ok: replies.filter((r) => r.status === 200).length, executions: replies.reduce((sum, r) => sum + (r.json?.sent ?? 0), 0) };
   }
 
   progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server`);
@@ -318,7 +318,9 @@ function report(results, seconds) {
     rows.push(['', `webhook → all ${fmtInt(r.n)} finished`, a.fanOut.ok ? fmtS(a.fanOut.ms) : `FAILED (${a.fanOut.status})`, b.fanOut.ok ? fmtS(b.fanOut.ms) : 'FAILED', ratio(a.fanOut.ms, b.fanOut.ms)]);
     if (a.storm) {
       rows.push(['', `${STORM_WEBHOOKS} webhooks at once, ${Math.min(STORM_HOSTS, r.n)} hosts: 202s`, `${a.storm.ok} of ${STORM_WEBHOOKS}`, `${b.storm.ok} of ${STORM_WEBHOOKS}`, '']);
-      rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, fmtS(b.storm.ms), ratio(a.storm.ms, b.storm.ms)]);
+      // A ratio only when both ran the same number of executions (refused webhooks make none).
+      const same = a.storm.executions === b.storm.executions;
+      rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, `${fmtS(b.storm.ms)} (${fmtInt(b.storm.executions)})`, same ? ratio(a.storm.ms, b.storm.ms) : '']);
     }
     rows.push(['', 'restart (SIGKILL): down until listening', fmtS(a.restart.downMs), fmtS(b.restart.downMs), '']);
     rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);

@@ -25,7 +25,7 @@ async function startService(): Promise<FakeService> {
   return service;
 }
 
-async function startAgent(service: FakeService, { apiKey = service.apiKey, withoutApiKey = false, stateDir = '' } = {}) {
+async function startAgent(service: FakeService, { apiKey = service.apiKey, withoutApiKey = false, stateDir = '', backoff = new Backoff(10, 50) } = {}) {
   const dir = stateDir || (await tempDir());
   const logs: string[] = [];
   const log = createLogger((line) => void logs.push(line));
@@ -33,7 +33,7 @@ async function startAgent(service: FakeService, { apiKey = service.apiKey, witho
   const executor = new Executor({ journal, runner: runnerSettings(await tempDir()), allow: [], log });
   const credentials = new CredentialStore(dir);
   const connection = new Connection({
-    server: new URL(service.url), trust: { kind: 'plain' }, apiKey: withoutApiKey ? undefined : apiKey, host: HOST, credentials, executor, log, backoff: new Backoff(10, 50),
+    server: new URL(service.url), trust: { kind: 'plain' }, apiKey: withoutApiKey ? undefined : apiKey, host: HOST, credentials, executor, log, backoff,
   });
   const exit = connection.run();
   cleanups.push(async () => {
@@ -108,6 +108,27 @@ describe('Connection', () => {
     await service.start();
     await waitFor(() => service.received('finished').length === 2, 'the result offered again');
     expect(service.received('finished').map((m) => m.result.stdout)).toEqual(['survived\n', 'survived\n']);
+  });
+
+  it('retries a service that is restarting (nothing listens) within the refused cap, and says so once', async () => {
+    const service = await startService();
+    const failures: string[] = [];
+    // The ceiling would pass 10 s after ten doublings; a refusal keeps it at the 40 ms cap.
+    const backoff = new (class extends Backoff {
+      override next(failure: 'refused' | 'other' = 'other'): number {
+        failures.push(failure);
+        return super.next(failure);
+      }
+    })(10, 60_000, Math.random, 40);
+    const { logs } = await startAgent(service, { backoff });
+    await waitFor(() => service.received('hello').length === 1, 'hello');
+    await service.stop();
+    const from = failures.length;
+    await waitFor(() => failures.length >= from + 12, 'a dozen attempts while nothing listens');
+    expect(failures.slice(from + 1)).toEqual(Array(failures.length - from - 1).fill('refused'));
+    expect(logs.filter((l) => l.includes('could not reach the service'))).toHaveLength(1);
+    await service.start();
+    await waitFor(() => service.received('hello').length === 2, 'hello once the service listens again');
   });
 
   it('enrols again when the service no longer knows its credential', async () => {

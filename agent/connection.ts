@@ -27,13 +27,16 @@ export interface ConnectionDeps {
 /** Nothing to retry: the agent stops with this message. */
 class Fatal extends Error {}
 
-type SessionEnd = { kind: 'closed'; stable: boolean } | { kind: 'unauthorized'; detail: string };
+/** `failure`: the connection never opened (the error says why). */
+type SessionEnd = { kind: 'closed'; stable: boolean; failure?: Error } | { kind: 'unauthorized'; detail: string };
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 const WELCOME_TIMEOUT_MS = 30_000;
 const MAX_FRAME = 64 * 1024 * 1024;
 /** Close codes after which this credential will not be accepted again (src/agents/session.ts). */
 const CREDENTIAL_REFUSED = new Set([4004]);
+/** While the service stays unreachable, one log line per this long (with the attempts between). */
+const UNREACHABLE_LOG_EVERY_MS = 60_000;
 
 /**
  * The agent's side of the link: enrol once, then hold a WebSocket to the service, reconnecting
@@ -58,9 +61,10 @@ export class Connection {
   async run(): Promise<number> {
     const { log } = this.deps;
     const backoff = this.deps.backoff ?? new Backoff();
+    const unreachable = { loggedAt: -Infinity, attempts: 0 };
     while (!this.stopping) {
       let stable = false;
-      let failure: string | undefined;
+      let failure: Error | undefined;
       try {
         const end = await this.session(await this.ensureCredentials());
         if (end.kind === 'unauthorized') {
@@ -72,19 +76,30 @@ export class Connection {
           log.warn('the service no longer accepts this agent\'s credential; enrolling again with the API key', { detail: end.detail });
         }
         stable = end.kind === 'closed' && end.stable;
+        if (end.kind === 'closed') failure = end.failure;
       } catch (error) {
         if (error instanceof Fatal || error instanceof EnrolmentRefused) {
           log.error((error as Error).message);
           return 1;
         }
-        failure = (error as Error).message;
+        failure = error as Error;
       }
       if (stable) backoff.reset();
-      const delay = backoff.next();
-      if (failure !== undefined) log.warn('could not reach the service; retrying', { error: failure, retryInMs: delay });
+      const delay = backoff.next(isRefused(failure) ? 'refused' : 'other');
+      if (failure === undefined) unreachable.loggedAt = -Infinity;
+      else this.noteUnreachable(unreachable, failure, delay);
       if (!this.stopping) await this.pause(delay);
     }
     return 0;
+  }
+
+  /** The first failed attempt of an outage is logged, then one line a minute: a restart makes no flood. */
+  private noteUnreachable(state: { loggedAt: number; attempts: number }, failure: Error, retryInMs: number): void {
+    state.attempts++;
+    if (Date.now() - state.loggedAt < UNREACHABLE_LOG_EVERY_MS) return;
+    this.deps.log.warn('could not reach the service; retrying', { error: failure.message, retryInMs, failedAttempts: state.attempts });
+    state.loggedAt = Date.now();
+    state.attempts = 0;
   }
 
   stop(): void {
@@ -128,6 +143,8 @@ export class Connection {
       let welcomedAt: number | undefined;
       let lastHeard = Date.now();
       let hello: Hello | undefined;
+      let opened = false;
+      let failure: Error | undefined;
       const timers: NodeJS.Timeout[] = [];
 
       socket.on('unexpected-response', (_req, res) => {
@@ -139,6 +156,7 @@ export class Connection {
         });
       });
       socket.on('open', () => {
+        opened = true;
         hello = {
           type: 'hello',
           v: PROTOCOL_VERSION,
@@ -183,7 +201,11 @@ export class Connection {
         if (welcomedAt === undefined) return log.warn('ignored a message that came before the welcome', { type: message.type });
         void executor.handle(message).catch((error: unknown) => log.error('could not handle a service message', { type: message.type, error: (error as Error).message }));
       });
-      socket.on('error', (error) => log.warn('connection error', { error: error.message }));
+      socket.on('error', (error) => {
+        // Before the upgrade the caller logs it, once per outage; after it, it is news.
+        if (opened) log.warn('connection error', { error: error.message });
+        else failure ??= error;
+      });
       socket.on('close', (code, reason) => {
         for (const timer of timers) clearInterval(timer);
         executor.disconnected();
@@ -193,7 +215,7 @@ export class Connection {
         // A refusal after the upgrade (another host's credential, an old protocol version) says why only here.
         else if (code >= 4000) log.warn('the service refused this agent', { code, reason: reason.toString() });
         if (!end && CREDENTIAL_REFUSED.has(code)) end = { kind: 'unauthorized', detail: reason.toString() };
-        resolve(end ?? { kind: 'closed', stable });
+        resolve(end ?? { kind: 'closed', stable, ...(failure ? { failure } : {}) });
       });
     });
   }
@@ -208,4 +230,9 @@ export class Connection {
       this.wake = done;
     });
   }
+}
+
+/** Nothing listens on the service's port (it is restarting): trying again costs the service nothing. */
+function isRefused(error: Error | undefined): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff } from './backoff.js';
 import { findAccount, findGroup, ROOT_REFUSAL, rootRefusal } from './identity.js';
 
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\n# comment\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\npitcrew:x:998:997::/var/lib/pitcrew:/bin/sh\n';
@@ -21,16 +20,5 @@ describe('accounts', () => {
     expect(rootRefusal(0, 'pitcrew', false)).toBeUndefined();
     expect(rootRefusal(0, undefined, true)).toBeUndefined();
     expect(rootRefusal(1000, undefined, false)).toBeUndefined();
-  });
-});
-
-describe('Backoff', () => {
-  it('doubles its ceiling up to the cap, with full jitter, and starts over after a reset', () => {
-    const top = new Backoff(500, 30_000, () => 0.999_999);
-    expect(Array.from({ length: 8 }, () => top.next())).toEqual([499, 999, 1999, 3999, 7999, 15_999, 29_999, 29_999]);
-    top.reset();
-    expect(top.next()).toBe(499);
-    const bottom = new Backoff(500, 30_000, () => 0);
-    expect(bottom.next()).toBe(0);
   });
 });

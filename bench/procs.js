@@ -14,14 +14,17 @@ export function onCleanup(fn) {
 
 export function cleanupAll() {
   cleaning ??= (async () => {
-    for (const fn of cleanups.reverse()) {
+    for (const fn of cleanups.splice(0).reverse()) {
       try {
         await fn();
       } catch (error) {
         process.stderr.write(`bench: cleanup step failed: ${error?.message ?? error}\n`);
       }
     }
-  })();
+  })().finally(() => {
+    // What is registered afterwards (the fleet bench's next size) is cleaned up by the next call.
+    cleaning = undefined;
+  });
   return cleaning;
 }
 
@@ -93,7 +96,7 @@ export function spawnChild(name, args, { env, cwd }) {
 }
 
 /** Waits until check() resolves truthy, polling; fails early if the child died. */
-export async function waitFor(handle, check, timeoutMs, what) {
+export async function waitFor(handle, check, timeoutMs, what, pollMs = 100) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!handle.alive()) throw new Error(`${handle.name} exited before ${what}:\n${handle.output()}`);
@@ -103,7 +106,7 @@ export async function waitFor(handle, check, timeoutMs, what) {
       // not yet
     }
     if (Date.now() > deadline) throw new Error(`${handle.name}: timed out waiting for ${what}:\n${handle.output()}`);
-    await sleep(100);
+    await sleep(pollMs);
   }
 }
 

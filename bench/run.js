@@ -292,9 +292,9 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // Lifetime: bounded, and cleaned up on every path.
 //
 // `npm run bench` runs the benchmarks one after the other: this one (ingest), then the end-to-end
-// one (bench/e2e.js) and the throttling isolation one (bench/isolation.js) as child processes once
-// everything of the one before is stopped and removed, so they never share the machine.
-// BENCH_ONLY=ingest, e2e or isolation runs one of them.
+// one (bench/e2e.js), the throttling isolation one (bench/isolation.js) and the fleet one
+// (bench/fleet.js) as child processes once everything of the one before is stopped and removed,
+// so they never share the machine. BENCH_ONLY=ingest, e2e, isolation or fleet runs one of them.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -314,10 +314,13 @@ function runChildBench(file) {
 
 const runE2e = () => runChildBench('e2e.js');
 const runIsolation = () => runChildBench('isolation.js');
+const runFleet = () => runChildBench('fleet.js');
 
-if (!['', 'ingest', 'e2e', 'isolation'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e or isolation (or unset for all), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation or fleet (or unset for all), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'fleet') {
+  runFleet().then((code) => process.exit(code));
 } else if (ONLY === 'e2e') {
   runE2e().then((code) => process.exit(code));
 } else if (ONLY === 'isolation') {
@@ -339,7 +342,9 @@ if (!['', 'ingest', 'e2e', 'isolation'].includes(ONLY)) {
     const e2e = await runE2e();
     log();
     const isolation = await runIsolation();
-    process.exit(Math.max(code, e2e, isolation));
+    log();
+    const fleet = await runFleet();
+    process.exit(Math.max(code, e2e, isolation, fleet));
   };
 
   main().then(

@@ -6,7 +6,7 @@ import type { ExecutionLedger, HostLedger } from '../executions/ledger.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
-import { attachSession, detachSession } from '../hosts/repository.js';
+import type { HostSessions } from '../hosts/sessions.js';
 import type { Database, HostRow } from '../store/schema.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 
@@ -17,6 +17,10 @@ export interface AgentServices {
   live: LiveExecutions;
   nodeId: string;
   heartbeatSeconds: number;
+  /** Which session holds each host, written in group commits. */
+  hostSessions: HostSessions;
+  /** How long a connection may stay without a hello (10 s; tests shorten it). */
+  helloTimeoutMs?: number;
   logger: FastifyBaseLogger;
   /** Settles what ran through service nodes that died, before an agent's report is judged. */
   recoverFromDeadNodes(): Promise<void>;
@@ -51,6 +55,7 @@ export class AgentSession {
   private readonly assigned = new Set<string>();
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
+  private helloHeard = false;
   /** Settles once the session's own clean-up after the connection ended is done. */
   readonly ended: Promise<void>;
 
@@ -61,7 +66,14 @@ export class AgentSession {
   ) {
     this.hostId = host.id;
     this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
-    this.helloTimer = setTimeout(() => this.close(4002, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
+    const helloTimeoutMs = deps.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
+    // The timeout counts the agent's time, not ours: when it fires, a hello already in the socket
+    // is read first. With the event loop saturated (thousands of agents reconnecting at once) the
+    // timer can be due before the loop got round to reading a hello that came in time; closing
+    // then made the agent back off and come again, one more handshake for a busy service.
+    this.helloTimer = setTimeout(() => setImmediate(() => {
+      if (!this.helloHeard) this.close(4002, `no hello within ${helloTimeoutMs / 1000} s`);
+    }), helloTimeoutMs);
     socket.on('message', (data) => void this.receive(String(data)).catch((error: unknown) => {
       // The agent offers what the service has not confirmed (results, runs under way) each time it
       // connects: closing is how a message that could not be recorded (the database down for a
@@ -156,12 +168,13 @@ export class AgentSession {
 
   private async hello(hello: Hello): Promise<void> {
     if (this.ready) return;
+    this.helloHeard = true;
     clearTimeout(this.helloTimer);
     if (hello.v !== PROTOCOL_VERSION) return this.close(4003, `protocol version ${hello.v} is not ${PROTOCOL_VERSION}; upgrade the agent`);
     if (hostKey(hello.hostname) !== this.host.hostname_key) {
       return this.close(4004, `this credential belongs to host ${this.host.hostname}, not ${hello.hostname}; enrol again`);
     }
-    await attachSession(this.deps.db, this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    await this.deps.hostSessions.attach(this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     // A run that went through a node that died is lost, even if its agent reconnects here first.
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
@@ -226,7 +239,7 @@ export class AgentSession {
     this.closed = true;
     clearTimeout(this.helloTimer);
     this.deps.closed(this);
-    await detachSession(this.deps.db, this.hostId, this.sessionId);
+    await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await this.deps.db.selectFrom('executions').select('id').where('session_id', '=', this.sessionId).where('state', '=', 'dispatched').execute();
     await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
     this.log.info('agent disconnected');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { hostKey } from '../engine/decide.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
@@ -101,33 +101,31 @@ export async function authenticateAgent(db: Db, token: string): Promise<HostRow 
 }
 
 /**
- * Records what a connecting agent reports (its name too: the same host in another case) and that
- * this session (on this node) now holds the host.
+ * The host row once a connecting agent's report is applied (its name too: the same host in another
+ * case) and this session (on this node) holds it.
  */
-export async function attachSession(db: Kysely<Database>, hostId: string, facts: AgentFacts, session: { sessionId: string; nodeId: string }, now = Date.now()): Promise<HostRow> {
-  return db.transaction().execute(async (tx) => {
-    const row = await tx.selectFrom('hosts').selectAll().where('id', '=', hostId).executeTakeFirstOrThrow();
-    const updated: HostRow = {
-      ...row,
-      hostname: facts.hostname,
-      agent_tags: JSON.stringify(normaliseTags(facts.tags)),
-      os: facts.os,
-      arch: facts.arch,
-      agent_version: facts.version,
-      last_seen_at: now,
-      session_id: session.sessionId,
-      node_id: session.nodeId,
-    };
-    updated.tags = JSON.stringify(effectiveTags(updated));
-    await tx.updateTable('hosts').set(updated).where('id', '=', hostId).execute();
-    if (updated.tags !== row.tags) await writeTags(tx, updated);
-    return updated;
-  });
+export function attachedRow(row: HostRow, facts: AgentFacts, session: { sessionId: string; nodeId: string }, now: number): HostRow {
+  const updated: HostRow = {
+    ...row,
+    hostname: facts.hostname,
+    agent_tags: JSON.stringify(normaliseTags(facts.tags)),
+    os: facts.os,
+    arch: facts.arch,
+    agent_version: facts.version,
+    last_seen_at: now,
+    session_id: session.sessionId,
+    node_id: session.nodeId,
+  };
+  updated.tags = JSON.stringify(effectiveTags(updated));
+  return updated;
 }
 
-/** Marks the host offline, unless a newer session already took it over. */
-export async function detachSession(db: Db, hostId: string, sessionId: string, now = Date.now()): Promise<void> {
-  await db.updateTable('hosts').set({ session_id: null, node_id: null, last_seen_at: now }).where('id', '=', hostId).where('session_id', '=', sessionId).execute();
+/** The statements that write a host's effective tags into host_tags (the index targets use). */
+export function tagWrites(db: Db, row: HostRow): CompiledQuery[] {
+  const tags = JSON.parse(row.tags) as string[];
+  const writes = [db.deleteFrom('host_tags').where('host_id', '=', row.id).compile()];
+  if (tags.length > 0) writes.push(db.insertInto('host_tags').values(tags.map((tag) => ({ host_id: row.id, tenant_id: row.tenant_id, tag }))).compile());
+  return writes;
 }
 
 export async function touchHosts(db: Db, hostIds: string[], now = Date.now()): Promise<void> {
@@ -227,7 +225,5 @@ function normaliseTags(tags: string[]): string[] {
 }
 
 async function writeTags(tx: Transaction<Database>, row: HostRow): Promise<void> {
-  await tx.deleteFrom('host_tags').where('host_id', '=', row.id).execute();
-  const tags = JSON.parse(row.tags) as string[];
-  if (tags.length > 0) await tx.insertInto('host_tags').values(tags.map((tag) => ({ host_id: row.id, tenant_id: row.tenant_id, tag }))).execute();
+  for (const query of tagWrites(tx, row)) await tx.executeQuery(query);
 }

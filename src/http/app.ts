@@ -15,6 +15,7 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
 import { registerHostRoutes } from '../hosts/routes.js';
+import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
 import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   ingest: { maxBatch: number; maxQueued: number };
   executionExpirySeconds?: number;
   agentHeartbeatSeconds?: number;
+  /** How long an agent connection may stay without a hello (tests shorten the 10 s). */
+  agentHelloTimeoutMs?: number;
   sweepIntervalMs?: number;
   /** Peers trusted to set X-Forwarded-For (config PITCREW_TRUST_PROXY); off by default. */
   trustProxy?: TrustProxy;
@@ -116,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
   });
   const gateway = new AgentGateway({
-    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15,
+    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
   });
   const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {

@@ -77,6 +77,8 @@ export interface TestEnvOptions {
   retentionDays?: number;
   /** PITCREW_METRICS_TOKEN; unset, the API ports answer 404 for /metrics. */
   metricsToken?: string;
+  /** How long an agent connection may stay without a hello (the service's 10 s unless a test is about it). */
+  agentHelloTimeoutMs?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -109,6 +111,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     ingest: { maxBatch: 256, maxQueued: options.ingestMaxQueued ?? 20_000 },
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
+    agentHelloTimeoutMs: options.agentHelloTimeoutMs,
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
     trustProxy: options.trustProxy,
     clock: options.clock,

@@ -1,0 +1,400 @@
+// Fleet benchmark (bench/README.md): one pitcrew node on SQLite (or PostgreSQL) with N agents.
+//
+// The server runs as a child process (bin/pitcrew.js server); the N agents are simulated in this
+// process, each with the real agent's connection code (bench/fleet-agents.js): enrolled with the
+// API key, then connected with its own credential over wss, pinned to the server's certificate,
+// answering `execute` with `started` and `finished` without spawning anything. For each N it
+// measures, beside the same figure of a bare TLS WebSocket server (bench/bare-ws-server.js, same
+// certificate, same simulated agents) measured in the same run:
+//   - the time until all N are online after they start at once;
+//   - the server's RSS and its CPU while the N connections idle (heartbeats only);
+//   - webhook → all N finished, for one rule whose target is specific_tags over all N hosts
+//     (the baseline: one request that makes the bare server send N executes and wait for N results);
+//   - the time until all N are back after the server is killed (SIGKILL) and started again on the
+//     same data, from the kill and from the moment the new server answers /healthz;
+// and, on pitcrew only, 100 simultaneous webhooks on a rule over 100 hosts: how many answered 202,
+// and how long until their executions all ended (the baseline: 100 fan-outs to 100 hosts).
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
+import { Fleet } from './fleet-agents.js';
+import { startPitcrew } from './pitcrew.js';
+import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, '..');
+
+const env = process.env;
+const number = (name, fallback, min) => envNumber(env, name, fallback, min);
+
+const SIZES = (env.BENCH_FLEET_SIZES || '1000,10000').split(',').map((n) => Math.round(Number(n))).filter((n) => n > 0);
+const IDLE_SECONDS = number('BENCH_FLEET_IDLE_SECONDS', 10, 1);
+const STORM_WEBHOOKS = Math.round(number('BENCH_FLEET_STORM_WEBHOOKS', 100, 0));
+const STORM_HOSTS = Math.round(number('BENCH_FLEET_STORM_HOSTS', 100, 1));
+const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16, 1));
+/** The agent's own rule (agent/connection.ts): a connection up this long was stable, and its backoff starts again from the base. */
+const AGENT_STABLE_MS = 30_000;
+const HEARTBEAT_SECONDS = number('PITCREW_AGENT_HEARTBEAT_SECONDS', 15, 1);
+const total = SIZES.reduce((a, b) => a + b, 0);
+const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total, 10);
+/** Nothing may take longer than this: all online, all finished. */
+const PHASE_TIMEOUT_MS = Math.max(120_000, total * 12);
+const TARGET_BACK_AFTER_READY_S = 10;
+const CPU_PROF = env.BENCH_CPU_PROF === '1';
+const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(benchDir, 'profiles')}`] : [];
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const progress = (line) => process.stderr.write(`bench-fleet: ${line}\n`);
+const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const codeAtStart = env.BENCH_E2E_CODE_VERSION || codeVersion(root, ['src', 'agent', 'package.json', 'bin']);
+
+const hostName = (i) => `fleet-${String(i).padStart(5, '0')}`;
+
+/** Resident memory of a process in bytes, from /proc; NaN where unavailable. */
+function rssBytes(pid) {
+  try {
+    const kb = /^VmRSS:\s*(\d+)\s*kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return Number(kb) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+const fmtS = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'n/a');
+const fmtMB = (b) => (Number.isFinite(b) ? `${fmtInt(b / 1024 / 1024)} MB` : 'n/a');
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)} ×` : '');
+
+/**
+ * CPU of the server, this process and the rest of the machine over `fn`, as shares of one core,
+ * and how late this process's event loop ran (the simulated agents' hellos wait on it: with it
+ * seconds behind, the figure measures the simulator, not the server).
+ */
+async function withCpu(pid, fn) {
+  const c0 = { server: cpuSeconds(pid), own: ownCpuSeconds(), machine: machineProcessSeconds(), wall: Date.now() };
+  const lag = monitorEventLoopDelay({ resolution: 20 });
+  lag.enable();
+  const value = await fn();
+  lag.disable();
+  const window = (Date.now() - c0.wall) / 1000;
+  const server = cpuSeconds(pid) - c0.server;
+  const own = ownCpuSeconds() - c0.own;
+  const cpu = { server: server / window, bench: own / window, other: Math.max(0, machineProcessSeconds() - c0.machine - server - own) / window };
+  return { value, cpu, benchLagMs: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } };
+}
+const fmtLag = (lag) => (lag ? `${fmtInt(lag.p99)} / ${fmtInt(lag.max)} ms` : 'n/a');
+
+// No socket limit: a request waiting for a free socket here would count its wait as the server's.
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+onCleanup(() => httpAgent.destroy());
+
+/** One POST with a JSON body; resolves with the status and the parsed reply (never rejects). */
+function post(port, urlPath, body, { secure = false, ca } = {}) {
+  return new Promise((resolve) => {
+    const text = JSON.stringify(body);
+    const request = secure ? https.request : http.request;
+    const req = request({ agent: secure ? false : httpAgent, host: '127.0.0.1', port, path: urlPath, method: 'POST', ca, timeout: PHASE_TIMEOUT_MS, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      let reply = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (reply += chunk));
+      res.on('end', () => {
+        let json = null;
+        try {
+          json = JSON.parse(reply);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode, json, text: reply });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('no reply')));
+    req.once('error', (error) => resolve({ status: 0, json: null, text: error.message }));
+    req.end(text);
+  });
+}
+
+/** Waits until the oldest connection has been up long enough for the agents to count it stable. */
+async function untilStable(fleet) {
+  const wait = fleet.oldestWelcome() + AGENT_STABLE_MS + 500 - Date.now();
+  if (wait > 0) {
+    progress(`waiting ${(wait / 1000).toFixed(0)} s until every connection is stable (up ${AGENT_STABLE_MS / 1000} s, agent/connection.ts) before the restart`);
+    await sleep(wait);
+  }
+}
+
+/** All online after they start at once; then RSS and CPU over the idle window. */
+async function connectAndIdle(fleet, pid, url, fingerprint, alive) {
+  fleet.problems.clear();
+  const t0 = Date.now();
+  const { value: lastAt, cpu, benchLagMs } = await withCpu(pid, async () => {
+    fleet.start(url, fingerprint);
+    return fleet.allOnline(t0, PHASE_TIMEOUT_MS, alive);
+  });
+  const connect = { ms: lastAt - t0, cpu, benchLagMs, problems: fleet.problemText() };
+  await sleep(2000); // let the last hellos' work settle before measuring idle
+  const idle = await withCpu(pid, () => sleep(IDLE_SECONDS * 1000));
+  return { connect, rss: rssBytes(pid), idleCpu: idle.cpu };
+}
+
+/** Kill (SIGKILL) and start again; the times until every agent was welcomed again. */
+async function restart(fleet, current, start, alive) {
+  await untilStable(fleet);
+  fleet.problems.clear();
+  const killedAt = Date.now();
+  current.child.kill('SIGKILL');
+  await current.exited;
+  const next = await start({ healthTimeoutMs: PHASE_TIMEOUT_MS });
+  const readyAt = next.listeningAt;
+  const { value: lastAt, cpu, benchLagMs } = await withCpu(next.pid, () => fleet.allOnline(killedAt, PHASE_TIMEOUT_MS, () => alive(next)));
+  return { handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
+  const port = await freePort();
+  const start = async () => {
+    const child = spawnChild('bare ws server', [path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
+    await waitFor(child, async () => child.output().includes('"ready":true'), 15_000, 'the bare ws server to listen', 10);
+    child.listeningAt = Date.now();
+    return child;
+  };
+  let server = await start();
+  const url = new URL(`https://127.0.0.1:${port}`);
+  const ca = fs.readFileSync(certFile);
+  progress(`baseline, N=${fmtInt(n)}: ${fmtInt(n)} agents connect to the bare ws server`);
+  const out = await connectAndIdle(fleet, server.pid, url, fingerprint, () => server.alive());
+
+  progress(`baseline, N=${fmtInt(n)}: one execute to every agent`);
+  const t0 = Date.now();
+  const fan = await post(port, '/fan-out', {}, { secure: true, ca });
+  out.fanOut = { ms: Date.now() - t0, ok: fan.status === 200 && fan.json?.sent === n, detail: fan.text.slice(0, 200) };
+
+  if (STORM_WEBHOOKS > 0) {
+    const t1 = Date.now();
+    const replies = await Promise.all(Array.from({ length: STORM_WEBHOOKS }, () => post(port, `/fan-out?hosts=${Math.min(STORM_HOSTS, n)}`, {}, { secure: true, ca })));
+    out.storm = { ms: Date.now() - t1, ok: replies.filter((r) => r.status === 200).length, executions: replies.reduce((sum, r) => sum + (r.json?.sent ?? 0), 0) };
+  }
+
+  progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server`);
+  const r = await restart(fleet, server, start, (h) => h.alive());
+  server = r.handle;
+  out.restart = r;
+  await fleet.stop();
+  await server.stop(5000);
+  return out;
+}
+
+async function pitcrewRun(n, fleet, pc, rules) {
+  const { tlsPort, port, dataDir } = pc;
+  let server = pc.server;
+  const url = new URL(`https://127.0.0.1:${tlsPort}`);
+  progress(`pitcrew, N=${fmtInt(n)}: ${fmtInt(n)} agents connect`);
+  const out = await connectAndIdle(fleet, server.pid, url, pc.fingerprint, () => server.alive());
+
+  const reader = await pc.storage.openReader();
+  const pending = async () => Number((await reader.all("select count(*) as n from executions where state in ('queued', 'dispatched', 'running')"))[0].n);
+  const lastEnd = async () => Number((await reader.all("select max(at) as at from execution_transitions where to_state in ('succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired')"))[0].at);
+  const allEnded = async (what) => {
+    const deadline = Date.now() + PHASE_TIMEOUT_MS;
+    while ((await pending()) > 0) {
+      if (!server.alive()) throw new Error(`the server exited while waiting for ${what}:\n${server.output()}`);
+      if (Date.now() > deadline) throw new Error(`${what}: executions still pending after ${PHASE_TIMEOUT_MS / 1000} s: ${JSON.stringify(await reader.all('select state, count(*) as n from executions group by state'))}`);
+      await sleep(20);
+    }
+    return lastEnd();
+  };
+
+  progress(`pitcrew, N=${fmtInt(n)}: one webhook on the rule over all ${fmtInt(n)} hosts`);
+  const sentAt = Date.now();
+  const { value: fan, cpu: fanCpu } = await withCpu(server.pid, async () => {
+    const reply = await post(port, rules.all, { HostName: 'any' });
+    return { reply, endedAt: reply.status === 202 ? await allEnded('the fan-out') : NaN };
+  });
+  const executions = fan.reply.json?.executionIds?.length ?? 0;
+  out.fanOut = { ms: fan.endedAt - sentAt, ok: fan.reply.status === 202 && executions === n, status: fan.reply.status, executions, cpu: fanCpu, detail: fan.reply.text.slice(0, 300) };
+
+  if (STORM_WEBHOOKS > 0) {
+    progress(`pitcrew, N=${fmtInt(n)}: ${STORM_WEBHOOKS} simultaneous webhooks on the rule over ${Math.min(STORM_HOSTS, n)} hosts`);
+    const t1 = Date.now();
+    const replies = await Promise.all(Array.from({ length: STORM_WEBHOOKS }, () => post(port, rules.storm, { HostName: 'any' })));
+    const statuses = {};
+    for (const r of replies) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    const accepted = replies.filter((r) => r.status === 202);
+    const endedAt = await allEnded('the webhook storm');
+    out.storm = {
+      ms: accepted.length ? endedAt - t1 : NaN,
+      ok: accepted.length,
+      statuses,
+      executions: accepted.reduce((sum, r) => sum + (r.json?.executionIds?.length ?? 0), 0),
+      firstRefusal: replies.find((r) => r.status !== 202)?.text.slice(0, 200),
+    };
+  }
+
+  progress(`pitcrew, N=${fmtInt(n)}: kill (SIGKILL) and restart the server on the same data`);
+  const r = await restart(fleet, server, pc.startServer, (h) => h.alive());
+  server = r.handle;
+  out.restart = r;
+  const online = Number((await reader.all('select count(*) as n from hosts where session_id is not null'))[0].n);
+  await fleet.stop();
+  const stopped = await server.stop(30_000);
+  const states = Object.fromEntries((await reader.all('select state, count(*) as n from executions group by state')).map((s) => [s.state, Number(s.n)]));
+  await reader.close();
+  const runs = [...fleet.runs.values()];
+  out.verify = {
+    onlineInDb: online,
+    states,
+    executions: Object.values(states).reduce((a, b) => a + b, 0),
+    runOnce: runs.filter((hosts) => hosts.length === 1).length,
+    runMore: runs.filter((hosts) => hosts.length > 1).length,
+    misaddressed: fleet.misaddressed,
+    exit: stopped.code ?? stopped.signal,
+    dataDir,
+  };
+  return out;
+}
+
+async function runSize(n) {
+  const pc = await startPitcrew({ root, env, tempPrefix: 'pitcrew-fleet-', ruleName: 'fleet-trigger-host', nodeFlags, progress });
+  const tlsDir = path.join(pc.dataDir, 'tls');
+  const certFile = path.join(tlsDir, 'cert.pem');
+  const keyFile = path.join(tlsDir, 'key.pem');
+  await waitFor(pc.server, async () => fs.existsSync(certFile), 10_000, 'the TLS certificate');
+  pc.fingerprint = new X509Certificate(fs.readFileSync(certFile)).fingerprint256;
+  const rule = (name, tags) => pc.api('POST', '/api/v1/rules', {
+    name, trigger: { type: 'webhook' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
+    target: { type: 'specific_tags', tags }, infrastructureType: 'On_Premise',
+  });
+  const hook = (r) => `/api/v1/trigger/channel/webhook/${pc.apiKey}/${r.trigger.triggerId}`;
+  const rules = { all: hook(await rule('fleet-all', ['fleet'])), storm: hook(await rule('fleet-storm', ['storm'])) };
+
+  const hosts = Array.from({ length: n }, (_, i) => ({ hostname: hostName(i), tags: i < STORM_HOSTS ? ['fleet', 'storm'] : ['fleet'] }));
+  const fleet = new Fleet(hosts);
+  progress(`enrolling ${fmtInt(n)} agents with the API key (${ENROL_CONCURRENCY} at a time)`);
+  const e0 = Date.now();
+  await fleet.enrol(new URL(`https://127.0.0.1:${pc.tlsPort}`), pc.apiKey, pc.fingerprint, ENROL_CONCURRENCY);
+  const enrolMs = Date.now() - e0;
+
+  // The baseline first, while pitcrew idles with no agent; the same agents, credentials and certificate.
+  const bareFleet = new Fleet(hosts);
+  bareFleet.agents.forEach((a, i) => (a.credentials = fleet.agents[i].credentials));
+  const bare = await bareRun(n, bareFleet, { certFile, keyFile, fingerprint: pc.fingerprint });
+  const pitcrew = await pitcrewRun(n, fleet, pc, rules);
+  return { n, enrolMs, bare, pitcrew, storage: pc.storage.describe };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function report(results, seconds) {
+  const cpu = os.cpus();
+  log();
+  log('pitcrew fleet benchmark: N simulated agents (the real agent connection code, in this process) on one node');
+  log(`  storage      ${results[0]?.storage ?? 'n/a'}`);
+  log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
+  log(`  code         ${codeAtStart} (at the start); load average before the run ${loadBefore}`);
+  log('  agents       dist/agent/connection.js over TLS pinned to the server certificate, answering execute at once (no process)');
+  log('  baseline     bench/bare-ws-server.js: https + ws, the same certificate, hello → welcome, no auth and no storage');
+  log();
+  const rows = [['N', 'figure', 'pitcrew', 'bare ws', 'pitcrew / bare']];
+  for (const r of results) {
+    const a = r.pitcrew;
+    const b = r.bare;
+    const label = `N = ${fmtInt(r.n)}`;
+    rows.push([label, 'enrolment (not timed against a baseline)', fmtS(r.enrolMs), '', '']);
+    rows.push(['', 'all online after start', fmtS(a.connect.ms), fmtS(b.connect.ms), ratio(a.connect.ms, b.connect.ms)]);
+    rows.push(['', '  server CPU, bench CPU', `${fmtPct(a.connect.cpu.server)}, ${fmtPct(a.connect.cpu.bench)}`, `${fmtPct(b.connect.cpu.server)}, ${fmtPct(b.connect.cpu.bench)}`, '']);
+    rows.push(['', '  other procs CPU', fmtPct(a.connect.cpu.other), fmtPct(b.connect.cpu.other), '']);
+    rows.push(['', '  bench loop delay p99 / max', fmtLag(a.connect.benchLagMs), fmtLag(b.connect.benchLagMs), '']);
+    rows.push(['', 'server RSS, all connected', fmtMB(a.rss), fmtMB(b.rss), ratio(a.rss, b.rss)]);
+    rows.push(['', `idle server CPU (${IDLE_SECONDS} s)`, fmtPct(a.idleCpu.server), fmtPct(b.idleCpu.server), '']);
+    rows.push(['', '  other procs CPU meanwhile', fmtPct(a.idleCpu.other), fmtPct(b.idleCpu.other), '']);
+    rows.push(['', `webhook → all ${fmtInt(r.n)} finished`, a.fanOut.ok ? fmtS(a.fanOut.ms) : `FAILED (${a.fanOut.status})`, b.fanOut.ok ? fmtS(b.fanOut.ms) : 'FAILED', ratio(a.fanOut.ms, b.fanOut.ms)]);
+    if (a.storm) {
+      rows.push(['', `${STORM_WEBHOOKS} webhooks at once, ${Math.min(STORM_HOSTS, r.n)} hosts: 202s`, `${a.storm.ok} of ${STORM_WEBHOOKS}`, `${b.storm.ok} of ${STORM_WEBHOOKS}`, '']);
+      // A ratio only when both ran the same number of executions (refused webhooks make none).
+      const same = a.storm.executions === b.storm.executions;
+      rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, `${fmtS(b.storm.ms)} (${fmtInt(b.storm.executions)})`, same ? ratio(a.storm.ms, b.storm.ms) : '']);
+    }
+    rows.push(['', 'restart (SIGKILL): down until listening', fmtS(a.restart.downMs), fmtS(b.restart.downMs), '']);
+    rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);
+    rows.push(['', '  all online again, from listening', fmtS(a.restart.fromReady), fmtS(b.restart.fromReady), ratio(a.restart.fromReady, b.restart.fromReady)]);
+    rows.push(['', '  server CPU, other procs CPU', `${fmtPct(a.restart.cpu.server)}, ${fmtPct(a.restart.cpu.other)}`, `${fmtPct(b.restart.cpu.server)}, ${fmtPct(b.restart.cpu.other)}`, '']);
+    rows.push(['', '  bench loop delay p99 / max', fmtLag(a.restart.benchLagMs), fmtLag(b.restart.benchLagMs), '']);
+  }
+  log(table(rows));
+  log('  all online: from the moment the agents start (or the server is killed) until every agent logged "connected to the service" (the welcome).');
+  log('  listening: the restarted server\'s TLS port took a TCP connection (polled every 10 ms). CPU: share of one core (2 cores = 200 %).');
+  log('  bench loop delay: how late this process (all N simulated agents) ran its callbacks; seconds there mean the agents, not the');
+  log('  server, set the pace (their hellos go out late, and a hello more than 10 s late is closed with 4002 as it should be).');
+  log();
+  for (const r of results) {
+    const a = r.pitcrew;
+    log(`N = ${fmtInt(r.n)}: agents' warnings while connecting: pitcrew ${a.connect.problems}; bare ${r.bare.connect.problems}`);
+    log(`  during the restart: pitcrew ${a.restart.problems}; bare ${r.bare.restart.problems}`);
+    if (!a.fanOut.ok) log(`  the fan-out webhook: ${a.fanOut.status}, ${a.fanOut.executions} executions: ${a.fanOut.detail}`);
+    if (a.storm) log(`  the ${STORM_WEBHOOKS} webhooks: statuses ${JSON.stringify(a.storm.statuses)}${a.storm.firstRefusal ? `; first refusal: ${a.storm.firstRefusal}` : ''}`);
+    const v = a.verify;
+    log(`  verification: ${fmtInt(v.executions)} executions ${JSON.stringify(v.states)}; run once by their own agent ${fmtInt(v.runOnce)}, more than once ${v.runMore}, misaddressed ${v.misaddressed}; hosts online in the database before the stop ${fmtInt(v.onlineInDb)} of ${fmtInt(r.n)}; server exit ${v.exit}`);
+    const back = a.restart.fromReady / 1000;
+    log(`  target: the fleet back within ${TARGET_BACK_AFTER_READY_S} s of the server being ready → ${back.toFixed(1)} s, ${back <= TARGET_BACK_AFTER_READY_S ? 'met' : 'NOT MET'}`);
+  }
+  log();
+  log(`done in ${seconds.toFixed(0)} s`);
+}
+
+/** The checks of one size: every execution succeeded and ran once on its own host, every agent back. */
+function consistent(r) {
+  const v = r.pitcrew.verify;
+  const expected = (r.pitcrew.fanOut.executions ?? 0) + (r.pitcrew.storm?.executions ?? 0);
+  return r.pitcrew.fanOut.ok && v.executions === expected && (v.states.succeeded ?? 0) === expected && v.runOnce === expected && v.runMore === 0 && v.misaddressed === 0 && v.onlineInDb === r.n;
+}
+
+async function main() {
+  const startedAt = Date.now();
+  if (!fs.existsSync(path.join(root, 'dist/agent/connection.js')) || !fs.existsSync(path.join(root, 'dist/src/cli/main.js'))) throw new Error('dist/ is not built: run npm run build first');
+  const results = [];
+  for (const n of SIZES) {
+    results.push(await runSize(n));
+    await cleanupAll().then(() => undefined);
+  }
+  report(results, (Date.now() - startedAt) / 1000);
+  return results.every(consistent);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifetime: bounded, and cleaned up on every path.
+
+let stopping = false;
+const budget = setTimeout(() => {
+  stopping = true;
+  progress(`time budget of ${BUDGET_SECONDS.toFixed(0)} s exceeded (BENCH_FLEET_TIMEOUT); stopping`);
+  cleanupAll().finally(() => process.exit(2));
+}, BUDGET_SECONDS * 1000);
+budget.unref();
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopping = true;
+    progress(`${signal}: cleaning up`);
+    cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  async (ok) => {
+    await cleanupAll();
+    process.exit(ok ? 0 : 1);
+  },
+  async (error) => {
+    if (!stopping) progress(`failed: ${error?.stack ?? error}`);
+    await cleanupAll();
+    process.exit(1);
+  },
+);

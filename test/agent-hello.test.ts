@@ -1,0 +1,53 @@
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+
+const HELLO_TIMEOUT_MS = 300;
+
+/** Blocks the event loop, as thousands of TLS handshakes of a reconnecting fleet do. */
+function busy(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // spin
+  }
+}
+
+describe.each(testDialects())('the hello timeout on %s', (dialect) => {
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { listen: true, agentHelloTimeoutMs: HELLO_TIMEOUT_MS });
+  });
+  afterAll(() => env.close());
+
+  /** Connects as the host's agent over wss; `afterOpen` runs right after the hello is sent. */
+  async function connect(hostname: string, afterOpen: (socket: WebSocket) => void, sendHello = true) {
+    const { token } = await env.enrol(hostname);
+    const url = `${env.listening!.httpsUrl.replace(/^https/, 'wss')}/api/v1/agents/connect`;
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false });
+    const outcome = new Promise<{ welcomed: boolean; code?: number; reason?: string }>((resolve) => {
+      socket.once('message', (data) => resolve({ welcomed: JSON.parse(String(data)).type === 'welcome' }));
+      socket.once('close', (code, reason) => resolve({ welcomed: false, code, reason: String(reason) }));
+    });
+    socket.once('open', () => {
+      if (sendHello) socket.send(JSON.stringify({ type: 'hello', v: 1, hostname, tags: [], os: 'Linux', arch: 'x64', version: 'test', running: [], interrupted: [] }));
+      afterOpen(socket);
+    });
+    const result = await outcome;
+    socket.close();
+    return result;
+  }
+
+  it('welcomes a hello that came in time though the busy service read it only after the timeout', async () => {
+    // The hello is in the server's socket before the timeout, but the loop is held past it: the
+    // overdue timer and the unread hello are both waiting when the loop comes back.
+    const result = await connect('late-read-1', () => busy(HELLO_TIMEOUT_MS * 3));
+    expect(result).toEqual({ welcomed: true });
+  });
+
+  it('still closes a connection that sends no hello', async () => {
+    const result = await connect('silent-1', () => undefined, false);
+    expect(result).toEqual({ welcomed: false, code: 4002, reason: 'no hello within 0.3 s' });
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostSessions } from '../src/hosts/sessions.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+
+// Which session holds each host, as agents' hellos and disconnections record it (no agent
+// processes: the hosts are enrolled, and the test attaches and detaches them as sessions would).
+describe.each(testDialects())('host sessions on %s', (dialect) => {
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect);
+  });
+  afterAll(() => env.close());
+
+  /** The store's own durability, counting its syncs: one per transaction. */
+  function counted(): { sessions: HostSessions; commits: () => number } {
+    const { durability, db } = env.store;
+    let commits = 0;
+    const sessions = new HostSessions(db, { ...durability, flush: () => ((commits += 1), durability.flush()) });
+    return { sessions, commits: () => commits };
+  }
+  const facts = (tags: string[]) => ({ tags, os: 'Linux 6.1', arch: 'x64', version: '1.2.3' });
+  const host = (id: string) => env.store.db.selectFrom('hosts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const tags = async (id: string) => (await env.store.db.selectFrom('host_tags').select('tag').where('host_id', '=', id).orderBy('tag').execute()).map((r) => r.tag);
+
+  it('records what the agent reports and the session holding the host; a detach of an older session leaves it', async () => {
+    const { sessions } = counted();
+    const { hostId } = await env.enrol('attach-1', ['web']);
+    await env.store.db.updateTable('hosts').set({ managed_tags: '["pinned"]' }).where('id', '=', hostId).execute();
+    await sessions.attach(hostId, facts(['eu', 'web']), { sessionId: 's-1', nodeId: 'n-1' });
+    expect(await host(hostId)).toMatchObject({ session_id: 's-1', node_id: 'n-1', os: 'Linux 6.1', agent_version: '1.2.3', agent_tags: '["eu","web"]', tags: '["eu","pinned","web"]' });
+    expect(await tags(hostId)).toEqual(['eu', 'pinned', 'web']);
+    await sessions.attach(hostId, facts(['web']), { sessionId: 's-2', nodeId: 'n-1' });
+    await sessions.detach(hostId, 's-1');
+    expect(await host(hostId)).toMatchObject({ session_id: 's-2', tags: '["pinned","web"]' });
+    expect(await tags(hostId)).toEqual(['pinned', 'web']);
+    await sessions.detach(hostId, 's-2');
+    expect(await host(hostId)).toMatchObject({ session_id: null, node_id: null });
+  });
+
+  it('takes the last of two hellos of one host in the same batch, tags included', async () => {
+    const { sessions } = counted();
+    const { hostId } = await env.enrol('twice-1', ['web']);
+    await Promise.all([
+      sessions.attach(hostId, facts(['a']), { sessionId: 'old', nodeId: 'n-1' }),
+      sessions.detach(hostId, 'old'),
+      sessions.attach(hostId, facts(['b']), { sessionId: 'new', nodeId: 'n-1' }),
+    ]);
+    expect(await host(hostId)).toMatchObject({ session_id: 'new', agent_tags: '["b"]' });
+    expect(await tags(hostId)).toEqual(['b']);
+  });
+
+  it('commits the hellos of a fleet reconnecting at once together, not one transaction each', async () => {
+    const { sessions, commits } = counted();
+    const hostIds = [];
+    for (let i = 0; i < 300; i += 1) hostIds.push((await env.enrol(`fleet-${i}`, ['fleet'])).hostId);
+    await Promise.all(hostIds.map((id, i) => sessions.attach(id, facts(['fleet']), { sessionId: `s-${i}`, nodeId: 'n-1' })));
+    // 300 hellos in one turn of the event loop: batches of at most 256.
+    expect(commits()).toBe(2);
+    const online = await env.store.db.selectFrom('hosts').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', hostIds).where('node_id', '=', 'n-1').executeTakeFirstOrThrow();
+    expect(Number(online.n)).toBe(300);
+    await Promise.all(hostIds.map((id, i) => sessions.detach(id, `s-${i}`)));
+    expect(commits()).toBe(4);
+  });
+});

@@ -20,7 +20,7 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     const sessions = new HostSessions(db, { ...durability, flush: () => ((commits += 1), durability.flush()) });
     return { sessions, commits: () => commits };
   }
-  const facts = (tags: string[]) => ({ tags, os: 'Linux 6.1', arch: 'x64', version: '1.2.3' });
+  const facts = (hostname: string, tags: string[]) => ({ hostname, tags, os: 'Linux 6.1', arch: 'x64', version: '1.2.3' });
   const host = (id: string) => env.store.db.selectFrom('hosts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const tags = async (id: string) => (await env.store.db.selectFrom('host_tags').select('tag').where('host_id', '=', id).orderBy('tag').execute()).map((r) => r.tag);
 
@@ -28,10 +28,10 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     const { sessions } = counted();
     const { hostId } = await env.enrol('attach-1', ['web']);
     await env.store.db.updateTable('hosts').set({ managed_tags: '["pinned"]' }).where('id', '=', hostId).execute();
-    await sessions.attach(hostId, facts(['eu', 'web']), { sessionId: 's-1', nodeId: 'n-1' });
+    await sessions.attach(hostId, facts('attach-1', ['eu', 'web']), { sessionId: 's-1', nodeId: 'n-1' });
     expect(await host(hostId)).toMatchObject({ session_id: 's-1', node_id: 'n-1', os: 'Linux 6.1', agent_version: '1.2.3', agent_tags: '["eu","web"]', tags: '["eu","pinned","web"]' });
     expect(await tags(hostId)).toEqual(['eu', 'pinned', 'web']);
-    await sessions.attach(hostId, facts(['web']), { sessionId: 's-2', nodeId: 'n-1' });
+    await sessions.attach(hostId, facts('attach-1', ['web']), { sessionId: 's-2', nodeId: 'n-1' });
     await sessions.detach(hostId, 's-1');
     expect(await host(hostId)).toMatchObject({ session_id: 's-2', tags: '["pinned","web"]' });
     expect(await tags(hostId)).toEqual(['pinned', 'web']);
@@ -43,9 +43,9 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     const { sessions } = counted();
     const { hostId } = await env.enrol('twice-1', ['web']);
     await Promise.all([
-      sessions.attach(hostId, facts(['a']), { sessionId: 'old', nodeId: 'n-1' }),
+      sessions.attach(hostId, facts('twice-1', ['a']), { sessionId: 'old', nodeId: 'n-1' }),
       sessions.detach(hostId, 'old'),
-      sessions.attach(hostId, facts(['b']), { sessionId: 'new', nodeId: 'n-1' }),
+      sessions.attach(hostId, facts('twice-1', ['b']), { sessionId: 'new', nodeId: 'n-1' }),
     ]);
     expect(await host(hostId)).toMatchObject({ session_id: 'new', agent_tags: '["b"]' });
     expect(await tags(hostId)).toEqual(['b']);
@@ -55,7 +55,7 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     const { sessions, commits } = counted();
     const hostIds = [];
     for (let i = 0; i < 300; i += 1) hostIds.push((await env.enrol(`fleet-${i}`, ['fleet'])).hostId);
-    await Promise.all(hostIds.map((id, i) => sessions.attach(id, facts(['fleet']), { sessionId: `s-${i}`, nodeId: 'n-1' })));
+    await Promise.all(hostIds.map((id, i) => sessions.attach(id, facts(`fleet-${i}`, ['fleet']), { sessionId: `s-${i}`, nodeId: 'n-1' })));
     // 300 hellos in one turn of the event loop: batches of at most 256.
     expect(commits()).toBe(2);
     const online = await env.store.db.selectFrom('hosts').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', hostIds).where('node_id', '=', 'n-1').executeTakeFirstOrThrow();

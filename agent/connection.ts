@@ -5,7 +5,7 @@ import type { CredentialStore, Credentials } from './credentials.js';
 import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
 import type { Executor } from './executor.js';
 import type { Logger } from './log.js';
-import { tlsOptionsFor, type Trust } from './tls.js';
+import { tlsOptionsFor, trustAdvice, type Trust } from './tls.js';
 
 export interface ConnectionDeps {
   server: URL;
@@ -50,7 +50,7 @@ export class Connection {
     const backoff = this.deps.backoff ?? new Backoff();
     while (!this.stopping) {
       let stable = false;
-      let failure: string | undefined;
+      let failure: { error: string; hint: string | undefined } | undefined;
       try {
         const end = await this.session(await this.ensureCredentials());
         if (end.kind === 'unauthorized') {
@@ -67,11 +67,11 @@ export class Connection {
           log.error((error as Error).message);
           return 1;
         }
-        failure = (error as Error).message;
+        failure = { error: (error as Error).message, hint: trustAdvice(error, this.deps.trust) };
       }
       if (stable) backoff.reset();
       const delay = backoff.next();
-      if (failure !== undefined) log.warn('could not reach the service; retrying', { error: failure, retryInMs: delay });
+      if (failure !== undefined) log.warn('could not reach the service; retrying', { ...failure, retryInMs: delay });
       if (!this.stopping) await this.pause(delay);
     }
     return 0;
@@ -168,7 +168,7 @@ export class Connection {
         if (welcomedAt === undefined) return log.warn('ignored a message that came before the welcome', { type: message.type });
         void executor.handle(message).catch((error: unknown) => log.error('could not handle a service message', { type: message.type, error: (error as Error).message }));
       });
-      socket.on('error', (error) => log.warn('connection error', { error: error.message }));
+      socket.on('error', (error) => log.warn('connection error', { error: error.message, hint: trustAdvice(error, this.deps.trust) }));
       socket.on('close', (code, reason) => {
         for (const timer of timers) clearInterval(timer);
         executor.disconnected();

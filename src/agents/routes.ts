@@ -33,7 +33,7 @@ export function registerAgentRoutes(app: Api, ctx: AppContext): void {
     const apiKey = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
     const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
     if (!caller) {
-      throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key: pitcrew agent --api-key <key> (GET /api/v1/api-keys lists them)');
+      throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key: start the agent with PITCREW_API_KEY set to it (GET /api/v1/api-keys lists them)');
     }
     const { host, token } = await enrolHost(ctx.store.db, caller.tenantId, request.body);
     request.log.info({ hostId: host.id, hostname: host.hostname }, 'agent enrolled');

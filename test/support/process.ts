@@ -37,10 +37,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/** Starts `pitcrew server` from the built tree; `cwd` is where a relative PITCREW_DATA_DIR (default ./data) lands. */
+export async function startServer(env: Record<string, string>, options: { cwd?: string } = {}): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const tlsPort = env.PITCREW_TLS_PORT ?? String(await freePort());
   const child = spawn(process.execPath, [PITCREW_BIN, 'server'], {
+    cwd: options.cwd,
     env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,7 +78,7 @@ function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -30,13 +30,13 @@ describe('web UI pages', () => {
     await page.goto(`${base}/rules`);
     await expect.poll(() => page.url()).toBe(`${base}/sign-in`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('paste the management token printed by pitcrew bootstrap --json').waitFor();
+    await page.getByText('paste the management token printed by npx pitcrew bootstrap --json').waitFor();
     await page.getByLabel('Management token').fill('pct_not-a-real-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('the bearer token is unknown or revoked').waitFor();
     expect(await page.getByLabel('Management token').getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
-    expect(await page.getByText('node bin/pitcrew.js bootstrap --json').count()).toBe(1);
+    expect(await page.getByText('npx pitcrew bootstrap --json', { exact: true }).count()).toBe(1);
   });
 
   it('ends a session whose token stops working and says why', async () => {

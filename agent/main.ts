@@ -47,14 +47,15 @@ export async function runAgent(argv: string[]): Promise<number> {
     process.stderr.write(`pitcrew-agent: ${error.message}\n`);
     return error.exitCode;
   }
-  const release = () => account.lock.release();
-  // An exit without the finally below (process.exit, an uncaught error) releases the lock too; a crash leaves a lock naming a dead process, which the next agent breaks.
-  process.once('exit', release);
+  const unlock = () => account.lock.release();
+  // An exit that skips the finally below (process.exit, an uncaught error) unlocks too; a crash
+  // leaves a lock naming a dead process, which the next agent breaks.
+  process.once('exit', unlock);
   try {
     return await serve(options, account.user, shownCommandLine !== undefined);
   } finally {
-    release();
-    process.off('exit', release);
+    unlock();
+    process.off('exit', unlock);
   }
 }
 

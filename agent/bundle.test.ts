@@ -36,8 +36,8 @@ afterEach(async () => {
   for (const service of services.splice(0)) await service.stop();
 });
 
-function startAgent(args: string[]) {
-  const child = spawn(process.execPath, [bundle, ...args], { cwd: bundleDir, stdio: ['ignore', 'pipe', 'pipe'] });
+function startAgent(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, [bundle, ...args], { cwd: bundleDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -178,6 +178,44 @@ describe('the bundled agent', () => {
     expect(await exited).toBe(1);
     expect(stderr()).toContain(`${stateDir} is not writable by nobody`);
     expect((await stat(stateDir)).uid).toBe(0);
+  });
+
+  it('refuses to share its state directory with a running agent, names --state-dir, and takes over from one that crashed', async () => {
+    const fake = await service();
+    const stateDir = join(await tempDir(), 'state');
+    // Neither is given --state-dir: both take the same default, as two agents started on one host do.
+    const env = { ...process.env, PITCREW_AGENT_STATE_DIR: stateDir };
+    const agent = (hostname: string) => startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--allow-root', '--hostname', hostname], env);
+    const first = agent('web-1');
+    await waitFor(() => fake.received('hello').length === 1, 'hello from the first agent');
+
+    const second = agent('web-2');
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(`pitcrew-agent: another pitcrew agent (pid ${first.child.pid}, --hostname web-1, running since `);
+    expect(second.stderr()).toContain(`holds the state directory ${stateDir}`);
+    expect(second.stderr()).toContain('with --state-dir DIR (or PITCREW_AGENT_STATE_DIR)');
+    expect(fake.received('hello').map((m) => m.hostname)).toEqual(['web-1']);
+    expect(isAlive(first.child.pid!)).toBe(true);
+
+    // A crash leaves the lock behind, naming a process that is gone: the next agent breaks it.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const restarted = agent('web-1');
+    await waitFor(() => fake.received('hello').length === 2, 'hello from the agent started after the crash');
+    restarted.child.kill('SIGTERM');
+    expect(await restarted.exited).toBe(0);
+    await expect(stat(join(stateDir, 'agent.lock'))).rejects.toThrow('ENOENT');
+  });
+
+  it.runIf(asRoot)('never hands a state directory another agent holds to its --run-as user', async () => {
+    const fake = await service();
+    const stateDir = join(bundleDir, `state-${Date.now()}`);
+    const first = startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--allow-root', '--state-dir', stateDir, '--hostname', 'web-1']);
+    await waitFor(() => fake.received('hello').length === 1, 'hello from the first agent');
+    const second = startAgent(['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--run-as', 'nobody', '--state-dir', stateDir, '--hostname', 'web-2']);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(`another pitcrew agent (pid ${first.child.pid}, --hostname web-1`);
+    for (const path of [stateDir, join(stateDir, 'credentials.json'), join(stateDir, 'journal'), join(stateDir, 'work')]) expect((await stat(path)).uid).toBe(0);
   });
 
   it.runIf(asRoot)('after being killed mid-run, reports the run as interrupted, kills its leftovers and never re-runs it', async () => {

@@ -5,7 +5,7 @@ import type { CredentialStore, Credentials } from './credentials.js';
 import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
 import type { Executor } from './executor.js';
 import type { Logger } from './log.js';
-import { tlsOptionsFor, type Trust } from './tls.js';
+import { tlsOptionsFor, trustAdvice, type Trust } from './tls.js';
 
 export interface ConnectionDeps {
   server: URL;
@@ -97,7 +97,7 @@ export class Connection {
   private noteUnreachable(state: { loggedAt: number; attempts: number }, failure: Error, retryInMs: number): void {
     state.attempts++;
     if (Date.now() - state.loggedAt < UNREACHABLE_LOG_EVERY_MS) return;
-    this.deps.log.warn('could not reach the service; retrying', { error: failure.message, retryInMs, failedAttempts: state.attempts });
+    this.deps.log.warn('could not reach the service; retrying', { error: failure.message, hint: trustAdvice(failure, this.deps.trust), retryInMs, failedAttempts: state.attempts });
     state.loggedAt = Date.now();
     state.attempts = 0;
   }
@@ -203,7 +203,7 @@ export class Connection {
       });
       socket.on('error', (error) => {
         // Before the upgrade the caller logs it, once per outage; after it, it is news.
-        if (opened) log.warn('connection error', { error: error.message });
+        if (opened) log.warn('connection error', { error: error.message, hint: trustAdvice(error, this.deps.trust) });
         else failure ??= error;
       });
       socket.on('close', (code, reason) => {

@@ -1,8 +1,8 @@
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExecutionResult } from '../src/agents/protocol.js';
-import { processStart, signalGroup } from './process-group.js';
+import { currentBootId, processStart, signalGroup, UNKNOWN_BOOT } from './process-group.js';
 
 /*
  * The agent's journal: an append-only log, <state-dir>/journal/journal.log, one JSON line per
@@ -68,8 +68,7 @@ export interface JournalOptions {
   bootId?: string;
 }
 
-/** The boot id when the kernel does not tell: never equal to a recorded one, so nothing is killed. */
-export const UNKNOWN_BOOT = 'unknown';
+export { UNKNOWN_BOOT };
 
 export class Journal {
   private readonly entries = new Map<string, JournalEntry>();
@@ -280,13 +279,5 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-function currentBootId(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return UNKNOWN_BOOT;
   }
 }

@@ -1,6 +1,6 @@
 import { arch, release, type } from 'node:os';
 import { join } from 'node:path';
-import { takeAccount, SetupError } from './account.js';
+import { takeAccount, SetupError, type Account } from './account.js';
 import { Connection } from './connection.js';
 import { CredentialStore } from './credentials.js';
 import { baseEnvironment, type RunUser } from './environment.js';
@@ -8,7 +8,7 @@ import { Executor } from './executor.js';
 import { rootRefusal } from './identity.js';
 import { Journal } from './journal.js';
 import { createLogger } from './log.js';
-import { maskedCommandLine, parseCommandLine, USAGE, type AgentEnvironment } from './options.js';
+import { maskedCommandLine, parseCommandLine, USAGE, type AgentEnvironment, type AgentOptions } from './options.js';
 import { AGENT_VERSION } from './version.js';
 
 const KILL_GRACE_MS = 5_000;
@@ -39,22 +39,34 @@ export async function runAgent(argv: string[]): Promise<number> {
     process.stderr.write(`${refusal}\n`);
     return 1;
   }
-  let runUser: RunUser;
+  let account: Account;
   try {
-    runUser = await takeAccount(options, uid);
+    account = await takeAccount(options, uid);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     process.stderr.write(`pitcrew-agent: ${error.message}\n`);
     return error.exitCode;
   }
+  const unlock = () => account.lock.release();
+  // An exit that skips the finally below (process.exit, an uncaught error) unlocks too; a crash
+  // leaves a lock naming a dead process, which the next agent breaks.
+  process.once('exit', unlock);
+  try {
+    return await serve(options, account.user, shownCommandLine !== undefined);
+  } finally {
+    unlock();
+    process.off('exit', unlock);
+  }
+}
 
+async function serve(options: AgentOptions, runUser: RunUser, keyOnCommandLine: boolean): Promise<number> {
   const log = createLogger();
   const host = { hostname: options.hostname, tags: options.tags, os: `${type()} ${release()}`.slice(0, 200), arch: arch(), version: AGENT_VERSION };
   log.info('pitcrew-agent starting', {
     version: AGENT_VERSION, user: runUser.name, uid: process.getuid!(), gid: process.getgid!(), server: options.server.origin,
     hostname: host.hostname, tags: host.tags, stateDir: options.stateDir, allowPatterns: options.allow.length,
   });
-  if (shownCommandLine) log.warn('the API key was given with --api-key, where every user of this host can read it in ps until the agent hid it; set PITCREW_API_KEY instead');
+  if (keyOnCommandLine) log.warn('the API key was given with --api-key, where every user of this host can read it in ps until the agent hid it; set PITCREW_API_KEY instead');
   const journal = await Journal.open(join(options.stateDir, 'journal'));
   for (const { executionId, reason } of journal.interruptions()) log.warn('found a run the previous agent process left; it is reported, never re-run', { executionId, reason });
   const executor = new Executor({

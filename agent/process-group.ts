@@ -31,3 +31,15 @@ export function statFields(pid: number | string): string[] | undefined {
 export function processStart(pid: number): string | undefined {
   return statFields(pid)?.[19];
 }
+
+/** The boot id when the kernel does not tell: never equal to a recorded one, so nothing is killed. */
+export const UNKNOWN_BOOT = 'unknown';
+
+/** This boot's id, from the kernel: a pid names one process only within one boot. */
+export function currentBootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return UNKNOWN_BOOT;
+  }
+}

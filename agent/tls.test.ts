@@ -6,7 +6,7 @@ import selfsigned from 'selfsigned';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer, type ClientOptions } from 'ws';
 import { enrol } from './enrol.js';
-import { normaliseFingerprint, pinCheck, tlsOptionsFor } from './tls.js';
+import { normaliseFingerprint, pinCheck, tlsOptionsFor, trustAdvice } from './tls.js';
 
 interface Pair {
   key: string;
@@ -130,6 +130,31 @@ describe('other trust settings', () => {
     const { url, seen } = await enrolService(serviceCert);
     await expect(enrol(url, 'k', HOST, await tlsOptionsFor(url, { kind: 'system' }))).rejects.toThrow(/self.signed/i);
     expect(seen).toEqual([]);
+  });
+});
+
+describe('trustAdvice', () => {
+  const failure = (promise: Promise<unknown>) => promise.then(() => expect.fail('the connection was trusted'), (error: unknown) => error);
+
+  it('says what to pass, and where the fingerprint is, when the service\'s own certificate is not trusted', async () => {
+    const { url } = await enrolService(serviceCert);
+    const error = await failure(enrol(url, 'k', HOST, await tlsOptionsFor(url, { kind: 'system' })));
+    const advice = trustAdvice(error, { kind: 'system' });
+    expect(advice).toContain('pass --ca-file PEM (the service\'s $PITCREW_DATA_DIR/tls/cert.pem, data/tls/cert.pem by default) or --server-fingerprint SHA256');
+    expect(advice).toContain('the service logs it at start, in the line "agents connect to https://…; TLS certificate SHA-256 fingerprint AB:CD:…"');
+  });
+
+  it('says the --ca-file is not the issuer when it is another certificate', async () => {
+    const { url } = await enrolService(serviceCert);
+    const byName = new URL(`https://localhost:${url.port}`);
+    const error = await failure(enrol(byName, 'k', HOST, await tlsOptionsFor(byName, { kind: 'ca', pem: otherCert.cert })));
+    expect(trustAdvice(error, { kind: 'ca', pem: otherCert.cert })).toMatch(/^the service's certificate is not issued by the certificate in --ca-file/);
+  });
+
+  it('names the host name check, and gives nothing for other failures', () => {
+    expect(trustAdvice(Object.assign(new Error('altnames'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }), { kind: 'ca', pem: '' })).toMatch(/does not name the host in --server/);
+    expect(trustAdvice(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), { kind: 'system' })).toBeUndefined();
+    expect(trustAdvice(new Error('no code'), { kind: 'system' })).toBeUndefined();
   });
 });
 

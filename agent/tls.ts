@@ -90,6 +90,34 @@ function mismatch(presented: string | undefined, pinned: string): string {
     + 'if the service made a new certificate, take the fingerprint it prints at start and update the flag';
 }
 
+/** Node's codes for a certificate chain this host does not trust. */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+]);
+
+const WHERE_THE_FINGERPRINT_IS = 'the service logs it at start, in the line "agents connect to https://…; TLS certificate SHA-256 fingerprint AB:CD:…", '
+  + 'and on its machine `openssl x509 -in "${PITCREW_DATA_DIR:-data}/tls/cert.pem" -noout -fingerprint -sha256` prints it';
+
+/**
+ * What to do about a TLS failure, for the log line of a failed connection: retrying alone never
+ * helps when this host does not trust the service's certificate. Undefined for other errors.
+ */
+export function trustAdvice(error: unknown, trust: Trust): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `the service's certificate does not name the host in --server: use a name the certificate holds, or pin it with --server-fingerprint SHA256 (no name check); ${WHERE_THE_FINGERPRINT_IS}`;
+  }
+  if (typeof code !== 'string' || !UNTRUSTED.has(code)) return undefined;
+  if (trust.kind === 'pin') {
+    return 'the pinned certificate is not self-signed and the service does not send the chain that issued it: have it send its whole chain, or trust that CA with --ca-file instead';
+  }
+  if (trust.kind === 'ca') {
+    return `the service's certificate is not issued by the certificate in --ca-file: give the service's own (its $PITCREW_DATA_DIR/tls/cert.pem, data/tls/cert.pem by default) or the CA that issued it, or pin it with --server-fingerprint SHA256; ${WHERE_THE_FINGERPRINT_IS}`;
+  }
+  return `this host does not trust the service's certificate (the service makes its own unless given one): pass --ca-file PEM (the service's $PITCREW_DATA_DIR/tls/cert.pem, data/tls/cert.pem by default) or --server-fingerprint SHA256; ${WHERE_THE_FINGERPRINT_IS}`;
+}
+
 /** The host for a socket: URL.hostname keeps IPv6 brackets. */
 export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');

@@ -30,7 +30,7 @@ describe('pitcrew channels', () => {
     const created = await cli(['create', '--name', 'ops', '--type', 'slack', '--mode', 'errors', '--config', `@${configFile}`]);
     expect(created.code, created.stderr).toBe(0);
     const id = /\(([0-9a-f-]{36})\)/.exec(created.stdout)![1]!;
-    expect(created.stdout).toMatch(/^created slack channel "ops" \(.+\), mode errors; try it: pitcrew channels test /);
+    expect(created.stdout).toMatch(/^created slack channel "ops" \(.+\), mode errors; try it: npx pitcrew channels test /);
 
     const listed = await cli(['list']);
     expect(listed.stdout).toMatch(/^ID\s+NAME\s+TYPE\s+MODE\s+STATUS\s+LAST DELIVERED\s+LAST ERROR\n/);

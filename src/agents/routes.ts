@@ -53,7 +53,7 @@ async function admitAgent(ctx: AppContext, authorization: string | undefined, ip
   const apiKey = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
   const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
   if (!caller) {
-    throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key that has the enrol scope: pitcrew agent --api-key <key> (GET /api/v1/api-keys lists them)');
+    throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key that has the enrol scope: npx pitcrew agent --api-key <key> (GET /api/v1/api-keys lists them)');
   }
   if (!caller.scopes.includes('enrol')) throw new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('enrol', caller.keyName));
   if (!caller.allowsAgent(ip)) {

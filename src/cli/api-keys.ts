@@ -6,7 +6,7 @@ export const API_KEYS_USAGE = `usage: pitcrew api-keys <list|create|narrow> [opt
 
   list                                   the tenant's keys with their scopes (never the keys)
   create --name NAME [--scope S]...      issue a key, shown once; S is webhook (the default) or enrol:
-                                         pitcrew api-keys create --name agents --scope enrol   (for agents)
+                                         npx pitcrew api-keys create --name agents --scope enrol   (for agents)
   narrow ID --scope S [--scope S]        keep only these scopes (a scope is never added back)
 
 options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json`;

@@ -34,7 +34,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
   const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
   const print = (value: unknown, human: () => string) => out(values.json ? JSON.stringify(value, null, 2) : human());
   const id = () => {
-    if (!positionals[0]) throw new CliError(`pitcrew channels ${verb} needs the channel id (pitcrew channels list shows them)`, 2);
+    if (!positionals[0]) throw new CliError(`pitcrew channels ${verb} needs the channel id (npx pitcrew channels list shows them)`, 2);
     return encodeURIComponent(positionals[0]);
   };
   switch (verb) {
@@ -47,7 +47,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
       if (!values.name || !values.type || !values.config) throw new CliError('pitcrew channels create needs --name, --type and --config', 2);
       const body = { name: values.name, type: values.type, ...(values.mode ? { mode: values.mode } : {}), ...(values.rule ? { ruleIds: values.rule } : {}), config: readConfig(values.config) };
       const created = (await callApi(client, 'POST', '/api/v1/channels', body)) as Channel;
-      print(created, () => `created ${created.type} channel "${created.name}" (${created.id}), mode ${created.mode}; try it: pitcrew channels test ${created.id}`);
+      print(created, () => `created ${created.type} channel "${created.name}" (${created.id}), mode ${created.mode}; try it: npx pitcrew channels test ${created.id}`);
       return 0;
     }
     case 'test': {
@@ -74,7 +74,7 @@ function readConfig(value: string): unknown {
 }
 
 function table(channels: Channel[]): string {
-  if (channels.length === 0) return 'no channels yet: pitcrew channels create --help';
+  if (channels.length === 0) return 'no channels yet: npx pitcrew channels create --help';
   const rows = [['ID', 'NAME', 'TYPE', 'MODE', 'STATUS', 'LAST DELIVERED', 'LAST ERROR']];
   for (const c of channels) rows.push([c.id, c.name, c.type, c.mode, c.status, c.lastDeliveredAt ?? '-', c.lastError ? c.lastError.slice(0, 60) : '-']);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

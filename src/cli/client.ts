@@ -9,7 +9,7 @@ export class CliError extends Error {
 
 /** Calls the management API with the token, turning problem+json replies into a CliError. */
 export async function callApi(client: ClientConfig, method: string, path: string, body?: unknown): Promise<unknown> {
-  if (!client.token) throw new CliError('no management token: pass --token or set PITCREW_TOKEN (pitcrew bootstrap --json prints one)', 2);
+  if (!client.token) throw new CliError('no management token: pass --token or set PITCREW_TOKEN (npx pitcrew bootstrap --json prints one)', 2);
   let response: Response;
   try {
     response = await fetch(`${client.server}${path}`, {

@@ -14,9 +14,9 @@ commands:
   server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
   bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key (webhook and enrol) and management token
   migrate                         apply database migrations and exit
-  agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (pitcrew agent --help)
-  api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (pitcrew api-keys --help)
-  channels list|create|test|delete  notification channels, through the API (pitcrew channels --help)
+  agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
+  api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
+  channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;

@@ -17,11 +17,11 @@ export function bearerAuth(store: Store) {
     const match = BEARER.exec(request.headers.authorization ?? '');
     const challenge = { 'WWW-Authenticate': 'Bearer realm="pitcrew"' };
     if (!match?.[1]) {
-      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'send a management token as "Authorization: Bearer <token>" (pitcrew bootstrap --json prints one)', { headers: challenge });
+      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'send a management token as "Authorization: Bearer <token>" (npx pitcrew bootstrap --json prints one)', { headers: challenge });
     }
     const principal = await authenticateToken(store.db, match[1]);
     if (!principal) {
-      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'the bearer token is unknown or revoked; issue a new one with pitcrew bootstrap --json', { headers: challenge });
+      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'the bearer token is unknown or revoked; issue a new one with npx pitcrew bootstrap --json', { headers: challenge });
     }
     request.principal = principal;
   };

@@ -11,7 +11,7 @@ export function openApiOptions(): SwaggerOptions {
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (pitcrew bootstrap --json)' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (npx pitcrew bootstrap --json)' },
           apiKey: { type: 'http', scheme: 'bearer', description: 'tenant API key (agent enrolment)' },
         },
       },

@@ -39,12 +39,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/** Starts `pitcrew server` from the built tree; `cwd` is where a relative PITCREW_DATA_DIR (default ./data) lands. */
+export async function startServer(env: Record<string, string>, options: { cwd?: string } = {}): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const tlsPort = env.PITCREW_TLS_PORT ?? String(await freePort());
   // Servers of tests running at once must not meet on the default metrics port.
   const metricsAddr = env.PITCREW_METRICS_ADDR ?? `127.0.0.1:${await freePort()}`;
   const child = spawn(process.execPath, [PITCREW_BIN, 'server'], {
+    cwd: options.cwd,
     env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, PITCREW_METRICS_ADDR: metricsAddr, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,7 +82,7 @@ function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -30,13 +30,13 @@ describe('web UI pages', () => {
     await page.goto(`${base}/rules`);
     await expect.poll(() => page.url()).toBe(`${base}/sign-in`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('paste the management token printed by pitcrew bootstrap --json').waitFor();
+    await page.getByText('paste the management token printed by npx pitcrew bootstrap --json').waitFor();
     await page.getByLabel('Management token').fill('pct_not-a-real-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('the bearer token is unknown or revoked').waitFor();
     expect(await page.getByLabel('Management token').getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
-    expect(await page.getByText('node bin/pitcrew.js bootstrap --json').count()).toBe(1);
+    expect(await page.getByText('npx pitcrew bootstrap --json', { exact: true }).count()).toBe(1);
   });
 
   it('ends a session whose token stops working and says why', async () => {
@@ -183,6 +183,76 @@ describe('web UI pages', () => {
     await page.locator('tr[data-key="nagios"]', { hasText: 'revoked' }).waitFor();
     expect((await env.webhook(rule.triggerId, {}, { apiKey: issued })).statusCode).toBe(401);
     expect((await env.webhook(rule.triggerId, {}, { apiKey: replacement })).statusCode).toBe(202);
+  });
+
+  it('asks before Escape closes a key shown once, and keeps the page from unloading while it shows', async () => {
+    await asTenant(env.tenant, '/api-keys');
+    await page.getByLabel('New key name').fill('zabbix');
+    await page.getByRole('button', { name: 'Issue key' }).click();
+    const reveal = page.getByRole('dialog');
+    const key = reveal.getByLabel('API key');
+    await reveal.getByText('Shown once.').waitFor();
+    const issued = await key.innerText();
+    const unloadRefused = () => page.evaluate("(() => { const event = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(event); return event.defaultPrevented; })()");
+    await expect.poll(unloadRefused).toBe(true);
+
+    await page.keyboard.press('Escape');
+    const ask = reveal.getByRole('alert');
+    await ask.getByText('Close without the key?').waitFor();
+    expect(await key.innerText()).toBe(issued);
+    // Pressed over and over, Escape never closes it (Chromium closes a dialog on a second Escape
+    // without a click between, whatever its cancel handler says).
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+    expect(await reveal.isVisible()).toBe(true);
+    await ask.getByText('Close without the key?').waitFor();
+    expect(await key.innerText()).toBe(issued);
+    await ask.getByRole('button', { name: 'Back to the key' }).click();
+    await expect.poll(() => ask.count()).toBe(0);
+
+    // Other close requests (a phone's back gesture) ask too; and should one close the dialog anyway
+    // (Chromium does so to the second without a click between, whatever the cancel handler says), it
+    // opens again, asking.
+    for (const close of ['requestClose', 'close'] as const) {
+      await page.evaluate(`document.querySelector('dialog[open]').${close}()`);
+      await ask.getByText('Close without the key?').waitFor();
+      await expect.poll(() => reveal.isVisible()).toBe(true);
+      expect(await key.innerText()).toBe(issued);
+      await ask.getByRole('button', { name: 'Back to the key' }).click();
+    }
+
+    await page.keyboard.press('Escape');
+    await reveal.getByRole('button', { name: 'Close, I have stored it' }).click();
+    await expect.poll(() => page.getByText(issued).count()).toBe(0);
+    expect(await unloadRefused()).toBe(false);
+  });
+
+  it('filters executions by rule, with the rule in the URL', async () => {
+    const cleanup = await env.createWebhookRule({ name: 'clean tmp' });
+    const restart = await env.createWebhookRule({ name: 'restart php' });
+    const [cleaned] = (await env.webhook(cleanup.triggerId, { HostName: 'web-1' })).json().executionIds;
+    const [restarted] = (await env.webhook(restart.triggerId, { HostName: 'web-2' })).json().executionIds;
+    const row = (id: string) => page.locator(`a[aria-label^="execution ${id} "]`);
+    await asTenant(env.tenant, '/executions');
+    await row(cleaned).waitFor();
+    await row(restarted).waitFor();
+
+    await Promise.all([
+      page.waitForRequest((request) => new URL(request.url()).searchParams.get('ruleId') === cleanup.id),
+      page.getByLabel('Rule').selectOption({ label: 'clean tmp' }),
+    ]);
+    await expect.poll(() => page.url()).toBe(`${base}/executions?rule=${cleanup.id}`);
+    await expect.poll(() => row(restarted).count()).toBe(0);
+    expect(await row(cleaned).count()).toBe(1);
+
+    // A reload (or a shared link) keeps it, and the other filters combine with it.
+    await page.reload();
+    await row(cleaned).waitFor();
+    expect(await page.getByLabel('Rule').inputValue()).toBe(cleanup.id);
+    await page.getByLabel('Filter by hostname').fill('web-2');
+    await page.getByText('No execution matches these filters').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await row(restarted).waitFor();
+    expect(await page.getByLabel('Rule').inputValue()).toBe('');
   });
 
   it("edits a host's tags, keeping the agent's own", async () => {

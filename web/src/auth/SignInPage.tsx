@@ -25,7 +25,7 @@ export function SignInPage() {
     event.preventDefault();
     const trimmed = candidate.trim();
     if (!trimmed) {
-      setError('paste the management token printed by pitcrew bootstrap --json');
+      setError('paste the management token printed by npx pitcrew bootstrap --json');
       return;
     }
     setBusy(true);
@@ -56,7 +56,7 @@ export function SignInPage() {
           error={error ?? undefined}
           hint={
             <>
-              On the service machine, <code>node bin/pitcrew.js bootstrap --json</code> prints one (the <code>token</code> field). It is kept
+              On the service machine, <code>npx pitcrew bootstrap --json</code> prints one (the <code>token</code> field). It is kept
               for this browser tab only.
             </>
           }

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { ESCALATION_STATES } from '../api/types';
-import { useRuleNames } from '../rules/queries';
+import { RulePicker } from '../rules/RulePicker';
 import { PagedList } from '../ui/PagedList';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, NoMatch } from '../ui/states';
@@ -22,7 +22,6 @@ export default function EscalationsPage() {
   const state = params.get('state') ?? DEFAULT_STATE;
   const filters: EscalationFilters = { ruleId: ruleId || undefined, hostname: host.settled || undefined, state: state === ANY_STATE ? undefined : state };
   const escalations = useEscalations(filters);
-  const names = useRuleNames();
   const filtered = Boolean(ruleId || host.settled);
 
   return (
@@ -33,14 +32,7 @@ export default function EscalationsPage() {
       />
       <div className="toolbar" role="search">
         <SearchBox label="Filter by hostname" placeholder="Hostname" search={host} />
-        <select aria-label="Rule" value={ruleId} onChange={(event) => setParam('rule', event.target.value)}>
-          <option value="">Every rule</option>
-          {[...(names.data ?? [])].map(([id, name]) => (
-            <option key={id} value={id}>
-              {name}
-            </option>
-          ))}
-        </select>
+        <RulePicker value={ruleId} onChange={(id) => setParam('rule', id)} />
         <select aria-label="State" value={state} onChange={(event) => setParam('state', event.target.value === DEFAULT_STATE ? '' : event.target.value)}>
           {ESCALATION_STATES.map((value) => (
             <option key={value} value={value}>

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { EXECUTION_STATES, type ExecutionState } from '../api/types';
-import { useRuleNames } from '../rules/queries';
+import { RulePicker } from '../rules/RulePicker';
 import { PagedList } from '../ui/PagedList';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, NoMatch } from '../ui/states';
@@ -16,7 +16,6 @@ export default function ExecutionsPage() {
   const state = (params.get('state') || undefined) as ExecutionState | undefined;
   const filters: ExecutionFilters = { ruleId, state, hostname: host.settled || undefined };
   const executions = useExecutions(filters);
-  const names = useRuleNames();
   const filtered = Boolean(ruleId || state || host.settled);
 
   return (
@@ -32,14 +31,7 @@ export default function ExecutionsPage() {
             </option>
           ))}
         </select>
-        {ruleId ? (
-          <span className="chip">
-            rule: {names.data?.get(ruleId) ?? ruleId}
-            <button type="button" className="chip-remove" aria-label="show every rule" onClick={() => setParam('rule', '')}>
-              ×
-            </button>
-          </span>
-        ) : null}
+        <RulePicker value={ruleId ?? ''} onChange={(id) => setParam('rule', id)} />
       </div>
       <PagedList
         query={executions}

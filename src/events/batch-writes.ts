@@ -62,9 +62,9 @@ export class BatchWrites {
 
   compile(): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
-    if (this.events.length > 0) writes.push(this.statements.insert('events', this.events));
+    writes.push(...this.statements.inserts('events', this.events));
     writes.push(...queuedInserts(this.statements, this.executions, this.now));
-    writes.push(...safetyWrites(this.db, [...this.escalations.values()], this.keys));
+    writes.push(...safetyWrites(this.db, this.statements, [...this.escalations.values()], this.keys));
     return writes;
   }
 

@@ -260,7 +260,10 @@ function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
   const byTenant = new Map<string, HostFacts[]>();
   for (const row of rows) {
     const host: HostFacts = { id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[] };
-    byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), host]);
+    // Pushed, not copied: a tenant's fleet of 10,000 hosts was 50 million copies.
+    const hosts = byTenant.get(row.tenant_id);
+    if (hosts) hosts.push(host);
+    else byTenant.set(row.tenant_id, [host]);
   }
   return byTenant;
 }

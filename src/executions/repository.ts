@@ -50,7 +50,8 @@ export function queuedRow(
 
 /**
  * The statements that queue executions: their rows and their first transition, and a second one
- * for those already dispatched to a session in the same transaction.
+ * for those already dispatched to a session in the same transaction. As many statements as the
+ * database's parameter limit needs: a fan-out over a whole fleet is stored whole, in one transaction.
  */
 export function queuedInserts(statements: Statements, rows: NewExecutionRow[], at: number): CompiledQuery[] {
   if (rows.length === 0) return [];
@@ -58,7 +59,7 @@ export function queuedInserts(statements: Statements, rows: NewExecutionRow[], a
     const queued = { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
     return row.state === 'dispatched' ? [queued, { id: newId(at), execution_id: row.id, from_state: 'queued', to_state: 'dispatched', reason: null, at }] : [queued];
   });
-  return [statements.insert('executions', rows), statements.insert('execution_transitions', transitions)];
+  return [...statements.inserts('executions', rows), ...statements.inserts('execution_transitions', transitions)];
 }
 
 export interface ExecutionFilter {

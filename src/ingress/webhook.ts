@@ -12,7 +12,7 @@ import type { CallerAccess } from '../tenants/directory.js';
 import { API_KEY_PATTERN } from '../tenants/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import { parseAlertPayload } from './payload.js';
+import { parseAlertPayload, type AlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
 export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];
@@ -37,11 +37,19 @@ const AlertBody = Type.Object(
   { description: 'Every field is optional; every scalar pair reaches the runbook as an environment variable' },
 );
 
+/**
+ * Execution ids a reply lists at most. A rule over a fleet queues one execution per host: the
+ * reply stays small and counts them, and the link pages through all (docs/webhook.md).
+ */
+export const REPLY_EXECUTION_IDS = 100;
+
 const Accepted = Type.Object({
   eventId: Type.String({ format: 'uuid' }),
   outcome: Type.String(),
   reason: Type.Union([Type.String(), Type.Null()]),
-  executionIds: Type.Array(Type.String({ format: 'uuid' })),
+  executionIds: Type.Array(Type.String({ format: 'uuid' }), { maxItems: REPLY_EXECUTION_IDS, description: `the event's executions, at most the first ${REPLY_EXECUTION_IDS}; executionsUrl lists them all` }),
+  executionCount: Type.Integer({ minimum: 0, description: 'how many executions the event queued (executionIds may list fewer)' }),
+  executionsUrl: Type.String({ description: "the event's executions, paged: GET with a bearer token" }),
   skippedEnv: Type.Array(SkippedEnv),
   replayed: Type.Boolean({ description: 'true: an earlier call with the same Idempotency-Key recorded this event; nothing new was stored or run' }),
 });
@@ -151,15 +159,28 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
         .header('Idempotent-Replayed', 'true')
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: result.skippedEnv, replayed: true });
+        .send(acceptedReply(result, result.skippedEnv, true));
     case 'stored':
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv, replayed: false });
+        .send(acceptedReply(result, parsed.payload.skippedEnv, false));
     default:
       return assertNever(result);
   }
+}
+
+function acceptedReply(event: { eventId: string; outcome: string; reason: string | null; executionIds: string[] }, skippedEnv: AlertPayload['skippedEnv'], replayed: boolean) {
+  return {
+    eventId: event.eventId,
+    outcome: event.outcome,
+    reason: event.reason,
+    executionIds: event.executionIds.slice(0, REPLY_EXECUTION_IDS),
+    executionCount: event.executionIds.length,
+    executionsUrl: `/api/v1/executions?eventId=${event.eventId}`,
+    skippedEnv,
+    replayed,
+  };
 }
 
 function invalidKey(): PitcrewError {

@@ -8,6 +8,7 @@ import { fromRow } from '../rules/repository.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
+import { isRefusedData } from '../store/faults.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
@@ -36,7 +37,12 @@ export type SubmissionResult =
   /** The key was used within 24 h for a different body. */
   | { status: 'idempotency_conflict' }
   | { status: 'revoked_key' }
-  | { status: 'no_trigger' };
+  | { status: 'no_trigger' }
+  /**
+   * This event alone could not be made into rows (an error of the service, logged by the caller):
+   * nothing of it was stored, the rest of its batch was. A retry of the same call fails the same way.
+   */
+  | { status: 'unstorable'; error: unknown };
 
 export interface QueuedExecution {
   id: string;
@@ -94,7 +100,7 @@ export class EventWriter {
     private readonly options: EventWriterOptions,
   ) {
     this.statements = new Statements(options.dialect);
-    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest' }, (size, seconds) => {
+    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest', mayBeOneJob: isRefusedData }, (size, seconds) => {
       metrics.ingestBatchSize.observe(size);
       metrics.ingestCommitSeconds.observe(seconds);
     });
@@ -157,27 +163,12 @@ export class EventWriter {
   private decideAll(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
-      if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
-      const rule = rules.get(s.triggerId);
-      if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
-      const hostKey = payloadHostKey(s);
-      const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
-      const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
-      if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
-      const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
-      const before = history.factsFor(rule, hostKey, s.idempotencyKey);
-      const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
-      if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
-      history.record(rule, hostKey, facts, decision);
-      const { event, executions } = writes.add({ submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint }, history);
-      // No host: the service runs it (email_runbook); the notifier's loop picks it up.
-      for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
-      const executionIds = executions.map((row) => row.id);
-      if (s.idempotencyKey !== undefined) {
-        const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
-        history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+      // One call's failure is its own: the batch it shares with others' calls is stored without it.
+      try {
+        return decideOne(s, activeKeys, rules, hosts, history, writes, queued);
+      } catch (error) {
+        return { status: 'unstorable', error };
       }
-      return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     });
     return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork };
   }
@@ -191,6 +182,37 @@ export class EventWriter {
     const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
     return CompiledQuery.raw(`select * from "rules" where "trigger_id" in (${this.statements.list(triggerIds.length)}) and "deleted_at" is null`, triggerIds);
   }
+}
+
+/**
+ * One call of the batch: decided against the batch's history, its rows kept with the batch's.
+ * Whatever can throw runs before the history or the batch hold anything of it.
+ */
+function decideOne(s: Submission, activeKeys: Set<string>, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): SubmissionResult {
+  if (!activeKeys.has(s.keyId)) return { status: 'revoked_key' };
+  const rule = rules.get(s.triggerId);
+  if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
+  const hostKey = payloadHostKey(s);
+  const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
+  const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
+  if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
+  const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
+  const before = history.factsFor(rule, hostKey, s.idempotencyKey);
+  const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
+  if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
+  const decided = { submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
+  const rows = writes.rowsOf(decided);
+  history.record(rule, hostKey, facts, decision);
+  writes.add(decided, rows, history);
+  const { event, executions } = rows;
+  // No host: the service runs it (email_runbook); the notifier's loop picks it up.
+  for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
+  const executionIds = executions.map((row) => row.id);
+  if (s.idempotencyKey !== undefined) {
+    const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
+    history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+  }
+  return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */

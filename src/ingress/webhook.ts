@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { SkippedEnv } from '../events/presenter.js';
-import { isDiskFull } from '../store/faults.js';
+import { isDiskFull, isRefusedData } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
@@ -139,6 +139,10 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       idempotencyKey,
     });
   } catch (error) {
+    if (isRefusedData(error)) {
+      request.log.error({ err: error }, 'event not stored: the database refused its values; the other events of its batch were stored');
+      throw unstorable();
+    }
     if (isDiskFull(error)) {
       request.log.error({ err: error, location: ctx.store.location }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
     } else {
@@ -152,6 +156,9 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       throw invalidKey();
     case 'no_trigger':
       throw noTrigger(triggerId);
+    case 'unstorable':
+      request.log.error({ err: result.error }, 'event not stored: the service could not make it into rows; the other events of its batch were stored');
+      throw unstorable();
     case 'idempotency_conflict':
       throw new PitcrewError('PITCREW_ERR_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${idempotencyKey}" was used on this trigger within 24 h for a different body, so nothing was recorded; use a new key for a new alarm, or resend the same body to get the original event`);
     case 'replayed':
@@ -181,6 +188,11 @@ function acceptedReply(event: { eventId: string; outcome: string; reason: string
     skippedEnv,
     replayed,
   };
+}
+
+/** Not a 503: storage is fine, and a retry of the same call would fail the same way. */
+function unstorable(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_INTERNAL', "the service failed to store this event (an error of its own, now in its log), so nothing was recorded; retrying the same body will fail the same way: report it to the service's operator");
 }
 
 function invalidKey(): PitcrewError {

@@ -6,3 +6,22 @@ export function isDiskFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === '53100';
 }
+
+/** SQLite's result codes for a statement refused for the values it carries. */
+const SQLITE_REFUSED = ['SQLITE_CONSTRAINT', 'SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_RANGE'];
+
+/**
+ * Whether the database refused a statement for the values in it, not for its own state: a NUL
+ * in text or a value too big for an index on PostgreSQL (SQLSTATE classes 22 and 54, 23 for a
+ * constraint), a constraint or a parameter limit on SQLite. The transaction was rolled back, and the
+ * same values would be refused again: a retry cannot help, and the calls that did not carry them
+ * can be stored without them (store/group-commit.ts).
+ */
+export function isRefusedData(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return false;
+  if (code.startsWith('SQLITE_')) {
+    return SQLITE_REFUSED.some((refused) => code.startsWith(refused)) || (code === 'SQLITE_ERROR' && /too many SQL variables/.test(String(message)));
+  }
+  return /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
+import { createChannel } from './support/notify.js';
+import { waitFor } from './support/wait.js';
 import { newId } from '../src/store/ids.js';
 import type { Database } from '../src/store/schema.js';
 
@@ -107,5 +109,43 @@ describe.each(testDialects())('fan-outs the size of a fleet on %s', (dialect) =>
     for (const reply of replies) expect(reply.json()).toMatchObject({ outcome: 'accepted', executionCount: 100 });
     const stored = await env.store.db.selectFrom('executions').select((eb) => eb.fn.countAll<number>().as('n')).where('rule_id', '=', rule.id).executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(100 * 100);
+  }, 120_000);
+});
+
+describe.each(testDialects())('the end of a fan-out the size of a fleet on %s', (dialect) => {
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect);
+    await insertHosts(env.store.db, env.tenant.tenantId, 'ending', FLEET, 'ending');
+  }, 120_000);
+  afterAll(() => env.close());
+
+  it('ends every execution in one ledger commit, and the message counts them and lists only a few failures', async () => {
+    // Nothing delivers it: the message itself, as stored for every channel, is what is checked.
+    await createChannel(env, { name: 'ops', type: 'webhook', mode: 'all', config: { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen+' } });
+    const rule = await env.createWebhookRule({ target: { type: 'specific_tags', tags: ['ending'] } });
+    const reply = (await env.webhook(rule.triggerId, {})).json();
+    const ids = (await env.store.db.selectFrom('executions').select('id').where('event_id', '=', reply.eventId).orderBy('id').execute()).map((r) => r.id);
+    expect(ids).toHaveLength(FLEET);
+
+    // One group commit of the ledger: 10,000 transitions and notify_pending rows.
+    const { ledger } = env.app.context;
+    const [cancelled, expired] = await Promise.all([
+      ledger.move(ids.slice(0, 9_000), 'cancelled', 'cancelled by the test', ['queued']),
+      ledger.move(ids.slice(9_000), 'expired', 'expired by the test', ['queued']),
+    ]);
+    expect([cancelled.length, expired.length]).toEqual([9_000, 1_000]);
+    const transitions = await env.store.db.selectFrom('execution_transitions').innerJoin('executions', 'executions.id', 'execution_transitions.execution_id')
+      .select((eb) => eb.fn.countAll<number>().as('n')).where('executions.event_id', '=', reply.eventId).where('to_state', 'in', ['cancelled', 'expired']).executeTakeFirstOrThrow();
+    expect(Number(transitions.n)).toBe(FLEET);
+
+    const message = await waitFor(() => env.store.db.selectFrom('notify_messages').selectAll().where('rule_id', '=', rule.id).where('kind', '=', 'run').executeTakeFirst(), 'the run message');
+    const notification = JSON.parse(message.body);
+    expect(notification).toMatchObject({ total: FLEET, counts: { cancelled: 9_000, expired: 1_000 }, unlisted: FLEET - 10, severity: 'error' });
+    expect(notification.executions).toHaveLength(10);
+    expect(notification.executions.every((e: { state: string }) => e.state === 'expired')).toBe(true);
+    expect(message.body.length).toBeLessThan(20_000);
+    expect(message.title).toBe(`❌ ${rule.body.name} failed on 1000 of ${FLEET} hosts`);
   }, 120_000);
 });

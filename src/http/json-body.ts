@@ -24,7 +24,8 @@ export function jsonBodyParser(app: FastifyInstance, { optional = false } = {}) 
     if (optional && text.trim() === '') return done(null, undefined);
     parse(request, text, (error, value) => {
       if (error) return done(malformed(text));
-      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(tooDeep());
+      // Each level takes two characters at least: a short body cannot be too deep, and is not walked.
+      if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(tooDeep());
       return done(null, value);
     });
   };

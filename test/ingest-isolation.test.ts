@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
-import type { Submission, SubmissionResult } from '../src/events/writer.js';
+import { EventWriter, type Submission, type SubmissionResult } from '../src/events/writer.js';
+import { Metrics } from '../src/metrics/registry.js';
 import { parseAlertPayload } from '../src/ingress/payload.js';
 import { isRefusedData } from '../src/store/faults.js';
 
@@ -94,5 +95,28 @@ describe.each(testDialects())('one call never fails another on %s', (dialect) =>
     } else {
       expect(refused).toMatchObject({ status: 'fulfilled', value: { status: 'stored' } });
     }
+  });
+
+  it("a failure after the commit (telling agents) never turns stored events into errors", async () => {
+    const errors: unknown[] = [];
+    const failing = new Error('a session could not be told');
+    const writer = new EventWriter(env.store.db, env.store.durability, new Metrics(), {
+      dialect, maxBatch: 256, maxQueued: 1000, executionExpirySeconds: 3600,
+      onQueued: () => {
+        throw failing;
+      },
+      onAfterCommitError: (error) => errors.push(error),
+    });
+    const calls = [
+      await submission(env.tenant.tenantId, rule.triggerId, { HostName: 'web-1' }),
+      await submission(neighbour.tenantId, neighbour.rule.triggerId, { HostName: 'other-1' }),
+    ];
+    const results = await Promise.allSettled(calls.map((call) => writer.submit(call)));
+    expect(results).toMatchObject([
+      { status: 'fulfilled', value: { status: 'stored', outcome: 'accepted' } },
+      { status: 'fulfilled', value: { status: 'stored', outcome: 'accepted' } },
+    ]);
+    expect(errors).toEqual([failing]);
+    await writer.drain();
   });
 });

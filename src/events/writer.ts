@@ -80,6 +80,8 @@ export interface EventWriterOptions {
    * (email_runbook), or an escalation window opened (an action limit was reached).
    */
   onNotifierWork?: () => void;
+  /** Told of an error after a commit (dispatch, wake-ups): the batch's events are stored all the same. */
+  onAfterCommitError?: (error: unknown) => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
@@ -145,15 +147,26 @@ export class EventWriter {
       return results;
     });
     // Agents hear of an execution only once it is on disk: a power cut cannot undo what ran.
-    const durable = committed.durable.then(() => {
-      for (const r of committed.value) {
+    const durable = committed.durable.then(() => this.afterCommit(committed.value, queued, notifierWork));
+    return { value: committed.value, durable };
+  }
+
+  /**
+   * What follows a durable commit. Its failure is reported, never thrown: the events are stored,
+   * and a caller told otherwise would retry and store them twice. The sweeper dispatches what
+   * was not (executions/sweeper.ts), and the notifier's poll finds its work.
+   */
+  private afterCommit(results: SubmissionResult[], queued: QueuedExecution[], notifierWork: boolean): void {
+    try {
+      for (const r of results) {
         if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
         if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
       }
       if (queued.length > 0) this.options.onQueued(queued);
       if (notifierWork) this.options.onNotifierWork?.();
-    });
-    return { value: committed.value, durable };
+    } catch (error) {
+      this.options.onAfterCommitError?.(error);
+    }
   }
 
   private now(): number {

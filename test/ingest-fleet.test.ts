@@ -78,6 +78,12 @@ describe.each(testDialects())('fan-outs the size of a fleet on %s', (dialect) =>
       url = page.nextCursor ? `${reply.executionsUrl}&limit=1000&cursor=${page.nextCursor}` : null;
     }
     expect(seen.size).toBe(FLEET);
+
+    // The event, alone or in its rule's list, counts them the same way.
+    const event = (await env.api('GET', `/api/v1/events/${reply.eventId}`)).json();
+    expect(event).toMatchObject({ executionCount: FLEET, executionIds: reply.executionIds });
+    const listed = (await env.api('GET', `/api/v1/rules/${big.id}/events`)).json().items[0];
+    expect(listed).toMatchObject({ id: reply.eventId, executionCount: FLEET, executionIds: reply.executionIds });
   }, 120_000);
 
   it("an oversized fan-out never fails another tenant's event in the same commit", async () => {

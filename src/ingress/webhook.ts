@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { SkippedEnv } from '../events/presenter.js';
+import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
 import { isDiskFull, isRefusedData } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { jsonBodyParser } from '../http/json-body.js';
@@ -38,10 +38,11 @@ const AlertBody = Type.Object(
 );
 
 /**
- * Execution ids a reply lists at most. A rule over a fleet queues one execution per host: the
- * reply stays small and counts them, and the link pages through all (docs/webhook.md).
+ * Execution ids a reply lists at most, as an event's view does. A rule over a fleet queues one
+ * execution per host: the reply stays small and counts them, and the link pages through all
+ * (docs/webhook.md).
  */
-export const REPLY_EXECUTION_IDS = 100;
+const REPLY_EXECUTION_IDS = LISTED_EXECUTION_IDS;
 
 const Accepted = Type.Object({
   eventId: Type.String({ format: 'uuid' }),

@@ -17,6 +17,13 @@ import type { Database } from './schema.js';
  */
 export const MAX_PARAMETERS: Readonly<Record<Dialect, number>> = { sqlite: 32_766, postgres: 65_535 };
 
+/**
+ * Inserts of more rows are not kept for reuse: a group commit's are up to PITCREW_INGEST_MAX_BATCH
+ * (1000) rows; larger ones are fan-outs over a fleet, each of its own size, and their texts run to
+ * hundreds of kilobytes.
+ */
+const MAX_KEPT_ROWS = 1000;
+
 export class Statements {
   private readonly texts = new Map<string, string>();
 
@@ -57,6 +64,8 @@ export class Statements {
       }
       shape.push(mask);
     }
+    // The text of a fan-out's thousands of rows is made for its one use, not kept (see MAX_KEPT_ROWS).
+    if (rows.length > MAX_KEPT_ROWS) return CompiledQuery.raw(this.insertText(table, columns, shape), parameters);
     const key = `insert\n${table}\n${columns.join(',')}\n${shape.join(' ')}`;
     const text = this.texts.get(key) ?? this.remember(key, this.insertText(table, columns, shape));
     return CompiledQuery.raw(text, parameters);

@@ -35,7 +35,10 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       const response = await env.webhook(rule.triggerId, body);
       expect(response.statusCode).toBe(202);
       const reply = response.json();
-      expect(reply).toEqual({ eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [expect.any(String)], skippedEnv: [], act: true, replayed: false });
+      expect(reply).toEqual({
+        eventId: expect.any(String), outcome: 'accepted', reason: null, executionIds: [expect.any(String)], executionCount: 1,
+        executionsUrl: `/api/v1/executions?eventId=${reply.eventId}`, skippedEnv: [], act: true, replayed: false,
+      });
       expect(response.headers.location).toBe(`/api/v1/events/${reply.eventId}`);
 
       const event = await storedEvent(reply.eventId);

@@ -23,6 +23,11 @@ export interface Decided {
   fingerprint: string;
 }
 
+export interface EventRows {
+  event: NewEventRow;
+  executions: NewExecutionRow[];
+}
+
 /** Everything one group commit writes, collected decision by decision, then compiled at once. */
 export class BatchWrites {
   private readonly events: NewEventRow[] = [];
@@ -40,16 +45,25 @@ export class BatchWrites {
     private readonly readySession: SessionFinder = () => undefined,
   ) {}
 
-  /** The event of a decision, its executions (held ones last), escalations and idempotency key. */
-  add({ submission: s, rule, hostKey, decision, step, fingerprint }: Decided, history: BatchHistory): { event: NewEventRow; executions: NewExecutionRow[] } {
+  /**
+   * The rows of a decision's event and its executions (held ones last), nothing kept yet: what
+   * one event's payload can make throw (serialising it) throws here, before the batch holds any of
+   * it, so that event fails alone (writer.ts).
+   */
+  rowsOf({ submission: s, rule, hostKey, decision, step }: Decided): EventRows {
     const event = eventRow(s, rule.id, { outcome: decision.outcome, reason: decision.reason, hostKey, alarmState: step.state, stateChanged: step.changed });
-    this.events.push(event);
     const executions = decision.outcome === 'accepted' ? [
       ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, event, host, this.executionExpirySeconds, false))),
       ...decision.held.map((host) => executionRow(rule, event, host, this.executionExpirySeconds, true)),
       ...(decision.serviceRun ? [emailRunbookExecutionRow(rule, event, decision.serviceRun.hostname, this.executionExpirySeconds)] : []),
     ] : [];
-    this.executions.push(...executions);
+    return { event, executions };
+  }
+
+  /** Keeps an event's rows (from `rowsOf`) with its escalations and idempotency key. */
+  add({ submission: s, rule, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
+    this.events.push(event);
+    for (const row of executions) this.executions.push(row);
     if (decision.outcome === 'accepted' && decision.serviceRun) this.givesNotifierWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
       for (const limited of decision.limited) this.escalate(rule, limited, history, event.id);
@@ -57,14 +71,13 @@ export class BatchWrites {
     if (s.idempotencyKey !== undefined) {
       this.keys.push({ rule_id: rule.id, key: s.idempotencyKey, tenant_id: rule.tenantId, event_id: event.id, fingerprint, created_at: this.now });
     }
-    return { event, executions };
   }
 
   compile(): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
-    if (this.events.length > 0) writes.push(this.statements.insert('events', this.events));
+    writes.push(...this.statements.inserts('events', this.events));
     writes.push(...queuedInserts(this.statements, this.executions, this.now));
-    writes.push(...safetyWrites(this.db, [...this.escalations.values()], this.keys));
+    writes.push(...safetyWrites(this.db, this.statements, [...this.escalations.values()], this.keys));
     return writes;
   }
 

@@ -1,5 +1,9 @@
 import { Type, type Static } from 'typebox';
+import type { EventExecutions } from '../executions/repository.js';
 import type { EventRow } from '../store/schema.js';
+
+/** Execution ids an event's view lists at most, like the webhook's reply (ingress/webhook.ts). */
+export const LISTED_EXECUTION_IDS = 100;
 
 export const Outcome = Type.Enum(['accepted', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate']);
 
@@ -15,13 +19,14 @@ export const EventView = Type.Object({
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the JSON object as posted' }),
   env: Type.Record(Type.String(), Type.String(), { description: 'environment variables the runbook receives' }),
   skippedEnv: Type.Array(SkippedEnv, { description: 'payload names not exported, with the reason' }),
-  executionIds: Type.Array(Type.String({ format: 'uuid' })),
+  executionIds: Type.Array(Type.String({ format: 'uuid' }), { maxItems: LISTED_EXECUTION_IDS, description: `the first ${LISTED_EXECUTION_IDS} executions, oldest first; GET /api/v1/executions?eventId= lists them all` }),
+  executionCount: Type.Integer({ minimum: 0, description: 'how many executions the event queued' }),
   idempotencyKey: Type.Union([Type.String(), Type.Null()], { description: 'the Idempotency-Key the call carried' }),
 });
 
 export type EventView = Static<typeof EventView>;
 
-export function presentEvent(row: EventRow, executionIds: string[]): EventView {
+export function presentEvent(row: EventRow, executions: EventExecutions = { ids: [], count: 0 }): EventView {
   return {
     id: row.id,
     ruleId: row.rule_id,
@@ -32,7 +37,8 @@ export function presentEvent(row: EventRow, executionIds: string[]): EventView {
     payload: JSON.parse(row.payload),
     env: JSON.parse(row.env),
     skippedEnv: JSON.parse(row.skipped_env),
-    executionIds,
+    executionIds: executions.ids,
+    executionCount: executions.count,
     idempotencyKey: row.idempotency_key,
   };
 }

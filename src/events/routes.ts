@@ -3,8 +3,8 @@ import { notFound } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api, AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import { executionIdsOfEvents } from '../executions/repository.js';
-import { EventView, Outcome, presentEvent } from './presenter.js';
+import { executionsOfEvents } from '../executions/repository.js';
+import { EventView, LISTED_EXECUTION_IDS, Outcome, presentEvent } from './presenter.js';
 import { getEvent, listRuleEvents, ruleExists } from './repository.js';
 
 const tags = ['events'];
@@ -24,15 +24,15 @@ export function registerEventRoutes(app: Api, ctx: AppContext): void {
     const page = pageRequest(request.query);
     const rows = await listRuleEvents(db, tenantId, request.params.id, request.query.outcome, page);
     if (rows.length === 0 && !(await ruleExists(db, tenantId, request.params.id))) throw notFound('rule', request.params.id);
-    const executions = await executionIdsOfEvents(db, rows.map((row) => row.id));
-    return toPage(rows, page, (row) => presentEvent(row, executions.get(row.id) ?? []));
+    const executions = await executionsOfEvents(db, rows.map((row) => row.id), LISTED_EXECUTION_IDS);
+    return toPage(rows, page, (row) => presentEvent(row, executions.get(row.id)));
   });
 
   app.get('/events/:id', {
     schema: { tags, security: bearer, summary: 'Get an event', params: IdParams, response: { 200: EventView, ...problems(400, 401, 404) } },
   }, async (request) => {
     const row = await getEvent(db, request.principal.tenantId, request.params.id);
-    const executions = await executionIdsOfEvents(db, [row.id]);
-    return presentEvent(row, executions.get(row.id) ?? []);
+    const executions = await executionsOfEvents(db, [row.id], LISTED_EXECUTION_IDS);
+    return presentEvent(row, executions.get(row.id));
   });
 }

@@ -8,6 +8,7 @@ import { fromRow } from '../rules/repository.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
+import { isRefusedData } from '../store/faults.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
 import { parseScopes } from '../tenants/scopes.js';
@@ -39,7 +40,12 @@ export type SubmissionResult =
   | { status: 'revoked_key' }
   /** The key no longer has the webhook scope (narrowed since the caller's node cached it). */
   | { status: 'key_lacks_scope' }
-  | { status: 'no_trigger' };
+  | { status: 'no_trigger' }
+  /**
+   * This event alone could not be made into rows (an error of the service, logged by the caller):
+   * nothing of it was stored, the rest of its batch was. A retry of the same call fails the same way.
+   */
+  | { status: 'unstorable'; error: unknown };
 
 export interface QueuedExecution {
   id: string;
@@ -77,6 +83,8 @@ export interface EventWriterOptions {
    * (email_runbook), or an escalation window opened (an action limit was reached).
    */
   onNotifierWork?: () => void;
+  /** Told of an error after a commit (dispatch, wake-ups): the batch's events are stored all the same. */
+  onAfterCommitError?: (error: unknown) => void;
 }
 
 const KEY_LAST_USED_RESOLUTION_MS = 60_000;
@@ -97,7 +105,7 @@ export class EventWriter {
     private readonly options: EventWriterOptions,
   ) {
     this.statements = new Statements(options.dialect);
-    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest' }, (size, seconds) => {
+    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest', mayBeOneJob: isRefusedData }, (size, seconds) => {
       metrics.ingestBatchSize.observe(size);
       metrics.ingestCommitSeconds.observe(seconds);
     });
@@ -143,15 +151,26 @@ export class EventWriter {
       return results;
     });
     // Agents hear of an execution only once it is on disk: a power cut cannot undo what ran.
-    const durable = committed.durable.then(() => {
-      for (const r of committed.value) {
+    const durable = committed.durable.then(() => this.afterCommit(committed.value, queued, notifierWork));
+    return { value: committed.value, durable };
+  }
+
+  /**
+   * What follows a durable commit. Its failure is reported, never thrown: the events are stored,
+   * and a caller told otherwise would retry and store them twice. The sweeper dispatches what
+   * was not (executions/sweeper.ts), and the notifier's poll finds its work.
+   */
+  private afterCommit(results: SubmissionResult[], queued: QueuedExecution[], notifierWork: boolean): void {
+    try {
+      for (const r of results) {
         if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
         if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
       }
       if (queued.length > 0) this.options.onQueued(queued);
       if (notifierWork) this.options.onNotifierWork?.();
-    });
-    return { value: committed.value, durable };
+    } catch (error) {
+      this.options.onAfterCommitError?.(error);
+    }
   }
 
   private now(): number {
@@ -161,28 +180,12 @@ export class EventWriter {
   private decideAll(batch: Submission[], keys: { activeKeys: Set<string>; narrowedKeys: Set<string> }, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((s): SubmissionResult => {
-      if (keys.narrowedKeys.has(s.keyId)) return { status: 'key_lacks_scope' };
-      if (!keys.activeKeys.has(s.keyId)) return { status: 'revoked_key' };
-      const rule = rules.get(s.triggerId);
-      if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
-      const hostKey = payloadHostKey(s);
-      const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
-      const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
-      if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
-      const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
-      const before = history.factsFor(rule, hostKey, s.idempotencyKey);
-      const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
-      if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
-      history.record(rule, hostKey, facts, decision);
-      const { event, executions } = writes.add({ submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint }, history);
-      // No host: the service runs it (email_runbook); the notifier's loop picks it up.
-      for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
-      const executionIds = executions.map((row) => row.id);
-      if (s.idempotencyKey !== undefined) {
-        const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
-        history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+      // One call's failure is its own: the batch it shares with others' calls is stored without it.
+      try {
+        return decideOne(s, keys, rules, hosts, history, writes, queued);
+      } catch (error) {
+        return { status: 'unstorable', error };
       }
-      return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     });
     return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork };
   }
@@ -196,6 +199,38 @@ export class EventWriter {
     const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
     return CompiledQuery.raw(`select * from "rules" where "trigger_id" in (${this.statements.list(triggerIds.length)}) and "deleted_at" is null`, triggerIds);
   }
+}
+
+/**
+ * One call of the batch: decided against the batch's history, its rows kept with the batch's.
+ * Whatever can throw runs before the history or the batch hold anything of it.
+ */
+function decideOne(s: Submission, keys: { activeKeys: Set<string>; narrowedKeys: Set<string> }, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): SubmissionResult {
+  if (keys.narrowedKeys.has(s.keyId)) return { status: 'key_lacks_scope' };
+  if (!keys.activeKeys.has(s.keyId)) return { status: 'revoked_key' };
+  const rule = rules.get(s.triggerId);
+  if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
+  const hostKey = payloadHostKey(s);
+  const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
+  const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
+  if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
+  const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
+  const before = history.factsFor(rule, hostKey, s.idempotencyKey);
+  const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
+  if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
+  const decided = { submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
+  const rows = writes.rowsOf(decided);
+  history.record(rule, hostKey, facts, decision);
+  writes.add(decided, rows, history);
+  const { event, executions } = rows;
+  // No host: the service runs it (email_runbook); the notifier's loop picks it up.
+  for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
+  const executionIds = executions.map((row) => row.id);
+  if (s.idempotencyKey !== undefined) {
+    const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
+    history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+  }
+  return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */
@@ -265,7 +300,10 @@ function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
   const byTenant = new Map<string, HostFacts[]>();
   for (const row of rows) {
     const host: HostFacts = { id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[] };
-    byTenant.set(row.tenant_id, [...(byTenant.get(row.tenant_id) ?? []), host]);
+    // Pushed, not copied: a tenant's fleet of 10,000 hosts was 50 million copies.
+    const hosts = byTenant.get(row.tenant_id);
+    if (hosts) hosts.push(host);
+    else byTenant.set(row.tenant_id, [host]);
   }
   return byTenant;
 }

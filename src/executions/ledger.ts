@@ -183,13 +183,14 @@ export class ExecutionLedger {
     // PostgreSQL: lock the rows, so the state read is the state replaced. SQLite has one writer.
     const forUpdate = this.dialect === 'postgres' ? ' for update' : '';
     const reads: Array<{ query: CompiledQuery; queuedOfHost?: string }> = [];
-    if (ids.size > 0) {
-      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "id" in (${this.statements.list(ids.size)})${forUpdate}`, [...ids]) });
+    // A move can name a whole fan-out: as many reads as the database's parameter limit needs.
+    for (const some of this.statements.inLists([...ids])) {
+      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "id" in (${this.statements.list(some.length)})${forUpdate}`, some) });
     }
-    if (ending.size > 0) {
+    for (const some of this.statements.inLists([...ending])) {
       // Whole fan-outs whose executions may end here: planLedger releases or stops the rest.
-      const fanouts = `select "event_id" from "executions" where "id" in (${this.statements.list(ending.size)}) and ("fanout_max_concurrency" is not null or "fanout_max_errors" is not null)`;
-      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "event_id" in (${fanouts})${forUpdate}`, [...ending]) });
+      const fanouts = `select "event_id" from "executions" where "id" in (${this.statements.list(some.length)}) and ("fanout_max_concurrency" is not null or "fanout_max_errors" is not null)`;
+      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "event_id" in (${fanouts})${forUpdate}`, some) });
     }
     for (const host of hosts) {
       const queued = `${SELECT_CURRENT} where "host_id" = ${this.statements.list(1)} and "state" = 'queued' and "held" = 0 order by "id" limit 1000${forUpdate}`;
@@ -206,7 +207,7 @@ export class ExecutionLedger {
       writes.push(this.statements.updateById('executions', set, id, hostId === undefined ? {} : { host_id: hostId }));
     }
     if (plan.transitions.length > 0) {
-      writes.push(this.statements.insert('execution_transitions', plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))));
+      writes.push(...this.statements.inserts('execution_transitions', plan.transitions.map((t) => ({ id: newId(now), at: now, ...t }))));
     }
     if (plan.artifacts.length > 0) {
       const rows = plan.artifacts.map((a) => ({ id: newId(now), execution_id: a.execution_id, name: a.name, size: Buffer.byteLength(a.base64, 'base64'), content: a.base64 }));

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { hostKey } from '../engine/decide.js';
 import { notFound } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
@@ -52,7 +52,8 @@ export function queuedRow(
 
 /**
  * The statements that queue executions: their rows and their first transition, and a second one
- * for those already dispatched to a session in the same transaction.
+ * for those already dispatched to a session in the same transaction. As many statements as the
+ * database's parameter limit needs: a fan-out over a whole fleet is stored whole, in one transaction.
  */
 export function queuedInserts(statements: Statements, rows: NewExecutionRow[], at: number): CompiledQuery[] {
   if (rows.length === 0) return [];
@@ -60,7 +61,7 @@ export function queuedInserts(statements: Statements, rows: NewExecutionRow[], a
     const queued = { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
     return row.state === 'dispatched' ? [queued, { id: newId(at), execution_id: row.id, from_state: 'queued', to_state: 'dispatched', reason: null, at }] : [queued];
   });
-  return [statements.insert('executions', rows), statements.insert('execution_transitions', transitions)];
+  return [...statements.inserts('executions', rows), ...statements.inserts('execution_transitions', transitions)];
 }
 
 export interface ExecutionFilter {
@@ -89,11 +90,30 @@ export async function getExecution(db: Db, tenantId: string, id: string): Promis
   return row;
 }
 
-export async function executionIdsOfEvents(db: Db, eventIds: string[]): Promise<Map<string, string[]>> {
-  const byEvent = new Map<string, string[]>();
+/** An event's executions as a reply shows them: the first few ids and how many there are. */
+export interface EventExecutions {
+  ids: string[];
+  count: number;
+}
+
+/**
+ * Per event, its first `listed` execution ids (oldest first) and their count: a rule over a fleet
+ * queues thousands per event, and a page of events would otherwise carry every one of them.
+ */
+export async function executionsOfEvents(db: Db, eventIds: string[], listed: number): Promise<Map<string, EventExecutions>> {
+  const byEvent = new Map<string, EventExecutions>();
   if (eventIds.length === 0) return byEvent;
-  const rows = await db.selectFrom('executions').select(['id', 'event_id']).where('event_id', 'in', eventIds).orderBy('id').execute();
-  for (const row of rows) byEvent.set(row.event_id, [...(byEvent.get(row.event_id) ?? []), row.id]);
+  const numbered = db
+    .selectFrom('executions')
+    .select((eb) => ['id', 'event_id', sql<number>`row_number() over (partition by ${eb.ref('event_id')} order by ${eb.ref('id')})`.as('n'), sql<number>`count(*) over (partition by ${eb.ref('event_id')})`.as('total')])
+    .where('event_id', 'in', eventIds)
+    .as('numbered');
+  const rows = await db.selectFrom(numbered).selectAll().where('n', '<=', listed).orderBy('id').execute();
+  for (const row of rows) {
+    const known = byEvent.get(row.event_id) ?? { ids: [], count: Number(row.total) };
+    known.ids.push(row.id);
+    byEvent.set(row.event_id, known);
+  }
   return byEvent;
 }
 

@@ -130,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     readySession: (hostId) => gateway.readySession(hostId),
     clock,
     onNotifierWork: () => notifier.wake(),
+    onAfterCommitError: (error) => deps.logger.error({ err: error }, 'events stored, but telling agents or the notifier of them failed; the sweeper dispatches what is queued'),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeJsonError } from './json-body.js';
+import { describeJsonError, nestsDeeperThan } from './json-body.js';
 
 describe('describeJsonError', () => {
   it.each([
@@ -21,5 +21,26 @@ describe('describeJsonError', () => {
     const secret = 'hunter2-token-value';
     expect(describeJsonError(`{"MetaData": {"Token": "${secret}"}, oops}`)).not.toContain(secret);
     expect(describeJsonError(`{"Token": ${secret}}`)).not.toContain(secret);
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  const nested = (depth: number) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+  it.each([
+    [{}, 1, false],
+    [{ a: 1, b: 'x' }, 1, false],
+    [{ a: {} }, 1, true],
+    [{ MetaData: { Key1: 'Value1' } }, 2, false],
+    [{ a: [1, 2, { b: [] }] }, 3, true],
+    ['text', 0, false],
+    [null, 0, false],
+  ])('%j deeper than %d: %s', (value, max, deeper) => {
+    expect(nestsDeeperThan(value, max)).toBe(deeper);
+  });
+
+  it('answers for any depth without recursing', () => {
+    expect(nestsDeeperThan(nested(64), 64)).toBe(false);
+    expect(nestsDeeperThan(nested(65), 64)).toBe(true);
+    expect(nestsDeeperThan(nested(200_000), 64)).toBe(true);
   });
 });

@@ -4,6 +4,14 @@ import { PitcrewError } from '../errors/catalogue.js';
 type Parsed = (error: Error | null, body?: unknown) => void;
 
 /**
+ * How deep objects and arrays may nest in a body. The parser takes any depth, but what handles the
+ * value afterwards recurses (JSON.stringify storing the payload overflowed the stack at a few
+ * thousand levels, inside the group commit every call of the batch shared). Monitoring tools send
+ * four or five levels; 64 leaves room for any real payload.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
  * Fastify's JSON parser (secure-json-parse: `__proto__` refused), whose refusal says where the
  * text went wrong. Fastify's own says only "Body is not valid JSON", and a webhook template in a
  * monitoring tool that leaves a trailing comma or an unescaped quote is the usual cause of a 400.
@@ -14,8 +22,32 @@ export function jsonBodyParser(app: FastifyInstance, { optional = false } = {}) 
   return (request: FastifyRequest, body: string | Buffer, done: Parsed): void => {
     const text = String(body);
     if (optional && text.trim() === '') return done(null, undefined);
-    parse(request, text, (error, value) => (error ? done(malformed(text)) : done(null, value)));
+    parse(request, text, (error, value) => {
+      if (error) return done(malformed(text));
+      // Each level takes two characters at least: a short body cannot be too deep, and is not walked.
+      if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(tooDeep());
+      return done(null, value);
+    });
   };
+}
+
+/** Whether objects and arrays nest deeper than `max` levels; iterative, so any depth is safe to ask about. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > max) return true;
+    for (const child of Object.values(next.value)) if (typeof child === 'object' && child !== null) stack.push({ value: child, depth });
+  }
+  return false;
+}
+
+function tooDeep(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_VALIDATION', `the body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep, which is refused; send a flatter body (MetaData takes key/value pairs)`, {
+    fieldErrors: [{ path: '/body', message: `nested more than ${MAX_JSON_DEPTH} levels deep` }],
+  });
 }
 
 function malformed(text: string): PitcrewError {

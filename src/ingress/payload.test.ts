@@ -133,6 +133,19 @@ describe('parseAlertPayload: fields', () => {
     const result = parseAlertPayload({ HostName: [1], Act: 'yes', MetaData: [] });
     expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['/body/HostName', '/body/Act', '/body/MetaData']);
   });
+
+  // The payload's host is a column, an index entry and a lookup key: PostgreSQL refuses a NUL in
+  // text and an index entry past ~2,700 bytes, which failed every call sharing the commit.
+  it.each([
+    [{ HostName: 'web\u00001' }, '/body/HostName', 'HostName must not contain a NUL character (\\u0000)'],
+    [{ hostname: 'h'.repeat(256) }, '/body/hostname', 'hostname is 256 characters long; a host name has at most 255'],
+  ])('refuses a host name that cannot name a host: %#', (body, path, message) => {
+    expect(parseAlertPayload(body)).toEqual({ ok: false, errors: [{ path, message }] });
+  });
+
+  it('takes a host name of 255 characters', () => {
+    expect(parsed({ HostName: 'h'.repeat(255) }).hostName).toHaveLength(255);
+  });
 });
 
 describe('parseAlertPayload: runbook environment', () => {
@@ -152,8 +165,9 @@ describe('parseAlertPayload: runbook environment', () => {
   });
 
   it('skips values holding a NUL character, wherever they come from', () => {
-    const payload = parsed({ Top: 'a\u0000b', hostname: 'web\u00001', MetaData: { Meta: '\u0000' } });
-    expect(payload.skippedEnv.map((s) => s.name).sort()).toEqual(['HostName', 'Meta', 'Top', 'hostname']);
+    // A host name with a NUL is refused whole (below); an alias's canonical name is checked like any other.
+    const payload = parsed({ Top: 'a\u0000b', application: 'shop\u0000', MetaData: { Meta: '\u0000' } });
+    expect(payload.skippedEnv.map((s) => s.name).sort()).toEqual(['AppName', 'Meta', 'Top', 'application']);
     for (const s of payload.skippedEnv) expect(s.reason).toBe(ENV_REFUSAL_TEXT.nul_character);
     for (const value of Object.values(payload.env)) expect(value).not.toContain('\u0000');
   });

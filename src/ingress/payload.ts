@@ -32,6 +32,12 @@ export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; err
  */
 const SCALAR_FIELDS: ReadonlySet<string> = new Set(['HostName', 'hostname', 'AppName', 'application', 'AlarmName', 'Severity', 'Source', 'State']);
 
+/** The payload's host is stored as a column, indexed and looked up: held to what a host name can be. */
+const HOST_FIELDS = ['HostName', 'hostname'] as const;
+
+/** A DNS name's limit (RFC 1035); PostgreSQL's indexes also refuse values past ~2,700 bytes. */
+export const MAX_HOST_NAME_LENGTH = 255;
+
 /** The words monitoring tools use for an alarm's two states (Alertmanager, Monasca, Nagios, Zabbix). */
 const ALARM_STATES: Record<string, AlarmState> = {
   firing: 'firing', alarm: 'firing', problem: 'firing',
@@ -54,6 +60,10 @@ export function parseAlertPayload(body: unknown): ParseResult {
     if (typeof raw[field] === 'object' && raw[field] !== null) {
       errors.push({ path: `/body/${field}`, message: `${field} must be a string, number or boolean, got ${describe(raw[field])}` });
     }
+  }
+  for (const field of HOST_FIELDS) {
+    const problem = typeof raw[field] === 'string' ? hostNameProblem(raw[field]) : undefined;
+    if (problem) errors.push({ path: `/body/${field}`, message: `${field} ${problem}` });
   }
   if (raw.Act !== undefined && actOf(raw.Act) === undefined) {
     errors.push({ path: '/body/Act', message: `Act must be true or false (a JSON boolean, or the string "true" or "false"), got ${describe(raw.Act)}; leave it out to act` });
@@ -157,6 +167,13 @@ function refusalFor(name: string, value: unknown, duplicate: boolean, count: num
 function sizeRefusal(size: number, usedBytes: number): EnvRefusal | undefined {
   if (size > MAX_ENV_ENTRY_BYTES) return 'too_long';
   if (usedBytes + size > MAX_ENV_BYTES) return 'env_full';
+  return undefined;
+}
+
+/** Why a payload's host name cannot name a host, if it cannot. PostgreSQL refuses NUL in text. */
+function hostNameProblem(name: string): string | undefined {
+  if (name.includes('\u0000')) return 'must not contain a NUL character (\\u0000)';
+  if (name.length > MAX_HOST_NAME_LENGTH) return `is ${name.length} characters long; a host name has at most ${MAX_HOST_NAME_LENGTH}`;
   return undefined;
 }
 

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { SkippedEnv } from '../events/presenter.js';
-import { isDiskFull } from '../store/faults.js';
+import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
+import { isDiskFull, isRefusedData } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
@@ -13,7 +13,7 @@ import { missingScopeMessage } from '../tenants/scopes.js';
 import { API_KEY_PATTERN } from '../tenants/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import { parseAlertPayload } from './payload.js';
+import { parseAlertPayload, type AlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
 export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];
@@ -41,11 +41,20 @@ const AlertBody = Type.Object(
   { description: 'Every field is optional; a known field sent as null is absent; every scalar pair reaches the runbook as an environment variable' },
 );
 
+/**
+ * Execution ids a reply lists at most, as an event's view does. A rule over a fleet queues one
+ * execution per host: the reply stays small and counts them, and the link pages through all
+ * (docs/webhook.md).
+ */
+const REPLY_EXECUTION_IDS = LISTED_EXECUTION_IDS;
+
 const Accepted = Type.Object({
   eventId: Type.String({ format: 'uuid' }),
   outcome: Type.String(),
   reason: Type.Union([Type.String(), Type.Null()]),
-  executionIds: Type.Array(Type.String({ format: 'uuid' })),
+  executionIds: Type.Array(Type.String({ format: 'uuid' }), { maxItems: REPLY_EXECUTION_IDS, description: `the event's executions, at most the first ${REPLY_EXECUTION_IDS}; executionsUrl lists them all` }),
+  executionCount: Type.Integer({ minimum: 0, description: 'how many executions the event queued (executionIds may list fewer)' }),
+  executionsUrl: Type.String({ description: "the event's executions, paged: GET with a bearer token" }),
   skippedEnv: Type.Array(SkippedEnv),
   act: Type.Boolean({ description: 'how Act was read: false, a dry run (Act: false or "false"); true when it was true, "true" or left out' }),
   replayed: Type.Boolean({ description: 'true: an earlier call with the same Idempotency-Key recorded this event; nothing new was stored or run' }),
@@ -137,6 +146,10 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       idempotencyKey,
     });
   } catch (error) {
+    if (isRefusedData(error)) {
+      request.log.error({ err: error }, 'event not stored: the database refused its values; the other events of its batch were stored');
+      throw unstorable();
+    }
     if (isDiskFull(error)) {
       request.log.error({ err: error, location: ctx.store.location }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
     } else {
@@ -154,6 +167,9 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       throw lacksWebhookScope(request.caller.keyName);
     case 'no_trigger':
       throw noTrigger(triggerId);
+    case 'unstorable':
+      request.log.error({ err: result.error }, 'event not stored: the service could not make it into rows; the other events of its batch were stored');
+      throw unstorable();
     case 'idempotency_conflict':
       throw new PitcrewError('PITCREW_ERR_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${idempotencyKey}" was used on this trigger within 24 h for a different body, so nothing was recorded; use a new key for a new alarm, or resend the same body to get the original event`);
     case 'replayed':
@@ -161,15 +177,34 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
         .header('Idempotent-Replayed', 'true')
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: result.skippedEnv, act: parsed.payload.act, replayed: true });
+        .send(acceptedReply(result, result.skippedEnv, parsed.payload.act, true));
     case 'stored':
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send({ eventId: result.eventId, outcome: result.outcome, reason: result.reason, executionIds: result.executionIds, skippedEnv: parsed.payload.skippedEnv, act: parsed.payload.act, replayed: false });
+        .send(acceptedReply(result, parsed.payload.skippedEnv, parsed.payload.act, false));
     default:
       return assertNever(result);
   }
+}
+
+function acceptedReply(event: { eventId: string; outcome: string; reason: string | null; executionIds: string[] }, skippedEnv: AlertPayload['skippedEnv'], act: boolean, replayed: boolean) {
+  return {
+    eventId: event.eventId,
+    outcome: event.outcome,
+    reason: event.reason,
+    executionIds: event.executionIds.slice(0, REPLY_EXECUTION_IDS),
+    executionCount: event.executionIds.length,
+    executionsUrl: `/api/v1/executions?eventId=${event.eventId}`,
+    skippedEnv,
+    act,
+    replayed,
+  };
+}
+
+/** Not a 503: storage is fine, and a retry of the same call would fail the same way. */
+function unstorable(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_INTERNAL', "the service failed to store this event (an error of its own, now in its log), so nothing was recorded; retrying the same body will fail the same way: report it to the service's operator");
 }
 
 function invalidKey(): PitcrewError {

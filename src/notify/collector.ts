@@ -1,11 +1,11 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { ACTIVE_STATES, TERMINAL_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
-import type { Statements } from '../store/statements.js';
+import { chunksWithin, MAX_PARAMETERS, type Statements } from '../store/statements.js';
 import type { UiLinks } from './links.js';
 import { enqueue, routingOf, type TenantRouting } from './outbox.js';
 import { route } from './routing.js';
-import { runNotification } from './run-notification.js';
+import { listedOf, runNotification } from './run-notification.js';
 
 const GROUPS_PER_PASS = 200;
 
@@ -20,11 +20,13 @@ const GROUPS_PER_PASS = 200;
  */
 export function pendingWrites(statements: Statements, transitions: ReadonlyArray<{ execution_id: string; to_state: string }>, at: number): CompiledQuery[] {
   const ended = transitions.filter((t) => (TERMINAL_STATES as readonly string[]).includes(t.to_state)).map((t) => t.execution_id);
-  if (ended.length === 0) return [];
-  const text = 'insert into "notify_pending" ("execution_id", "event_id", "tenant_id", "at") '
-    + `select "id", "event_id", "tenant_id", ${statements.list(1)} as "at" from "executions" where "id" in (${statements.list(ended.length, 1)}) `
-    + 'and exists (select "notify_channels"."id" from "notify_channels" where "notify_channels"."tenant_id" = "executions"."tenant_id" and "notify_channels"."mode" != \'disabled\')';
-  return [CompiledQuery.raw(text, [at, ...ended])];
+  // A fan-out stopped after maxErrors ends every host's execution at once: as many statements as it takes.
+  return statements.inLists(ended, 1).map((some) => {
+    const text = 'insert into "notify_pending" ("execution_id", "event_id", "tenant_id", "at") '
+      + `select "id", "event_id", "tenant_id", ${statements.list(1)} as "at" from "executions" where "id" in (${statements.list(some.length, 1)}) `
+      + 'and exists (select "notify_channels"."id" from "notify_channels" where "notify_channels"."tenant_id" = "executions"."tenant_id" and "notify_channels"."mode" != \'disabled\')';
+    return CompiledQuery.raw(text, [at, ...some]);
+  });
 }
 
 /**
@@ -70,16 +72,22 @@ export class RunCollector {
 
   private async collectEvent(eventId: string, routing: TenantRouting, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      const executions = await tx.selectFrom('executions').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
-      const ended = executions.filter((e) => (TERMINAL_STATES as readonly string[]).includes(e.state)).map((e) => e.id);
+      // A few columns of each: a fan-out over a fleet is thousands of executions, each with its output.
+      const members = await tx.selectFrom('executions').select(['id', 'state', 'hostname']).where('event_id', '=', eventId).orderBy('id').execute();
+      const ended = members.filter((e) => (TERMINAL_STATES as readonly string[]).includes(e.state)).map((e) => e.id);
       if (ended.length === 0) return false;
       // The delete is the claim: a node that comes second (PostgreSQL waits on the rows) gets none.
-      const claimed = await tx.deleteFrom('notify_pending').where('event_id', '=', eventId).where('execution_id', 'in', ended).returning('execution_id').execute();
+      const claimed: Array<{ execution_id: string }> = [];
+      // A fan-out over a fleet ends thousands at once; the lower of the databases' limits fits both.
+      for (const some of chunksWithin(ended, MAX_PARAMETERS.sqlite - 1)) {
+        for (const row of await tx.deleteFrom('notify_pending').where('event_id', '=', eventId).where('execution_id', 'in', some).returning('execution_id').execute()) claimed.push(row);
+      }
       if (claimed.length === 0) return false;
       const event = await tx.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
       const rule = await tx.selectFrom('rules').select(['id', 'name']).where('id', '=', event.rule_id).executeTakeFirstOrThrow();
       const ids = new Set(claimed.map((c) => c.execution_id));
-      const notification = runNotification(rule, event, executions, ids, this.links);
+      const listed = await tx.selectFrom('executions').selectAll().where('id', 'in', listedOf(members, ids)).execute();
+      const notification = runNotification(rule, event, members, ids, listed, this.links);
       const targets = route({ kind: 'run', severity: notification.severity, ruleId: rule.id }, routing.channels, routing.contacts);
       const first = [...ids].sort()[0]!;
       await enqueue(tx, { tenantId: event.tenant_id, dedupeKey: `run:${eventId}:${first}`, ruleId: rule.id, notification }, targets, now);

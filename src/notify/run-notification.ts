@@ -6,30 +6,45 @@ import { MAX_LISTED, tail, type EventRef, type ExecutionSummary, type RunNotific
 const ERROR_STATES: ReadonlySet<string> = new Set<ExecutionState>(['failed', 'timed_out', 'lost', 'expired']);
 const FIELD_CHARS = 200;
 
+/** What a run's message is counted from: a fan-out over a fleet has thousands of these. */
+export type RunMember = Pick<ExecutionRow, 'id' | 'state' | 'hostname'>;
+
+/**
+ * The ended executions a message lists (failures first, then by host name, at most MAX_LISTED):
+ * only these are read whole, output included, whatever the size of the run.
+ */
+export function listedOf(members: readonly RunMember[], ended: ReadonlySet<string>): string[] {
+  const reported = members.filter((e) => ended.has(e.id));
+  reported.sort((a, b) => Number(ERROR_STATES.has(b.state)) - Number(ERROR_STATES.has(a.state)) || a.hostname.localeCompare(b.hostname));
+  return reported.slice(0, MAX_LISTED).map((e) => e.id);
+}
+
 /**
  * The message for one fan-out run (pure): every execution of the event counted by state, and
  * the executions that ended since the last message about it listed, failures first.
  * `ended` are the ids this message reports; the others were reported before or are still running.
+ * `listed`: the rows of `listedOf(members, ended)`, in any order.
  */
-export function runNotification(rule: { id: string; name: string }, event: EventRow, executions: ExecutionRow[], ended: ReadonlySet<string>, links: UiLinks): RunNotification {
+export function runNotification(rule: { id: string; name: string }, event: EventRow, members: readonly RunMember[], ended: ReadonlySet<string>, listed: readonly ExecutionRow[], links: UiLinks): RunNotification {
   const counts: Record<string, number> = {};
-  for (const e of executions) {
+  for (const e of members) {
     const key = ACTIVE_STATES.includes(e.state as ExecutionState) ? 'pending' : e.state;
     counts[key] = (counts[key] ?? 0) + 1;
   }
-  const reported = executions.filter((e) => ended.has(e.id));
-  reported.sort((a, b) => Number(ERROR_STATES.has(b.state)) - Number(ERROR_STATES.has(a.state)) || a.hostname.localeCompare(b.hostname));
-  const listed = reported.slice(0, MAX_LISTED);
+  const reported = members.filter((e) => ended.has(e.id));
+  const byId = new Map(listed.map((e) => [e.id, e]));
+  const rows = listedOf(members, ended).map((id) => byId.get(id)!);
   return {
     kind: 'run',
     severity: reported.some((e) => ERROR_STATES.has(e.state)) ? 'error' : 'ok',
     rule: { id: rule.id, name: rule.name, url: links.rule(rule.id) },
     event: eventRef(event, links),
-    action: actionWords(executions[0]?.spec),
+    // Every execution of an event runs the same action.
+    action: actionWords(rows[0]?.spec),
     counts,
-    total: executions.length,
-    executions: listed.map((e) => summary(e, links)),
-    unlisted: reported.length - listed.length,
+    total: members.length,
+    executions: rows.map((e) => summary(e, links)),
+    unlisted: reported.length - rows.length,
     partial: (counts.pending ?? 0) > 0,
   };
 }

@@ -63,6 +63,9 @@ function openSqlite(options: StoreOptions): Store {
  * immediate transactions and busy-handler waits on both connections: not kept either.
  * Safe because Kysely runs one statement at a time on the connection and never streams here.
  */
+/** Statements longer than this are prepared for their one use (a group commit's usual ones are far shorter). */
+const MAX_CACHED_SOURCE = 64 * 1024;
+
 function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): SqliteDatabase.Database {
   const cache = new Map<string, SqliteDatabase.Statement>();
   const prepare = (source: string) => {
@@ -71,6 +74,8 @@ function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): Sq
       cache.delete(source);
     } else {
       statement = sqlite.prepare(source);
+      // A fan-out's inserts of thousands of rows: rare, each of another size, and large prepared.
+      if (source.length > MAX_CACHED_SOURCE) return statement;
       if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
     }
     cache.set(source, statement);

@@ -6,3 +6,24 @@ export function isDiskFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === '53100';
 }
+
+/** SQLite's result codes for a statement refused for the values it carries. */
+const SQLITE_REFUSED = ['SQLITE_CONSTRAINT', 'SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_RANGE'];
+
+/**
+ * Whether the database refused a statement for the values in it, not for its own state: a NUL
+ * in text or a value too big for an index on PostgreSQL (SQLSTATE classes 22 and 54, 23 for a
+ * constraint), a constraint on SQLite, too many parameters on either. The transaction was rolled
+ * back, and the same values would be refused again: a retry cannot help, and the calls that did
+ * not carry them can be stored without them (store/group-commit.ts).
+ */
+export function isRefusedData(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return false;
+  if (code.startsWith('SQLITE_')) {
+    return SQLITE_REFUSED.some((refused) => code.startsWith(refused)) || (code === 'SQLITE_ERROR' && /too many SQL variables/.test(String(message)));
+  }
+  // Over 65,535 parameters the wire protocol's 16-bit count wraps, and the server sees a bad bind.
+  if (code === '08P01') return /^bind message has \d+ parameter formats but \d+ parameters$/.test(String(message));
+  return /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}

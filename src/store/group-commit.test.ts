@@ -74,4 +74,29 @@ describe('GroupCommit', () => {
     await expect(group.submit(1)).rejects.toThrow('EIO');
     await group.drain();
   });
+  it("commits each job alone after a refusal that may be one job's fault, so only that job fails", async () => {
+    const batches: number[][] = [];
+    const refused = Object.assign(new Error('invalid byte sequence'), { code: '22021' });
+    const commit = async (jobs: number[]) => {
+      batches.push(jobs);
+      if (jobs.includes(13)) throw refused;
+      return { value: jobs.map((job) => job * 10), durable: Promise.resolve() };
+    };
+    const group = new GroupCommit(commit, { maxBatch: 100, maxQueued: 1000, name: 'test', mayBeOneJob: (error) => error === refused });
+    const settled = await Promise.allSettled([12, 13, 14].map((job) => group.submit(job)));
+    expect(settled).toEqual([{ status: 'fulfilled', value: 120 }, { status: 'rejected', reason: refused }, { status: 'fulfilled', value: 140 }]);
+    expect(batches).toEqual([[12, 13, 14], [12], [13], [14]]);
+  });
+
+  it('fails the whole batch at once for other errors (a database down is every job\'s problem)', async () => {
+    const batches: number[][] = [];
+    const down = new Error('connection refused');
+    const group = new GroupCommit(async (jobs: number[]) => {
+      batches.push(jobs);
+      throw down;
+    }, { maxBatch: 100, maxQueued: 1000, name: 'test', mayBeOneJob: () => false });
+    const settled = await Promise.allSettled([1, 2].map((job) => group.submit(job)));
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect(batches).toEqual([[1, 2]]);
+  });
 });

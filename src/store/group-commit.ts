@@ -2,6 +2,23 @@ import type { Committed } from './batch.js';
 
 export class GroupCommitOverloadedError extends Error {}
 
+export interface GroupCommitLimits {
+  maxBatch: number;
+  maxQueued: number;
+  name: string;
+  /**
+   * Whether a failed transaction's error may be one job's fault (the database refused values one
+   * job carried): the jobs are then committed one by one, so that only the job at fault fails.
+   */
+  mayBeOneJob?: (error: unknown) => boolean;
+}
+
+interface Entry<Job, Result> {
+  job: Job;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
 /**
  * Group commit: jobs submitted while a transaction runs are committed together in the next one,
  * so one disk sync (and one round of queries) serves many callers. Each caller's promise settles
@@ -9,7 +26,7 @@ export class GroupCommitOverloadedError extends Error {}
  * runs while the previous one is synced.
  */
 export class GroupCommit<Job, Result> {
-  private queue: Array<{ job: Job; resolve(result: Result): void; reject(error: unknown): void }> = [];
+  private queue: Array<Entry<Job, Result>> = [];
   private flushing = false;
   private scheduled = false;
   /** Set while only jobs that may wait are queued: the flush they wait for at the latest, and when. */
@@ -20,7 +37,7 @@ export class GroupCommit<Job, Result> {
 
   constructor(
     private readonly commit: (jobs: Job[]) => Promise<Committed<Result[]>>,
-    private readonly limits: { maxBatch: number; maxQueued: number; name: string },
+    private readonly limits: GroupCommitLimits,
     private readonly observe: (batchSize: number, seconds: number) => void = () => undefined,
   ) {}
 
@@ -70,28 +87,34 @@ export class GroupCommit<Job, Result> {
 
   private async flush(): Promise<void> {
     this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.limits.maxBatch);
-      const started = performance.now();
-      try {
-        const { value: results, durable } = await this.commit(batch.map((entry) => entry.job));
-        this.syncing += 1;
-        void durable.then(
-          () => {
-            batch.forEach((entry, i) => entry.resolve(results[i]!));
-            this.observe(batch.length, (performance.now() - started) / 1000);
-          },
-          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
-        ).finally(() => {
-          this.syncing -= 1;
-          this.settleIdle();
-        });
-      } catch (error) {
-        for (const entry of batch) entry.reject(error);
-      }
-    }
+    while (this.queue.length > 0) await this.commitEntries(this.queue.splice(0, this.limits.maxBatch));
     this.flushing = false;
     this.settleIdle();
+  }
+
+  private async commitEntries(batch: Entry<Job, Result>[]): Promise<void> {
+    const started = performance.now();
+    try {
+      const { value: results, durable } = await this.commit(batch.map((entry) => entry.job));
+      this.syncing += 1;
+      void durable.then(
+        () => {
+          batch.forEach((entry, i) => entry.resolve(results[i]!));
+          this.observe(batch.length, (performance.now() - started) / 1000);
+        },
+        (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+      ).finally(() => {
+        this.syncing -= 1;
+        this.settleIdle();
+      });
+    } catch (error) {
+      // Rolled back, so nothing of it was stored: each job again, alone, and only the faulty one fails.
+      if (batch.length > 1 && this.limits.mayBeOneJob?.(error)) {
+        for (const entry of batch) await this.commitEntries([entry]);
+        return;
+      }
+      for (const entry of batch) entry.reject(error);
+    }
   }
 
   private isIdle(): boolean {

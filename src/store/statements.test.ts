@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
-import { Statements } from './statements.js';
+import { MAX_PARAMETERS, Statements } from './statements.js';
 
 // Kysely compiles without a connection: the reference for what Statements must produce.
 const sqlite = new SqliteDatabase(':memory:');
@@ -24,6 +24,17 @@ const transition = (id: string, extra: Record<string, unknown> = {}) => ({ id, e
 describe.each(['sqlite', 'postgres'] as const)('Statements on %s', (dialect) => {
   const db = kyselyOf[dialect];
   const statements = new Statements(dialect);
+
+  it('cuts an insert into statements within the parameter limit, every row once, and keeps one statement when it fits', () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => transition(`t${i}`));
+    const inserts = statements.inserts('execution_transitions', rows);
+    const perStatement = Math.floor(MAX_PARAMETERS[dialect] / 6);
+    expect(inserts).toHaveLength(Math.ceil(20_000 / perStatement));
+    for (const insert of inserts) expect(insert.parameters.length).toBeLessThanOrEqual(MAX_PARAMETERS[dialect]);
+    expect(inserts.flatMap((insert) => insert.parameters)).toEqual(rows.flatMap((row) => Object.values(row)));
+    same(statements.inserts('execution_transitions', rows.slice(0, 3))[0]!, db.insertInto('execution_transitions').values(rows.slice(0, 3)).compile());
+    expect(statements.inserts('execution_transitions', [])).toEqual([]);
+  });
 
   it('writes a multi-row insert as Kysely compiles it', () => {
     const rows = [transition('t1'), transition('t2', { from_state: 'queued', to_state: 'dispatched' }), transition('t3')];
@@ -54,5 +65,13 @@ describe.each(['sqlite', 'postgres'] as const)('Statements on %s', (dialect) => 
 
   it('numbers placeholders for IN lists after the ones before them', () => {
     expect(statements.list(3, 2)).toBe(dialect === 'postgres' ? '$3, $4, $5' : '?, ?, ?');
+  });
+});
+
+describe('the parameter limit', () => {
+  it("is SQLite's: one more parameter than MAX_PARAMETERS is refused, as many are taken", () => {
+    const select = (n: number) => sqlite.prepare(`select 1 where 1 in (${Array(n).fill('?').join(',')})`).all(...Array(n).fill(1));
+    expect(() => select(MAX_PARAMETERS.sqlite)).not.toThrow();
+    expect(() => select(MAX_PARAMETERS.sqlite + 1)).toThrow(/too many SQL variables/);
   });
 });

@@ -10,12 +10,44 @@ import type { Database } from './schema.js';
  * The result is what Kysely would compile: a column a row lacks is `default` on PostgreSQL and
  * `null` on SQLite, which has no `default` in VALUES.
  */
+/**
+ * Bound parameters one statement may carry: SQLite's SQLITE_MAX_VARIABLE_NUMBER (32,766 since
+ * 3.32) and PostgreSQL's wire protocol (a 16-bit count). A multi-row insert over the limit is
+ * refused whole ("too many SQL variables"): a fan-out of 1,561 executions on SQLite was.
+ */
+export const MAX_PARAMETERS: Readonly<Record<Dialect, number>> = { sqlite: 32_766, postgres: 65_535 };
+
+/**
+ * Inserts of more rows are not kept for reuse: a group commit's are up to PITCREW_INGEST_MAX_BATCH
+ * (1000) rows; larger ones are fan-outs over a fleet, each of its own size, and their texts run to
+ * hundreds of kilobytes.
+ */
+const MAX_KEPT_ROWS = 1000;
+
 export class Statements {
   private readonly texts = new Map<string, string>();
 
   constructor(private readonly dialect: Dialect) {}
 
-  /** One INSERT for all the rows. */
+  /**
+   * INSERTs for all the rows, as few as the database's parameter limit allows: one for the rows
+   * of a usual batch, more for a fan-out the size of a fleet. Run them in one transaction.
+   */
+  inserts<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery[] {
+    return chunksWithin(rows, this.maxRowsPerStatement(rows as ReadonlyArray<Record<string, unknown>>)).map((chunk) => this.insert(table, chunk));
+  }
+
+  /** The most rows of this width one statement can carry. */
+  maxRowsPerStatement(rows: ReadonlyArray<Record<string, unknown>>): number {
+    return Math.max(1, Math.floor(MAX_PARAMETERS[this.dialect] / Math.max(1, columnsOf(rows).length)));
+  }
+
+  /** Values for `in (…)` lists of one parameter each, cut to what one statement can carry. */
+  inLists<V>(values: readonly V[], otherParameters = 0): V[][] {
+    return chunksWithin(values, MAX_PARAMETERS[this.dialect] - otherParameters);
+  }
+
+  /** One INSERT for all the rows: within MAX_PARAMETERS, or use `inserts`. */
   insert<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery {
     const columns = columnsOf(rows as ReadonlyArray<Record<string, unknown>>);
     const parameters: unknown[] = [];
@@ -32,6 +64,8 @@ export class Statements {
       }
       shape.push(mask);
     }
+    // The text of a fan-out's thousands of rows is made for its one use, not kept (see MAX_KEPT_ROWS).
+    if (rows.length > MAX_KEPT_ROWS) return CompiledQuery.raw(this.insertText(table, columns, shape), parameters);
     const key = `insert\n${table}\n${columns.join(',')}\n${shape.join(' ')}`;
     const text = this.texts.get(key) ?? this.remember(key, this.insertText(table, columns, shape));
     return CompiledQuery.raw(text, parameters);
@@ -75,6 +109,14 @@ export class Statements {
     this.texts.set(key, text);
     return text;
   }
+}
+
+/** Consecutive slices of at most `size` items (one slice, the array itself, when it fits). */
+export function chunksWithin<V>(items: readonly V[], size: number): V[][] {
+  if (items.length <= size) return items.length === 0 ? [] : [items as V[]];
+  const chunks: V[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
 }
 
 /** Every column any row sets, in the order first seen. */

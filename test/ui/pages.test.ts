@@ -4,6 +4,7 @@ import type { TestEnv } from '../support/app.js';
 import { failResponses, holdResponses as holdResponsesOf, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import type { BootstrapResult } from '../../src/tenants/bootstrap.js';
+import { newId } from '../../src/store/ids.js';
 
 // Each page in its other states (loading, empty, failed), the errors people make, and the
 // actions with consequences, in Chromium against a real server.
@@ -157,6 +158,26 @@ describe('web UI pages', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel execution' }).click();
     await page.locator('.banner', { hasText: 'cancelled before it reached the host' }).waitFor();
     expect((await env.api('GET', `/api/v1/executions/${id}`)).json().state).toBe('cancelled');
+  });
+
+  it('shows an event over more hosts than it lists with a link to all its executions', async () => {
+    // 101 hosts, written as enrolment leaves them (101 enrolments would be the slow part).
+    const now = Date.now();
+    const hosts = Array.from({ length: 101 }, (_, i) => ({
+      id: newId(now), tenant_id: env.tenant.tenantId, hostname: `wide-${i}`, hostname_key: `wide-${i}`, tags: '["wide"]', agent_tags: '["wide"]', managed_tags: '[]',
+      os: 'Linux test', arch: 'x64', agent_version: 'test', token_hash: `hash-${i}`, enrolled_at: now, last_seen_at: null, session_id: null, node_id: null,
+    }));
+    await env.store.db.insertInto('hosts').values(hosts).execute();
+    await env.store.db.insertInto('host_tags').values(hosts.map((h) => ({ host_id: h.id, tenant_id: h.tenant_id, tag: 'wide' }))).execute();
+    const rule = await env.createWebhookRule({ name: 'over a wide fleet', target: { type: 'specific_tags', tags: ['wide'] } });
+    const { eventId } = (await env.webhook(rule.triggerId, {})).json();
+    await asTenant(env.tenant, `/rules/${rule.id}`);
+    await page.getByRole('link', { name: 'all 101' }).click();
+    await page.waitForURL(`${base}/executions?event=${eventId}`);
+    await page.locator('.chip', { hasText: `event: ${eventId.slice(-8)}` }).waitFor();
+    // The event's executions only, a page of them.
+    await page.getByText(/^wide-\d+$/).first().waitFor();
+    expect(await page.getByText(/^wide-\d+$/).count()).toBe(50);
   });
 
   it('issues a key shown once, and revokes one only after stating the effect', async () => {

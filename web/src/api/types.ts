@@ -102,7 +102,9 @@ export interface RuleEvent {
   payload: Record<string, unknown>;
   env: Record<string, string>;
   skippedEnv: Array<{ name: string; reason: string }>;
+  /** The first 100 of the event's executions; executionCount says how many there are. */
   executionIds: string[];
+  executionCount: number;
   idempotencyKey: string | null;
 }
 

@@ -13,10 +13,12 @@ export default function ExecutionsPage() {
   const { params, set: setParam, clear } = useUrlFilters();
   const host = useUrlSearch('host');
   const ruleId = params.get('rule') ?? undefined;
+  // An event's executions: the link from an event that ran on more hosts than it lists.
+  const eventId = params.get('event') || undefined;
   const state = (params.get('state') || undefined) as ExecutionState | undefined;
-  const filters: ExecutionFilters = { ruleId, state, hostname: host.settled || undefined };
+  const filters: ExecutionFilters = { ruleId, eventId, state, hostname: host.settled || undefined };
   const executions = useExecutions(filters);
-  const filtered = Boolean(ruleId || state || host.settled);
+  const filtered = Boolean(ruleId || eventId || state || host.settled);
 
   return (
     <>
@@ -32,6 +34,14 @@ export default function ExecutionsPage() {
           ))}
         </select>
         <RulePicker value={ruleId ?? ''} onChange={(id) => setParam('rule', id)} />
+        {eventId ? (
+          <span className="chip">
+            event: <span className="mono">{eventId.slice(-8)}</span>
+            <button type="button" className="chip-remove" aria-label="show every event" onClick={() => setParam('event', '')}>
+              ×
+            </button>
+          </span>
+        ) : null}
       </div>
       <PagedList
         query={executions}

@@ -111,11 +111,18 @@ function EventsTable({ events }: { events: RuleEvent[] }) {
                   {event.executionIds.length === 0 ? (
                     <span className="muted">none</span>
                   ) : (
-                    event.executionIds.map((id) => (
-                      <Link key={id} to={`/executions/${id}`} className="mono exec-link">
-                        {id.slice(-8)}
-                      </Link>
-                    ))
+                    <>
+                      {event.executionIds.map((id) => (
+                        <Link key={id} to={`/executions/${id}`} className="mono exec-link">
+                          {id.slice(-8)}
+                        </Link>
+                      ))}
+                      {event.executionCount > event.executionIds.length ? (
+                        <Link to={`/executions?event=${event.id}`} className="exec-link">
+                          all {event.executionCount}
+                        </Link>
+                      ) : null}
+                    </>
                   )}
                 </td>
                 <td>

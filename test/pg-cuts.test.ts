@@ -91,14 +91,17 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
     const dbName = new URL(database.env.DATABASE_URL!).pathname.slice(1);
     const cutter = admin(async (client) => {
       const started = Date.now();
-      while (Date.now() - started < CUTS_FOR_MS) {
-        // Random moments: idle in the pool, mid-transaction, mid-LISTEN, mid-lock, mid-connect.
-        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 300));
-        const { rows } = await client.query(`select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()) t`, [dbName]);
-        cuts += 1;
-        terminated += rows[0].n as number;
+      try {
+        while (Date.now() - started < CUTS_FOR_MS) {
+          // Random moments: idle in the pool, mid-transaction, mid-LISTEN, mid-lock, mid-connect.
+          await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 300));
+          const { rows } = await client.query(`select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()) t`, [dbName]);
+          cuts += 1;
+          terminated += rows[0].n as number;
+        }
+      } finally {
+        cutting = false;
       }
-      cutting = false;
     });
 
     const accepted: Array<{ eventId: string; executionIds: string[] }> = [];

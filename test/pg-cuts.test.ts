@@ -80,6 +80,8 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
     const rule = await call(a, 'POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { script: 'echo "ran on $HostName"' } } }));
     expect(rule.status).toBe(201);
     const triggerId = rule.body.trigger.triggerId as string;
+    const slow = await call(a, 'POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { script: 'echo first; sleep 0.3; echo second' } } }));
+    const slowTriggerId = slow.body.trigger.triggerId as string;
     const channel = await call(a, 'POST', '/api/v1/channels', { name: 'cuts', type: 'webhook', mode: 'all', config: { url: receiver.url, secret: 'whsec-0123456789abcdef' } });
     expect(channel.status).toBe(201);
     // Warm both nodes (key cache, first pool connections) and check the whole path once.
@@ -105,7 +107,8 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
     });
 
     const accepted: Array<{ eventId: string; executionIds: string[] }> = [];
-    const refusals = new Map<string, number>();
+    const replies = new Map<string, number>();
+    const count = (what: string) => replies.set(what, (replies.get(what) ?? 0) + 1);
     const unexpected: string[] = [];
     const load = async (server: ServerProcess, hostname: string) => {
       while (cutting) {
@@ -117,20 +120,33 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
           return;
         }
         if (reply.status === 202) accepted.push({ eventId: reply.body.eventId, executionIds: reply.body.executionIds });
-        else if (reply.status === 503 && reply.type.startsWith('application/problem+json') && reply.body.code === 'PITCREW_ERR_STORAGE_UNAVAILABLE') {
-          refusals.set('webhook 503', (refusals.get('webhook 503') ?? 0) + 1);
-        } else unexpected.push(`webhook: ${reply.status} ${JSON.stringify(reply.body)}`);
+        else if (reply.status === 503 && reply.type.startsWith('application/problem+json') && reply.body.code === 'PITCREW_ERR_STORAGE_UNAVAILABLE') count('webhook 503');
+        else unexpected.push(`webhook: ${reply.status} ${JSON.stringify(reply.body)}`);
       }
     };
     const reads = async (server: ServerProcess) => {
       while (cutting) {
         const reply = await call(server, 'GET', '/api/v1/executions?limit=20').catch((error: unknown) => ({ status: 0, type: '', body: { error: String(error) } }));
-        if (reply.status === 503 && reply.type.startsWith('application/problem+json')) refusals.set('read 503', (refusals.get('read 503') ?? 0) + 1);
+        if (reply.status === 503 && reply.type.startsWith('application/problem+json')) count('read 503');
         else if (reply.status !== 200) unexpected.push(`read: ${reply.status} ${JSON.stringify(reply.body)}`);
       }
     };
+    // Live output on node A of scripts whose agent is on node B: relayed over the LISTEN connections.
+    const streams = async () => {
+      while (cutting) {
+        const reply = await fire(a, slowTriggerId, 'cut-1');
+        if (reply.status !== 202) continue;
+        accepted.push({ eventId: reply.body.eventId, executionIds: reply.body.executionIds });
+        const response = await fetch(`${a.url}/api/v1/executions/${reply.body.executionIds[0]}/stream`, { headers: { authorization: `Bearer ${tenant.token}` } });
+        const text = await response.text();
+        // A stream whose last read met a cut ends without its `end` event; the run goes on.
+        if (response.status === 200) count(text.includes('event: end') ? 'stream ended' : 'stream closed early');
+        else if (response.status === 503 && response.headers.get('content-type')?.startsWith('application/problem+json')) count('stream 503');
+        else unexpected.push(`stream: ${response.status} ${text}`);
+      }
+    };
     // Each node takes work for its own agent and for the other node's (a cross-node wake-up).
-    await Promise.all([cutter, load(a, 'cut-0'), load(a, 'cut-1'), load(b, 'cut-0'), load(b, 'cut-1'), reads(a), reads(b)]);
+    await Promise.all([cutter, load(a, 'cut-0'), load(a, 'cut-1'), load(b, 'cut-0'), load(b, 'cut-1'), reads(a), reads(b), streams()]);
 
     const alive = servers.map((server) => server.child.exitCode === null && server.child.signalCode === null);
     expect(alive, `a node died; its output ends:\n${servers.map((s) => s.output().slice(-3000)).join('\n-----\n')}`).toEqual([true, true]);
@@ -169,6 +185,6 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
       const notified = new Set(receiver.accepted().flatMap((r) => ((r.body as any)?.notification?.executions ?? []).map((e: { id: string }) => e.id))); // eslint-disable-line @typescript-eslint/no-explicit-any
       return after.every((id) => notified.has(id));
     }, 'the notifications of the work after the cuts');
-    console.log(`cuts: ${cuts} (${terminated} backends), accepted ${accepted.length}, refused ${JSON.stringify(Object.fromEntries(refusals))}, ended ${JSON.stringify(Object.fromEntries(ends))}`);
+    console.log(`cuts: ${cuts} (${terminated} backends), accepted ${accepted.length}, replies ${JSON.stringify(Object.fromEntries(replies))}, ended ${JSON.stringify(Object.fromEntries(ends))}`);
   }, 180_000);
 });

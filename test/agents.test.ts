@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
+import { UNSENT_AFTER_MS } from '../src/executions/sweeper.js';
 import { breakStorage } from './support/storage.js';
 import { waitFor } from './support/wait.js';
 
@@ -106,6 +107,21 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     const transitions = await env.store.db.selectFrom('execution_transitions').select(['from_state', 'to_state', 'at']).where('execution_id', '=', id!).orderBy('id').execute();
     expect(transitions.map((t) => `${t.from_state}→${t.to_state}`)).toEqual(['null→queued', 'queued→dispatched', 'dispatched→running', 'running→succeeded']);
     expect(transitions[1]!.at).toBe(transitions[0]!.at);
+  });
+
+  it('sends work dispatched to an agent session but never sent on it, as a commit whose reply a failover cut leaves it', async () => {
+    // The commit of a claim (or of an ingest that dispatched at once) went through, its reply was
+    // lost with the connection, so the caller saw an error and sent nothing. A lost reply cannot be
+    // had on demand: the row is put in the state it leaves, for web-2's live session.
+    const { hostId } = await env.enrol('unsent-1');
+    const { triggerId } = await rule('echo "sent at last"', { type: 'specific_host', hostname: 'unsent-1' });
+    const [id] = await fire(triggerId, {});
+    const web2 = await env.store.db.selectFrom('hosts').select(['id', 'session_id', 'node_id']).where('hostname', '=', 'web-2').executeTakeFirstOrThrow();
+    const moved = await env.store.db.updateTable('executions')
+      .set({ host_id: web2.id, state: 'dispatched', session_id: web2.session_id, node_id: web2.node_id, dispatched_at: Date.now() - UNSENT_AFTER_MS })
+      .where('id', '=', id!).where('host_id', '=', hostId).where('state', '=', 'queued').executeTakeFirst();
+    expect(Number(moved.numUpdatedRows)).toBe(1);
+    expect(await finished(id!)).toMatchObject({ state: 'succeeded', stdout: 'sent at last\n' });
   });
 
   it('runs on a specific host, whatever the payload names', async () => {

@@ -142,8 +142,8 @@ describe.skipIf(!testDialects().includes('postgres'))('two service nodes through
 
     const admin = a.database.open();
     try {
-      /** The backends holding the nodes' liveness locks. */
-      const holders = async () => (await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted`.execute(admin.db)).rows.map((r) => r.pid);
+      /** The backends holding the nodes' liveness locks (pg_locks shows every database's: other suites run beside this one). */
+      const holders = async () => (await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`.execute(admin.db)).rows.map((r) => r.pid);
       const before = await holders();
       expect(before).toHaveLength(2);
       // Down for longer than a node may be silent with its lock free: no new connection is

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { QueuedExecution } from '../events/writer.js';
+import type { ExecutionSpec } from '../executions/repository.js';
 import { authenticateAgent, isDeleted, touchHosts } from '../hosts/repository.js';
 import type { HostRow } from '../store/schema.js';
 import { AgentSession, type AgentServices } from './session.js';
@@ -83,6 +84,14 @@ export class AgentGateway {
       this.dispatch(executions.filter((e) => moved.has(e.id)));
     } catch (error) {
       this.deps.logger.error({ err: error }, 'could not re-queue executions whose session ended; the sweeper retries');
+    }
+  }
+
+  /** Sends executions the database holds as dispatched to a session here, unless that session sent them already (Sweeper.redispatch). */
+  sendUnsent(executions: Array<{ id: string; hostId: string; sessionId: string | null; spec: ExecutionSpec }>): void {
+    for (const { id, hostId, sessionId, spec } of executions) {
+      const session = this.sessions.get(hostId);
+      if (session?.isReady && session.sessionId === sessionId && !session.wasSent(id)) session.sendExecute(id, spec);
     }
   }
 

@@ -115,6 +115,11 @@ export class AgentSession {
     for (const { id, spec } of claimed) this.sendExecute(id, spec);
   }
 
+  /** Whether this connection was sent the execution (or took it over running) and has not seen it finish. */
+  wasSent(executionId: string): boolean {
+    return this.assigned.has(executionId);
+  }
+
   /** Sends an execution this session already holds as dispatched. */
   sendExecute(executionId: string, spec: ExecutionSpec): void {
     this.assigned.add(executionId);

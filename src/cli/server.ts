@@ -19,7 +19,12 @@ export async function runServer(config: Config): Promise<number> {
   const owner = config.databaseUrl ? undefined : claimDataDir(config.dataDir);
   // A certificate that cannot serve is a configuration error: refused before anything starts.
   const tls = await loadTlsMaterial(config.dataDir, config.tls);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    onConnectionLost: (error) => logger.warn({ err: error }, 'PostgreSQL ended a connection (a failover or restart?); work on it is answered 503 or retried, new connections are opened as needed'),
+  });
   const { applied } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');
   const secret = loadSecretKey(config.dataDir, config.secretKey);

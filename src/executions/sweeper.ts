@@ -47,6 +47,9 @@ export function overdueReason(row: { state: string; dispatched_at: number | null
   return `${what}. It was not re-run; a result the agent sends later is kept as lateResult`;
 }
 
+/** How long a dispatched execution may wait for the claim that dispatched it to send it, before the sweeper does. */
+export const UNSENT_AFTER_MS = 5_000;
+
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
  * expiry of executions whose agent never came, a dispatch safety net, cancels still owed,
@@ -91,7 +94,7 @@ export class Sweeper {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
     }
-    await this.redispatch();
+    await this.redispatch(now);
     await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
     await this.deps.retention?.run(now);
@@ -134,13 +137,22 @@ export class Sweeper {
     this.deps.logger.warn({ nodes: dead, lost: running.length, requeued: dispatched.length }, 'recovered from service nodes that stopped');
   }
 
-  /** Queued work for agents connected here that a missed wake-up left behind, and owed cancels. */
-  private async redispatch(): Promise<void> {
+  /**
+   * Queued work for agents connected here that a missed wake-up left behind, work dispatched to a
+   * session here but never sent on it, and owed cancels. The second is left by a commit that went
+   * through while its connection broke (a PostgreSQL failover): the claim, or the ingest that
+   * dispatched at once, answered an error, so nobody sent the work; it would have read
+   * `dispatched` until taken for lost. An agent ignores an execution it already has.
+   */
+  private async redispatch(now: number): Promise<void> {
     const { db, gateway } = this.deps;
     const hostIds = gateway.hostIds();
     if (hostIds.length === 0) return;
     const queued = await db.selectFrom('executions').select(['id', 'host_id']).where('state', '=', 'queued').where('held', '=', 0).where('host_id', 'in', hostIds).limit(1000).execute();
     gateway.dispatch(queued.map((row) => ({ id: row.id, hostId: row.host_id! })));
+    const unsent = await db.selectFrom('executions').select(['id', 'host_id', 'session_id', 'spec']).where('state', '=', 'dispatched').where('host_id', 'in', hostIds)
+      .where('dispatched_at', '<=', now - UNSENT_AFTER_MS).limit(1000).execute();
+    gateway.sendUnsent(unsent.map((row) => ({ id: row.id, hostId: row.host_id!, sessionId: row.session_id, spec: JSON.parse(row.spec) as ExecutionSpec })));
     const cancels = await db.selectFrom('executions').select(['id', 'host_id']).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null).where('host_id', 'in', hostIds).execute();
     for (const row of cancels) gateway.cancel(row.host_id!, row.id);
   }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PitcrewError, errorCatalogue, problemType, type ErrorCode, type FieldError } from '../errors/catalogue.js';
 import { describeValidationErrors } from './validation.js';
+import { isConnectionLost } from '../store/faults.js';
 import { redactUrl } from './logging.js';
 
 /** An RFC 9457 problem document, with our `code` and field `errors` as extension members. */
@@ -32,10 +33,11 @@ export function sendProblem(reply: FastifyReply, error: PitcrewError): FastifyRe
 
 /**
  * The one error handler. Known errors become their problem; framework errors from parsing and
- * validation are translated; anything else is a bug: logged in full, answered with a bare 500.
+ * validation are translated; a database connection lost (a failover) is a 503 to retry; anything
+ * else is a bug: logged in full, answered with a bare 500.
  */
 export function errorHandler(error: FastifyError | PitcrewError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const known = error instanceof PitcrewError ? error : translate(error as FastifyError);
+  const known = error instanceof PitcrewError ? error : translate(error as FastifyError) ?? connectionLost(error, request);
   if (known) {
     if (known.status >= 500) request.log.warn({ code: known.code, url: redactUrl(request.url) }, known.message);
     return sendProblem(reply, known);
@@ -67,6 +69,12 @@ function translate(error: FastifyError): PitcrewError | undefined {
     return new PitcrewError('PITCREW_ERR_VALIDATION', error.message);
   }
   return undefined;
+}
+
+function connectionLost(error: unknown, request: FastifyRequest): PitcrewError | undefined {
+  if (!isConnectionLost(error)) return undefined;
+  request.log.warn({ err: error }, 'the database connection was lost');
+  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', 'the service lost its connection to the database (a failover or restart) during this request, which may not have been carried out; retry shortly', { headers: { 'Retry-After': '1' } });
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

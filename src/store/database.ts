@@ -13,6 +13,8 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   sqliteBusyTimeoutMs?: number;
+  /** PostgreSQL only: told of each connection the server ended (a failover, pg_terminate_backend). */
+  onConnectionLost?: ((error: Error) => void) | undefined;
 }
 
 export interface Store {
@@ -31,7 +33,7 @@ export interface Store {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openStore(options: StoreOptions): Store {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.onConnectionLost ?? (() => undefined)) : openSqlite(options);
 }
 
 function openSqlite(options: StoreOptions): Store {
@@ -84,15 +86,28 @@ function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): Sq
   return new Proxy(sqlite, { get: (target, property) => (property === 'prepare' ? prepare : Reflect.get(target, property, target)) });
 }
 
-function openPostgres(databaseUrl: string): Store {
+/**
+ * node-postgres reports a connection the server ended (a failover, a restart, pg_terminate_backend:
+ * 57P01 "terminating connection due to administrator command") as an 'error' event on its Client,
+ * whether or not a query was running, and an 'error' event nobody listens to is thrown as an
+ * uncaught exception: the process dies. The pool listens only while a client is idle (its 'error'
+ * event, https://node-postgres.com/apis/pool); a client checked out (a Kysely transaction, a group
+ * commit between its trips) has no listener unless we add one, so every client gets one for life
+ * when the pool connects it (node-postgres' maintainers' advice: brianc/node-postgres#2439,
+ * #3202). The query under way still fails and its caller answers 503 or retries; the broken
+ * client is not queryable any more, so its release drops it from the pool.
+ */
+function openPostgres(databaseUrl: string, onConnectionLost: (error: Error) => void): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', () => undefined);
+  // A client reports one loss twice (the server's 57P01, then the socket's end): told once.
+  const watch = (client: pg.Client) => client.once('error', onConnectionLost).on('error', () => undefined);
+  pool.on('error', () => undefined); // the same error, also given to the client's own listener
+  pool.on('connect', watch);
   const url = new URL(databaseUrl);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const dedicatedConnection = async () => {
     const client = new pg.Client({ connectionString: databaseUrl });
-    client.on('error', () => undefined);
+    watch(client);
     await client.connect();
     return client;
   };

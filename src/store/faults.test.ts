@@ -1,6 +1,6 @@
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { isRefusedData } from './faults.js';
+import { isConnectionLost, isRefusedData } from './faults.js';
 
 describe('isRefusedData', () => {
   it('knows SQLite refusing too many parameters, from SQLite itself', () => {
@@ -32,5 +32,22 @@ describe('isRefusedData', () => {
     [undefined, false],
   ])('%j: %s', (error, refused) => {
     expect(isRefusedData(error)).toBe(refused);
+  });
+});
+
+describe('isConnectionLost', () => {
+  const error = (code: string | undefined, message: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
+
+  it.each([
+    [error('57P01', 'terminating connection due to administrator command'), true],
+    [error('08006', 'connection failure'), true],
+    [error('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'), true],
+    [error(undefined, 'Connection terminated unexpectedly'), true],
+    // Class 08 too, but the data's fault on a connection that stays up: a 500, never a 503 to retry.
+    [error('08P01', 'bind message has 4464 parameter formats but 0 parameters'), false],
+    [error('23505', 'duplicate key value violates unique constraint'), false],
+    [{ code: '57P01', message: 'not an Error' }, false],
+  ])('%s: %s', (failure, lost) => {
+    expect(isConnectionLost(failure)).toBe(lost);
   });
 });

@@ -54,7 +54,8 @@ describe.each(testDialects())('a fleet reconnecting after a service outage on %s
     const listeningAt = Date.now();
     await waitFor(async () => agents.every((agent) => welcomes(agent).length >= 2), 'every agent welcomed again', 40_000)
       .catch((error: Error) => {
-        throw new Error(`${error.message}; welcomes ${agents.map((a) => welcomes(a).length).join(', ')}; server:\n${server.output().slice(-3000)}\nan agent:\n${agents[0]!.output().slice(-3000)}`);
+        const behind = agents.filter((a) => welcomes(a).length < 2).map((a) => a.output().slice(-3000)).join('\n---\n');
+        throw new Error(`${error.message}; welcomes ${agents.map((a) => welcomes(a).length).join(', ')}; server:\n${server.output().slice(-3000)}\nthe agents not welcomed again:\n${behind}`);
       });
 
     const back = agents.map((agent) => welcomes(agent)[1]! - listeningAt);

@@ -5,7 +5,7 @@ import type { Api, AppContext } from '../http/types.js';
 import { enrolHost } from '../hosts/repository.js';
 import type { CallerAccess } from '../tenants/directory.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
-import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { HOSTNAME_PATTERN } from './protocol.js';
 
 const Enrolment = Type.Object(

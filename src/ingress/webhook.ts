@@ -10,7 +10,7 @@ import type { Api, AppContext } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
 import type { CallerAccess } from '../tenants/directory.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
-import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
 import { parseAlertPayload, type AlertPayload } from './payload.js';

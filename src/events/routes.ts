@@ -5,7 +5,8 @@ import type { Api, AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { executionsOfEvents } from '../executions/repository.js';
 import { EventView, LISTED_EXECUTION_IDS, Outcome, presentEvent } from './presenter.js';
-import { getEvent, listRuleEvents, ruleExists } from './repository.js';
+import { ruleExists } from '../rules/repository.js';
+import { getEvent, listRuleEvents } from './repository.js';
 
 const tags = ['events'];
 

@@ -13,7 +13,8 @@ import { missingScopeMessage } from '../tenants/scopes.js';
 import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import { parseAlertPayload, type AlertPayload } from './payload.js';
+import type { AlertPayload } from '../events/alert.js';
+import { parseAlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
 export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];

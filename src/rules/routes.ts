@@ -3,7 +3,6 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { baseUrl, type Api, type AppContext } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import { limitUsage, LimitUsageView } from './limit-usage.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
@@ -53,13 +52,6 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
     const rule = await getRule(db, request.principal.tenantId, request.params.id);
     return presentRule(rule, baseUrl(ctx, request), await activityOfOne(rule.tenantId, rule.id));
   });
-
-  app.get('/rules/:id/limits', {
-    schema: {
-      tags, security: bearer, summary: "The rule's action limit: executions used per host in the current window, and open escalations",
-      params: IdParams, response: { 200: LimitUsageView, ...problems(400, 401, 404) },
-    },
-  }, async (request) => limitUsage(db, await getRule(db, request.principal.tenantId, request.params.id)));
 
   app.patch('/rules/:id', {
     schema: {

@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
 import { getRule, ruleExists } from '../rules/repository.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { limitUsage, LimitUsageView } from './limit-usage.js';
 import { EscalationView, presentEscalation } from './presenter.js';
 import { ESCALATION_STATES, getEscalation, listEscalations } from './repository.js';
+import type { Database } from '../store/schema.js';
 
 const tags = ['escalations'];
 
@@ -16,9 +18,7 @@ const Filters = {
 };
 
 /** A rule's action limit at work: its usage per host, and an escalation per (rule, host, window) in which it stopped the rule acting. */
-export function registerEscalationRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
-
+export function registerEscalationRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/escalations', {
     schema: {
       tags, security: bearer, summary: 'Escalations to a person, newest first',

@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { RouteOptions } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/server/app.js';
 import { openStore } from '../src/store/database.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { createTestDatabase, testDialects } from './support/databases.js';

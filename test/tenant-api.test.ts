@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { hashSecret } from '../src/tenants/secrets.js';
+import { hashSecret } from '../src/identity/secrets.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import type { BootstrapResult } from '../src/tenants/bootstrap.js';

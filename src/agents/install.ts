@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, problems } from '../http/schemas.js';
-import { baseUrl, type Api, type AppContext } from '../http/types.js';
+import { baseUrl, type Api } from '../http/types.js';
 
 export const AGENT_DOWNLOAD_PATH = '/downloads/pitcrew-agent.mjs';
 const FILE_NAME = 'pitcrew-agent.mjs';
@@ -19,6 +19,15 @@ const AgentInstallView = Type.Object({
   start: Type.String({ description: 'the command that starts the agent; it reads the tenant API key from $PITCREW_API_KEY' }),
 });
 
+/** What the service offers hosts: made by the server, `endpoint` set once its HTTPS port is open. */
+export interface AgentOffer {
+  /** PITCREW_PUBLIC_URL, when set: the base of the download URL. */
+  publicUrl: string | undefined;
+  /** The bundled agent file, when the build made one. */
+  bundle: string | undefined;
+  endpoint: { port: number; fingerprint: string } | undefined;
+}
+
 interface BundleFacts {
   sha256: string;
   size: number;
@@ -28,7 +37,7 @@ interface BundleFacts {
  * How a host joins this service: the agent file (served unauthenticated, like any download of
  * open software; its digest comes from the authenticated API), the URL and the certificate to pin.
  */
-export function registerAgentInstallRoutes(app: Api, ctx: AppContext): void {
+export function registerAgentInstallRoutes(app: Api, offer: AgentOffer): void {
   app.get('/agents/install', {
     schema: {
       tags: ['agents'], security: bearer,
@@ -36,11 +45,11 @@ export function registerAgentInstallRoutes(app: Api, ctx: AppContext): void {
       response: { 200: AgentInstallView, ...problems(401, 404) },
     },
   }, async (request) => {
-    const endpoint = ctx.agentEndpoint;
+    const endpoint = offer.endpoint;
     if (!endpoint) throw new PitcrewError('PITCREW_ERR_NOT_FOUND', 'this service process is not listening for agents (no HTTPS port is open)');
-    const base = baseUrl(ctx, request);
+    const base = baseUrl(offer.publicUrl, request);
     const server = `https://${new URL(base).hostname}:${endpoint.port}`;
-    const bundle = await bundleFacts(ctx.agentBundle);
+    const bundle = await bundleFacts(offer.bundle);
     const download = bundle && { url: base + AGENT_DOWNLOAD_PATH, ...bundle };
     const install = download
       ? `curl -fsSLo ${FILE_NAME} '${download.url}' && echo '${download.sha256}  ${FILE_NAME}' | sha256sum -c -`
@@ -50,7 +59,7 @@ export function registerAgentInstallRoutes(app: Api, ctx: AppContext): void {
   });
 }
 
-export function registerAgentDownloadRoute(app: Api, ctx: AppContext): void {
+export function registerAgentDownloadRoute(app: Api, offer: AgentOffer): void {
   app.get(AGENT_DOWNLOAD_PATH, {
     schema: {
       tags: ['agents'], security: [],
@@ -58,10 +67,10 @@ export function registerAgentDownloadRoute(app: Api, ctx: AppContext): void {
       produces: ['text/javascript'], response: { ...problems(404) },
     },
   }, async (_request, reply) => {
-    if (!(await bundleFacts(ctx.agentBundle))) {
+    if (!(await bundleFacts(offer.bundle))) {
       throw new PitcrewError('PITCREW_ERR_NOT_FOUND', 'this service has no agent file to offer; build it with npm run build:agent');
     }
-    return reply.type('text/javascript').header('Content-Disposition', `attachment; filename="${FILE_NAME}"`).send(fs.createReadStream(ctx.agentBundle!));
+    return reply.type('text/javascript').header('Content-Disposition', `attachment; filename="${FILE_NAME}"`).send(fs.createReadStream(offer.bundle!));
   });
 }
 

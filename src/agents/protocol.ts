@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { ExecutionResult } from '../executions/result.js';
 
 /*
  * The agent wire protocol: JSON messages over one WebSocket per agent, each a member of a union
@@ -8,28 +9,14 @@ import { Compile } from 'typebox/compile';
  */
 export const PROTOCOL_VERSION = 1;
 
+/** Part of the protocol (`finished`); the executions own its meaning. */
+export { ExecutionResult };
+
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 /** The names enrolment takes (agents/routes.ts); a hello renames its host to one (another case). */
 export const HOSTNAME_PATTERN = '^[A-Za-z0-9_.:-]+$';
 const Interpreter = Type.Enum(['sh', 'bash', 'python', 'pwsh']);
 const Stream = Type.Enum(['stdout', 'stderr']);
-
-export const ExecutionResult = Type.Object({
-  executionId: Id,
-  /** How the run ended on the host. `refused`: the agent would not run it (allowlist, address). */
-  ending: Type.Enum(['exited', 'timed_out', 'cancelled', 'refused', 'failed_to_start']),
-  exitCode: Type.Union([Type.Integer(), Type.Null()]),
-  signal: Type.Union([Type.String(), Type.Null()]),
-  reason: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
-  startedAt: Type.Union([Type.Number(), Type.Null()]),
-  finishedAt: Type.Number(),
-  stdout: Type.String(),
-  stderr: Type.String(),
-  stdoutTruncated: Type.Boolean(),
-  stderrTruncated: Type.Boolean(),
-  artifacts: Type.Array(Type.Object({ name: Type.String({ maxLength: 255 }), base64: Type.String() }), { maxItems: 100 }),
-  artifactsTruncated: Type.Boolean(),
-});
 
 // Agent → service
 export const Hello = Type.Object({
@@ -84,7 +71,6 @@ export const Cancel = Type.Object({ type: Type.Literal('cancel'), executionId: I
 export const Recorded = Type.Object({ type: Type.Literal('recorded'), executionId: Id });
 export const ServiceMessage = Type.Union([Welcome, Execute, Cancel, Recorded]);
 
-export type ExecutionResult = Static<typeof ExecutionResult>;
 export type Hello = Static<typeof Hello>;
 export type AgentMessage = Static<typeof AgentMessage>;
 export type ServiceMessage = Static<typeof ServiceMessage>;

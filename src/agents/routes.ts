@@ -1,11 +1,14 @@
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Api } from '../http/types.js';
 import { enrolHost } from '../hosts/repository.js';
-import type { CallerAccess } from '../tenants/directory.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Database } from '../store/schema.js';
+import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
-import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { HOSTNAME_PATTERN } from './protocol.js';
 
 const Enrolment = Type.Object(
@@ -22,8 +25,14 @@ const Enrolment = Type.Object(
   { additionalProperties: false },
 );
 
+interface AgentRouteDeps {
+  db: Kysely<Database>;
+  directory: KeyDirectory;
+  metrics: Metrics;
+}
+
 /** Agent enrolment: an API key with the enrol scope buys a per-agent credential, used from then on. */
-export function registerAgentRoutes(app: Api, ctx: AppContext): void {
+export function registerAgentRoutes(app: Api, deps: AgentRouteDeps): void {
   app.post('/agents/enrol', {
     schema: {
       tags: ['agents'],
@@ -37,21 +46,21 @@ export function registerAgentRoutes(app: Api, ctx: AppContext): void {
     },
     // Before the body is read, as for webhooks: a refused caller costs no parsing.
     onRequest: async (request) => {
-      request.caller = await admitAgent(ctx, request.headers.authorization, request.ip);
+      request.caller = await admitAgent(deps, request.headers.authorization, request.ip);
     },
   }, async (request, reply) => {
     const { replace = false, ...facts } = request.body;
     const by = { keyId: request.caller.keyId, keyName: request.caller.keyName, sourceIp: request.ip };
-    const { host, token } = await enrolHost(ctx.store.db, request.caller.tenantId, facts, by, { replace });
+    const { host, token } = await enrolHost(deps.db, request.caller.tenantId, facts, by, { replace });
     request.log.info({ hostId: host.id, hostname: host.hostname, replace, keyId: by.keyId, sourceIp: by.sourceIp }, replace ? 'agent enrolled, replacing the host\'s previous agent' : 'agent enrolled');
     return reply.code(201).send({ hostId: host.id, tenantId: host.tenant_id, token });
   });
 }
 
 /** The key, its enrol scope, the tenant's agent allowlist and its throttle, in that order. */
-async function admitAgent(ctx: AppContext, authorization: string | undefined, ip: string): Promise<CallerAccess> {
+async function admitAgent({ directory, metrics }: AgentRouteDeps, authorization: string | undefined, ip: string): Promise<CallerAccess> {
   const apiKey = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
-  const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
+  const caller = API_KEY_PATTERN.test(apiKey) ? await directory.resolve(apiKey) : undefined;
   if (!caller) {
     throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key that has the enrol scope: npx pitcrew agent --api-key <key> (GET /api/v1/api-keys lists them)');
   }
@@ -61,7 +70,7 @@ async function admitAgent(ctx: AppContext, authorization: string | undefined, ip
   }
   const take = caller.bucket.take();
   if (!take.ok) {
-    ctx.metrics.throttled.inc({ tenant: caller.tenantId });
+    metrics.throttled.inc({ tenant: caller.tenantId });
     throw new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more calls than its throttle allows; retry the enrolment after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
       headers: { 'Retry-After': String(take.retryAfterSeconds) },
     });

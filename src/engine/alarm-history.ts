@@ -1,4 +1,5 @@
-import type { AlarmState } from '../ingress/payload.js';
+/** An alarm's state when its source says (firing or resolved). */
+export type AlarmState = 'firing' | 'resolved';
 
 /** A (rule, host)'s earlier alarms, as flapping protection needs them. */
 export interface AlarmHistory {

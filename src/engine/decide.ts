@@ -1,7 +1,6 @@
-import type { AlarmState } from '../ingress/payload.js';
 import type { Action, ActionLimit, Flapping, Target } from '../rules/schema.js';
 import { assertNever } from '../errors/assert-never.js';
-import { alarmStep, describeHost, type AlarmHistory } from './alarm-history.js';
+import { alarmStep, describeHost, type AlarmHistory, type AlarmState } from './alarm-history.js';
 
 /**
  * The decision of DESIGN.md §2: a pure function of the rule, the event, the rule's recent
@@ -31,6 +30,9 @@ export interface HostFacts {
   hostname: string;
   tags: readonly string[];
 }
+
+/** An idempotent call is answered with its original for this long (docs/safety.md). */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /** The event an earlier call with the same Idempotency-Key recorded. */
 export interface OriginalEvent {

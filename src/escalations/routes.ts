@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors/catalogue.js';
-import { ruleExists } from '../events/repository.js';
+import { getRule, ruleExists } from '../rules/repository.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
+import { limitUsage, LimitUsageView } from './limit-usage.js';
 import { EscalationView, presentEscalation } from './presenter.js';
 import { ESCALATION_STATES, getEscalation, listEscalations } from './repository.js';
+import type { Database } from '../store/schema.js';
 
 const tags = ['escalations'];
 
@@ -14,10 +17,8 @@ const Filters = {
   state: Type.Optional(Type.Enum([...ESCALATION_STATES])),
 };
 
-/** Escalations: one per (rule, host, window) in which the rule's action limit stopped it acting. */
-export function registerEscalationRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
-
+/** A rule's action limit at work: its usage per host, and an escalation per (rule, host, window) in which it stopped the rule acting. */
+export function registerEscalationRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/escalations', {
     schema: {
       tags, security: bearer, summary: 'Escalations to a person, newest first',
@@ -48,4 +49,11 @@ export function registerEscalationRoutes(app: Api, ctx: AppContext): void {
     const rows = await listEscalations(db, tenantId, { ruleId: request.params.id, hostname: request.query.hostname, state: request.query.state }, page);
     return toPage(rows, page, presentEscalation);
   });
+
+  app.get('/rules/:id/limits', {
+    schema: {
+      tags: ['rules'], security: bearer, summary: "The rule's action limit: executions used per host in the current window, and open escalations",
+      params: IdParams, response: { 200: LimitUsageView, ...problems(400, 401, 404) },
+    },
+  }, async (request) => limitUsage(db, await getRule(db, request.principal.tenantId, request.params.id)));
 }

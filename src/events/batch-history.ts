@@ -1,6 +1,6 @@
 import { advance, type AlarmHistory } from '../engine/alarm-history.js';
 import { NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type OriginalEvent } from '../engine/decide.js';
-import type { SkippedEnv } from '../ingress/payload.js';
+import type { SkippedEnv } from './alert.js';
 import type { Rule } from '../rules/rule.js';
 
 /** The original of an idempotent call, with what its reply repeats. */

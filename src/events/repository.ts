@@ -18,9 +18,3 @@ export async function getEvent(db: Db, tenantId: string, id: string): Promise<Ev
   if (!row) throw notFound('event', id);
   return row;
 }
-
-/** Whether the rule ever existed in the tenant (deleted rules keep their events readable). */
-export async function ruleExists(db: Db, tenantId: string, ruleId: string): Promise<boolean> {
-  const row = await db.selectFrom('rules').select('id').where('id', '=', ruleId).where('tenant_id', '=', tenantId).executeTakeFirst();
-  return row !== undefined;
-}

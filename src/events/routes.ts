@@ -1,17 +1,18 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { executionsOfEvents } from '../executions/repository.js';
 import { EventView, LISTED_EXECUTION_IDS, Outcome, presentEvent } from './presenter.js';
-import { getEvent, listRuleEvents, ruleExists } from './repository.js';
+import { ruleExists } from '../rules/repository.js';
+import { getEvent, listRuleEvents } from './repository.js';
+import type { Database } from '../store/schema.js';
 
 const tags = ['events'];
 
-export function registerEventRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
-
+export function registerEventRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/rules/:id/events', {
     schema: {
       tags, security: bearer, summary: "A rule's events, newest first",

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostKey, type HostFacts, type LimitedHost, type StoredOutcome } from '../engine/decide.js';
 import { notDone } from '../escalations/not-done.js';
 import { queuedRow, type ExecutionSpec } from '../executions/repository.js';
-import type { AlarmState } from '../ingress/payload.js';
+import type { AlarmState } from '../engine/alarm-history.js';
 import type { Rule } from '../rules/rule.js';
 import type { Action } from '../rules/schema.js';
 import { newId } from '../store/ids.js';

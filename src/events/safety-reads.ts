@@ -1,14 +1,12 @@
 import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
-import { limitCountKey } from '../actions/email-runbook/spec.js';
-import type { StoredOutcome } from '../engine/decide.js';
-import type { AlarmState, SkippedEnv } from '../ingress/payload.js';
+import { IDEMPOTENCY_TTL_MS, type StoredOutcome } from '../engine/decide.js';
+import type { AlarmState } from '../engine/alarm-history.js';
+import type { SkippedEnv } from './alert.js';
+import { countPerLimitKey, executionsInWindow, type WindowRow } from '../executions/limit-window.js';
 import type { Rule } from '../rules/rule.js';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { pair, type BatchHistory } from './batch-history.js';
-
-/** An idempotent call is answered with its original for this long (docs/safety.md). */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /** A namespace of PostgreSQL's two-key advisory locks, apart from the single-key ones nodes hold. */
 const RULE_LOCK_CLASS = 0x70637231;
@@ -112,22 +110,11 @@ function alarmsReader(db: Kysely<Database>, rule: Rule, hostKeys: string[], now:
  * and for runs the service makes itself (email_runbook) per host they are about (serviceRunKey).
  */
 function executionsReader(db: Kysely<Database>, rule: Rule, now: number): Reader {
-  // Bounded by the limit itself: at most max executions per host are ever in the window.
-  const query = db
-    .selectFrom('executions')
-    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('n')])
-    .where('rule_id', '=', rule.id)
-    .where('queued_at', '>', now - rule.actionLimit!.windowSeconds * 1000)
-    .groupBy(['host_id', 'hostname'])
-    .compile();
   return {
-    query,
+    query: executionsInWindow(db, rule.id, now - rule.actionLimit!.windowSeconds * 1000).compile(),
     load: (rows, history) => {
       const counts = new Map<string, number>();
-      for (const row of rows as Array<{ host_id: string | null; hostname: string; n: number | string }>) {
-        const key = limitCountKey(row);
-        counts.set(key, (counts.get(key) ?? 0) + Number(row.n));
-      }
+      for (const [key, { used }] of countPerLimitKey(rows as WindowRow[])) counts.set(key, used);
       history.executions.set(rule.id, counts);
     },
   };

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
 import { decide, hostKey, type HostFacts, type OriginalEvent, type StoredOutcome } from '../engine/decide.js';
-import type { AlertPayload, SkippedEnv } from '../ingress/payload.js';
+import type { AlertPayload, SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Rule } from '../rules/rule.js';
 import { fromRow } from '../rules/repository.js';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { ExecutionResult } from '../agents/protocol.js';
+import type { ExecutionResult } from './result.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionResult } from '../agents/protocol.js';
+import type { ExecutionResult } from './result.js';
 import { planLedger, type Current, type LedgerOp } from './plan.js';
 
 const spec = JSON.stringify({ flavour: 'autofix', interpreter: 'sh', script: 'true', env: {}, context: {}, timeoutSeconds: 5 });

@@ -1,4 +1,4 @@
-import type { ExecutionResult } from '../agents/protocol.js';
+import type { ExecutionResult } from './result.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { rebalance } from './fanout.js';

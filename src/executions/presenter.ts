@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { isEmailRunbookSpec, type EmailRunbookSpec } from '../actions/email-runbook/spec.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
+import { isServiceRun, type ServiceRunSpec } from './service-runs.js';
 import { EXECUTION_STATES } from './states.js';
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
@@ -45,9 +45,9 @@ interface Details {
 }
 
 export function presentExecution(row: ExecutionRow, details?: Details): ExecutionView {
-  const stored = JSON.parse(row.spec) as ExecutionSpec | EmailRunbookSpec;
+  const stored = JSON.parse(row.spec) as ExecutionSpec | ServiceRunSpec;
   // An email runbook has no script: it is Markdown the service sends (actions/email-runbook).
-  const spec = isEmailRunbookSpec(stored) ? { flavour: 'email_runbook', interpreter: 'markdown', timeoutSeconds: stored.timeoutSeconds } : stored;
+  const spec = isServiceRun(stored) ? { flavour: stored.kind, interpreter: 'markdown', timeoutSeconds: stored.timeoutSeconds } : stored;
   const view: ExecutionView = {
     id: row.id,
     ruleId: row.rule_id,
@@ -55,7 +55,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     hostId: row.host_id,
     hostname: row.hostname,
     state: row.state as ExecutionView['state'],
-    actionType: isEmailRunbookSpec(stored) ? 'email_runbook' : 'script',
+    actionType: isServiceRun(stored) ? stored.kind : 'script',
     reason: row.reason,
     flavour: spec.flavour,
     interpreter: spec.interpreter,

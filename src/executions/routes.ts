@@ -1,17 +1,24 @@
 import { Type } from 'typebox';
 import { PitcrewError, notFound } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { ExecutionView, presentExecution } from './presenter.js';
 import { artifactsOf, getExecution, listExecutions, transitionsOf } from './repository.js';
 import { EXECUTION_STATES, isTerminal, type ExecutionState } from './states.js';
-import { streamExecution } from './stream.js';
+import type { ExecutionLedger } from './ledger.js';
+import { streamExecution, type StreamDeps } from './stream.js';
 
 const tags = ['executions'];
 
-export function registerExecutionRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
+export interface ExecutionRouteDeps extends StreamDeps {
+  ledger: ExecutionLedger;
+  /** Tells the agent of the host to cancel, whichever service node it is connected to. */
+  cancelOnHost(hostId: string, executionId: string): void;
+}
+
+export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): void {
+  const { db } = deps;
 
   app.get('/executions', {
     schema: {
@@ -55,11 +62,11 @@ export function registerExecutionRoutes(app: Api, ctx: AppContext): void {
     const state = row.state as ExecutionState;
     if (isTerminal(state)) throw new PitcrewError('PITCREW_ERR_CONFLICT', `execution ${row.id} already ended (${state}); there is nothing to cancel`);
     if (state === 'queued') {
-      const moved = await ctx.ledger.move([row.id], 'cancelled', 'cancelled before it reached the host', ['queued']);
+      const moved = await deps.ledger.move([row.id], 'cancelled', 'cancelled before it reached the host', ['queued']);
       if (moved.length === 0) return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
     } else {
       await db.updateTable('executions').set({ cancel_requested_at: Date.now() }).where('id', '=', row.id).where('cancel_requested_at', 'is', null).execute();
-      if (!ctx.gateway.cancel(row.host_id!, row.id)) ctx.wakeups.publish('cancel', [{ id: row.id, hostId: row.host_id! }]);
+      deps.cancelOnHost(row.host_id!, row.id);
     }
     return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
   });
@@ -70,7 +77,7 @@ export function registerExecutionRoutes(app: Api, ctx: AppContext): void {
       summary: 'Live output as Server-Sent Events: `output` {stream, chunk}, `state` {state}, and `end` with the stored execution',
       params: IdParams, produces: ['text/event-stream'], response: { ...problems(400, 401, 404) },
     },
-  }, async (request, reply) => streamExecution(ctx, request, reply, await getExecution(db, request.principal.tenantId, request.params.id)));
+  }, async (request, reply) => streamExecution(deps, request, reply, await getExecution(db, request.principal.tenantId, request.params.id)));
 
   app.get('/executions/:id/artifacts/:artifactId', {
     schema: {

@@ -1,4 +1,4 @@
-import type { ExecutionResult } from '../agents/protocol.js';
+import type { ExecutionResult } from './result.js';
 
 /**
  * The execution lifecycle (DESIGN.md §2, docs/executions.md):

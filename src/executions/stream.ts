@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../http/types.js';
-import type { ExecutionRow } from '../store/schema.js';
-import type { LiveEvent } from './live.js';
+import type { Kysely } from 'kysely';
+import type { Database, ExecutionRow } from '../store/schema.js';
+import type { LiveEvent, LiveExecutions } from './live.js';
 import { presentExecution } from './presenter.js';
 import { getExecution } from './repository.js';
 import { isTerminal, type ExecutionState } from './states.js';
@@ -14,7 +14,14 @@ const KEEPALIVE_MS = 15_000;
  * Server-Sent Events for one execution: `state` on every change, `output` chunks while it runs,
  * then `end` with the stored execution (its full output) once it reached a terminal state.
  */
-export function streamExecution(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, row: ExecutionRow): void {
+export interface StreamDeps {
+  db: Kysely<Database>;
+  live: LiveExecutions;
+  /** Asks for the output of an agent connected to another node (cluster/live-relay.ts); returns how to stop. */
+  watchRemote(executionId: string, hostId: string): () => void;
+}
+
+export function streamExecution(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, row: ExecutionRow): void {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
@@ -27,7 +34,7 @@ export function streamExecution(ctx: AppContext, request: FastifyRequest, reply:
     if (done) return;
     done = true;
     cleanup();
-    const final = await getExecution(ctx.store.db, row.tenant_id, row.id);
+    const final = await getExecution(deps.db, row.tenant_id, row.id);
     send('end', presentExecution(final));
     res.end();
   };
@@ -51,16 +58,16 @@ export function streamExecution(ctx: AppContext, request: FastifyRequest, reply:
       if (isTerminal(event.state)) void finish().catch(fail);
     }
   };
-  // Output of an agent connected to another node is relayed from there (cluster/live-relay.ts).
-  const unwatch = row.host_id ? ctx.liveRelay.watch(row.id, row.host_id) : () => undefined;
-  for (const event of ctx.live.buffered(row.id)) forward(event);
-  const unsubscribeLive = ctx.live.subscribe(row.id, forward);
+  // Output of an agent connected to another node is relayed from there (cluster/live-relay.ts, through watchRemote).
+  const unwatch = row.host_id ? deps.watchRemote(row.id, row.host_id) : () => undefined;
+  for (const event of deps.live.buffered(row.id)) forward(event);
+  const unsubscribeLive = deps.live.subscribe(row.id, forward);
   unsubscribe = () => {
     unwatch();
     unsubscribeLive();
   };
   timers.push(setInterval(() => {
-    void getExecution(ctx.store.db, row.tenant_id, row.id).then((now) => {
+    void getExecution(deps.db, row.tenant_id, row.id).then((now) => {
       if (isTerminal(now.state as ExecutionState)) return finish();
     }).catch(fail);
   }, STATE_POLL_MS));

@@ -1,24 +1,39 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AgentGateway } from '../agents/gateway.js';
-import type { NodeRegistry } from '../cluster/nodes.js';
-import { IDEMPOTENCY_TTL_MS } from '../events/safety-reads.js';
-import type { Retention } from '../retention/retention.js';
+import { IDEMPOTENCY_TTL_MS } from '../engine/decide.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
 import type { ExecutionState } from './states.js';
 import type { ExecutionSpec } from './repository.js';
 
+/** This service node among the others sharing the database (cluster/nodes.ts). */
+export interface NodeLiveness {
+  register(): Promise<void>;
+  unregister(): Promise<void>;
+  /** False when this node had been taken for dead (its database link was down). */
+  beat(now: number): Promise<boolean>;
+  deadNodes(now: number, settle: boolean): Promise<string[]>;
+}
+
+/** The agents connected to this node (agents/gateway.ts). */
+export interface ConnectedAgents {
+  hostIds(): string[];
+  dispatch(executions: Array<{ id: string; hostId: string }>): void;
+  sendUnsent(executions: Array<{ id: string; hostId: string; sessionId: string | null; spec: ExecutionSpec }>): void;
+  cancel(hostId: string, executionId: string): boolean;
+  reconnectAll(reason: string): void;
+}
+
 export interface SweeperDeps {
   db: Kysely<Database>;
-  nodes: NodeRegistry;
+  nodes: NodeLiveness;
   ledger: ExecutionLedger;
-  gateway: AgentGateway;
+  gateway: ConnectedAgents;
   logger: FastifyBaseLogger;
   intervalMs: number;
   clock: () => number;
-  /** Deletes history past PITCREW_RETENTION_DAYS; absent, everything is kept. */
-  retention?: Retention | undefined;
+  /** Deletes history past PITCREW_RETENTION_DAYS (retention/retention.ts); absent, everything is kept. */
+  retention?: { run(now: number): Promise<void> } | undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PageRequest } from '../store/pagination.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { currentKeyScopes } from '../tenants/repository.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
-import { hashSecret, secretMatches } from '../tenants/secrets.js';
+import { hashSecret, secretMatches } from '../identity/secrets.js';
 import { alreadyEnrolled, decideEnrolment } from './enrolment.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import type { HostEnrolmentRow, HostRow } from '../store/schema.js';
+import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { countHosts, deleteHost, getHost, hostEnrolments, listHosts, setManagedTags, tagCounts } from './repository.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
@@ -39,8 +40,7 @@ const EnrolmentView = Type.Object({
   wasOnline: Type.Boolean({ description: "replaced: whether the previous agent was connected at the time" }),
 });
 
-export function registerHostRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
+export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
   const tags = ['hosts'];
 
   app.get('/hosts', {

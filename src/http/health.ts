@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { ping } from '../store/database.js';
+import { ping, type Store } from '../store/database.js';
 import { sendProblem } from './problem.js';
 import { problems } from './schemas.js';
-import type { Api, AppContext } from './types.js';
+import type { Api } from './types.js';
 
-export function registerHealthRoutes(app: Api, ctx: AppContext): void {
+export function registerHealthRoutes(app: Api, store: Store): void {
   app.get('/healthz', {
     schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }));
@@ -17,11 +17,11 @@ export function registerHealthRoutes(app: Api, ctx: AppContext): void {
     },
   }, async (request, reply) => {
     try {
-      await ping(ctx.store);
-      return { status: 'ready' as const, storage: ctx.store.dialect };
+      await ping(store);
+      return { status: 'ready' as const, storage: store.dialect };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return sendProblem(reply, new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', `the ${ctx.store.dialect} database at ${ctx.store.location} does not answer`));
+      return sendProblem(reply, new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', `the ${store.dialect} database at ${store.location} does not answer`));
     }
   });
 }

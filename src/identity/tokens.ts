@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
-import { generateToken, hashSecret, secretMatches } from '../tenants/secrets.js';
+import { generateToken, hashSecret, secretMatches } from './secrets.js';
 
 export interface Principal {
   tenantId: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName } from './env.js';
-import { parseAlertPayload, type AlertPayload } from './payload.js';
+import type { AlertPayload } from '../events/alert.js';
+import { parseAlertPayload } from './payload.js';
 
 function parsed(body: unknown): AlertPayload {
   const result = parseAlertPayload(body);

@@ -1,28 +1,7 @@
 import type { FieldError } from '../errors/catalogue.js';
+import type { AlarmState } from '../engine/alarm-history.js';
+import type { AlertPayload, SkippedEnv } from '../events/alert.js';
 import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName, UNLISTED_NAME, type EnvRefusal } from './env.js';
-
-export interface SkippedEnv {
-  name: string;
-  reason: string;
-}
-
-/** A webhook body understood: its known fields, the runbook environment and what was left out. */
-export interface AlertPayload {
-  /** The JSON object as posted ({} for an empty body). */
-  raw: Record<string, unknown>;
-  hostName: string | undefined;
-  appName: string | undefined;
-  alarmName: string | undefined;
-  severity: string | undefined;
-  source: string | undefined;
-  act: boolean;
-  /** firing or resolved when the payload says (State, or state/status as Monasca and Alertmanager send it). */
-  alarmState: AlarmState | undefined;
-  env: Record<string, string>;
-  skippedEnv: SkippedEnv[];
-}
-
-export type AlarmState = 'firing' | 'resolved';
 
 export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };
 

@@ -6,14 +6,18 @@ import { isDiskFull, isRefusedData } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Api } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
-import type { CallerAccess } from '../tenants/directory.js';
+import type { EventWriter } from '../events/writer.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
+import type { Tarpit } from '../tenants/tarpit.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
-import { API_KEY_PATTERN } from '../tenants/secrets.js';
+import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import { parseAlertPayload, type AlertPayload } from './payload.js';
+import type { AlertPayload } from '../events/alert.js';
+import { parseAlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
 export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];
@@ -73,7 +77,19 @@ declare module 'fastify' {
 type WebhookRequest = FastifyRequest<{ Params: { apiKey: string; triggerId: string } }>;
 
 /** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
-export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
+/** What the webhook takes an event with. */
+export interface WebhookDeps {
+  writer: EventWriter;
+  directory: KeyDirectory;
+  tarpit: Tarpit;
+  metrics: Metrics;
+  clock: () => number;
+  bodyLimitBytes: number;
+  /** Where the database is, for the log line of a full disk. */
+  storeLocation: string;
+}
+
+export function registerWebhookRoutes(app: Api, deps: WebhookDeps): void {
   app.removeAllContentTypeParsers();
   // The body is optional (DESIGN.md §3): an empty JSON body is an empty payload, not an error.
   app.addContentTypeParser(/^application\/([\w.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, jsonBodyParser(app, { optional: true }));
@@ -81,13 +97,13 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
   for (const url of WEBHOOK_PATHS) {
     const older = url.startsWith('/api/trigger');
     app.post(url, {
-      bodyLimit: ctx.webhookBodyLimitBytes,
+      bodyLimit: deps.bodyLimitBytes,
       // The handler validates the body itself, to answer in the words of DESIGN.md §3.
       validatorCompiler: () => () => true,
-      onRequest: (request) => admit(ctx, request as WebhookRequest),
+      onRequest: (request) => admit(deps, request as WebhookRequest),
       // Every refusal, whoever found it: the key check, the parser, the body limit, the storage.
       onResponse: (_request, reply, done) => {
-        if (reply.statusCode >= 400) ctx.metrics.ingressRejections.inc({ status: reply.statusCode });
+        if (reply.statusCode >= 400) deps.metrics.ingressRejections.inc({ status: reply.statusCode });
         done();
       },
       schema: {
@@ -101,14 +117,14 @@ export function registerWebhookRoutes(app: Api, ctx: AppContext): void {
         body: AlertBody,
         response: { 202: Accepted, ...problems(400, 401, 403, 404, 413, 415, 422, 429, 503) },
       },
-    }, (request, reply) => accept(ctx, request as unknown as WebhookRequest, reply));
+    }, (request, reply) => accept(deps, request as unknown as WebhookRequest, reply));
   }
 }
 
 /** Authenticate, filter by address and throttle before the body is even read. */
-async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
+async function admit(deps: WebhookDeps, request: WebhookRequest): Promise<void> {
   const { apiKey } = request.params;
-  const caller = API_KEY_PATTERN.test(apiKey) ? await ctx.directory.resolve(apiKey) : undefined;
+  const caller = API_KEY_PATTERN.test(apiKey) ? await deps.directory.resolve(apiKey) : undefined;
   if (!caller) throw invalidKey();
   if (!caller.scopes.includes('webhook')) throw lacksWebhookScope(caller.keyName);
   if (!caller.allows(request.ip)) {
@@ -116,8 +132,8 @@ async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
   }
   const take = caller.bucket.take();
   if (!take.ok) {
-    ctx.metrics.throttled.inc({ tenant: caller.tenantId });
-    await ctx.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
+    deps.metrics.throttled.inc({ tenant: caller.tenantId });
+    await deps.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
     throw new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
       headers: { 'Retry-After': String(take.retryAfterSeconds) },
     });
@@ -125,7 +141,7 @@ async function admit(ctx: AppContext, request: WebhookRequest): Promise<void> {
   request.caller = caller;
 }
 
-async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyReply) {
+async function accept(deps: WebhookDeps, request: WebhookRequest, reply: FastifyReply) {
   const { triggerId } = request.params;
   if (!isUuid(triggerId)) throw noTrigger(triggerId);
   const parsed = parseAlertPayload(request.body);
@@ -136,11 +152,11 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
   const idempotencyKey = readIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
   let result;
   try {
-    result = await ctx.writer.submit({
+    result = await deps.writer.submit({
       keyId: request.caller.keyId,
       tenantId: request.caller.tenantId,
       triggerId: triggerId.toLowerCase(),
-      receivedAt: ctx.clock(),
+      receivedAt: deps.clock(),
       sourceIp: request.ip,
       payload: parsed.payload,
       idempotencyKey,
@@ -151,7 +167,7 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
       throw unstorable();
     }
     if (isDiskFull(error)) {
-      request.log.error({ err: error, location: ctx.store.location }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
+      request.log.error({ err: error, location: deps.storeLocation }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
     } else {
       request.log.error({ err: error }, 'event not stored');
     }
@@ -159,11 +175,11 @@ async function accept(ctx: AppContext, request: WebhookRequest, reply: FastifyRe
   }
   switch (result.status) {
     case 'revoked_key':
-      ctx.directory.forgetTenant(request.caller.tenantId);
+      deps.directory.forgetTenant(request.caller.tenantId);
       throw invalidKey();
     case 'key_lacks_scope':
       // Narrowed on another node since this one cached the key.
-      ctx.directory.forgetTenant(request.caller.tenantId);
+      deps.directory.forgetTenant(request.caller.tenantId);
       throw lacksWebhookScope(request.caller.keyName);
     case 'no_trigger':
       throw noTrigger(triggerId);

@@ -1,14 +1,14 @@
 import { bearer, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { getContacts, presentContacts, putContacts } from './contacts.js';
 import { ContactsInput, ContactsView } from './schema.js';
+import type { Database } from '../store/schema.js';
 
 const tags = ['escalation-contacts'];
 
 /** Who hears escalations (an action limit reached) and receives email runbooks. */
-export function registerContactRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
-
+export function registerContactRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/escalation-contacts', {
     schema: { tags, security: bearer, summary: "The tenant's escalation contacts", response: { 200: ContactsView, ...problems(401) } },
   }, async (request) => presentContacts(await getContacts(db, request.principal.tenantId)));

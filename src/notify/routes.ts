@@ -1,19 +1,21 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
+import type { Database } from '../store/schema.js';
 import { listAttempts } from './attempts.js';
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels.js';
+import type { Notifier } from './notifier.js';
 import { presentAttempt, presentChannel } from './presenter.js';
 import { AttemptView, ChannelInput, ChannelPatch, ChannelView, TestResultView } from './schema.js';
+import type { SecretBox } from './secret-box.js';
 
 const tags = ['channels'];
 
 /** Notification channels (docs/notifications.md). Secrets go in, never come out. */
-export function registerChannelRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
-  const box = ctx.secretBox;
+export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kysely<Database>; box: SecretBox; notifier: Notifier }): void {
 
   app.post('/channels', {
     schema: {
@@ -65,7 +67,7 @@ export function registerChannelRoutes(app: Api, ctx: AppContext): void {
     },
   }, async (request) => {
     const row = await getChannel(db, request.principal.tenantId, request.params.id);
-    const result = await ctx.notifier.sendTest(row);
+    const result = await notifier.sendTest(row);
     if (!result.ok) {
       throw new PitcrewError('PITCREW_ERR_CHANNEL_DELIVERY_FAILED', `the test message was not delivered to channel "${row.name}": ${result.error}`);
     }

@@ -144,3 +144,9 @@ export function fromRow(row: RuleRow): Rule {
     updatedAt: row.updated_at,
   };
 }
+
+/** Whether the rule ever existed in the tenant (deleted rules keep their events readable). */
+export async function ruleExists(db: Db, tenantId: string, ruleId: string): Promise<boolean> {
+  const row = await db.selectFrom('rules').select('id').where('id', '=', ruleId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row !== undefined;
+}

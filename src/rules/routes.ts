@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import { baseUrl, type Api, type AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import { limitUsage, LimitUsageView } from './limit-usage.js';
+import type { Database } from '../store/schema.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
@@ -12,8 +13,8 @@ import { crossFieldErrors } from './validate.js';
 
 const tags = ['rules'];
 
-export function registerRuleRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
+/** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set. */
+export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Database>; publicUrl: string | undefined }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
 
   app.post('/rules', {
@@ -25,7 +26,7 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
   }, async (request, reply) => {
     assertConsistent(request.body);
     const rule = await createRule(db, request.principal.tenantId, request.body);
-    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(ctx, request)));
+    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request)));
   });
 
   app.get('/rules', {
@@ -44,22 +45,15 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
     const { enabled, triggerType, search } = request.query;
     const rules = await listRules(db, request.principal.tenantId, { enabled, triggerType, search }, page);
     const activity = await activityOf(db, request.principal.tenantId, rules.slice(0, page.limit).map((rule) => rule.id));
-    return toPage(rules, page, (rule) => presentRule(rule, baseUrl(ctx, request), activity.get(rule.id)));
+    return toPage(rules, page, (rule) => presentRule(rule, baseUrl(publicUrl, request), activity.get(rule.id)));
   });
 
   app.get('/rules/:id', {
     schema: { tags, security: bearer, summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
   }, async (request) => {
     const rule = await getRule(db, request.principal.tenantId, request.params.id);
-    return presentRule(rule, baseUrl(ctx, request), await activityOfOne(rule.tenantId, rule.id));
+    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
-
-  app.get('/rules/:id/limits', {
-    schema: {
-      tags, security: bearer, summary: "The rule's action limit: executions used per host in the current window, and open escalations",
-      params: IdParams, response: { 200: LimitUsageView, ...problems(400, 401, 404) },
-    },
-  }, async (request) => limitUsage(db, await getRule(db, request.principal.tenantId, request.params.id)));
 
   app.patch('/rules/:id', {
     schema: {
@@ -72,7 +66,7 @@ export function registerRuleRoutes(app: Api, ctx: AppContext): void {
     const merged = { ...ruleToInput(current), ...request.body };
     assertConsistent(merged);
     const rule = await replaceRule(db, current, merged);
-    return presentRule(rule, baseUrl(ctx, request), await activityOfOne(rule.tenantId, rule.id));
+    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
 
   app.delete('/rules/:id', {

@@ -3,7 +3,7 @@ import type { Database } from '../store/schema.js';
 import { compileAllowlist, type AddressCheck } from './allowlist.js';
 import { findActiveApiKey, parseAgentAllowlist, parseAllowlist, parseThrottle, type ThrottleSettings } from './repository.js';
 import type { ApiKeyScope } from './scopes.js';
-import { hashSecret } from './secrets.js';
+import { hashSecret } from '../identity/secrets.js';
 import { TokenBucket } from './throttle.js';
 
 /** What ingress and enrolment need to know about a caller, resolved from its API key. */

@@ -4,7 +4,7 @@ import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { ApiKeyRow, Database, TenantRow } from '../store/schema.js';
 import { formatScopes, parseScopes, widening, type ApiKeyScope } from './scopes.js';
-import { generateApiKey, hashSecret } from './secrets.js';
+import { generateApiKey, hashSecret } from '../identity/secrets.js';
 
 export interface ThrottleSettings {
   ratePerSecond: number;

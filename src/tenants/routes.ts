@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
-import type { Api, AppContext } from '../http/types.js';
+import type { Kysely } from 'kysely';
+import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
-import type { ApiKeyRow, TenantRow } from '../store/schema.js';
+import type { ApiKeyRow, Database, TenantRow } from '../store/schema.js';
 import { allowlistErrors } from './allowlist.js';
+import type { KeyDirectory } from './directory.js';
 import {
   getTenant, issueApiKey, listApiKeys, narrowApiKeyScopes, parseAgentAllowlist, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings,
 } from './repository.js';
@@ -49,12 +51,12 @@ const ApiKeyView = Type.Object({
 });
 const IssuedKeyView = Type.Object({ ...ApiKeyView.properties, apiKey: Type.String({ description: 'shown once; store it now' }) });
 
-export function registerTenantRoutes(app: Api, ctx: AppContext): void {
-  const { db } = ctx.store;
+/** retentionDays: PITCREW_RETENTION_DAYS, shown with the tenant's settings. */
+export function registerTenantRoutes(app: Api, { db, directory, retentionDays }: { db: Kysely<Database>; directory: KeyDirectory; retentionDays: number | undefined }): void {
 
   app.get('/tenant', {
     schema: { tags: ['tenant'], security: bearer, summary: 'The tenant of the token', response: { 200: TenantView, ...problems(401) } },
-  }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId), ctx.retentionDays));
+  }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId), retentionDays));
 
   app.patch('/tenant', {
     schema: {
@@ -67,8 +69,8 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
     const agentAllowlist = request.body.agentAllowlist?.map((cidr) => cidr.trim());
     const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, agentAllowlist, throttle: request.body.throttle });
-    ctx.directory.tenantChanged(row.id);
-    return presentTenant(row, ctx.retentionDays);
+    directory.tenantChanged(row.id);
+    return presentTenant(row, retentionDays);
   });
 
   app.get('/api-keys', {
@@ -103,7 +105,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     },
   }, async (request) => {
     const row = await narrowApiKeyScopes(db, request.principal.tenantId, request.params.id, request.body.scopes);
-    ctx.directory.tenantChanged(request.principal.tenantId);
+    directory.tenantChanged(request.principal.tenantId);
     return presentKey(row);
   });
 
@@ -115,7 +117,7 @@ export function registerTenantRoutes(app: Api, ctx: AppContext): void {
     },
   }, async (request) => {
     const issued = await revokeAndReplaceApiKey(db, request.principal.tenantId, request.params.id);
-    ctx.directory.tenantChanged(request.principal.tenantId);
+    directory.tenantChanged(request.principal.tenantId);
     return { ...presentKey(issued.row), apiKey: issued.apiKey };
   });
 }

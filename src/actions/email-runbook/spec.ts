@@ -1,5 +1,5 @@
-import { serviceRunKey } from '../../engine/decide.js';
 import { queuedRow } from '../../executions/repository.js';
+import { SERVICE_HOSTNAME, type ServiceRunSpec } from '../../executions/service-runs.js';
 import type { Rule } from '../../rules/rule.js';
 import { newId } from '../../store/ids.js';
 import type { NewEventRow, NewExecutionRow } from '../../store/schema.js';
@@ -8,7 +8,7 @@ import type { NewEventRow, NewExecutionRow } from '../../store/schema.js';
  * What an email_runbook execution does, copied from the rule when the event arrives (an edit of
  * the rule never changes what an earlier event sends). It runs on the service, not on a host.
  */
-export interface EmailRunbookSpec {
+export interface EmailRunbookSpec extends ServiceRunSpec {
   kind: 'email_runbook';
   notes: string;
   script: string | null;
@@ -16,14 +16,6 @@ export interface EmailRunbookSpec {
   recipients: string[] | null;
   ruleName: string;
   timeoutSeconds: number;
-}
-
-/** Shown where an execution has no host: the service itself sends the email. */
-export const SERVICE_HOSTNAME = '(service)';
-
-/** What a stored execution counts against in its rule's action limit: its host, or for a service run the host it is about. */
-export function limitCountKey(row: { host_id: string | null; hostname: string }): string {
-  return row.host_id ?? serviceRunKey(row.hostname === SERVICE_HOSTNAME ? undefined : row.hostname);
 }
 
 export function emailRunbookExecutionRow(rule: Rule, event: NewEventRow, hostname: string | undefined, expirySeconds: number): NewExecutionRow {

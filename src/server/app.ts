@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AgentGateway } from '../agents/gateway.js';
-import { registerAgentDownloadRoute, registerAgentInstallRoutes } from '../agents/install.js';
+import { registerAgentDownloadRoute, registerAgentInstallRoutes, type AgentOffer } from '../agents/install.js';
 import { registerAgentRoutes } from '../agents/routes.js';
 import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
 import { LiveRelay, type LiveNotice } from '../cluster/live-relay.js';
@@ -34,19 +34,19 @@ import { KeyDirectory } from '../tenants/directory.js';
 import type { ThrottleSettings } from '../tenants/repository.js';
 import { registerTenantRoutes } from '../tenants/routes.js';
 import { Tarpit } from '../tenants/tarpit.js';
-import { bearerAuth } from './auth.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { jsonBodyParser } from './json-body.js';
-import { AccessLog } from './logging.js';
-import { registerHealthRoutes } from './health.js';
-import { buildMetricsServer, registerMetricsRoute } from './metrics.js';
-import { openApiOptions } from './openapi.js';
-import { errorHandler, notFoundHandler } from './problem.js';
-import { ProblemSchema } from './schemas.js';
-import { closeWithin, SHUTDOWN_GRACE_MS } from './shutdown.js';
-import type { Api, AppContext } from './types.js';
-import { validatorCompiler } from './validation.js';
-import { isWebUiBuilt, registerWebUi, spaFallback } from './web.js';
+import { bearerAuth } from '../http/auth.js';
+import { jsonBodyParser } from '../http/json-body.js';
+import { AccessLog } from '../http/logging.js';
+import { registerHealthRoutes } from '../http/health.js';
+import { buildMetricsServer, registerMetricsRoute } from '../http/metrics.js';
+import { openApiOptions } from '../http/openapi.js';
+import { errorHandler, notFoundHandler } from '../http/problem.js';
+import { ProblemSchema } from '../http/schemas.js';
+import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
+import type { Api } from '../http/types.js';
+import { validatorCompiler } from '../http/validation.js';
+import { isWebUiBuilt, registerWebUi, spaFallback } from '../http/web.js';
 
 export interface AppDeps {
   store: Store;
@@ -83,18 +83,37 @@ export interface AppDeps {
 
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
 
+/** The services buildApp made and wired together: for listen(), the CLI and tests. */
+export interface Services {
+  store: Store;
+  writer: EventWriter;
+  ledger: ExecutionLedger;
+  live: LiveExecutions;
+  gateway: AgentGateway;
+  wakeups: Wakeups;
+  liveRelay: LiveRelay;
+  directory: KeyDirectory;
+  tarpit: Tarpit;
+  metrics: Metrics;
+  notifier: Notifier;
+  /** Seals and opens channel secrets (the key lives outside the database). */
+  secretBox: SecretBox;
+  /** The agent file and where agents connect; listen() sets the endpoint once the HTTPS port is open. */
+  agentOffer: AgentOffer;
+}
+
 export interface App {
   server: Api;
   /** /metrics alone, for the metrics listener (PITCREW_METRICS_ADDR); not listening yet. */
   metricsServer: Api;
-  context: AppContext;
+  context: Services;
   /** Starts the background duties (node heartbeat, recovery, expiry); call once before listening. */
   start(): Promise<void>;
   /** Stops taking requests and agent connections, finishes what was accepted; leaves the store open. */
   close(): Promise<void>;
 }
 
-/** Builds the HTTP application without listening, so tests can `inject` and the CLI can `listen`. */
+/** Builds the service from its settings, without listening, so tests can `inject` and the CLI can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = new Metrics();
   const clock = deps.clock ?? Date.now;
@@ -114,6 +133,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const dispatchQueued = (executions: QueuedExecution[]) => {
     gateway.dispatch(executions);
     wakeups.publish('queued', executions.filter((e) => !e.claim && !gateway.holds(e.hostId)));
+  };
+  // A cancel for an agent connected elsewhere is announced to the other nodes.
+  const cancelOnHost = (hostId: string, executionId: string) => {
+    if (!gateway.cancel(hostId, executionId)) wakeups.publish('cancel', [{ id: executionId, hostId }]);
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
     onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
@@ -142,7 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
   });
-  const context: AppContext = {
+  const context: Services = {
     store: deps.store,
     metrics,
     notifier,
@@ -155,13 +178,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     wakeups,
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults, (tenantId) => wakeups.publishTenantChanged(tenantId)),
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
-    publicUrl: deps.publicUrl,
-    webhookBodyLimitBytes: deps.webhookBodyLimitBytes,
-    clock,
-    agentBundle: deps.agentBundle,
-    agentEndpoint: undefined,
-    retentionDays: deps.retentionDays,
+    agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
   };
+  const { db } = deps.store;
+  const { directory } = context;
 
   const server = Fastify({
     loggerInstance: deps.logger,
@@ -200,23 +220,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(swagger, openApiOptions());
   if (webUi) await registerWebUi(server, deps.webRoot!);
   else if (deps.webRoot) deps.logger.warn({ webRoot: deps.webRoot }, 'the web UI is not built (npm run build); only the API is served');
-  registerHealthRoutes(server, context);
+  registerHealthRoutes(server, deps.store);
   registerMetricsRoute(server, metrics, { token: deps.metricsToken, onApiPort: true });
-  registerAgentDownloadRoute(server, context);
-  await server.register(async (scope) => registerWebhookRoutes(scope as Api, context));
-  await server.register(async (scope) => registerAgentRoutes(scope as Api, context), { prefix: '/api/v1' });
+  registerAgentDownloadRoute(server, context.agentOffer);
+  await server.register(async (scope) => registerWebhookRoutes(scope as Api, {
+    writer, directory, tarpit: context.tarpit, metrics, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
+  }));
+  await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
   await server.register(
     async (scope) => {
       scope.addHook('onRequest', bearerAuth(deps.store));
-      registerRuleRoutes(scope as Api, context);
-      registerEventRoutes(scope as Api, context);
-      registerTenantRoutes(scope as Api, context);
-      registerHostRoutes(scope as Api, context);
-      registerExecutionRoutes(scope as Api, context);
-      registerChannelRoutes(scope as Api, context);
-      registerContactRoutes(scope as Api, context);
-      registerEscalationRoutes(scope as Api, context);
-      registerAgentInstallRoutes(scope as Api, context);
+      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl });
+      registerEventRoutes(scope as Api, db);
+      registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
+      registerHostRoutes(scope as Api, db);
+      registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
+      registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
+      registerContactRoutes(scope as Api, db);
+      registerEscalationRoutes(scope as Api, db);
+      registerAgentInstallRoutes(scope as Api, context.agentOffer);
     },
     { prefix: '/api/v1' },
   );

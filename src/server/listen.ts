@@ -1,8 +1,8 @@
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
-import { closeWithin, SHUTDOWN_GRACE_MS } from './shutdown.js';
-import type { TlsMaterial } from './tls.js';
+import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
+import type { TlsMaterial } from '../http/tls.js';
 
 export interface Listening {
   httpUrl: string;
@@ -47,7 +47,7 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
   });
   const httpPort = (app.server.server.address() as AddressInfo).port;
   const httpsPort = (secure.address() as AddressInfo).port;
-  app.context.agentEndpoint = { port: httpsPort, fingerprint: options.tls.fingerprint };
+  app.context.agentOffer.endpoint = { port: httpsPort, fingerprint: options.tls.fingerprint };
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
   return {
     httpUrl: `http://${shown}:${httpPort}`,

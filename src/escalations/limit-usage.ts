@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
-import { presentEscalation, EscalationView } from '../escalations/presenter.js';
-import { openEscalations } from '../escalations/repository.js';
-import { limitCountKey } from '../actions/email-runbook/spec.js';
+import { countPerLimitKey, executionsInWindow } from '../executions/limit-window.js';
+import type { Rule } from '../rules/rule.js';
+import { ActionLimit } from '../rules/schema.js';
 import type { Database } from '../store/schema.js';
-import type { Rule } from './rule.js';
-import { ActionLimit } from './schema.js';
+import { presentEscalation, EscalationView } from './presenter.js';
+import { openEscalations } from './repository.js';
 
 export const HostLimitUsage = Type.Object({
   hostId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null for runs the service makes itself (email_runbook), counted per host they are about' }),
@@ -33,26 +33,8 @@ export async function limitUsage(db: Kysely<Database>, rule: Rule, now = Date.no
   const limit = rule.actionLimit;
   if (!limit) return view;
   const windowMs = limit.windowSeconds * 1000;
-  const counts = await db
-    .selectFrom('executions')
-    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('used'), eb.fn.min('queued_at').as('oldest')])
-    .where('rule_id', '=', rule.id)
-    .where('queued_at', '>', now - windowMs)
-    .groupBy(['host_id', 'hostname'])
-    .execute();
+  const counted = countPerLimitKey(await executionsInWindow(db, rule.id, now - windowMs).execute());
   const escalations = new Map((await openEscalations(db, rule.id, now)).map((row) => [row.host_id, row]));
-  // A host counts by its id (a renamed host keeps its count); a service run by the host it is about.
-  const counted = new Map<string, { hostId: string | null; hostname: string; used: number; oldest: number }>();
-  for (const row of counts) {
-    const key = limitCountKey(row);
-    const known = counted.get(key);
-    counted.set(key, {
-      hostId: row.host_id,
-      hostname: known?.hostname ?? row.hostname,
-      used: (known?.used ?? 0) + Number(row.used),
-      oldest: Math.min(known?.oldest ?? Infinity, Number(row.oldest)),
-    });
-  }
   const hosts = new Map<string, Static<typeof HostLimitUsage>>();
   for (const [key, { hostId, hostname, used, oldest }] of counted) {
     const limited = used >= limit.max;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
-import { EventWriter, type Submission, type SubmissionResult } from '../src/events/writer.js';
+import { EventWriter, type OccurrenceResult } from '../src/ingest/writer.js';
+import type { Occurrence } from '../src/ingest/occurrence.js';
 import { Metrics } from '../src/metrics/registry.js';
 import { parseAlertPayload } from '../src/ingress/payload.js';
 import { isRefusedData } from '../src/store/faults.js';
@@ -58,15 +59,15 @@ describe.each(testDialects())('one call never fails another on %s', (dialect) =>
     expect((await env.webhook(rule.triggerId, { HostName: 'h'.repeat(255) })).statusCode).toBe(202);
   });
 
-  async function submission(tenantId: string, triggerId: string, raw: Record<string, unknown>): Promise<Submission> {
+  async function submission(tenantId: string, triggerId: string, raw: Record<string, unknown>): Promise<Occurrence> {
     const key = await env.store.db.selectFrom('api_keys').select('id').where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
     const parsed = parseAlertPayload({});
     if (!parsed.ok) throw new Error('unreachable');
-    return { keyId: key.id, tenantId, triggerId, receivedAt: Date.now(), sourceIp: '127.0.0.1', payload: { ...parsed.payload, raw, hostName: raw.HostName as string | undefined } };
+    return { credential: { kind: 'api_key', keyId: key.id }, tenantId, rule: { by: 'trigger', triggerId }, source: 'webhook', receivedAt: Date.now(), sourceIp: '127.0.0.1', payload: { ...parsed.payload, raw, hostName: raw.HostName as string | undefined } };
   }
 
   /** Submitted in one turn of the event loop, so the group commit takes them in one transaction. */
-  function together(submissions: Submission[]): Promise<PromiseSettledResult<SubmissionResult>[]> {
+  function together(submissions: Occurrence[]): Promise<PromiseSettledResult<OccurrenceResult>[]> {
     return Promise.allSettled(submissions.map((s) => env.app.context.writer.submit(s)));
   }
 
@@ -78,7 +79,7 @@ describe.each(testDialects())('one call never fails another on %s', (dialect) =>
     ]);
     expect(deep).toMatchObject({ status: 'fulfilled', value: { status: 'unstorable', error: expect.any(RangeError) } });
     expect(other).toMatchObject({ status: 'fulfilled', value: { status: 'stored', outcome: 'accepted', executionIds: [expect.any(String)] } });
-    const stored = (other as PromiseFulfilledResult<Extract<SubmissionResult, { status: 'stored' }>>).value;
+    const stored = (other as PromiseFulfilledResult<Extract<OccurrenceResult, { status: 'stored' }>>).value;
     expect(await env.store.db.selectFrom('executions').select('id').where('event_id', '=', stored.eventId).execute()).toHaveLength(1);
   });
 

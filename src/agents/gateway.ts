@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { QueuedExecution } from '../events/writer.js';
+import type { QueuedExecution } from '../ingest/writer.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { authenticateAgent, isDeleted, touchHosts } from '../hosts/repository.js';
 import type { HostRow } from '../store/schema.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName } from './env.js';
-import type { AlertPayload } from '../events/alert.js';
+import type { AlertPayload } from '../ingest/alert.js';
 import { parseAlertPayload } from './payload.js';
 
 function parsed(body: unknown): AlertPayload {

@@ -1,6 +1,6 @@
 import type { FieldError } from '../errors/catalogue.js';
 import type { AlarmState } from '../engine/alarm-history.js';
-import type { AlertPayload, SkippedEnv } from '../events/alert.js';
+import type { AlertPayload, SkippedEnv } from '../ingest/alert.js';
 import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName, UNLISTED_NAME, type EnvRefusal } from './env.js';
 
 export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };

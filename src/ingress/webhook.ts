@@ -8,7 +8,7 @@ import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
-import type { EventWriter } from '../events/writer.js';
+import type { EventWriter } from '../ingest/writer.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
 import type { Tarpit } from '../tenants/tarpit.js';
@@ -16,7 +16,7 @@ import { missingScopeMessage } from '../tenants/scopes.js';
 import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import type { AlertPayload } from '../events/alert.js';
+import type { AlertPayload } from '../ingest/alert.js';
 import { parseAlertPayload } from './payload.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
@@ -153,9 +153,10 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
   let result;
   try {
     result = await deps.writer.submit({
-      keyId: request.caller.keyId,
       tenantId: request.caller.tenantId,
-      triggerId: triggerId.toLowerCase(),
+      rule: { by: 'trigger', triggerId: triggerId.toLowerCase() },
+      source: 'webhook',
+      credential: { kind: 'api_key', keyId: request.caller.keyId },
       receivedAt: deps.clock(),
       sourceIp: request.ip,
       payload: parsed.payload,
@@ -181,7 +182,7 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
       // Narrowed on another node since this one cached the key.
       deps.directory.forgetTenant(request.caller.tenantId);
       throw lacksWebhookScope(request.caller.keyName);
-    case 'no_trigger':
+    case 'no_rule':
       throw noTrigger(triggerId);
     case 'unstorable':
       request.log.error({ err: result.error }, 'event not stored: the service could not make it into rows; the other events of its batch were stored');

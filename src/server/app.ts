@@ -8,7 +8,7 @@ import { NodeRegistry, newNodeId } from '../cluster/nodes.js';
 import { LiveRelay, type LiveNotice } from '../cluster/live-relay.js';
 import { Wakeups } from '../cluster/wakeups.js';
 import { registerEscalationRoutes } from '../escalations/routes.js';
-import { EventWriter, type QueuedExecution } from '../events/writer.js';
+import { EventWriter, type QueuedExecution } from '../ingest/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';

@@ -8,6 +8,7 @@ import * as escalationLimit from './migrations/0007_escalation_limit.js';
 import * as retention from './migrations/0008_retention.js';
 import * as hostKeys from './migrations/0009_host_keys.js';
 import * as keyScopes from './migrations/0010_key_scopes.js';
+import * as eventSource from './migrations/0011_event_source.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0008_retention': retention,
   '0009_host_keys': hostKeys,
   '0010_key_scopes': keyScopes,
+  '0011_event_source': eventSource,
 };
 
 export interface MigrationReport {

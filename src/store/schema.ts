@@ -59,7 +59,10 @@ export interface EventsTable {
   id: string;
   tenant_id: string;
   rule_id: string;
+  /** Null when the service raised the event itself (a schedule). */
   api_key_id: string | null;
+  /** What raised it: webhook, later an integration's type or cron. */
+  source: string;
   outcome: string;
   reason: string | null;
   received_at: number;

@@ -1,37 +1,24 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
 import { decide, hostKey, type HostFacts, type OriginalEvent, type StoredOutcome } from '../engine/decide.js';
-import type { AlertPayload, SkippedEnv } from './alert.js';
+import type { SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { Rule } from '../rules/rule.js';
-import { fromRow } from '../rules/repository.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
 import type { Durability } from '../store/durability.js';
 import { isRefusedData } from '../store/faults.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
-import { parseScopes } from '../tenants/scopes.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
+import { BatchReads } from './batch-reads.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
 import { BatchWrites } from './batch-writes.js';
 import { fingerprintOf } from './rows.js';
+import type { Occurrence } from './occurrence.js';
 import { safetyReads, type GuardedEvent } from './safety-reads.js';
 
-/** One webhook call, authenticated from the cache, waiting to become an event. */
-export interface Submission {
-  keyId: string;
-  tenantId: string;
-  triggerId: string;
-  receivedAt: number;
-  sourceIp: string;
-  payload: AlertPayload;
-  /** Idempotency-Key header (or, later, an integration's own alert id). */
-  idempotencyKey?: string | undefined;
-}
-
-export type SubmissionResult =
+export type OccurrenceResult =
   | { status: 'stored'; eventId: string; outcome: StoredOutcome; reason: string | null; executionIds: string[] }
   /** The same Idempotency-Key within 24 h: the original event, and nothing new stored or run. */
   | ({ status: 'replayed'; skippedEnv: SkippedEnv[] } & OriginalEvent)
@@ -40,7 +27,8 @@ export type SubmissionResult =
   | { status: 'revoked_key' }
   /** The key no longer has the webhook scope (narrowed since the caller's node cached it). */
   | { status: 'key_lacks_scope' }
-  | { status: 'no_trigger' }
+  /** No such rule in the occurrence's tenant (deleted, or never there). */
+  | { status: 'no_rule' }
   /**
    * This event alone could not be made into rows (an error of the service, logged by the caller):
    * nothing of it was stored, the rest of its batch was. A retry of the same call fails the same way.
@@ -95,7 +83,7 @@ const KEY_LAST_USED_RESOLUTION_MS = 60_000;
  * (a pure function), and queues the executions with the event: all or nothing.
  */
 export class EventWriter {
-  private readonly queue: GroupCommit<Submission, SubmissionResult>;
+  private readonly queue: GroupCommit<Occurrence, OccurrenceResult>;
   private readonly statements: Statements;
 
   constructor(
@@ -111,8 +99,9 @@ export class EventWriter {
     });
   }
 
-  submit(submission: Submission): Promise<SubmissionResult> {
-    return this.queue.submit(submission);
+  /** Stores the occurrence as an event of its rule, decided, with its executions: answered once durable. */
+  submit(occurrence: Occurrence): Promise<OccurrenceResult> {
+    return this.queue.submit(occurrence);
   }
 
   drain(): Promise<void> {
@@ -124,18 +113,16 @@ export class EventWriter {
    * the history of guarded rules (only when a rule needs them: safety-reads.ts); then every write
    * with the commit (store/batch.ts).
    */
-  private async commit(batch: Submission[]): Promise<Committed<SubmissionResult[]>> {
+  private async commit(batch: Occurrence[]): Promise<Committed<OccurrenceResult[]>> {
     const queued: QueuedExecution[] = [];
     let notifierWork = false;
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
-      const [keyRows, ruleRows] = await tx.begin([this.keysQuery(batch), this.rulesQuery(batch)]);
-      const keys = keyRows!.rows as Array<{ id: string; last_used_at: number | null; scopes: string }>;
-      const activeKeys = new Set(keys.filter((k) => parseScopes(k.scopes).includes('webhook')).map((k) => k.id));
-      const narrowedKeys = new Set(keys.filter((k) => !activeKeys.has(k.id)).map((k) => k.id));
-      const rules = new Map((ruleRows!.rows as RuleRow[]).map((row) => [row.trigger_id!, fromRow(row)]));
-      const hostsQuery = candidateHostsQuery(this.statements, batch, rules);
-      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, activeKeys, rules), now);
+      const queries = BatchReads.queries(this.statements, batch);
+      const [ruleRows, keyRows] = await tx.begin(queries.keys ? [queries.rules, queries.keys] : [queries.rules]);
+      const reads = new BatchReads((keyRows?.rows ?? []) as Array<{ id: string; last_used_at: number | null; scopes: string }>, ruleRows!.rows as RuleRow[]);
+      const hostsQuery = candidateHostsQuery(this.statements, batch, reads);
+      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, reads), now);
       const history = new BatchHistory();
       let hosts = new Map<string, HostFacts[]>();
       if (hostsQuery || safety.queries.length > 0) {
@@ -143,9 +130,9 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork } = this.decideAll(batch, { activeKeys, narrowedKeys }, rules, hosts, history, queued);
+      const { results, writes, givesNotifierWork } = this.decideAll(batch, reads, hosts, history, queued);
       notifierWork = givesNotifierWork;
-      const stale = staleKeys(keys.filter((k) => activeKeys.has(k.id)));
+      const stale = staleKeys(reads.usedKeys());
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
       return results;
@@ -160,7 +147,7 @@ export class EventWriter {
    * and a caller told otherwise would retry and store them twice. The sweeper dispatches what
    * was not (executions/sweeper.ts), and the notifier's poll finds its work.
    */
-  private afterCommit(results: SubmissionResult[], queued: QueuedExecution[], notifierWork: boolean): void {
+  private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], notifierWork: boolean): void {
     try {
       for (const r of results) {
         if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
@@ -177,27 +164,17 @@ export class EventWriter {
     return this.options.clock?.() ?? Date.now();
   }
 
-  private decideAll(batch: Submission[], keys: { activeKeys: Set<string>; narrowedKeys: Set<string> }, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
+  private decideAll(batch: Occurrence[], reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
-    const results = batch.map((s): SubmissionResult => {
+    const results = batch.map((o): OccurrenceResult => {
       // One call's failure is its own: the batch it shares with others' calls is stored without it.
       try {
-        return decideOne(s, keys, rules, hosts, history, writes, queued);
+        return decideOne(o, reads, hosts, history, writes, queued);
       } catch (error) {
         return { status: 'unstorable', error };
       }
     });
     return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork };
-  }
-
-  private keysQuery(batch: Submission[]): CompiledQuery {
-    const keyIds = [...new Set(batch.map((s) => s.keyId))];
-    return CompiledQuery.raw(`select "id", "last_used_at", "scopes" from "api_keys" where "id" in (${this.statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
-  }
-
-  private rulesQuery(batch: Submission[]): CompiledQuery {
-    const triggerIds = [...new Set(batch.map((s) => s.triggerId))];
-    return CompiledQuery.raw(`select * from "rules" where "trigger_id" in (${this.statements.list(triggerIds.length)}) and "deleted_at" is null`, triggerIds);
   }
 }
 
@@ -205,11 +182,11 @@ export class EventWriter {
  * One call of the batch: decided against the batch's history, its rows kept with the batch's.
  * Whatever can throw runs before the history or the batch hold anything of it.
  */
-function decideOne(s: Submission, keys: { activeKeys: Set<string>; narrowedKeys: Set<string> }, rules: Map<string, Rule>, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): SubmissionResult {
-  if (keys.narrowedKeys.has(s.keyId)) return { status: 'key_lacks_scope' };
-  if (!keys.activeKeys.has(s.keyId)) return { status: 'revoked_key' };
-  const rule = rules.get(s.triggerId);
-  if (!rule || rule.tenantId !== s.tenantId) return { status: 'no_trigger' };
+function decideOne(s: Occurrence, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
+  const refusal = reads.refusal(s);
+  if (refusal) return { status: refusal };
+  const rule = reads.rule(s);
+  if (!rule) return { status: 'no_rule' };
   const hostKey = payloadHostKey(s);
   const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
   const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
@@ -218,7 +195,7 @@ function decideOne(s: Submission, keys: { activeKeys: Set<string>; narrowedKeys:
   const before = history.factsFor(rule, hostKey, s.idempotencyKey);
   const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
   if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
-  const decided = { submission: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
+  const decided = { occurrence: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
   const rows = writes.rowsOf(decided);
   history.record(rule, hostKey, facts, decision);
   writes.add(decided, rows, history);
@@ -234,17 +211,17 @@ function decideOne(s: Submission, keys: { activeKeys: Set<string>; narrowedKeys:
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */
-function guardedEvents(batch: Submission[], activeKeys: Set<string>, rules: Map<string, Rule>): GuardedEvent[] {
+function guardedEvents(batch: Occurrence[], reads: BatchReads): GuardedEvent[] {
   const guarded: GuardedEvent[] = [];
   for (const s of batch) {
-    const rule = rules.get(s.triggerId);
-    if (!rule || rule.tenantId !== s.tenantId || !activeKeys.has(s.keyId)) continue;
+    const rule = reads.admitted(s);
+    if (!rule) continue;
     if (rule.flapping.enabled || rule.actionLimit || s.idempotencyKey !== undefined) guarded.push({ rule, hostKey: payloadHostKey(s), idempotencyKey: s.idempotencyKey });
   }
   return guarded;
 }
 
-function payloadHostKey(s: Submission): string {
+function payloadHostKey(s: Occurrence): string {
   return s.payload.hostName ? hostKey(s.payload.hostName) : '';
 }
 
@@ -270,12 +247,12 @@ interface HostCandidate {
  * The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. Written
  * as text: built with Kysely it was ~4 % of the ingest benchmark's main thread (a CPU profile).
  */
-function candidateHostsQuery(statements: Statements, batch: Submission[], rules: Map<string, Rule>): CompiledQuery | undefined {
+function candidateHostsQuery(statements: Statements, batch: Occurrence[], reads: BatchReads): CompiledQuery | undefined {
   const names = new Set<string>();
   const tags = new Set<string>();
   const tenants = new Set<string>();
   for (const s of batch) {
-    const rule = rules.get(s.triggerId);
+    const rule = reads.rule(s);
     if (!rule || !rule.enabled || !s.payload.act) continue;
     tenants.add(rule.tenantId);
     if (rule.target.type === 'trigger_host' && s.payload.hostName) names.add(hostKey(s.payload.hostName));

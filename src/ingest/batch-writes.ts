@@ -9,11 +9,12 @@ import type { Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, New
 import type { BatchHistory } from './batch-history.js';
 import { escalationRow, eventRow, executionRow } from './rows.js';
 import { safetyWrites } from './safety-writes.js';
-import type { SessionFinder, Submission } from './writer.js';
+import type { Occurrence } from './occurrence.js';
+import type { SessionFinder } from './writer.js';
 
 /** A decision to record, with what was known of the call when it was made. */
 export interface Decided {
-  submission: Submission;
+  occurrence: Occurrence;
   rule: Rule;
   /** The payload's host, lowercase; '' when it names none. */
   hostKey: string;
@@ -50,7 +51,7 @@ export class BatchWrites {
    * one event's payload can make throw (serialising it) throws here, before the batch holds any of
    * it, so that event fails alone (writer.ts).
    */
-  rowsOf({ submission: s, rule, hostKey, decision, step }: Decided): EventRows {
+  rowsOf({ occurrence: s, rule, hostKey, decision, step }: Decided): EventRows {
     const event = eventRow(s, rule.id, { outcome: decision.outcome, reason: decision.reason, hostKey, alarmState: step.state, stateChanged: step.changed });
     const executions = decision.outcome === 'accepted' ? [
       ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, event, host, this.executionExpirySeconds, false))),
@@ -61,7 +62,7 @@ export class BatchWrites {
   }
 
   /** Keeps an event's rows (from `rowsOf`) with its escalations and idempotency key. */
-  add({ submission: s, rule, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
+  add({ occurrence: s, rule, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
     this.events.push(event);
     for (const row of executions) this.executions.push(row);
     if (decision.outcome === 'accepted' && decision.serviceRun) this.givesNotifierWork = true;

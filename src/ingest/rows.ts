@@ -8,21 +8,22 @@ import type { Action } from '../rules/schema.js';
 import { newId } from '../store/ids.js';
 import type { EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { OpenEscalation } from './batch-history.js';
-import type { Submission } from './writer.js';
+import { apiKeyOf, type Occurrence } from './occurrence.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /** The rows one event writes, built from its submission and its decision. */
 
-export function eventRow(s: Submission, ruleId: string, decided: { outcome: StoredOutcome; reason: string | null; hostKey: string; alarmState: AlarmState | null; stateChanged: boolean }): NewEventRow {
+export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: StoredOutcome; reason: string | null; hostKey: string; alarmState: AlarmState | null; stateChanged: boolean }): NewEventRow {
   return {
     id: newId(s.receivedAt),
     tenant_id: s.tenantId,
     rule_id: ruleId,
-    api_key_id: s.keyId,
+    api_key_id: apiKeyOf(s) ?? null,
     outcome: decided.outcome,
     reason: decided.reason,
     received_at: s.receivedAt,
+    source: s.source,
     source_ip: s.sourceIp,
     payload: JSON.stringify(s.payload.raw),
     env: JSON.stringify(s.payload.env),
@@ -86,7 +87,7 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
 }
 
 /** Tells a retry (the same body) from another call that reuses the key. */
-export function fingerprintOf(s: Submission): string {
+export function fingerprintOf(s: Occurrence): string {
   return createHash('sha256').update(JSON.stringify(s.payload.raw)).digest('hex');
 }
 

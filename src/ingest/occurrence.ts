@@ -1,0 +1,47 @@
+import type { AlertPayload } from './alert.js';
+
+/**
+ * One raise of a trigger, from any source, on its way into the ingest transaction: a webhook call,
+ * later an integration's alert or a schedule's tick. The writer knows nothing of where it came
+ * from but what is written here; a new source only has to fill it in (docs/architecture.md).
+ */
+export interface Occurrence {
+  tenantId: string;
+  /** Which rule it raises. */
+  rule: RuleSelector;
+  /** What raised it, stored with the event: `webhook`, later an integration's type or `cron`. */
+  source: string;
+  /** The address it came from when it came over the network; null for the service's own sources. */
+  sourceIp: string | null;
+  receivedAt: number;
+  /** How it proved it may raise the rule, checked again when the event is stored. */
+  credential: Credential;
+  /** The alert as the source understood it: known fields, the runbook's environment, what was left out. */
+  payload: AlertPayload;
+  /**
+   * Makes a retry harmless: the same key on the same rule within 24 h gets the original event back
+   * and runs nothing. A webhook's Idempotency-Key header; an integration's alert fingerprint; a
+   * schedule's tick time.
+   */
+  idempotencyKey?: string | undefined;
+}
+
+/** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */
+export type RuleSelector =
+  | { by: 'trigger'; triggerId: string }
+  /** A source inside the service (a schedule) knows its rule. */
+  | { by: 'rule'; ruleId: string };
+
+/**
+ * The proof an occurrence carried. Sources check it before submitting, from a cache; the ingest
+ * transaction checks it again against the database, so a key revoked on another node fails at once.
+ */
+export type Credential =
+  /** A tenant API key in the URL: unrevoked and holding the webhook scope when the event is stored. */
+  | { kind: 'api_key'; keyId: string }
+  /** The service raised it itself (a schedule): the rule's own existence is the only check. */
+  | { kind: 'service' };
+
+export function apiKeyOf(occurrence: Occurrence): string | undefined {
+  return occurrence.credential.kind === 'api_key' ? occurrence.credential.keyId : undefined;
+}

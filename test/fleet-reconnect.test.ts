@@ -44,7 +44,9 @@ describe.each(testDialects())('a fleet reconnecting after a service outage on %s
 
   it('brings every agent back within seconds of the service listening, spread over that time', async () => {
     for (const hostname of hostnames) agents.push(spawnAgent({ server: server.httpsUrl, apiKey: tenant.apiKey, hostname, fingerprint: server.fingerprint }));
-    await waitFor(async () => (await onlineCount()) === AGENTS, 'every agent online', 30_000);
+    // Welcomed, by each agent's own log, and not only online in the API: the service records a
+    // session before it sends the welcome, and a kill between the two left an agent welcomed once.
+    await waitFor(async () => (await onlineCount()) === AGENTS && agents.every((agent) => welcomes(agent).length >= 1), 'every agent online and welcomed', 30_000);
 
     const ports = { PORT: new URL(server.url).port, PITCREW_TLS_PORT: new URL(server.httpsUrl).port };
     await server.kill();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
+import { ActionKinds } from '../src/actions/kinds.js';
 import { EventWriter, type OccurrenceResult } from '../src/ingest/writer.js';
 import type { Occurrence } from '../src/ingest/occurrence.js';
 import { Metrics } from '../src/metrics/registry.js';
@@ -102,7 +103,7 @@ describe.each(testDialects())('one call never fails another on %s', (dialect) =>
     const errors: unknown[] = [];
     const failing = new Error('a session could not be told');
     const writer = new EventWriter(env.store.db, env.store.durability, new Metrics(), {
-      dialect, maxBatch: 256, maxQueued: 1000, executionExpirySeconds: 3600,
+      dialect, maxBatch: 256, maxQueued: 1000, executionExpirySeconds: 3600, kinds: new ActionKinds(),
       onQueued: () => {
         throw failing;
       },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ActionKinds } from '../src/actions/kinds.js';
 import { RunCollector } from '../src/notify/collector.js';
 import { UiLinks } from '../src/notify/links.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
@@ -92,7 +93,7 @@ describe.each(testDialects())('notifications survive and wait on %s', (dialect) 
     try {
       await finish(env, id, host.hostId, { exitCode: 0 });
       // Another node claimed it, then died: its lease ended a moment ago.
-      await new RunCollector(env.store.db, new UiLinks(undefined), 0).collect();
+      await new RunCollector(env.store.db, new UiLinks(undefined), 0, (spec) => new ActionKinds().describe(spec)).collect();
       await env.store.db.updateTable('notify_deliveries').set({ state: 'sending', lease_owner: 'dead-node', lease_until: Date.now() - 1 }).where('channel_id', '=', channel.id).execute();
     } finally {
       env.app.context.notifier.start();

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, Target } from '../rules/schema.js';
 import { FLAPPING_DEFAULTS } from '../rules/rule.js';
-import { decide, hostKey, NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
+import { builtInKind } from '../actions/kinds.js';
+import { decide, hostKey, NO_HISTORY, serviceRunKey, type Decision, type EventFacts, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
+
+/** decide() with the rule's own action kind, as the ingest writer calls it. */
+function decideOf(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], history?: HistoryFacts): Decision {
+  return decide(rule, event, hosts, builtInKind(rule.action.type), history);
+}
 
 const script: Action = { type: 'script', flavour: 'autofix', runbook: { script: 'true' } };
 const web1: HostFacts = { id: 'h1', hostname: 'web-1', tags: ['web', 'eu'] };
@@ -14,7 +20,7 @@ function rule(target: Target, overrides: Partial<RuleFacts> = {}): RuleFacts {
 }
 
 describe('decide', () => {
-  // Every combination of the inputs decide() reads, with the outcome DESIGN.md §2 asks for.
+  // Every combination of the inputs decideOf() reads, with the outcome DESIGN.md §2 asks for.
   it.each<[string, RuleFacts, { act: boolean; hostName?: string }, Decision['outcome'], string[], RegExp | null]>([
     ['rule on, Act true, host known', rule({ type: 'trigger_host' }), { act: true, hostName: 'web-1' }, 'accepted', ['h1'], null],
     ['host names compare without case', rule({ type: 'trigger_host' }), { act: true, hostName: 'web-2' }, 'accepted', ['h2'], null],
@@ -33,7 +39,7 @@ describe('decide', () => {
     ['cli machine', rule({ type: 'cli_machine' }, { action: { type: 'cli', runbook: { script: 'az vm list' } } }), { act: true }, 'accepted', [], /does not run them yet/],
     ['cloud action', rule({ type: 'trigger_host' }, { action: { type: 'cloud', operation: 'stop' } }), { act: true, hostName: 'web-1' }, 'accepted', [], /cloud actions are recorded/],
   ])('%s → %s', (_case, facts, event, outcome, targetIds, reason) => {
-    const decision = decide(facts, { hostName: undefined, ...event }, hosts);
+    const decision = decideOf(facts, { hostName: undefined, ...event }, hosts);
     expect(decision.outcome).toBe(outcome);
     expect(decision.targets.map((h) => h.id)).toEqual(targetIds);
     if (reason === null) expect(decision.reason).toBeNull();
@@ -47,39 +53,39 @@ describe('decide', () => {
     ['tags: the payload host', { type: 'specific_tags', tags: ['web'] }, 'web-1', 'web-1'],
   ])('an email_runbook rule runs once on the service, about %s, agent or not', (_case, target, hostName, about) => {
     const action: Action = { type: 'email_runbook', runbook: { notes: '# Call the DBA' } };
-    const decision = decide(rule(target, { action }), { act: true, hostName }, []);
-    expect(decision).toEqual({ outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname: about } });
+    const decision = decideOf(rule(target, { action }), { act: true, hostName }, []);
+    expect(decision).toEqual({ outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRuns: [{ about }] });
   });
 
   it('mails a runbook within the action limit per host it is about, and escalates nothing past it', () => {
     const action: Action = { type: 'email_runbook', runbook: { notes: 'x' } };
     const facts = rule({ type: 'trigger_host' }, { action, actionLimit: { max: 2, windowSeconds: 600, onLimit: 'escalate' } });
     const history = (count: number, hostname: string | undefined) => ({ ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey(hostname), count]]) });
-    expect(decide(facts, { act: true, hostName: 'db-1' }, [], history(1, 'db-1')).outcome).toBe('accepted');
-    expect(decide(facts, { act: true, hostName: 'DB-1' }, [], history(2, 'db-1'))).toEqual({
+    expect(decideOf(facts, { act: true, hostName: 'db-1' }, [], history(1, 'db-1')).outcome).toBe('accepted');
+    expect(decideOf(facts, { act: true, hostName: 'DB-1' }, [], history(2, 'db-1'))).toEqual({
       outcome: 'limited', reason: 'the runbook was mailed 2 times about host DB-1 within 600 s, its action limit (max 2): not sent again', targets: [], limited: [], escalate: false,
     });
-    expect(decide(facts, { act: true, hostName: 'db-2' }, [], history(2, 'db-1')).outcome).toBe('accepted');
-    expect(decide(facts, { act: true, hostName: undefined }, [], history(2, undefined)).outcome).toBe('limited');
+    expect(decideOf(facts, { act: true, hostName: 'db-2' }, [], history(2, 'db-1')).outcome).toBe('accepted');
+    expect(decideOf(facts, { act: true, hostName: undefined }, [], history(2, undefined)).outcome).toBe('limited');
   });
 
   it('records an email_runbook rule without sending when it is off or a dry run', () => {
     const action: Action = { type: 'email_runbook', runbook: { notes: 'x' } };
-    expect(decide(rule({ type: 'cli_machine' }, { action, enabled: false }), { act: true, hostName: undefined }, []).outcome).toBe('rule_off');
-    expect(decide(rule({ type: 'cli_machine' }, { action }), { act: false, hostName: undefined }, []).outcome).toBe('dry_run');
+    expect(decideOf(rule({ type: 'cli_machine' }, { action, enabled: false }), { act: true, hostName: undefined }, []).outcome).toBe('rule_off');
+    expect(decideOf(rule({ type: 'cli_machine' }, { action }), { act: false, hostName: undefined }, []).outcome).toBe('dry_run');
   });
 
   it('is pure: the same inputs give equal decisions and the inputs are left as they were', () => {
     const facts = Object.freeze(rule({ type: 'specific_tags', tags: ['web'] }));
     const event = Object.freeze({ act: true, hostName: undefined });
     const frozenHosts = Object.freeze([...hosts]);
-    expect(decide(facts, event, frozenHosts)).toEqual(decide(facts, event, frozenHosts));
+    expect(decideOf(facts, event, frozenHosts)).toEqual(decideOf(facts, event, frozenHosts));
     expect(frozenHosts).toEqual(hosts);
   });
 
   it('says in every non-acting decision that the alarm was still recorded', () => {
     for (const [enabled, act] of [[false, true], [false, false], [true, false]] as const) {
-      const { reason } = decide(rule({ type: 'trigger_host' }, { enabled }), { act, hostName: 'web-1' }, hosts);
+      const { reason } = decideOf(rule({ type: 'trigger_host' }, { enabled }), { act, hostName: 'web-1' }, hosts);
       expect(reason).toMatch(/recorded/);
       expect(reason).toMatch(/no action runs/);
     }
@@ -106,7 +112,7 @@ describe('decide', () => {
       ['state changes over maxStateChanges', alarms(2, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 2), 'firing', 'flapping', /changed between firing and resolved more than 2 times within 60 s \(maxStateChanges\)/],
       ['the same state again is no change', alarms(2, { agoSeconds: 5, suppressed: false, state: 'firing' }, 2), 'firing', 'accepted', null],
     ])('%s → %s', (_case, history, alarmState, outcome, reason) => {
-      const decision = decide(guarded, { act: true, hostName: 'web-1', alarmState, receivedAt: now }, hosts, history);
+      const decision = decideOf(guarded, { act: true, hostName: 'web-1', alarmState, receivedAt: now }, hosts, history);
       expect(decision.outcome).toBe(outcome);
       if (reason) expect(decision.reason).toMatch(reason);
       expect(decision.targets.map((h) => h.id)).toEqual(outcome === 'accepted' ? ['h1'] : []);
@@ -114,17 +120,17 @@ describe('decide', () => {
 
     it('is off unless enabled, however many alarms came', () => {
       const off = rule({ type: 'trigger_host' }, { flapping: { ...flapping, enabled: false } });
-      expect(decide(off, { act: true, hostName: 'web-1', receivedAt: now }, hosts, alarms(1000, { agoSeconds: 0, suppressed: true })).outcome).toBe('accepted');
+      expect(decideOf(off, { act: true, hostName: 'web-1', receivedAt: now }, hosts, alarms(1000, { agoSeconds: 0, suppressed: true })).outcome).toBe('accepted');
     });
 
     it('comes after rule off and dry run, which record without judging', () => {
       const storm = alarms(1000, { agoSeconds: 0, suppressed: true });
-      expect(decide({ ...guarded, enabled: false }, { act: true, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('rule_off');
-      expect(decide(guarded, { act: false, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('dry_run');
+      expect(decideOf({ ...guarded, enabled: false }, { act: true, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('rule_off');
+      expect(decideOf(guarded, { act: false, hostName: 'web-1', receivedAt: now }, hosts, storm).outcome).toBe('dry_run');
     });
 
     it('names the alarms without a host when the payload names none', () => {
-      const decision = decide(rule({ type: 'specific_host', hostname: 'db-1' }, { flapping }), { act: true, hostName: undefined, receivedAt: now }, hosts, alarms(3, null));
+      const decision = decideOf(rule({ type: 'specific_host', hostname: 'db-1' }, { flapping }), { act: true, hostName: undefined, receivedAt: now }, hosts, alarms(3, null));
       expect(decision).toMatchObject({ outcome: 'flapping', reason: expect.stringMatching(/alarms naming no host/) });
     });
   });
@@ -142,7 +148,7 @@ describe('decide', () => {
       ['tags: every host at the limit', rule({ type: 'specific_tags', tags: ['web'] }, limited()), { h1: 2, h2: 3 }, 'limited', [], ['h1', 'h2'], true, /web-1, WEB-2/],
       ['no limit set', rule({ type: 'trigger_host' }), { h1: 10_000 }, 'accepted', ['h1'], [], true, null],
     ])('%s → %s', (_case, facts, counts, outcome, targetIds, limitedIds, escalate, reason) => {
-      const decision = decide(facts, { act: true, hostName: 'web-1' }, hosts, used(counts));
+      const decision = decideOf(facts, { act: true, hostName: 'web-1' }, hosts, used(counts));
       expect(decision.outcome).toBe(outcome);
       expect(decision.targets.map((h) => h.id)).toEqual(targetIds);
       if (decision.outcome === 'limited' || decision.outcome === 'accepted') {
@@ -156,7 +162,7 @@ describe('decide', () => {
     it('flapping is judged before the limit: a suppressed alarm is not escalated', () => {
       const facts = rule({ type: 'trigger_host' }, { ...limited(), flapping: { ...FLAPPING_DEFAULTS, enabled: true, maxEvents: 1 } });
       const history = { ...used({ h1: 2 }), alarms: { recent: 1, stateChanges: 0, last: { at: 0, suppressed: false, state: null } } };
-      expect(decide(facts, { act: true, hostName: 'web-1', receivedAt: 1000 }, hosts, history).outcome).toBe('flapping');
+      expect(decideOf(facts, { act: true, hostName: 'web-1', receivedAt: 1000 }, hosts, history).outcome).toBe('flapping');
     });
   });
 
@@ -164,7 +170,7 @@ describe('decide', () => {
     const many: HostFacts[] = Array.from({ length: 5 }, (_, i) => ({ id: `w${i}`, hostname: `web-${i}`, tags: ['web'] }));
 
     it('starts at most maxConcurrency hosts, in host-name order, and holds the rest back', () => {
-      const decision = decide(rule({ type: 'specific_tags', tags: ['web'], maxConcurrency: 2 }), { act: true, hostName: undefined }, [...many].reverse());
+      const decision = decideOf(rule({ type: 'specific_tags', tags: ['web'], maxConcurrency: 2 }), { act: true, hostName: undefined }, [...many].reverse());
       expect(decision).toMatchObject({ outcome: 'accepted', reason: null });
       if (decision.outcome !== 'accepted') throw new Error('not accepted');
       expect(decision.targets.map((h) => h.id)).toEqual(['w0', 'w1']);
@@ -172,7 +178,7 @@ describe('decide', () => {
     });
 
     it('holds nothing back without maxConcurrency', () => {
-      const decision = decide(rule({ type: 'specific_tags', tags: ['web'] }), { act: true, hostName: undefined }, many);
+      const decision = decideOf(rule({ type: 'specific_tags', tags: ['web'] }), { act: true, hostName: undefined }, many);
       expect(decision).toMatchObject({ outcome: 'accepted', held: [] });
       expect(decision.targets).toHaveLength(5);
     });
@@ -183,7 +189,7 @@ describe('decide', () => {
 
     it('a retry is a duplicate of the original, whatever the rule and the history say now', () => {
       for (const facts of [rule({ type: 'trigger_host' }), rule({ type: 'trigger_host' }, { enabled: false })]) {
-        const decision = decide(facts, { act: true, hostName: 'web-1' }, hosts, { ...NO_HISTORY, original });
+        const decision = decideOf(facts, { act: true, hostName: 'web-1' }, hosts, { ...NO_HISTORY, original });
         expect(decision).toMatchObject({ outcome: 'duplicate', original, targets: [] });
         expect(decision.reason).toMatch(/Idempotency-Key.*nothing runs again/);
       }

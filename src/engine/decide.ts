@@ -69,23 +69,40 @@ export type Decision =
   | Recorded<'flapping'>
   | Recorded<'no_target'>
   | (Recorded<'limited'> & { limited: LimitedHost[]; escalate: boolean })
-  | { outcome: 'accepted'; reason: string | null; targets: HostFacts[]; held: HostFacts[]; limited: LimitedHost[]; escalate: boolean; serviceRun?: ServiceRun };
+  | { outcome: 'accepted'; reason: string | null; targets: HostFacts[]; held: HostFacts[]; limited: LimitedHost[]; escalate: boolean; serviceRuns: ServiceRun[] };
 
-/** Work the service does itself, once per event, whatever the rule targets (no agent involved). */
+/** One execution the service runs itself (no agent involved), and the host it is about, if any. */
 export interface ServiceRun {
-  kind: 'email_runbook';
-  /** The host the email is about, for people: the rule's host or the payload's. */
-  hostname: string | undefined;
+  about: string | undefined;
 }
+
+/**
+ * What decide() needs of an action kind (actions/kinds.ts): where its executions run and for
+ * which targets, and what reaching the action limit means for it. A pure function of the rule,
+ * the event and the candidate hosts.
+ */
+export interface KindDecision {
+  /** The kind's executions for this event, or why there are none (no_target). */
+  plan(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[]): PlannedRuns | string;
+  /** Whether a host at the action limit is escalated to a person (onLimit), or the kind already reached one. */
+  escalatesAtLimit: boolean;
+  /** How a service run refused at the limit is told; the default counts executions. */
+  limitedReason?(used: number, about: string | undefined, limit: ActionLimit): string;
+}
+
+export type PlannedRuns =
+  /** One execution per host, each run by the host's agent. */
+  | { runsOn: 'agent'; hosts: HostFacts[] }
+  /** Executions the service runs itself. */
+  | { runsOn: 'service'; runs: ServiceRun[] }
+  /** A kind this version records without running: the event is accepted with the reason. */
+  | { runsOn: 'nowhere'; reason: string };
 
 export type Outcome = Decision['outcome'];
 /** A duplicate is answered with its original and stores nothing of its own. */
 export type StoredOutcome = Exclude<Outcome, 'duplicate'>;
 
-/** Action kinds that run on hosts through the agent; the others are recorded until they ship. */
-const HOST_ACTIONS: ReadonlySet<Action['type']> = new Set(['script']);
-
-export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], history: HistoryFacts = NO_HISTORY): Decision {
+export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], kind: KindDecision, history: HistoryFacts = NO_HISTORY): Decision {
   if (history.original) {
     return { outcome: 'duplicate', reason: 'a retry with the same Idempotency-Key within 24 h: the original event is returned and nothing runs again', targets: [], original: history.original };
   }
@@ -93,13 +110,18 @@ export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostF
   if (!event.act) return { outcome: 'dry_run', reason: 'Act was false: the alarm is recorded as a dry run and no action runs', targets: [] };
   const flapping = rule.flapping?.enabled ? flappingReason(rule.flapping, event, history.alarms) : undefined;
   if (flapping) return { outcome: 'flapping', reason: flapping, targets: [] };
-  if (rule.action.type === 'email_runbook') return emailRunbook(rule, event, history.executionsInWindow);
-  if (!HOST_ACTIONS.has(rule.action.type)) {
-    return { outcome: 'accepted', reason: `${rule.action.type} actions are recorded; this version does not run them yet`, targets: [], held: [], limited: [], escalate: false };
+  const planned = kind.plan(rule, event, hosts);
+  if (typeof planned === 'string') return { outcome: 'no_target', reason: planned, targets: [] };
+  switch (planned.runsOn) {
+    case 'agent':
+      return withinLimit(rule, planned.hosts, history.executionsInWindow, kind.escalatesAtLimit);
+    case 'service':
+      return serviceRunsWithinLimit(rule, planned.runs, history.executionsInWindow, kind);
+    case 'nowhere':
+      return { outcome: 'accepted', reason: planned.reason, targets: [], held: [], limited: [], escalate: false, serviceRuns: [] };
+    default:
+      return assertNever(planned);
   }
-  const targets = resolveTargets(rule.target, event, hosts);
-  if (typeof targets === 'string') return { outcome: 'no_target', reason: targets, targets: [] };
-  return withinLimit(rule, targets, history.executionsInWindow);
 }
 
 /**
@@ -124,19 +146,20 @@ function flappingReason(settings: Required<Flapping>, event: EventFacts, alarms:
 }
 
 /**
- * A runbook mailed to people, once per event, within the action limit per (rule, host the email is
- * about): an alert storm must not become a storm of mail. Reaching the limit escalates nothing:
- * the runbook already went to the humans an escalation would reach.
+ * Runs the service makes itself, each within the action limit per (rule, host it is about). They
+ * escalate nothing: there is no host whose agent a person would take over from.
  */
-function emailRunbook(rule: RuleFacts, event: EventFacts, executionsInWindow: ReadonlyMap<string, number>): Decision {
-  const hostname = rule.target.type === 'specific_host' ? rule.target.hostname : event.hostName;
+function serviceRunsWithinLimit(rule: RuleFacts, runs: ServiceRun[], executionsInWindow: ReadonlyMap<string, number>, kind: KindDecision): Decision {
   const limit = rule.actionLimit;
-  const used = executionsInWindow.get(serviceRunKey(hostname)) ?? 0;
-  if (limit && used >= limit.max) {
-    const reason = `the runbook was mailed ${used} times about ${describeHost(hostname)} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not sent again`;
-    return { outcome: 'limited', reason, targets: [], limited: [], escalate: false };
+  const allowed: ServiceRun[] = [];
+  const refused: string[] = [];
+  for (const run of runs) {
+    const used = executionsInWindow.get(serviceRunKey(run.about)) ?? 0;
+    if (!limit || used < limit.max) allowed.push(run);
+    else refused.push(kind.limitedReason?.(used, run.about, limit) ?? `action limit reached about ${describeHost(run.about)}: ${used} executions within ${limit.windowSeconds} s already (max ${limit.max}); not run`);
   }
-  return { outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRun: { kind: 'email_runbook', hostname } };
+  if (allowed.length === 0 && refused.length > 0) return { outcome: 'limited', reason: refused.join('; '), targets: [], limited: [], escalate: false };
+  return { outcome: 'accepted', reason: refused.length > 0 ? refused.join('; ') : null, targets: [], held: [], limited: [], escalate: false, serviceRuns: allowed };
 }
 
 /** How the action limit counts a service run: by the host it is about (none: one count of its own). */
@@ -145,7 +168,7 @@ export function serviceRunKey(hostname: string | undefined): string {
 }
 
 /** Hosts at the action limit get no execution; the others run, at most maxConcurrency at once. */
-function withinLimit(rule: RuleFacts, targets: HostFacts[], executionsInWindow: ReadonlyMap<string, number>): Decision {
+function withinLimit(rule: RuleFacts, targets: HostFacts[], executionsInWindow: ReadonlyMap<string, number>, escalatesAtLimit: boolean): Decision {
   const limit = rule.actionLimit;
   const limited: LimitedHost[] = [];
   const allowed: HostFacts[] = [];
@@ -154,11 +177,11 @@ function withinLimit(rule: RuleFacts, targets: HostFacts[], executionsInWindow: 
     if (limit && used >= limit.max) limited.push({ host, used, max: limit.max });
     else allowed.push(host);
   }
-  const escalate = limit?.onLimit !== 'drop';
+  const escalate = escalatesAtLimit && limit?.onLimit !== 'drop';
   if (allowed.length === 0) return { outcome: 'limited', reason: limitReason(limited, limit!, escalate), targets: [], limited, escalate };
   const reason = limited.length > 0 ? `${limitReason(limited, limit!, escalate)}; the other hosts run` : null;
   const concurrency = rule.target.maxConcurrency ?? allowed.length;
-  return { outcome: 'accepted', reason, targets: allowed.slice(0, concurrency), held: allowed.slice(concurrency), limited, escalate };
+  return { outcome: 'accepted', reason, targets: allowed.slice(0, concurrency), held: allowed.slice(concurrency), limited, escalate, serviceRuns: [] };
 }
 
 function limitReason(limited: LimitedHost[], limit: ActionLimit, escalate: boolean): string {

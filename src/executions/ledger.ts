@@ -107,6 +107,11 @@ export class ExecutionLedger {
     return this.submitMove({ kind: 'move', ids, to, reason, from });
   }
 
+  /** queued → dispatched for runs the service makes itself, held by this node as a session holds an agent's. */
+  claimForService(ids: string[], nodeId: string, reason: string): Promise<string[]> {
+    return this.submitMove({ kind: 'move', ids, to: 'dispatched', reason, from: ['queued'], nodeId });
+  }
+
   private submitMove(op: Extract<LedgerOp, { kind: 'move' }>): Promise<string[]> {
     if (op.ids.length === 0) return Promise.resolve([]);
     return this.queue.submit(op) as Promise<string[]>;

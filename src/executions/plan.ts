@@ -10,7 +10,7 @@ export type LedgerOp =
   | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
   | { kind: 'result'; hostId: string; result: ExecutionResult }
   /** `hostId`: asked for by that host's agent, so it moves only that host's executions. */
-  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string };
+  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string };
 
 export interface Claimed {
   id: string;
@@ -75,7 +75,7 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
         plan.results.push(recordResult(current.get(op.result.executionId), op, move, plan));
         break;
       case 'move': {
-        const set: Partial<ExecutionRow> = op.to === 'queued' ? { session_id: null, node_id: null } : isActive(op.to) ? {} : { finished_at: now };
+        const set = moveSets(op, now);
         plan.results.push(op.ids.filter((id) => move(id, op.to, op.reason, op.from ?? statesBefore(op.to), set, op.hostId)));
         break;
       }
@@ -83,6 +83,14 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
   }
   rebalanceFanouts(current, plan, move, now);
   return plan;
+}
+
+/** What a move writes besides the state: a claim by the service (nodeId) is held by its node, as an agent's session is. */
+function moveSets(op: Extract<LedgerOp, { kind: 'move' }>, now: number): Partial<ExecutionRow> {
+  if (op.to === 'queued') return { session_id: null, node_id: null };
+  if (op.to === 'dispatched') return op.nodeId ? { dispatched_at: now, node_id: op.nodeId } : {};
+  if (op.to === 'running') return { started_at: now };
+  return isActive(op.to) ? {} : { finished_at: now };
 }
 
 /** Every fan-out that had an execution end in this batch: release held ones, or stop after maxErrors. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
-import { isServiceRun, type ServiceRunSpec } from './service-runs.js';
+import { kindOfSpec } from './service-runs.js';
 import { EXECUTION_STATES } from './states.js';
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
@@ -13,7 +13,7 @@ export const ExecutionView = Type.Object({
   hostId: Type.Union([Type.String(), Type.Null()]),
   hostname: Type.String(),
   state: Type.Enum([...EXECUTION_STATES]),
-  actionType: Type.Enum(['script', 'email_runbook'], { description: 'script: on the host by its agent; email_runbook: by the service (no host)' }),
+  actionType: Type.String({ description: 'the action kind: script (on the host by its agent), email_runbook (by the service: no host); the kinds to come: cloud, cli, graph_snapshot' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   flavour: Type.String(),
   interpreter: Type.String(),
@@ -45,9 +45,10 @@ interface Details {
 }
 
 export function presentExecution(row: ExecutionRow, details?: Details): ExecutionView {
-  const stored = JSON.parse(row.spec) as ExecutionSpec | ServiceRunSpec;
-  // An email runbook has no script: it is Markdown the service sends (actions/email-runbook).
-  const spec = isServiceRun(stored) ? { flavour: stored.kind, interpreter: 'markdown', timeoutSeconds: stored.timeoutSeconds } : stored;
+  const stored = JSON.parse(row.spec) as Partial<ExecutionSpec> & { kind?: string; timeoutSeconds: number };
+  const actionType = kindOfSpec(stored);
+  // A run by the service may name no flavour or interpreter: its kind stands for both.
+  const spec = { flavour: stored.flavour ?? actionType, interpreter: stored.interpreter ?? actionType, timeoutSeconds: stored.timeoutSeconds };
   const view: ExecutionView = {
     id: row.id,
     ruleId: row.rule_id,
@@ -55,7 +56,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     hostId: row.host_id,
     hostname: row.hostname,
     state: row.state as ExecutionView['state'],
-    actionType: isServiceRun(stored) ? stored.kind : 'script',
+    actionType,
     reason: row.reason,
     flavour: spec.flavour,
     interpreter: spec.interpreter,

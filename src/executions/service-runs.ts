@@ -1,15 +1,7 @@
-/**
- * Runs the service makes itself instead of a host's agent (action kinds of actions/, today
- * email_runbook): no host, and a spec told apart from a script's by its `kind`.
- */
-export interface ServiceRunSpec {
-  kind: 'email_runbook';
-  timeoutSeconds: number;
-}
-
-/** Shown where an execution has no host: the service itself runs it. */
+/** Shown where an execution has no host: the service itself runs it (executions/service-executor.ts). */
 export const SERVICE_HOSTNAME = '(service)';
 
-export function isServiceRun(spec: unknown): spec is ServiceRunSpec {
-  return typeof spec === 'object' && spec !== null && typeof (spec as { kind?: unknown }).kind === 'string';
+/** The action kind a stored spec names: a run by the service names its kind; a script's (an agent's) never did. */
+export function kindOfSpec(spec: { kind?: unknown }): string {
+  return typeof spec.kind === 'string' ? spec.kind : 'script';
 }

@@ -48,8 +48,8 @@ export class BatchHistory {
     if (decision.outcome !== 'accepted') return;
     const counts = new Map(this.executions.get(rule.id));
     for (const host of [...decision.targets, ...decision.held]) counts.set(host.id, (counts.get(host.id) ?? 0) + 1);
-    if (decision.serviceRun) {
-      const key = serviceRunKey(decision.serviceRun.hostname);
+    for (const run of decision.serviceRuns) {
+      const key = serviceRunKey(run.about);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     this.executions.set(rule.id, counts);

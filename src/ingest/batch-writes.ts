@@ -1,5 +1,5 @@
 import type { CompiledQuery, Kysely } from 'kysely';
-import { emailRunbookExecutionRow } from '../actions/email-runbook/spec.js';
+import type { ActionKind } from '../actions/kind.js';
 import type { AlarmStep } from '../engine/alarm-history.js';
 import type { Decision, LimitedHost } from '../engine/decide.js';
 import { queuedInserts } from '../executions/repository.js';
@@ -16,6 +16,7 @@ import type { SessionFinder } from './writer.js';
 export interface Decided {
   occurrence: Occurrence;
   rule: Rule;
+  kind: ActionKind;
   /** The payload's host, lowercase; '' when it names none. */
   hostKey: string;
   decision: Exclude<Decision, { outcome: 'duplicate' }>;
@@ -35,8 +36,10 @@ export class BatchWrites {
   private readonly executions: NewExecutionRow[] = [];
   private readonly escalations = new Map<string, EscalationsTable>();
   private readonly keys: IdempotencyKeysTable[] = [];
-  /** Whether the batch gave the notifier's loop work: an email runbook to send, an escalation window opened. */
+  /** Whether the batch gave the notifier's loop work: an escalation window opened. */
   givesNotifierWork = false;
+  /** Whether the batch queued runs for the service's executor (an email runbook). */
+  givesServiceWork = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -51,23 +54,23 @@ export class BatchWrites {
    * one event's payload can make throw (serialising it) throws here, before the batch holds any of
    * it, so that event fails alone (writer.ts).
    */
-  rowsOf({ occurrence: s, rule, hostKey, decision, step }: Decided): EventRows {
+  rowsOf({ occurrence: s, rule, kind, hostKey, decision, step }: Decided): EventRows {
     const event = eventRow(s, rule.id, { outcome: decision.outcome, reason: decision.reason, hostKey, alarmState: step.state, stateChanged: step.changed });
     const executions = decision.outcome === 'accepted' ? [
-      ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, event, host, this.executionExpirySeconds, false))),
-      ...decision.held.map((host) => executionRow(rule, event, host, this.executionExpirySeconds, true)),
-      ...(decision.serviceRun ? [emailRunbookExecutionRow(rule, event, decision.serviceRun.hostname, this.executionExpirySeconds)] : []),
+      ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, kind, event, { host }, this.executionExpirySeconds, false))),
+      ...decision.held.map((host) => executionRow(rule, kind, event, { host }, this.executionExpirySeconds, true)),
+      ...decision.serviceRuns.map((run) => executionRow(rule, kind, event, run, this.executionExpirySeconds, false)),
     ] : [];
     return { event, executions };
   }
 
   /** Keeps an event's rows (from `rowsOf`) with its escalations and idempotency key. */
-  add({ occurrence: s, rule, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
+  add({ occurrence: s, rule, kind, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
     this.events.push(event);
     for (const row of executions) this.executions.push(row);
-    if (decision.outcome === 'accepted' && decision.serviceRun) this.givesNotifierWork = true;
+    if (decision.outcome === 'accepted' && decision.serviceRuns.length > 0) this.givesServiceWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
-      for (const limited of decision.limited) this.escalate(rule, limited, history, event.id);
+      for (const limited of decision.limited) this.escalate(rule, kind, limited, history, event.id);
     }
     if (s.idempotencyKey !== undefined) {
       this.keys.push({ rule_id: rule.id, key: s.idempotencyKey, tenant_id: rule.tenantId, event_id: event.id, fingerprint, created_at: this.now });
@@ -89,12 +92,12 @@ export class BatchWrites {
   }
 
   /** One escalation row per (rule, host, window) in the batch, counting its limited events. */
-  private escalate(rule: Rule, limited: LimitedHost, history: BatchHistory, eventId: string): void {
+  private escalate(rule: Rule, kind: ActionKind, limited: LimitedHost, history: BatchHistory, eventId: string): void {
     const { window, opened } = history.escalationWindow(rule.id, limited.host.id, this.now, rule.actionLimit!.windowSeconds);
     if (opened) this.givesNotifierWork = true;
     const key = `${rule.id}\n${limited.host.id}\n${window.windowStart}`;
     const known = this.escalations.get(key);
     if (known) this.escalations.set(key, { ...known, limited_events: known.limited_events + 1, last_event_id: eventId });
-    else this.escalations.set(key, escalationRow(rule, limited, window, eventId, this.now));
+    else this.escalations.set(key, escalationRow(rule, kind, limited, window, eventId, this.now));
   }
 }

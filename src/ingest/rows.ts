@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import { hostKey, type HostFacts, type LimitedHost, type StoredOutcome } from '../engine/decide.js';
-import { notDone } from '../escalations/not-done.js';
-import { queuedRow, type ExecutionSpec } from '../executions/repository.js';
+import type { ActionKind } from '../actions/kind.js';
+import { queuedRow } from '../executions/repository.js';
+import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
 import type { AlarmState } from '../engine/alarm-history.js';
 import type { Rule } from '../rules/rule.js';
-import type { Action } from '../rules/schema.js';
 import { newId } from '../store/ids.js';
 import type { EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { OpenEscalation } from './batch-history.js';
 import { apiKeyOf, type Occurrence } from './occurrence.js';
-
-const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /** The rows one event writes, built from its submission and its decision. */
 
@@ -35,27 +33,20 @@ export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: Stor
   };
 }
 
-export function executionRow(rule: Rule, event: NewEventRow, host: HostFacts, expirySeconds: number, held: boolean): NewExecutionRow {
+/** One queued execution of the rule's action: on a host's agent, or (no host) by the service, about a host. */
+export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, target: { host: HostFacts } | { about: string | undefined }, expirySeconds: number, held: boolean): NewExecutionRow {
   const id = newId(event.received_at);
-  const spec: ExecutionSpec = {
-    ...runnable(rule.action),
-    env: JSON.parse(event.env) as Record<string, string>,
-    context: {
-      PITCREW_EXECUTION_ID: id,
-      PITCREW_EVENT_ID: event.id,
-      PITCREW_RULE_ID: rule.id,
-      PITCREW_RULE_NAME: rule.name,
-      PITCREW_HOSTNAME: host.hostname,
-    },
-  };
+  const host = 'host' in target ? target.host : undefined;
+  const hostname = 'about' in target ? target.about || SERVICE_HOSTNAME : target.host.hostname;
+  const spec = kind.spec(rule, { executionId: id, eventId: event.id, env: JSON.parse(event.env) as Record<string, string>, host, hostname, expirySeconds });
   const { maxConcurrency, maxErrors } = rule.target;
   const ids = { id, tenantId: rule.tenantId, ruleId: rule.id, eventId: event.id };
   return {
-    ...queuedRow(ids, { hostId: host.id, hostname: host.hostname }, spec, event.received_at, expirySeconds),
+    ...queuedRow(ids, { hostId: host?.id ?? null, hostname }, spec, event.received_at, expirySeconds),
     reason: held ? heldReason(maxConcurrency!) : null,
     held: held ? 1 : 0,
-    fanout_max_concurrency: maxConcurrency ?? null,
-    fanout_max_errors: maxErrors ?? null,
+    fanout_max_concurrency: host ? maxConcurrency ?? null : null,
+    fanout_max_errors: host ? maxErrors ?? null : null,
   };
 }
 
@@ -63,7 +54,7 @@ export function heldReason(maxConcurrency: number): string {
   return `waiting for its turn: at most ${maxConcurrency} hosts of this fan-out run at once (maxConcurrency)`;
 }
 
-export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEscalation, eventId: string, now: number): EscalationsTable {
+export function escalationRow(rule: Rule, kind: ActionKind, limited: LimitedHost, window: OpenEscalation, eventId: string, now: number): EscalationsTable {
   const { host, used, max } = limited;
   return {
     id: newId(now),
@@ -78,7 +69,7 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
     reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
     limited_events: 1,
     limit_max: max,
-    not_done: notDone(rule.action, host.hostname),
+    not_done: kind.notDone(rule, host.hostname),
     first_event_id: eventId,
     last_event_id: eventId,
     created_at: now,
@@ -89,14 +80,4 @@ export function escalationRow(rule: Rule, limited: LimitedHost, window: OpenEsca
 /** Tells a retry (the same body) from another call that reuses the key. */
 export function fingerprintOf(s: Occurrence): string {
   return createHash('sha256').update(JSON.stringify(s.payload.raw)).digest('hex');
-}
-
-function runnable(action: Action): Pick<ExecutionSpec, 'flavour' | 'interpreter' | 'script' | 'timeoutSeconds'> {
-  if (action.type !== 'script') throw new Error(`${action.type} actions do not run on hosts`);
-  return {
-    flavour: action.flavour,
-    interpreter: action.runbook.interpreter ?? 'sh',
-    script: action.runbook.script,
-    timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-  };
 }

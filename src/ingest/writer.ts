@@ -11,6 +11,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
 import { BatchReads } from './batch-reads.js';
+import type { ActionKinds } from '../actions/kinds.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
 import { BatchWrites } from './batch-writes.js';
@@ -66,11 +67,12 @@ export interface EventWriterOptions {
    * the agent hears of it after one commit, not two (trigger-to-start latency, bench/e2e).
    */
   readySession?: SessionFinder;
-  /**
-   * Called after a commit that gave the notifier's loop work: an execution the service runs itself
-   * (email_runbook), or an escalation window opened (an action limit was reached).
-   */
+  /** The action kinds rules may name (actions/kinds.ts). */
+  kinds: ActionKinds;
+  /** Called after a commit that opened an escalation window (an action limit was reached): the notifier's work. */
   onNotifierWork?: () => void;
+  /** Called after a commit that queued runs for the service itself (an email runbook): the executor's work. */
+  onServiceWork?: () => void;
   /** Told of an error after a commit (dispatch, wake-ups): the batch's events are stored all the same. */
   onAfterCommitError?: (error: unknown) => void;
 }
@@ -115,7 +117,7 @@ export class EventWriter {
    */
   private async commit(batch: Occurrence[]): Promise<Committed<OccurrenceResult[]>> {
     const queued: QueuedExecution[] = [];
-    let notifierWork = false;
+    let work = { notifier: false, service: false };
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const queries = BatchReads.queries(this.statements, batch);
@@ -130,15 +132,15 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork } = this.decideAll(batch, reads, hosts, history, queued);
-      notifierWork = givesNotifierWork;
+      const { results, writes, givesNotifierWork, givesServiceWork } = this.decideAll(batch, reads, hosts, history, queued);
+      work = { notifier: givesNotifierWork, service: givesServiceWork };
       const stale = staleKeys(reads.usedKeys());
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
       return results;
     });
     // Agents hear of an execution only once it is on disk: a power cut cannot undo what ran.
-    const durable = committed.durable.then(() => this.afterCommit(committed.value, queued, notifierWork));
+    const durable = committed.durable.then(() => this.afterCommit(committed.value, queued, work));
     return { value: committed.value, durable };
   }
 
@@ -147,14 +149,15 @@ export class EventWriter {
    * and a caller told otherwise would retry and store them twice. The sweeper dispatches what
    * was not (executions/sweeper.ts), and the notifier's poll finds its work.
    */
-  private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], notifierWork: boolean): void {
+  private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], work: { notifier: boolean; service: boolean }): void {
     try {
       for (const r of results) {
         if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
         if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
       }
       if (queued.length > 0) this.options.onQueued(queued);
-      if (notifierWork) this.options.onNotifierWork?.();
+      if (work.notifier) this.options.onNotifierWork?.();
+      if (work.service) this.options.onServiceWork?.();
     } catch (error) {
       this.options.onAfterCommitError?.(error);
     }
@@ -169,12 +172,12 @@ export class EventWriter {
     const results = batch.map((o): OccurrenceResult => {
       // One call's failure is its own: the batch it shares with others' calls is stored without it.
       try {
-        return decideOne(o, reads, hosts, history, writes, queued);
+        return decideOne(o, this.options.kinds, reads, hosts, history, writes, queued);
       } catch (error) {
         return { status: 'unstorable', error };
       }
     });
-    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork };
+    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork };
   }
 }
 
@@ -182,7 +185,7 @@ export class EventWriter {
  * One call of the batch: decided against the batch's history, its rows kept with the batch's.
  * Whatever can throw runs before the history or the batch hold anything of it.
  */
-function decideOne(s: Occurrence, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
+function decideOne(s: Occurrence, kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
   const rule = reads.rule(s);
@@ -193,14 +196,15 @@ function decideOne(s: Occurrence, reads: BatchReads, hosts: Map<string, HostFact
   if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
   const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
   const before = history.factsFor(rule, hostKey, s.idempotencyKey);
-  const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], before);
+  const kind = kinds.of(rule.action.type);
+  const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], kind, before);
   if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
-  const decided = { occurrence: s, rule, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
+  const decided = { occurrence: s, rule, kind, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
   const rows = writes.rowsOf(decided);
   history.record(rule, hostKey, facts, decision);
   writes.add(decided, rows, history);
   const { event, executions } = rows;
-  // No host: the service runs it (email_runbook); the notifier's loop picks it up.
+  // No host: the service's executor runs it (executions/service-executor.ts).
   for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
   const executionIds = executions.map((row) => row.id);
   if (s.idempotencyKey !== undefined) {

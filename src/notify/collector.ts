@@ -5,7 +5,7 @@ import { chunksWithin, MAX_PARAMETERS, type Statements } from '../store/statemen
 import type { UiLinks } from './links.js';
 import { enqueue, routingOf, type TenantRouting } from './outbox.js';
 import { route } from './routing.js';
-import { listedOf, runNotification } from './run-notification.js';
+import { listedOf, runNotification, type DescribeAction } from './run-notification.js';
 
 const GROUPS_PER_PASS = 200;
 
@@ -39,6 +39,7 @@ export class RunCollector {
     private readonly db: Kysely<Database>,
     private readonly links: UiLinks,
     private readonly groupWaitMs: number,
+    private readonly describe: DescribeAction,
   ) {}
 
   /** One pass; returns how many messages it wrote. */
@@ -87,7 +88,7 @@ export class RunCollector {
       const rule = await tx.selectFrom('rules').select(['id', 'name']).where('id', '=', event.rule_id).executeTakeFirstOrThrow();
       const ids = new Set(claimed.map((c) => c.execution_id));
       const listed = await tx.selectFrom('executions').selectAll().where('id', 'in', listedOf(members, ids)).execute();
-      const notification = runNotification(rule, event, members, ids, listed, this.links);
+      const notification = runNotification(rule, event, members, ids, listed, this.links, this.describe);
       const targets = route({ kind: 'run', severity: notification.severity, ruleId: rule.id }, routing.channels, routing.contacts);
       const first = [...ids].sort()[0]!;
       await enqueue(tx, { tenantId: event.tenant_id, dedupeKey: `run:${eventId}:${first}`, ruleId: rule.id, notification }, targets, now);

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ActionLimit, Action } from '../rules/schema.js';
 import type { Database } from '../store/schema.js';
-import { notDone } from '../escalations/not-done.js';
 import type { Escalation } from './escalate.js';
 
 const PER_PASS = 100;
@@ -41,8 +40,8 @@ export class EscalationRelay {
           windowStart: Number(row.window_start),
           // The limit stops an action once `max` executions are in the window.
           count: limit.max,
-          // As recorded when it was raised; rows older than migration 0007 describe the rule's action now.
-          notDone: row.not_done ?? notDone(JSON.parse(row.action) as Action, row.hostname),
+          // As recorded when it was raised (the action kind's words); rows older than migration 0007 name the rule's action kind now.
+          notDone: row.not_done ?? `did not run the ${(JSON.parse(row.action) as Action).type} action on ${row.hostname} for this alarm or later ones in the window`,
           eventId: row.first_event_id,
         });
       }

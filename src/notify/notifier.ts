@@ -8,6 +8,7 @@ import { EgressPolicy } from '../egress/policy.js';
 import { recordAttempt } from './attempts.js';
 import { openChannel } from './channels.js';
 import { pendingWrites, RunCollector } from './collector.js';
+import type { DescribeAction } from './run-notification.js';
 import { Deliverer } from './deliverer.js';
 import { escalate, type Escalation } from './escalate.js';
 import type { UiLinks } from './links.js';
@@ -23,7 +24,9 @@ export interface NotifierDeps {
   logger: FastifyBaseLogger;
   nodeId: string;
   settings: NotifySettings;
-  /** Other duties of the notifier's loop (the email_runbook runner). */
+  /** An execution's spec in words (actions/kinds.ts), for run notifications. */
+  describeAction: DescribeAction;
+  /** Other duties of the notifier's loop (escalations to send). */
   duties?: Array<() => Promise<unknown>>;
 }
 
@@ -51,7 +54,7 @@ export class Notifier {
     const { store, settings } = deps;
     this.egress = new EgressPolicy(settings.allowNetworks);
     this.statements = new Statements(store.dialect);
-    this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000);
+    this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000, deps.describeAction);
     this.deliverer = new Deliverer({
       db: store.db,
       dialect: store.dialect,

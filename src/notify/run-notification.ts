@@ -25,7 +25,7 @@ export function listedOf(members: readonly RunMember[], ended: ReadonlySet<strin
  * `ended` are the ids this message reports; the others were reported before or are still running.
  * `listed`: the rows of `listedOf(members, ended)`, in any order.
  */
-export function runNotification(rule: { id: string; name: string }, event: EventRow, members: readonly RunMember[], ended: ReadonlySet<string>, listed: readonly ExecutionRow[], links: UiLinks): RunNotification {
+export function runNotification(rule: { id: string; name: string }, event: EventRow, members: readonly RunMember[], ended: ReadonlySet<string>, listed: readonly ExecutionRow[], links: UiLinks, describe: DescribeAction): RunNotification {
   const counts: Record<string, number> = {};
   for (const e of members) {
     const key = ACTIVE_STATES.includes(e.state as ExecutionState) ? 'pending' : e.state;
@@ -40,7 +40,7 @@ export function runNotification(rule: { id: string; name: string }, event: Event
     rule: { id: rule.id, name: rule.name, url: links.rule(rule.id) },
     event: eventRef(event, links),
     // Every execution of an event runs the same action.
-    action: actionWords(rows[0]?.spec),
+    action: actionWords(rows[0]?.spec, describe),
     counts,
     total: members.length,
     executions: rows.map((e) => summary(e, links)),
@@ -85,12 +85,9 @@ function summary(e: ExecutionRow, links: UiLinks): ExecutionSummary {
   };
 }
 
-/** What ran, from the execution's spec: "autofix script (sh): systemctl restart nginx". */
-function actionWords(spec: string | undefined): string {
-  if (!spec) return 'nothing';
-  const parsed = JSON.parse(spec) as { kind?: string; flavour?: string; interpreter?: string; script?: string };
-  if (parsed.kind === 'email_runbook') return 'email the runbook to on-call';
-  const firstLine = (parsed.script ?? '').trim().split('\n')[0] ?? '';
-  const more = (parsed.script ?? '').trim().includes('\n') ? ' …' : '';
-  return `${parsed.flavour ?? 'script'} script (${parsed.interpreter ?? 'sh'}): ${firstLine.slice(0, 120)}${more}`;
+/** An execution's spec in words, by its action kind (actions/kinds.ts): "autofix script (sh): systemctl restart nginx". */
+export type DescribeAction = (spec: { kind?: string; timeoutSeconds: number } & Record<string, unknown>) => string;
+
+function actionWords(spec: string | undefined, describe: DescribeAction): string {
+  return spec ? describe(JSON.parse(spec) as Parameters<DescribeAction>[0]) : 'nothing';
 }

@@ -19,6 +19,9 @@ import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
 import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
+import type { ActionKind } from '../actions/kind.js';
+import { ActionKinds } from '../actions/kinds.js';
+import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
 import type { NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
@@ -79,6 +82,10 @@ export interface AppDeps {
   retentionDays?: number | undefined;
   /** PITCREW_METRICS_TOKEN: the bearer token a scraper must send; without it the API ports answer 404 for /metrics. */
   metricsToken?: string | undefined;
+  /** Action kinds beside the built-in ones (actions/kinds.ts), with the runners of those the service runs: a test's own kind. */
+  extraKinds?: { kinds: ActionKind[]; runners: ServiceRunner[] };
+  /** How often the service executor looks for work besides being woken (1 s). */
+  serviceExecutorPollMs?: number;
 }
 
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
@@ -96,6 +103,9 @@ export interface Services {
   tarpit: Tarpit;
   metrics: Metrics;
   notifier: Notifier;
+  /** Runs the executions the service makes itself (email_runbook). */
+  executor: ServiceExecutor;
+  kinds: ActionKinds;
   /** Seals and opens channel secrets (the key lives outside the database). */
   secretBox: SecretBox;
   /** The agent file and where agents connect; listen() sets the endpoint once the HTTPS port is open. */
@@ -124,10 +134,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
   const links = new UiLinks(deps.publicUrl);
-  const runbooks = new EmailRunbookRunner(deps.store.db, links, (ids, to, reason, from) => ledger.move(ids, to, reason, from));
+  const kinds = new ActionKinds(deps.extraKinds?.kinds);
   const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
   const notifier: Notifier = new Notifier({
-    store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => runbooks.run(), () => escalationRelay.run()],
+    store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
+    describeAction: (spec) => kinds.describe(spec),
+  });
+  const executor = new ServiceExecutor({
+    db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a) }, nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock,
+    runners: [new EmailRunbookRunner(deps.store.db, links), ...(deps.extraKinds?.runners ?? [])],
   });
   // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
   const dispatchQueued = (executions: QueuedExecution[]) => {
@@ -152,7 +167,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onQueued: dispatchQueued,
     readySession: (hostId) => gateway.readySession(hostId),
     clock,
+    kinds,
     onNotifierWork: () => notifier.wake(),
+    onServiceWork: () => executor.wake(),
     onAfterCommitError: (error) => deps.logger.error({ err: error }, 'events stored, but telling agents or the notifier of them failed; the sweeper dispatches what is queued'),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
@@ -169,6 +186,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: deps.store,
     metrics,
     notifier,
+    executor,
+    kinds,
     secretBox,
     writer,
     ledger,
@@ -259,6 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await wakeups.start();
       await sweeper.start();
       notifier.start();
+      executor.start();
     },
     close: async () => {
       stopping = true;
@@ -266,6 +286,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await metricsServer.close();
       await writer.drain();
+      await executor.stop();
       await ledger.drain();
       await sweeper.stop();
       await notifier.stop();

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { enrolHost } from '../../src/hosts/repository.js';
-import { buildApp, type App } from '../../src/server/app.js';
+import { buildApp, type App, type AppDeps } from '../../src/server/app.js';
 import { listen } from '../../src/server/listen.js';
 import { loggerOptions } from '../../src/http/logging.js';
 import type { NotifySettings } from '../../src/config/config.js';
@@ -79,6 +79,8 @@ export interface TestEnvOptions {
   metricsToken?: string;
   /** How long an agent connection may stay without a hello (the service's 10 s unless a test is about it). */
   agentHelloTimeoutMs?: number;
+  /** Action kinds beside the built-in ones, with their runners (a test's own kind). */
+  extraKinds?: AppDeps['extraKinds'];
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -126,6 +128,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     shutdownGraceMs: options.shutdownGraceMs,
     retentionDays: options.retentionDays,
     metricsToken: options.metricsToken,
+    extraKinds: options.extraKinds,
   });
   await app.start();
   let listening: Listening | undefined;

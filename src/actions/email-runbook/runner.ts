@@ -1,62 +1,52 @@
 import type { Kysely } from 'kysely';
-import type { ExecutionState } from '../../executions/states.js';
+import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { UiLinks } from '../../notify/links.js';
 import type { RunbookNotification } from '../../notify/notification.js';
 import { enqueue, routingOf } from '../../notify/outbox.js';
 import { route } from '../../notify/routing.js';
 import { eventRef } from '../../notify/run-notification.js';
-import type { Database } from '../../store/schema.js';
+import type { Database, ExecutionRow } from '../../store/schema.js';
 import { placeholderFields, renderRunbook } from './render.js';
-import { isEmailRunbookSpec, type EmailRunbookSpec } from './spec.js';
-
-/** The ledger's conditional move: returns the ids it moved. */
-export type Move = (ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]) => Promise<string[]>;
+import { isEmailRunbookSpec, type EmailRunbookSpec } from './kind.js';
 
 const PER_PASS = 100;
 
 /**
- * Runs email_runbook executions (they have no host; the service runs them):
- *   queued      the runbook is rendered and its email put in the notify outbox (once: the message is
- *               keyed by the execution id), then the execution moves to dispatched;
- *   dispatched  once the email's delivery has ended, the execution succeeds or fails with the reason.
- * Every step is a conditional move in the ledger and idempotent, so a crash at any point, or two
- * nodes at once, only repeats a step that changes nothing the second time.
+ * Runs email_runbook executions (they have no host; the service's executor runs them,
+ * executions/service-executor.ts) by handing them to the notify outbox:
+ *   hand-off  the runbook is rendered and its email put in the outbox, once: the message is keyed
+ *             by the execution id, so a hand-off repeated after a crash changes nothing;
+ *   settle    once the email's delivery has ended, the execution succeeds or fails with the reason.
  */
-export class EmailRunbookRunner {
+export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_off' }> {
+  readonly kind = 'email_runbook';
+  readonly mode = 'hand_off';
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly links: UiLinks,
-    private readonly move: Move,
+    private readonly clock: () => number = Date.now,
   ) {}
 
-  async run(now = Date.now()): Promise<void> {
-    await this.startQueued(now);
-    await this.settleSent();
-  }
-
-  private async startQueued(now: number): Promise<void> {
-    const queued = await this.db.selectFrom('executions').selectAll().where('state', '=', 'queued').where('host_id', 'is', null).orderBy('id').limit(PER_PASS).execute();
-    for (const execution of queued) {
-      const spec = JSON.parse(execution.spec) as unknown;
-      if (!isEmailRunbookSpec(spec)) continue;
-      const event = await this.db.selectFrom('events').selectAll().where('id', '=', execution.event_id).executeTakeFirstOrThrow();
-      const routing = (await routingOf(this.db, [execution.tenant_id])).get(execution.tenant_id)!;
-      const recipients = spec.recipients ?? [...routing.contacts.emails];
-      const targets = route({ kind: 'runbook', severity: 'ok', ruleId: execution.rule_id, recipients }, routing.channels, routing.contacts);
-      if (targets.length === 0) {
-        const why = recipients.length === 0
-          ? 'no one to send the runbook to: give the action recipients, or set escalation contacts with email addresses'
-          : 'no email channel to send it with: create an email channel (its SMTP server sends the runbook)';
-        await this.fail(execution.id, why, ['queued']);
-        continue;
-      }
-      const notification = runbookNotification(spec, execution.id, event, execution.hostname, this.links);
-      await this.db.transaction().execute((tx) => enqueue(tx, { tenantId: execution.tenant_id, dedupeKey: `runbook:${execution.id}`, ruleId: execution.rule_id, executionId: execution.id, notification }, targets, now));
-      await this.move([execution.id], 'dispatched', `sending the runbook by email to ${recipients.join(', ')}`, ['queued']);
+  async handOff(execution: ExecutionRow): Promise<RunEnd | { handedOff: string }> {
+    const spec = JSON.parse(execution.spec) as unknown;
+    if (!isEmailRunbookSpec(spec)) return { state: 'failed', reason: 'not an email_runbook execution' };
+    const event = await this.db.selectFrom('events').selectAll().where('id', '=', execution.event_id).executeTakeFirstOrThrow();
+    const routing = (await routingOf(this.db, [execution.tenant_id])).get(execution.tenant_id)!;
+    const recipients = spec.recipients ?? [...routing.contacts.emails];
+    const targets = route({ kind: 'runbook', severity: 'ok', ruleId: execution.rule_id, recipients }, routing.channels, routing.contacts);
+    if (targets.length === 0) {
+      const reason = recipients.length === 0
+        ? 'no one to send the runbook to: give the action recipients, or set escalation contacts with email addresses'
+        : 'no email channel to send it with: create an email channel (its SMTP server sends the runbook)';
+      return { state: 'failed', reason };
     }
+    const notification = runbookNotification(spec, execution.id, event, execution.hostname, this.links);
+    await this.db.transaction().execute((tx) => enqueue(tx, { tenantId: execution.tenant_id, dedupeKey: `runbook:${execution.id}`, ruleId: execution.rule_id, executionId: execution.id, notification }, targets, this.clock()));
+    return { handedOff: `sending the runbook by email to ${recipients.join(', ')}` };
   }
 
-  private async settleSent(): Promise<void> {
+  async settle(): Promise<Array<RunEnd & { id: string }>> {
     const sent = await this.db
       .selectFrom('executions')
       .innerJoin('notify_messages', 'notify_messages.execution_id', 'executions.id')
@@ -66,20 +56,16 @@ export class EmailRunbookRunner {
       .where('executions.host_id', 'is', null)
       .limit(PER_PASS)
       .execute();
+    const ends: Array<RunEnd & { id: string }> = [];
     for (const delivery of sent) {
       if (delivery.state === 'delivered') {
         const to = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]).join(', ') : 'on-call';
-        await this.move([delivery.id], 'succeeded', `the runbook was emailed to ${to}`, ['dispatched']);
+        ends.push({ id: delivery.id, state: 'succeeded', reason: `the runbook was emailed to ${to}` });
       } else if (delivery.state === 'failed') {
-        await this.move([delivery.id], 'failed', `the runbook email was not delivered: ${delivery.last_error ?? 'unknown error'}`, ['dispatched']);
+        ends.push({ id: delivery.id, state: 'failed', reason: `the runbook email was not delivered: ${delivery.last_error ?? 'unknown error'}` });
       }
     }
-  }
-
-  /** queued → dispatched → failed: the lifecycle has no shortcut from queued to failed. */
-  private async fail(id: string, reason: string, from: ExecutionState[]): Promise<void> {
-    const moved = await this.move([id], 'dispatched', reason, from);
-    if (moved.length > 0) await this.move([id], 'failed', reason, ['dispatched']);
+    return ends;
   }
 }
 

@@ -1,0 +1,180 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database, ExecutionRow } from '../store/schema.js';
+import type { ExecutionState } from './states.js';
+
+/** How a run by the service ended. */
+export interface RunEnd {
+  state: Extract<ExecutionState, 'succeeded' | 'failed'>;
+  reason: string;
+}
+
+/**
+ * How the service runs one kind's executions (the kinds of actions/ that run on no host).
+ *
+ * - `in_process`: the work happens in this process (a cloud API call). The execution is `running`,
+ *   durably, before `run` begins; a node that dies meanwhile leaves it `lost`, never run again
+ *   (executions/sweeper.ts), as an agent's run is.
+ * - `hand_off`: the work is handed to a durable queue of its own (the notify outbox), keyed by the
+ *   execution id so that a second hand-off changes nothing. The execution stays `dispatched` until
+ *   `settle` reads its end there; one whose node died before the hand-off is queued again.
+ */
+export type ServiceRunner =
+  | { kind: string; mode: 'in_process'; run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> }
+  | { kind: string; mode: 'hand_off'; handOff(execution: ExecutionRow): Promise<RunEnd | { handedOff: string }>; settle(): Promise<Array<RunEnd & { id: string }>> };
+
+/** The ledger's conditional moves the executor makes. */
+export interface ServiceLedger {
+  claimForService(ids: string[], nodeId: string, reason: string): Promise<string[]>;
+  move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
+}
+
+export interface ServiceExecutorDeps {
+  db: Kysely<Database>;
+  ledger: ServiceLedger;
+  runners: readonly ServiceRunner[];
+  nodeId: string;
+  logger: FastifyBaseLogger;
+  /** A pass at least this often; a commit that queued service work wakes it at once. */
+  pollMs: number;
+  clock?: () => number;
+}
+
+/** Executions taken per pass; the rest wait for the next one. */
+const PER_PASS = 100;
+
+/**
+ * Runs the executions the service makes itself, on any node: each is claimed by one node (queued →
+ * dispatched, held by that node), run by its kind's runner, ended through the ledger, and timed
+ * out after its spec's timeoutSeconds.
+ */
+export class ServiceExecutor {
+  private readonly runners: ReadonlyMap<string, ServiceRunner>;
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> = Promise.resolve();
+  private again = false;
+  private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly aborts = new Set<AbortController>();
+  private readonly unknownKinds = new Set<string>();
+
+  constructor(private readonly deps: ServiceExecutorDeps) {
+    this.runners = new Map(deps.runners.map((runner) => [runner.kind, runner]));
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.deps.pollMs).unref();
+    this.wake();
+  }
+
+  /** Runs a pass now, or right after the one under way. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.again) return;
+    this.again = true;
+    this.pass = this.pass.then(async () => {
+      this.again = false;
+      if (this.stopped) return;
+      await this.runOnce().catch((error: unknown) => this.deps.logger.error({ err: error }, 'service executor pass failed; next one in a moment'));
+    });
+  }
+
+  /** Stops taking work; runs in process are told to stop and awaited (a stop mid-run leaves them lost). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const abort of this.aborts) abort.abort();
+    await this.pass;
+    await Promise.all(this.inFlight);
+  }
+
+  /** One pass: ends of hand-offs, timeouts, then new work. */
+  async runOnce(): Promise<void> {
+    for (const runner of this.runners.values()) {
+      if (runner.mode !== 'hand_off') continue;
+      for (const end of await runner.settle()) await this.deps.ledger.move([end.id], end.state, end.reason, ['dispatched']);
+    }
+    await this.timeOut();
+    await this.claimQueued();
+  }
+
+  private now(): number {
+    return this.deps.clock?.() ?? Date.now();
+  }
+
+  private async claimQueued(): Promise<void> {
+    const queued = await this.deps.db.selectFrom('executions').selectAll().where('state', '=', 'queued').where('host_id', 'is', null).where('held', '=', 0).orderBy('id').limit(PER_PASS).execute();
+    const runnable = queued.filter((row) => this.runnerOf(row));
+    if (runnable.length === 0) return;
+    const claimed = new Set(await this.deps.ledger.claimForService(runnable.map((row) => row.id), this.deps.nodeId, 'taken by the service to run'));
+    for (const row of runnable) {
+      if (!claimed.has(row.id)) continue; // another node took it
+      const running = this.runOne(this.runnerOf(row)!, row).catch((error: unknown) => this.deps.logger.error({ err: error, executionId: row.id }, 'a run by the service failed to record its end; the sweeper settles it'));
+      this.inFlight.add(running);
+      void running.finally(() => this.inFlight.delete(running));
+    }
+  }
+
+  private async runOne(runner: ServiceRunner, row: ExecutionRow): Promise<void> {
+    const { ledger } = this.deps;
+    if (runner.mode === 'hand_off') {
+      const step = await runner.handOff(row).catch((error: unknown) => ({ state: 'failed' as const, reason: `the service could not hand it off: ${errorText(error)}` }));
+      if ('state' in step) await ledger.move([row.id], step.state, step.reason, ['dispatched']);
+      return;
+    }
+    // Durable before the work starts: a crash from here on leaves it lost, never run twice.
+    const started = await ledger.move([row.id], 'running', 'running on the service', ['dispatched']);
+    if (started.length === 0) return;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const timeoutMs = timeoutSecondsOf(row) * 1000;
+    const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs).unref();
+    try {
+      const end = await runner.run(row, abort.signal).catch((error: unknown) => ({ state: 'failed' as const, reason: errorText(error) }));
+      if (abort.signal.aborted) {
+        const reason = abort.signal.reason instanceof Error && abort.signal.reason.message === 'timeout'
+          ? `ran past its timeout of ${timeoutMs / 1000} s and was stopped`
+          : 'the service stopped while it ran; it was not re-run';
+        await ledger.move([row.id], abort.signal.reason instanceof Error && abort.signal.reason.message === 'timeout' ? 'timed_out' : 'lost', reason, ['running']);
+        return;
+      }
+      await ledger.move([row.id], end.state, end.reason, ['running']);
+    } finally {
+      clearTimeout(timer);
+      this.aborts.delete(abort);
+    }
+  }
+
+  /** Hand-offs that never settled end `timed_out` after their spec's timeoutSeconds since dispatch. */
+  private async timeOut(): Promise<void> {
+    const now = this.now();
+    const waiting = await this.deps.db.selectFrom('executions').selectAll().where('state', '=', 'dispatched').where('host_id', 'is', null).where('dispatched_at', '<', now - 1000).limit(1000).execute();
+    const overdue = waiting.filter((row) => this.runnerOf(row)?.mode === 'hand_off' && now - row.dispatched_at! > timeoutSecondsOf(row) * 1000);
+    for (const row of overdue) {
+      await this.deps.ledger.move([row.id], 'timed_out', `no end was known ${timeoutSecondsOf(row)} s after it was handed off (its timeout)`, ['dispatched']);
+    }
+  }
+
+  private runnerOf(row: ExecutionRow): ServiceRunner | undefined {
+    const kind = kindOf(row);
+    const runner = this.runners.get(kind);
+    if (!runner && !this.unknownKinds.has(kind)) {
+      this.unknownKinds.add(kind);
+      this.deps.logger.warn({ kind, executionId: row.id }, 'no runner for this kind of service run on this node; it waits for a node that has one, or expires');
+    }
+    return runner;
+  }
+}
+
+function kindOf(row: ExecutionRow): string {
+  return (JSON.parse(row.spec) as { kind?: string }).kind ?? 'script';
+}
+
+function timeoutSecondsOf(row: ExecutionRow): number {
+  return (JSON.parse(row.spec) as { timeoutSeconds?: number }).timeoutSeconds ?? 300;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -8,7 +8,7 @@ import { loggerOptions } from '../http/logging.js';
 import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
-import { loadSecretKey } from '../notify/secret-box.js';
+import { loadSecretKey } from '../identity/secret-box.js';
 import { migrateToLatest } from '../store/migrations.js';
 
 // This file runs as dist/src/cli/server.js; the UI and the agent bundle are built beside dist/src.

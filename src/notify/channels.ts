@@ -6,7 +6,7 @@ import type { PageRequest } from '../store/pagination.js';
 import type { Database, NotifyChannelRow } from '../store/schema.js';
 import { withUniqueName } from '../store/unique.js';
 import { CHANNEL_TYPES, COMPLETE_CONFIG, SECRET_FIELDS, type ChannelInputShape, type ChannelMode, type ChannelPatch, type ChannelType } from './schema.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../identity/secret-box.js';
 import type { OpenChannel } from './senders/index.js';
 
 type Db = Kysely<Database>;

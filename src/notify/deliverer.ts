@@ -6,7 +6,7 @@ import { recordAttempt } from './attempts.js';
 import { backoffMs } from './backoff.js';
 import { openChannel } from './channels.js';
 import type { Notification } from './notification.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../identity/secret-box.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 

@@ -14,7 +14,7 @@ import { escalate, type Escalation } from './escalate.js';
 import type { UiLinks } from './links.js';
 import { digest } from './messages/digest.js';
 import type { TestNotification } from './notification.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../identity/secret-box.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 
 export interface NotifierDeps {

@@ -1,7 +1,7 @@
 import type { NotifyAttemptRow, NotifyChannelRow } from '../store/schema.js';
 import { openChannel, ruleFilter } from './channels.js';
 import { SECRET_FIELDS, type ChannelType, type ChannelView } from './schema.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../identity/secret-box.js';
 
 /**
  * The API view of a channel: settings as stored, secrets masked. A chat webhook URL shows its

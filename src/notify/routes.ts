@@ -10,7 +10,7 @@ import { createChannel, deleteChannel, getChannel, listChannels, updateChannel }
 import type { Notifier } from './notifier.js';
 import { presentAttempt, presentChannel } from './presenter.js';
 import { AttemptView, ChannelInput, ChannelPatch, ChannelView, TestResultView } from './schema.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../identity/secret-box.js';
 
 const tags = ['channels'];
 

@@ -29,7 +29,7 @@ import { EscalationRelay } from '../notify/escalation-relay.js';
 import { UiLinks } from '../notify/links.js';
 import { Notifier } from '../notify/notifier.js';
 import { registerChannelRoutes } from '../notify/routes.js';
-import { SecretBox } from '../notify/secret-box.js';
+import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';

@@ -218,7 +218,7 @@ export interface NotifyChannelsTable {
   type: string;
   mode: string;
   config: string; // JSON: the settings that are not secret
-  secrets: string | null; // AES-256-GCM sealed JSON of the secret settings (notify/secret-box.ts)
+  secrets: string | null; // AES-256-GCM sealed JSON of the secret settings (identity/secret-box.ts)
   rule_ids: string | null; // JSON array; null: every rule
   created_at: number;
   updated_at: number;

@@ -8,7 +8,7 @@ import { buildApp, type App, type AppDeps } from '../../src/server/app.js';
 import { listen } from '../../src/server/listen.js';
 import { loggerOptions } from '../../src/http/logging.js';
 import type { NotifySettings } from '../../src/config/config.js';
-import { loadSecretKey } from '../../src/notify/secret-box.js';
+import { loadSecretKey } from '../../src/identity/secret-box.js';
 import { loadTlsMaterial } from '../../src/http/tls.js';
 import type { TrustProxy } from '../../src/config/config.js';
 import type { Dialect, Store } from '../../src/store/database.js';

@@ -23,6 +23,8 @@ export interface EventFacts {
   hostName: string | undefined;
   alarmState?: AlarmState | undefined;
   receivedAt?: number;
+  /** Set when the rule records this alert without acting on its state (an alert trigger's `on`): the reason. */
+  ignoredState?: string | undefined;
 }
 
 export interface HostFacts {
@@ -66,6 +68,7 @@ export type Decision =
   | (Recorded<'duplicate'> & { original: OriginalEvent })
   | Recorded<'rule_off'>
   | Recorded<'dry_run'>
+  | Recorded<'recorded'>
   | Recorded<'flapping'>
   | Recorded<'no_target'>
   | (Recorded<'limited'> & { limited: LimitedHost[]; escalate: boolean })
@@ -107,6 +110,7 @@ export function decide(rule: RuleFacts, event: EventFacts, hosts: readonly HostF
     return { outcome: 'duplicate', reason: 'a retry with the same Idempotency-Key within 24 h: the original event is returned and nothing runs again', targets: [], original: history.original };
   }
   if (!rule.enabled) return { outcome: 'rule_off', reason: 'the rule is turned off: the alarm is recorded and no action runs', targets: [] };
+  if (event.ignoredState) return { outcome: 'recorded', reason: event.ignoredState, targets: [] };
   if (!event.act) return { outcome: 'dry_run', reason: 'Act was false: the alarm is recorded as a dry run and no action runs', targets: [] };
   const flapping = rule.flapping?.enabled ? flappingReason(rule.flapping, event, history.alarms) : undefined;
   if (flapping) return { outcome: 'flapping', reason: flapping, targets: [] };

@@ -5,7 +5,7 @@ import type { EventRow } from '../store/schema.js';
 /** Execution ids an event's view lists at most, like the webhook's reply (ingress/webhook.ts). */
 export const LISTED_EXECUTION_IDS = 100;
 
-export const Outcome = Type.Enum(['accepted', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate']);
+export const Outcome = Type.Enum(['accepted', 'rule_off', 'dry_run', 'recorded', 'no_target', 'flapping', 'limited', 'duplicate']);
 
 export const SkippedEnv = Type.Object({ name: Type.String(), reason: Type.String() });
 

@@ -1,4 +1,6 @@
 import { CompiledQuery } from 'kysely';
+import { matchesAlert } from '../engine/alert-match.js';
+import { assertNever } from '../errors/assert-never.js';
 import type { Rule } from '../rules/rule.js';
 import { fromRow } from '../rules/repository.js';
 import type { RuleRow } from '../store/schema.js';
@@ -22,6 +24,7 @@ export class BatchReads {
   private readonly webhookKeys: Set<string>;
   private readonly byTrigger = new Map<string, Rule>();
   private readonly byId = new Map<string, Rule>();
+  private readonly byIntegration = new Map<string, Rule[]>();
 
   constructor(keyRows: readonly KeyRow[], ruleRows: readonly RuleRow[]) {
     this.liveKeys = [...keyRows];
@@ -30,6 +33,7 @@ export class BatchReads {
       const rule = fromRow(row);
       this.byId.set(rule.id, rule);
       if (row.trigger_id) this.byTrigger.set(row.trigger_id, rule);
+      if (row.integration_id) this.byIntegration.set(row.integration_id, [...(this.byIntegration.get(row.integration_id) ?? []), rule]);
     }
   }
 
@@ -38,11 +42,18 @@ export class BatchReads {
     const keyIds = unique(batch.map(apiKeyOf));
     const triggerIds = unique(batch.map((o) => (o.rule.by === 'trigger' ? o.rule.triggerId : undefined)));
     const ruleIds = unique(batch.map((o) => (o.rule.by === 'rule' ? o.rule.ruleId : undefined)));
+    const integrationIds = unique(batch.map((o) => (o.rule.by === 'integration' ? o.rule.integrationId : undefined)));
     const parameters: string[] = [];
     const either: string[] = [];
-    if (triggerIds.length > 0) either.push(`"trigger_id" in (${statements.list(triggerIds.length)})`);
-    if (ruleIds.length > 0) either.push(`"id" in (${statements.list(ruleIds.length, triggerIds.length)})`);
-    parameters.push(...triggerIds, ...ruleIds);
+    const inList = (values: string[]) => {
+      const text = statements.list(values.length, parameters.length);
+      parameters.push(...values);
+      return text;
+    };
+    if (triggerIds.length > 0) either.push(`"trigger_id" in (${inList(triggerIds)})`);
+    if (ruleIds.length > 0) either.push(`"id" in (${inList(ruleIds)})`);
+    // A deleted integration's rules no longer fire, whatever its caller's node still knew of it.
+    if (integrationIds.length > 0) either.push(`"integration_id" in (select "id" from "integrations" where "id" in (${inList(integrationIds)}) and "deleted_at" is null)`);
     const rules = CompiledQuery.raw(`select * from "rules" where (${either.join(' or ')}) and "deleted_at" is null`, parameters);
     if (keyIds.length === 0) return { rules };
     const keys = CompiledQuery.raw(`select "id", "last_used_at", "scopes" from "api_keys" where "id" in (${statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
@@ -57,16 +68,25 @@ export class BatchReads {
     return this.liveKeys.some((k) => k.id === keyId) ? 'key_lacks_scope' : 'revoked_key';
   }
 
-  /** The rule the occurrence raises, if it exists in the occurrence's own tenant. */
-  rule(occurrence: Occurrence): Rule | undefined {
+  /** The rules the occurrence raises, in its own tenant: the one it names, or an integration's that match its alert. */
+  rules(occurrence: Occurrence): Rule[] {
     const selector = occurrence.rule;
-    const rule = selector.by === 'trigger' ? this.byTrigger.get(selector.triggerId) : this.byId.get(selector.ruleId);
-    return rule && rule.tenantId === occurrence.tenantId ? rule : undefined;
+    const own = (rule: Rule | undefined) => (rule && rule.tenantId === occurrence.tenantId ? [rule] : []);
+    switch (selector.by) {
+      case 'trigger':
+        return own(this.byTrigger.get(selector.triggerId));
+      case 'rule':
+        return own(this.byId.get(selector.ruleId));
+      case 'integration':
+        return (this.byIntegration.get(selector.integrationId) ?? []).filter((rule) => rule.tenantId === occurrence.tenantId && rule.trigger.type === 'alert' && matchesAlert(rule.trigger, selector.alert));
+      default:
+        return assertNever(selector);
+    }
   }
 
-  /** The rule, when the occurrence is allowed to raise it: what is decided at all. */
-  admitted(occurrence: Occurrence): Rule | undefined {
-    return this.refusal(occurrence) ? undefined : this.rule(occurrence);
+  /** The rules, when the occurrence is allowed to raise them: what is decided at all. */
+  admitted(occurrence: Occurrence): Rule[] {
+    return this.refusal(occurrence) ? [] : this.rules(occurrence);
   }
 
   /** Keys used in this batch: their last-used time is refreshed with its writes. */

@@ -19,7 +19,8 @@ export interface Decided {
   kind: ActionKind;
   /** The payload's host, lowercase; '' when it names none. */
   hostKey: string;
-  decision: Exclude<Decision, { outcome: 'duplicate' }>;
+  /** A repeat of an alert is recorded too, as a `duplicate` that runs nothing. */
+  decision: Decision;
   step: AlarmStep;
   /** Of the body, when the call carries an Idempotency-Key. */
   fingerprint: string;

@@ -1,3 +1,4 @@
+import type { AlertFacts } from '../engine/alert-match.js';
 import type { AlertPayload } from './alert.js';
 
 /**
@@ -20,17 +21,23 @@ export interface Occurrence {
   payload: AlertPayload;
   /**
    * Makes a retry harmless: the same key on the same rule within 24 h gets the original event back
-   * and runs nothing. A webhook's Idempotency-Key header; an integration's alert fingerprint; a
-   * schedule's tick time.
+   * and runs nothing, and nothing new is stored. A webhook's Idempotency-Key header; a schedule's tick time.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * An integration's alert fingerprint: a re-sent notification of an alert a rule already recorded
+   * within 24 h is recorded again, as a `duplicate` that runs nothing.
+   */
+  alertFingerprint?: string | undefined;
 }
 
 /** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */
 export type RuleSelector =
   | { by: 'trigger'; triggerId: string }
   /** A source inside the service (a schedule) knows its rule. */
-  | { by: 'rule'; ruleId: string };
+  | { by: 'rule'; ruleId: string }
+  /** An integration's alert raises every rule of the integration whose alert trigger matches it. */
+  | { by: 'integration'; integrationId: string; alert: AlertFacts };
 
 /**
  * The proof an occurrence carried. Sources check it before submitting, from a cache; the ingest

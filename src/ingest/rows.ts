@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hostKey, type HostFacts, type LimitedHost, type StoredOutcome } from '../engine/decide.js';
+import { hostKey, type HostFacts, type LimitedHost, type Outcome } from '../engine/decide.js';
 import type { ActionKind } from '../actions/kind.js';
 import { queuedRow } from '../executions/repository.js';
 import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
@@ -12,7 +12,7 @@ import { apiKeyOf, type Occurrence } from './occurrence.js';
 
 /** The rows one event writes, built from its submission and its decision. */
 
-export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: StoredOutcome; reason: string | null; hostKey: string; alarmState: AlarmState | null; stateChanged: boolean }): NewEventRow {
+export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: Outcome; reason: string | null; hostKey: string; alarmState: AlarmState | null; stateChanged: boolean }): NewEventRow {
   return {
     id: newId(s.receivedAt),
     tenant_id: s.tenantId,

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
-import { decide, hostKey, type HostFacts, type OriginalEvent, type StoredOutcome } from '../engine/decide.js';
+import { decide, hostKey, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
 import type { SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
@@ -17,14 +17,21 @@ import { BatchHistory } from './batch-history.js';
 import { BatchWrites } from './batch-writes.js';
 import { fingerprintOf } from './rows.js';
 import type { Occurrence } from './occurrence.js';
+import { raisesOf, type Raise } from './raises.js';
 import { safetyReads, type GuardedEvent } from './safety-reads.js';
 
-export type OccurrenceResult =
-  | { status: 'stored'; eventId: string; outcome: StoredOutcome; reason: string | null; executionIds: string[] }
+/** What became of one rule an occurrence raised. */
+export type RaisedEvent =
+  | { status: 'stored'; ruleId: string; eventId: string; outcome: Outcome; reason: string | null; executionIds: string[] }
   /** The same Idempotency-Key within 24 h: the original event, and nothing new stored or run. */
-  | ({ status: 'replayed'; skippedEnv: SkippedEnv[] } & OriginalEvent)
+  | ({ status: 'replayed'; ruleId: string; skippedEnv: SkippedEnv[] } & OriginalEvent)
   /** The key was used within 24 h for a different body. */
-  | { status: 'idempotency_conflict' }
+  | { status: 'idempotency_conflict'; ruleId: string };
+
+export type OccurrenceResult =
+  | RaisedEvent
+  /** An integration's alert: one event per rule it matched (none: recorded on no rule). */
+  | { status: 'alert'; events: RaisedEvent[] }
   | { status: 'revoked_key' }
   /** The key no longer has the webhook scope (narrowed since the caller's node cached it). */
   | { status: 'key_lacks_scope' }
@@ -152,8 +159,10 @@ export class EventWriter {
   private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], work: { notifier: boolean; service: boolean }): void {
     try {
       for (const r of results) {
-        if (r.status === 'stored') this.metrics.events.inc({ outcome: r.outcome });
-        if (r.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
+        for (const e of r.status === 'alert' ? r.events : [r]) {
+          if (e.status === 'stored') this.metrics.events.inc({ outcome: e.outcome });
+          if (e.status === 'replayed') this.metrics.events.inc({ outcome: 'duplicate' });
+        }
       }
       if (queued.length > 0) this.options.onQueued(queued);
       if (work.notifier) this.options.onNotifierWork?.();
@@ -182,24 +191,33 @@ export class EventWriter {
 }
 
 /**
- * One call of the batch: decided against the batch's history, its rows kept with the batch's.
- * Whatever can throw runs before the history or the batch hold anything of it.
+ * One occurrence of the batch: each rule it raises decided against the batch's history, its rows
+ * kept with the batch's. Whatever can throw runs before the history or the batch hold anything of it.
  */
 function decideOne(s: Occurrence, kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
-  const rule = reads.rule(s);
-  if (!rule) return { status: 'no_rule' };
-  const hostKey = payloadHostKey(s);
-  const fingerprint = s.idempotencyKey === undefined ? '' : fingerprintOf(s);
-  const remembered = s.idempotencyKey === undefined ? undefined : history.remembers(rule.id, s.idempotencyKey);
-  if (remembered && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict' };
-  const facts = { act: s.payload.act, hostName: s.payload.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt };
-  const before = history.factsFor(rule, hostKey, s.idempotencyKey);
+  const raises = raisesOf(s, reads);
+  const decideEach = () => raises.map((raise) => decideRaise(raise, kinds, hosts, history, writes, queued));
+  if (s.rule.by === 'integration') return { status: 'alert', events: decideEach() };
+  if (raises.length === 0) return { status: 'no_rule' };
+  return decideEach()[0]!;
+}
+
+function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): RaisedEvent {
+  const { occurrence: s, rule, hostKey, repeat } = raise;
+  const fingerprint = repeat?.mode === 'replay' ? fingerprintOf(s) : '';
+  const remembered = repeat === undefined ? undefined : history.remembers(rule.id, repeat.key);
+  if (remembered && repeat!.mode === 'replay' && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict', ruleId: rule.id };
+  const facts = { act: s.payload.act, hostName: raise.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt, ignoredState: raise.ignoredState };
+  const before = history.factsFor(rule, hostKey, repeat?.key);
   const kind = kinds.of(rule.action.type);
   const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], kind, before);
-  if (decision.outcome === 'duplicate') return { status: 'replayed', ...decision.original, skippedEnv: remembered!.skippedEnv };
-  const decided = { occurrence: s, rule, kind, hostKey, decision, step: alarmStep(before.alarms, facts), fingerprint };
+  if (decision.outcome === 'duplicate' && repeat!.mode === 'replay') return { status: 'replayed', ruleId: rule.id, ...decision.original, skippedEnv: remembered!.skippedEnv };
+  const recorded = decision.outcome === 'duplicate'
+    ? { ...decision, reason: `a re-sent notification of an alert this rule already recorded (event ${decision.original.eventId}): not acted on again` }
+    : decision;
+  const decided = { occurrence: s, rule, kind, hostKey, decision: recorded, step: alarmStep(before.alarms, facts), fingerprint };
   const rows = writes.rowsOf(decided);
   history.record(rule, hostKey, facts, decision);
   writes.add(decided, rows, history);
@@ -207,26 +225,22 @@ function decideOne(s: Occurrence, kinds: ActionKinds, reads: BatchReads, hosts: 
   // No host: the service's executor runs it (executions/service-executor.ts).
   for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
   const executionIds = executions.map((row) => row.id);
-  if (s.idempotencyKey !== undefined) {
+  if (repeat !== undefined && decision.outcome !== 'duplicate') {
     const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
-    history.remember(rule.id, s.idempotencyKey, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
+    history.remember(rule.id, repeat.key, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
   }
-  return { status: 'stored', eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
+  return { status: 'stored', ruleId: rule.id, eventId: event.id, outcome: recorded.outcome, reason: recorded.reason, executionIds };
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */
 function guardedEvents(batch: Occurrence[], reads: BatchReads): GuardedEvent[] {
   const guarded: GuardedEvent[] = [];
   for (const s of batch) {
-    const rule = reads.admitted(s);
-    if (!rule) continue;
-    if (rule.flapping.enabled || rule.actionLimit || s.idempotencyKey !== undefined) guarded.push({ rule, hostKey: payloadHostKey(s), idempotencyKey: s.idempotencyKey });
+    for (const { rule, hostKey, repeat } of raisesOf(s, reads)) {
+      if (rule.flapping.enabled || rule.actionLimit || repeat !== undefined) guarded.push({ rule, hostKey, idempotencyKey: repeat?.key });
+    }
   }
   return guarded;
-}
-
-function payloadHostKey(s: Occurrence): string {
-  return s.payload.hostName ? hostKey(s.payload.hostName) : '';
 }
 
 function queuedOf(row: NewExecutionRow): QueuedExecution {
@@ -255,11 +269,11 @@ function candidateHostsQuery(statements: Statements, batch: Occurrence[], reads:
   const names = new Set<string>();
   const tags = new Set<string>();
   const tenants = new Set<string>();
-  for (const s of batch) {
-    const rule = reads.rule(s);
-    if (!rule || !rule.enabled || !s.payload.act) continue;
+  for (const raise of batch.flatMap((s) => raisesOf(s, reads))) {
+    const { rule } = raise;
+    if (!rule.enabled || !raise.occurrence.payload.act || raise.ignoredState) continue;
     tenants.add(rule.tenantId);
-    if (rule.target.type === 'trigger_host' && s.payload.hostName) names.add(hostKey(s.payload.hostName));
+    if (rule.target.type === 'trigger_host' && raise.hostKey) names.add(raise.hostKey);
     if (rule.target.type === 'specific_host' && rule.target.hostname) names.add(hostKey(rule.target.hostname));
     if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
   }

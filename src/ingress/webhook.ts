@@ -2,19 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
-import { isDiskFull, isRefusedData } from '../store/faults.js';
-import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { isUuid } from '../store/ids.js';
 import type { EventWriter } from '../ingest/writer.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
+import type { KeyDirectory } from '../tenants/directory.js';
 import type { Tarpit } from '../tenants/tarpit.js';
-import { missingScopeMessage } from '../tenants/scopes.js';
-import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { assertNever } from '../errors/assert-never.js';
+import { admit, invalidKey, lacksWebhookScope, submitted, unstorable } from './admission.js';
 import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
 import type { AlertPayload } from '../ingest/alert.js';
 import { parseAlertPayload } from './payload.js';
@@ -68,12 +65,6 @@ const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: `retries with the same key within 24 h get the original event back and run nothing (1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters)` })),
 });
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    caller: CallerAccess;
-  }
-}
-
 type WebhookRequest = FastifyRequest<{ Params: { apiKey: string; triggerId: string } }>;
 
 /** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
@@ -121,26 +112,6 @@ export function registerWebhookRoutes(app: Api, deps: WebhookDeps): void {
   }
 }
 
-/** Authenticate, filter by address and throttle before the body is even read. */
-async function admit(deps: WebhookDeps, request: WebhookRequest): Promise<void> {
-  const { apiKey } = request.params;
-  const caller = API_KEY_PATTERN.test(apiKey) ? await deps.directory.resolve(apiKey) : undefined;
-  if (!caller) throw invalidKey();
-  if (!caller.scopes.includes('webhook')) throw lacksWebhookScope(caller.keyName);
-  if (!caller.allows(request.ip)) {
-    throw new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`);
-  }
-  const take = caller.bucket.take();
-  if (!take.ok) {
-    deps.metrics.throttled.inc({ tenant: caller.tenantId });
-    await deps.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
-    throw new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
-      headers: { 'Retry-After': String(take.retryAfterSeconds) },
-    });
-  }
-  request.caller = caller;
-}
-
 async function accept(deps: WebhookDeps, request: WebhookRequest, reply: FastifyReply) {
   const { triggerId } = request.params;
   if (!isUuid(triggerId)) throw noTrigger(triggerId);
@@ -150,30 +121,16 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
     throw new PitcrewError('PITCREW_ERR_VALIDATION', `${first.path}: ${first.message}`, { fieldErrors: parsed.errors });
   }
   const idempotencyKey = readIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER]);
-  let result;
-  try {
-    result = await deps.writer.submit({
-      tenantId: request.caller.tenantId,
-      rule: { by: 'trigger', triggerId: triggerId.toLowerCase() },
-      source: 'webhook',
-      credential: { kind: 'api_key', keyId: request.caller.keyId },
-      receivedAt: deps.clock(),
-      sourceIp: request.ip,
-      payload: parsed.payload,
-      idempotencyKey,
-    });
-  } catch (error) {
-    if (isRefusedData(error)) {
-      request.log.error({ err: error }, 'event not stored: the database refused its values; the other events of its batch were stored');
-      throw unstorable();
-    }
-    if (isDiskFull(error)) {
-      request.log.error({ err: error, location: deps.storeLocation }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
-    } else {
-      request.log.error({ err: error }, 'event not stored');
-    }
-    throw storageUnavailable(error);
-  }
+  const result = await submitted(request, deps.storeLocation, deps.writer.submit({
+    tenantId: request.caller.tenantId,
+    rule: { by: 'trigger', triggerId: triggerId.toLowerCase() },
+    source: 'webhook',
+    credential: { kind: 'api_key', keyId: request.caller.keyId },
+    receivedAt: deps.clock(),
+    sourceIp: request.ip,
+    payload: parsed.payload,
+    idempotencyKey,
+  }));
   switch (result.status) {
     case 'revoked_key':
       deps.directory.forgetTenant(request.caller.tenantId);
@@ -200,6 +157,8 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
         .send(acceptedReply(result, parsed.payload.skippedEnv, parsed.payload.act, false));
+    case 'alert':
+      throw new Error('a webhook call names one rule; the writer answered for an alert');
     default:
       return assertNever(result);
   }
@@ -219,28 +178,6 @@ function acceptedReply(event: { eventId: string; outcome: string; reason: string
   };
 }
 
-/** Not a 503: storage is fine, and a retry of the same call would fail the same way. */
-function unstorable(): PitcrewError {
-  return new PitcrewError('PITCREW_ERR_INTERNAL', "the service failed to store this event (an error of its own, now in its log), so nothing was recorded; retrying the same body will fail the same way: report it to the service's operator");
-}
-
-function invalidKey(): PitcrewError {
-  return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key in the URL is unknown or revoked; use a current key from GET /api/v1/api-keys (revoking a key issues its replacement)');
-}
-
-function lacksWebhookScope(keyName: string): PitcrewError {
-  return new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('webhook', keyName));
-}
-
 function noTrigger(triggerId: string): PitcrewError {
   return new PitcrewError('PITCREW_ERR_TRIGGER_NOT_FOUND', `no webhook rule with trigger id ${triggerId} in this tenant; copy the URL from the rule (GET /api/v1/rules/{id})`);
-}
-
-function storageUnavailable(error: unknown): PitcrewError {
-  const detail = error instanceof GroupCommitOverloadedError
-    ? `${error.message}; nothing was recorded, retry shortly`
-    : isDiskFull(error)
-      ? "the service's storage is full, so nothing was recorded; retry once its operator has freed disk space"
-      : 'the event could not be stored, so nothing was recorded; retry shortly';
-  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', detail, { headers: { 'Retry-After': '1' } });
 }

@@ -114,6 +114,7 @@ export function toRow(rule: Rule): RuleRow {
     enabled: rule.enabled ? 1 : 0,
     trigger_type: rule.trigger.type,
     trigger_id: rule.triggerId,
+    integration_id: rule.trigger.type === 'alert' ? (rule.trigger.integrationId ?? null) : null,
     trigger: JSON.stringify(rule.trigger),
     action: JSON.stringify(rule.action),
     target: JSON.stringify(rule.target),

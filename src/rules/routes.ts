@@ -25,6 +25,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
     },
   }, async (request, reply) => {
     assertConsistent(request.body);
+    await assertIntegrationExists(db, request.principal.tenantId, request.body);
     const rule = await createRule(db, request.principal.tenantId, request.body);
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request)));
   });
@@ -65,6 +66,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
     const current = await getRule(db, request.principal.tenantId, request.params.id);
     const merged = { ...ruleToInput(current), ...request.body };
     assertConsistent(merged);
+    if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     const rule = await replaceRule(db, current, merged);
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
@@ -78,6 +80,16 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
     await deleteRule(db, request.principal.tenantId, request.params.id);
     return reply.code(204).send(null);
   });
+}
+
+/** An alert trigger listens to one of the tenant's integrations: it must exist. */
+async function assertIntegrationExists(db: Kysely<Database>, tenantId: string, input: RuleInput): Promise<void> {
+  if (input.trigger.type !== 'alert') return;
+  const { integrationId } = input.trigger;
+  const found = await db.selectFrom('integrations').select('id').where('id', '=', integrationId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (found) return;
+  const message = `no integration ${integrationId} in this tenant; create one with POST /api/v1/integrations, or pick one from GET /api/v1/integrations`;
+  throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/trigger/integrationId: ${message}`, { fieldErrors: [{ path: '/body/trigger/integrationId', message }] });
 }
 
 function assertConsistent(input: RuleInput): void {

@@ -27,8 +27,12 @@ export const WebhookTrigger = Type.Object({ type: Type.Literal('webhook') }, { a
 export const AlertTrigger = Type.Object(
   {
     type: Type.Literal('alert'),
-    integrationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    integrationId: Type.String({ format: 'uuid', description: "the integration whose alerts raise the rule (POST /api/v1/integrations)" }),
+    alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'the alert names that match: a glob (* any text, ? one character; "disk_*"), or a regular expression between slashes ("/^disk_(full|low)$/"); absent: every alert' })),
+    severity: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 20, uniqueItems: true, description: 'the severities that match, compared without case; absent: any' })),
+    labels: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ maxLength: 500 }), { description: 'labels (dimensions, tags) the alert must carry, each value a glob' })),
+    on: Type.Optional(Type.Enum(['firing', 'resolved', 'both'], { description: 'which alerts act: firing (default), resolved, or both; the others are recorded only' })),
+    hostLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "the label whose value names the host (trigger_host), instead of the tool's own (Alertmanager instance, Monasca hostname)" })),
   },
   { additionalProperties: false },
 );
@@ -156,6 +160,10 @@ export const TriggerView = Type.Object({
   curl: Type.Optional(Type.String({ description: 'ready sample; export PITCREW_API_KEY first' })),
   integrationId: Type.Optional(Type.String()),
   alarmName: Type.Optional(Type.String()),
+  severity: Type.Optional(Type.Array(Type.String())),
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  on: Type.Optional(Type.String()),
+  hostLabel: Type.Optional(Type.String()),
   schedule: Type.Optional(Type.String()),
   timezone: Type.Optional(Type.String()),
 });

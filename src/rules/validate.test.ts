@@ -26,7 +26,7 @@ const paths = (input: RuleInput) => crossFieldErrors(input).map((e) => e.path);
 describe('crossFieldErrors', () => {
   it('finds nothing wrong with a consistent rule', () => {
     expect(crossFieldErrors(rule())).toEqual([]);
-    expect(crossFieldErrors(rule({ trigger: { type: 'alert', alarmName: 'disk_full' }, target: TARGETS.specific_tags }))).toEqual([]);
+    expect(crossFieldErrors(rule({ trigger: { type: 'alert', integrationId: '01900000-0000-7000-8000-000000000000', alarmName: 'disk_full' }, target: TARGETS.specific_tags }))).toEqual([]);
     expect(crossFieldErrors(rule({ trigger: { type: 'cron', schedule: '*/5 * * * *', timezone: 'Europe/Paris' }, target: TARGETS.specific_host }))).toEqual([]);
   });
 

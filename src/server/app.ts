@@ -31,6 +31,7 @@ import { Notifier } from '../notify/notifier.js';
 import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
+import { registerIntegrationRoutes } from '../integrations/routes.js';
 import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -255,6 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
+      registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
       registerAgentInstallRoutes(scope as Api, context.agentOffer);

@@ -9,6 +9,7 @@ import * as retention from './migrations/0008_retention.js';
 import * as hostKeys from './migrations/0009_host_keys.js';
 import * as keyScopes from './migrations/0010_key_scopes.js';
 import * as eventSource from './migrations/0011_event_source.js';
+import * as integrations from './migrations/0012_integrations.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009_host_keys': hostKeys,
   '0010_key_scopes': keyScopes,
   '0011_event_source': eventSource,
+  '0012_integrations': integrations,
 };
 
 export interface MigrationReport {

@@ -44,6 +44,8 @@ export interface RulesTable {
   enabled: number;
   trigger_type: string;
   trigger_id: string | null;
+  /** Set for alert triggers: the integration whose alerts raise the rule. */
+  integration_id: string | null;
   trigger: string;
   action: string;
   target: string;
@@ -53,6 +55,23 @@ export interface RulesTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+}
+
+export interface IntegrationsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** alertmanager | grafana | monasca | zabbix | datadog | pagerduty | cloudwatch_sns | generic */
+  type: string;
+  config: string;
+  /** AES-256-GCM sealed secret (identity/secret-box.ts): a signing secret or a tool's token. */
+  secret: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+  last_alert_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
 }
 
 export interface EventsTable {
@@ -292,6 +311,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   tokens: TokensTable;
   rules: RulesTable;
+  integrations: IntegrationsTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -313,6 +333,7 @@ export interface Database {
 export type TenantRow = Selectable<TenantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type RuleRow = Selectable<RulesTable>;
+export type IntegrationRow = Selectable<IntegrationsTable>;
 export type NewRuleRow = Insertable<RulesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;

@@ -11,11 +11,14 @@ export async function withUniqueName<T>(what: string, name: string, write: () =>
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw new PitcrewError('PITCREW_ERR_CONFLICT', `a ${what} named "${name.trim()}" already exists in this tenant; choose another name`, {
-        fieldErrors: [{ path: '/body/name', message: `already used by another ${what}` }],
-      });
-    }
+    if (isUniqueViolation(error)) throw nameTaken(what, name);
     throw error;
   }
+}
+
+/** The 409 for a name another of the tenant's records already has. */
+export function nameTaken(what: string, name: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_CONFLICT', `a ${what} named "${name.trim()}" already exists in this tenant; choose another name`, {
+    fieldErrors: [{ path: '/body/name', message: `already used by another ${what}` }],
+  });
 }

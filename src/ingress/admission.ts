@@ -1,0 +1,89 @@
+import type { FastifyRequest } from 'fastify';
+import { PitcrewError } from '../errors/catalogue.js';
+import { API_KEY_PATTERN } from '../identity/secrets.js';
+import type { OccurrenceResult } from '../ingest/writer.js';
+import type { Metrics } from '../metrics/registry.js';
+import { isDiskFull, isRefusedData } from '../store/faults.js';
+import { GroupCommitOverloadedError } from '../store/group-commit.js';
+import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
+import { missingScopeMessage } from '../tenants/scopes.js';
+import type { Tarpit } from '../tenants/tarpit.js';
+
+/*
+ * What every source that takes alerts over HTTP does the same way (the webhook, integrations):
+ * the API key in the path, the tenant's address allowlist and throttle, before the body is read;
+ * and the answer when the event could not be stored.
+ */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: CallerAccess;
+  }
+}
+
+export interface AdmissionDeps {
+  directory: KeyDirectory;
+  tarpit: Tarpit;
+  metrics: Metrics;
+}
+
+/** Authenticate, filter by address and throttle before the body is even read. */
+export async function admit(deps: AdmissionDeps, request: FastifyRequest<{ Params: { apiKey: string } }>): Promise<void> {
+  const { apiKey } = request.params;
+  const caller = API_KEY_PATTERN.test(apiKey) ? await deps.directory.resolve(apiKey) : undefined;
+  if (!caller) throw invalidKey();
+  if (!caller.scopes.includes('webhook')) throw lacksWebhookScope(caller.keyName);
+  if (!caller.allows(request.ip)) {
+    throw new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`);
+  }
+  const take = caller.bucket.take();
+  if (!take.ok) {
+    deps.metrics.throttled.inc({ tenant: caller.tenantId });
+    await deps.tarpit.hold(caller.tenantId, take.retryAfterSeconds);
+    throw new PitcrewError('PITCREW_ERR_THROTTLED', `this tenant sends more events than its throttle allows; retry after ${take.retryAfterSeconds} s or raise the throttle with PATCH /api/v1/tenant`, {
+      headers: { 'Retry-After': String(take.retryAfterSeconds) },
+    });
+  }
+  request.caller = caller;
+}
+
+/** The writer's answer, or the error to answer with when the event could not be stored. */
+export async function submitted(request: FastifyRequest, storeLocation: string, submission: Promise<OccurrenceResult>): Promise<OccurrenceResult> {
+  try {
+    return await submission;
+  } catch (error) {
+    if (isRefusedData(error)) {
+      request.log.error({ err: error }, 'event not stored: the database refused its values; the other events of its batch were stored');
+      throw unstorable();
+    }
+    if (isDiskFull(error)) {
+      request.log.error({ err: error, location: storeLocation }, "event not stored: the database's disk is full. Free space there, or delete old history with PITCREW_RETENTION_DAYS (docs/configuration.md)");
+    } else {
+      request.log.error({ err: error }, 'event not stored');
+    }
+    throw storageUnavailable(error);
+  }
+}
+
+/** Not a 503: storage is fine, and a retry of the same call would fail the same way. */
+export function unstorable(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_INTERNAL', "the service failed to store this event (an error of its own, now in its log), so nothing was recorded; retrying the same body will fail the same way: report it to the service's operator");
+}
+
+export function invalidKey(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key in the URL is unknown or revoked; use a current key from GET /api/v1/api-keys (revoking a key issues its replacement)');
+}
+
+export function lacksWebhookScope(keyName: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('webhook', keyName));
+}
+
+
+function storageUnavailable(error: unknown): PitcrewError {
+  const detail = error instanceof GroupCommitOverloadedError
+    ? `${error.message}; nothing was recorded, retry shortly`
+    : isDiskFull(error)
+      ? "the service's storage is full, so nothing was recorded; retry once its operator has freed disk space"
+      : 'the event could not be stored, so nothing was recorded; retry shortly';
+  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', detail, { headers: { 'Retry-After': '1' } });
+}

@@ -1,0 +1,79 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../errors/catalogue.js';
+import type { SecretBox } from '../identity/secret-box.js';
+import { newId } from '../store/ids.js';
+import type { PageRequest } from '../store/pagination.js';
+import type { Database, IntegrationRow } from '../store/schema.js';
+import { nameTaken } from '../store/unique.js';
+import type { IntegrationInput, IntegrationPatch } from './schema.js';
+
+type Db = Kysely<Database>;
+
+export async function createIntegration(db: Db, box: SecretBox, tenantId: string, input: IntegrationInput, now = Date.now()): Promise<IntegrationRow> {
+  const id = newId(now);
+  const row: IntegrationRow = {
+    id,
+    tenant_id: tenantId,
+    name: input.name.trim(),
+    type: input.type,
+    config: JSON.stringify(input.config ?? {}),
+    secret: input.secret === undefined ? null : box.seal(input.secret, id),
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    last_alert_at: null,
+    last_error: null,
+    last_error_at: null,
+  };
+  await uniqueName(db, tenantId, row.name);
+  await db.insertInto('integrations').values(row).execute();
+  return row;
+}
+
+export async function getIntegration(db: Db, tenantId: string, id: string): Promise<IntegrationRow> {
+  const row = await db.selectFrom('integrations').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!row) throw notFound('integration', id);
+  return row;
+}
+
+export async function listIntegrations(db: Db, tenantId: string, page: PageRequest): Promise<IntegrationRow[]> {
+  let query = db.selectFrom('integrations').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
+  if (page.after) query = query.where('id', '>', page.after);
+  return query.orderBy('id').limit(page.limit + 1).execute();
+}
+
+/** Given fields replace stored ones; config is replaced whole; a secret left out is kept, null removes it. */
+export async function updateIntegration(db: Db, box: SecretBox, current: IntegrationRow, patch: IntegrationPatch, now = Date.now()): Promise<IntegrationRow> {
+  const changes: Partial<IntegrationRow> = { updated_at: now };
+  if (patch.name !== undefined) {
+    changes.name = patch.name.trim();
+    if (changes.name !== current.name) await uniqueName(db, current.tenant_id, changes.name);
+  }
+  if (patch.config !== undefined) changes.config = JSON.stringify(patch.config);
+  if (patch.secret !== undefined) changes.secret = patch.secret === null ? null : box.seal(patch.secret, current.id);
+  await db.updateTable('integrations').set(changes).where('id', '=', current.id).execute();
+  return { ...current, ...changes };
+}
+
+/** Soft delete: the URL stops taking alerts; its rules no longer fire; recorded events stay readable. */
+export async function deleteIntegration(db: Db, tenantId: string, id: string, now = Date.now()): Promise<void> {
+  const deleted = await db.updateTable('integrations').set({ deleted_at: now }).where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (Number(deleted.numUpdatedRows) === 0) throw notFound('integration', id);
+}
+
+/** The integration's secret, opened (a signing secret or a token). */
+export function openSecret(box: SecretBox, row: IntegrationRow): string | undefined {
+  return row.secret === null ? undefined : box.open(row.secret, row.id);
+}
+
+/** The status people see: the last alert taken, or why the last delivery was refused. */
+export async function recordDelivery(db: Db, id: string, outcome: { ok: true } | { ok: false; error: string }, now = Date.now()): Promise<void> {
+  const set = outcome.ok ? { last_alert_at: now } : { last_error: outcome.error.slice(0, 2000), last_error_at: now };
+  await db.updateTable('integrations').set(set).where('id', '=', id).execute();
+}
+
+/** Names are unique among live integrations; a deleted one frees its name. */
+async function uniqueName(db: Db, tenantId: string, name: string): Promise<void> {
+  const taken = await db.selectFrom('integrations').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+  if (taken) throw nameTaken('integration', name);
+}

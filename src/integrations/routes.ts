@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import type { SecretBox } from '../identity/secret-box.js';
+import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { baseUrl, type Api } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
+import type { Database } from '../store/schema.js';
+import { presentIntegration } from './presenter.js';
+import { createIntegration, deleteIntegration, getIntegration, listIntegrations, updateIntegration } from './repository.js';
+import { IntegrationInput, IntegrationPatch, IntegrationView } from './schema.js';
+
+const tags = ['integrations'];
+
+/** Integrations with monitoring tools (docs/integrations.md). A secret goes in, never comes out. */
+export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db: Kysely<Database>; box: SecretBox; publicUrl: string | undefined }): void {
+  app.post('/integrations', {
+    schema: {
+      tags, security: bearer, summary: 'Connect a monitoring tool: its alerts go to the URL in the reply',
+      body: IntegrationInput, response: { 201: IntegrationView, ...problems(400, 401, 409) },
+    },
+  }, async (request, reply) => {
+    const row = await createIntegration(db, box, request.principal.tenantId, request.body);
+    return reply.code(201).header('Location', `/api/v1/integrations/${row.id}`).send(presentIntegration(row, baseUrl(publicUrl, request)));
+  });
+
+  app.get('/integrations', {
+    schema: {
+      tags, security: bearer, summary: 'List integrations (oldest first) with their last alert and last error',
+      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      response: { 200: pageOf(IntegrationView), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    return toPage(await listIntegrations(db, request.principal.tenantId, page), page, (row) => presentIntegration(row, baseUrl(publicUrl, request)));
+  });
+
+  app.get('/integrations/:id', {
+    schema: { tags, security: bearer, summary: 'Get an integration', params: IdParams, response: { 200: IntegrationView, ...problems(400, 401, 404) } },
+  }, async (request) => presentIntegration(await getIntegration(db, request.principal.tenantId, request.params.id), baseUrl(publicUrl, request)));
+
+  app.patch('/integrations/:id', {
+    schema: {
+      tags, security: bearer, summary: 'Change an integration: its name, its settings (replaced whole), its secret (null removes it)',
+      params: IdParams, body: IntegrationPatch, response: { 200: IntegrationView, ...problems(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const current = await getIntegration(db, request.principal.tenantId, request.params.id);
+    return presentIntegration(await updateIntegration(db, box, current, request.body), baseUrl(publicUrl, request));
+  });
+
+  app.delete('/integrations/:id', {
+    schema: {
+      tags, security: bearer, summary: 'Delete an integration: its URL stops taking alerts and its rules stop firing; recorded events stay',
+      params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    await deleteIntegration(db, request.principal.tenantId, request.params.id);
+    return reply.code(204).send(null);
+  });
+}

@@ -147,6 +147,7 @@ describe('parseDatadog: bodies Datadog sent (CodeNow/fluffy)', () => {
     event_tags: 'availability-zone:us-west-1a,host:i-3b93aafb,image:ami-9f305fff,instance-type:c3.large,kernel:none,monitor,org:6585,region:us-west-1,role:dock,security-group:sg-59a3503c,security-group:sg-cb8e7dae',
     event_type: 'metric_alert_monitor',
     link: 'https://app.datadoghq.com/event/event?id=3089903685627551077',
+    secret: 'I_solemnly_swear_that_I_am_up_to_no_good',
     title: '[Recovered on {host:i-3b93aafb}] Dock is almost out of memory...',
   };
   const triggered = {
@@ -163,6 +164,7 @@ describe('parseDatadog: bodies Datadog sent (CodeNow/fluffy)', () => {
     const resolved = alertOf(parseDatadog(request(recovered)));
     expect(fired).toMatchObject({ state: 'firing', hostName: 'i-3b93aafb', alarmName: 'Dock is almost out of memory...' });
     expect(fired.labels).toMatchObject({ region: 'us-west-1', role: 'dock', 'security-group': 'sg-59a3503c,sg-cb8e7dae' });
+    expect(JSON.stringify([fired.labels, fired.annotations])).not.toContain('I_solemnly_swear');
     expect(fired.annotations.link).toBe('https://app.datadoghq.com/event/event?id=3089904566766935419');
     expect(resolved.state).toBe('resolved');
     expect(resolved.fingerprint).not.toBe(fired.fingerprint);

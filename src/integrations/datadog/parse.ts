@@ -34,6 +34,8 @@ const TITLE_SCOPE = /\bon \{([^}]*)\}/;
 const ANNOTATION_FIELDS = new Set(['body', 'event_msg', 'text_only_msg', 'title', 'event_title', 'alert_title', 'alert_status', 'alert_query', 'link', 'event_url', 'snapshot', 'logs_sample']);
 /** Fields read into something else (tags, org) or that would only repeat the event. */
 const HANDLED_FIELDS = new Set(['tags', 'event_tags', 'org']);
+/** Labels reach scripts as environment variables: a credential someone put in the payload must not. */
+const SECRET_NAME = /secret|token|password|passwd|api[_-]?key|authorization/i;
 
 const ACCEPTED = 'Recovered, Triggered, Re-Triggered, Warn, Re-Warn, No Data, Re-No Data, Renotify or Null';
 
@@ -87,7 +89,7 @@ export function parseDatadog(request: ToolRequest): ToolNotification {
   for (const [name, values] of tags) labels[name] = values.join(',');
   const annotations: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
-    if (HANDLED_FIELDS.has(name)) continue;
+    if (HANDLED_FIELDS.has(name) || SECRET_NAME.test(name)) continue;
     const printed = labelText(value);
     if (printed === undefined || printed === '') continue;
     (ANNOTATION_FIELDS.has(name) ? annotations : labels)[name] = printed;

@@ -102,7 +102,7 @@ function hostOf(data: Record<string, unknown>, hostField: unknown): string | und
   if (typeof hostField !== 'string' || hostField.trim() === '') return undefined;
   let value: unknown = data;
   for (const step of hostField.trim().split('.')) {
-    if (!isRecord(value)) return undefined;
+    if (!isRecord(value) || !Object.hasOwn(value, step)) return undefined;
     value = value[step];
   }
   return nonEmpty(value);

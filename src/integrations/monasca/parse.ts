@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import type { FieldError } from '../../errors/catalogue.js';
+import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+
+/**
+ * `monasca`: an OpenStack Monasca Webhook notification (issue 17), as monasca-notification posts
+ * it (openstack/monasca-notification, monasca_notification/plugins/webhook_notifier.py):
+ *
+ *   {alarm_id, alarm_definition_id, alarm_name, alarm_description, alarm_timestamp (seconds),
+ *    state, old_state, message (the state change reason), tenant_id,
+ *    metrics: [{id, name, dimensions: {hostname, service, ...}}]}
+ *
+ * with `content-type: application/json` (and `X-Auth-Token`, monasca-notification's own Keystone
+ * token, when its keystone.auth_required is set). The body is not signed: the integration URL's
+ * API key is what authenticates it.
+ *
+ * One notification is one alarm (one state transition), so one ToolAlert. ALARM fires, OK
+ * resolves, UNDETERMINED (no data) is a control: recorded, never acted on.
+ *
+ * Host: the `hostname` dimension of the first metric that has one. Fingerprint: alarm_id + state
+ * + alarm_timestamp: a webhook with period 60 re-sends the same transition (same timestamp) every
+ * minute, and those re-sends are duplicates; the next transition has a new timestamp.
+ */
+export function parseMonasca(request: ToolRequest): ToolNotification {
+  const body = bodyObject(request);
+  if (!body) {
+    return invalid('/body', 'the body is not a Monasca webhook notification: expected a JSON object with alarm_id, alarm_name, state, alarm_timestamp and metrics');
+  }
+  const errors: FieldError[] = [];
+  for (const key of ['alarm_id', 'alarm_name', 'state'] as const) {
+    if (typeof body[key] !== 'string' || body[key] === '') errors.push({ path: `/body/${key}`, message: `${key} is required in a Monasca webhook notification (a string)` });
+  }
+  if (typeof body.alarm_timestamp !== 'number' || !Number.isFinite(body.alarm_timestamp)) {
+    errors.push({ path: '/body/alarm_timestamp', message: 'alarm_timestamp is required: the time of the state change in seconds since the epoch' });
+  }
+  if (!Array.isArray(body.metrics)) {
+    errors.push({ path: '/body/metrics', message: 'metrics is required: the list of the alarm\'s metrics with their dimensions' });
+  }
+  if (errors.length > 0) return { kind: 'invalid', errors };
+
+  const alarmName = body.alarm_name as string;
+  const state = body.state as string;
+  if (state === 'UNDETERMINED') {
+    return { kind: 'control', description: `Monasca alarm ${alarmName} is undetermined (no data): ${text(body.message) ?? 'no reason given'}` };
+  }
+  if (state !== 'ALARM' && state !== 'OK') {
+    return invalid('/body/state', `state must be ALARM, OK or UNDETERMINED, not ${state}`);
+  }
+
+  const metrics = body.metrics as unknown[];
+  const labels: Record<string, string> = {};
+  let hostName: string | undefined;
+  const metricNames: string[] = [];
+  for (const [index, metric] of metrics.entries()) {
+    if (!isObject(metric)) return invalid(`/body/metrics/${index}`, 'each metric must be an object with name and dimensions');
+    if (metric.dimensions !== undefined && metric.dimensions !== null && !isObject(metric.dimensions)) {
+      return invalid(`/body/metrics/${index}/dimensions`, 'dimensions must be an object of name to value');
+    }
+    const name = text(metric.name);
+    if (name !== undefined && !metricNames.includes(name)) metricNames.push(name);
+    const dimensions = isObject(metric.dimensions) ? metric.dimensions : {};
+    if (hostName === undefined) hostName = text(dimensions.hostname);
+    // An alarm's metrics usually share their match_by dimensions; where they differ, the first metric's value stands.
+    for (const [key, value] of Object.entries(dimensions)) {
+      const flat = text(value);
+      if (flat !== undefined && !(key in labels)) labels[key] = flat;
+    }
+  }
+  for (const [key, value] of [
+    ['alarm_definition_id', body.alarm_definition_id],
+    ['tenant_id', body.tenant_id],
+    ['metric_name', metricNames.length > 0 ? metricNames.join(',') : undefined],
+  ] as const) {
+    const flat = text(value);
+    if (flat !== undefined && !(key in labels)) labels[key] = flat;
+  }
+
+  const annotations: Record<string, string> = {};
+  for (const key of ['alarm_description', 'message', 'old_state', 'alarm_id'] as const) {
+    const flat = text(body[key]);
+    if (flat !== undefined && flat !== '') annotations[key] = flat;
+  }
+  const changedAt = new Date((body.alarm_timestamp as number) * 1000);
+  if (!Number.isNaN(changedAt.getTime())) annotations.alarm_timestamp = changedAt.toISOString();
+
+  const toolAlert: ToolAlert = {
+    alarmName,
+    hostName,
+    // The webhook body carries no severity: it is the alarm definition's (readable with the API client in keystone.ts).
+    severity: undefined,
+    state: state === 'ALARM' ? 'firing' : 'resolved',
+    fingerprint: createHash('sha256').update(JSON.stringify([body.alarm_id, state, body.alarm_timestamp])).digest('hex'),
+    labels,
+    annotations,
+    raw: body,
+  };
+  return { kind: 'alerts', alerts: [toolAlert] };
+}
+
+/** The body as an object, parsed here when the caller did not (a proxy that changed the content type). */
+function bodyObject(request: ToolRequest): Record<string, unknown> | undefined {
+  if (request.body !== undefined) return isObject(request.body) ? request.body : undefined;
+  try {
+    const parsed: unknown = JSON.parse(request.rawBody);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A label value as text: strings as they are, numbers and booleans printed, anything else JSON. */
+function text(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(path: string, message: string): ToolNotification {
+  return { kind: 'invalid', errors: [{ path, message }] };
+}

@@ -1,0 +1,195 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An emulator of Keystone (token issue, v2.0 and v3) and of the Monasca API's read side (alarm
+ * definitions, notification methods), for tests of src/integrations/monasca/keystone.ts. It follows
+ * the API references:
+ *
+ * - Identity API v2.0 "Authenticate" (https://docs.openstack.org/api-ref/identity/v2/):
+ *   POST /v2.0/tokens {auth:{tenantName, passwordCredentials:{username, password}}}
+ *   -> 200 {access:{token:{id, expires, issued_at, tenant:{id, name}}, serviceCatalog, user}}; 401 otherwise.
+ * - Identity API v3 "Password authentication with scoped authorization"
+ *   (https://docs.openstack.org/api-ref/identity/v3/): POST /v3/auth/tokens
+ *   {auth:{identity:{methods:["password"], password:{user:{name, domain:{name}, password}}},
+ *   scope:{project:{name, domain:{name}}}}} -> 201, X-Subject-Token header, {token:{expires_at, ...}}; 401 otherwise.
+ * - Monasca API (openstack/monasca-api docs/monasca-api-spec.md): GET /v2.0/alarm-definitions and
+ *   GET /v2.0/notification-methods with X-Auth-Token -> 200 {links:[{rel:"self"},{rel:"next"}], elements}
+ *   paged by offset (the last id of the page) and limit; 401 without a valid token.
+ *
+ * Tokens are per project: the Monasca endpoints show the definitions and methods of the token's project.
+ */
+export interface EmulatedUser {
+  username: string;
+  password: string;
+  /** The user's domain name (v3). Default "Default". */
+  domain?: string;
+  /** The projects (tenants) the user may scope a token to. */
+  projects: string[];
+}
+
+export interface EmulatedNotificationMethod {
+  id: string;
+  name: string;
+  type: string;
+  address: string;
+  period: number;
+}
+
+export interface EmulatedAlarmDefinition {
+  id: string;
+  name: string;
+  description?: string;
+  expression: string;
+  severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+  actions_enabled?: boolean;
+  alarm_actions: string[];
+  ok_actions: string[];
+  undetermined_actions: string[];
+}
+
+export interface KeystoneMonasca {
+  url: string;
+  /** Every request the emulator answered: method, path, and the X-Auth-Token it carried. */
+  requests: { method: string; path: string; token: string | undefined }[];
+  /** What the Monasca API holds per project. */
+  projects: Map<string, { methods: EmulatedNotificationMethod[]; definitions: EmulatedAlarmDefinition[] }>;
+  /** Forget every token issued so far (as a token expiry or revocation would). */
+  revokeTokens(): void;
+  /** Page size when the caller gives no limit (the API's server-wide default). */
+  pageSize: number;
+  close(): Promise<void>;
+}
+
+/** The token requests' bodies, as far as the emulator reads them. */
+interface AuthBody {
+  auth?: {
+    tenantName?: string;
+    passwordCredentials?: { username?: string; password?: string };
+    identity?: { methods?: unknown; password?: { user?: { name?: string; password?: string; domain?: { name?: string } } } };
+    scope?: { project?: { name?: string; domain?: { name?: string } } };
+  };
+}
+
+const UNAUTHORIZED_KEYSTONE = { error: { message: 'The request you have made requires authentication.', code: 401, title: 'Unauthorized' } };
+const UNAUTHORIZED_MONASCA = { title: 'Unauthorized', description: 'Authentication required' };
+
+export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<KeystoneMonasca> {
+  const tokens = new Map<string, string>(); // token -> project
+  const requests: KeystoneMonasca['requests'] = [];
+  const projects: KeystoneMonasca['projects'] = new Map();
+  for (const user of users) for (const project of user.projects) if (!projects.has(project)) projects.set(project, { methods: [], definitions: [] });
+  let base = '';
+
+  function issue(project: string): string {
+    const token = randomBytes(16).toString('hex');
+    tokens.set(token, project);
+    return token;
+  }
+
+  function findUser(username: unknown, password: unknown, domain: unknown, project: unknown): EmulatedUser | undefined {
+    return users.find((u) => u.username === username && u.password === password && (u.domain ?? 'Default') === domain && u.projects.includes(project as string));
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', base);
+      const token = typeof req.headers['x-auth-token'] === 'string' ? req.headers['x-auth-token'] : undefined;
+      requests.push({ method: req.method ?? '', path: url.pathname, token });
+      const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(body));
+      };
+      let body: AuthBody = {};
+      if (chunks.length > 0) {
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return reply(400, { error: { message: 'Malformed request body', code: 400, title: 'Bad Request' } });
+        }
+      }
+
+      if (req.method === 'POST' && url.pathname === '/v2.0/tokens') {
+        const auth = body.auth ?? {};
+        const user = findUser(auth.passwordCredentials?.username, auth.passwordCredentials?.password, 'Default', auth.tenantName);
+        if (!user) return reply(401, UNAUTHORIZED_KEYSTONE);
+        const id = issue(auth.tenantName!);
+        return reply(200, {
+          access: {
+            token: { issued_at: new Date().toISOString(), expires: new Date(Date.now() + 3600_000).toISOString(), id, tenant: { id: `t-${auth.tenantName}`, name: auth.tenantName!, enabled: true }, audit_ids: [randomUUID()] },
+            serviceCatalog: [{ type: 'monitoring', name: 'monasca', endpoints: [{ publicURL: base, region: 'RegionOne' }] }],
+            user: { username: user.username, id: `u-${user.username}`, name: user.username, roles: [{ name: 'monasca-user' }] },
+            metadata: { is_admin: 0, roles: [] },
+          },
+        });
+      }
+
+      if (req.method === 'POST' && url.pathname === '/v3/auth/tokens') {
+        const auth = body.auth ?? {};
+        const identity = auth.identity ?? {};
+        const methods: unknown = identity.methods;
+        const passwordUser = identity.password?.user;
+        const project = auth.scope?.project;
+        if (!Array.isArray(methods) || !methods.includes('password') || !passwordUser || !project) {
+          return reply(400, { error: { message: 'Expecting to find identity.methods ["password"], identity.password.user and scope.project', code: 400, title: 'Bad Request' } });
+        }
+        const user = findUser(passwordUser.name, passwordUser.password, passwordUser.domain?.name, project.name);
+        if (!user || (project.domain?.name ?? '') !== (user.domain ?? 'Default')) return reply(401, UNAUTHORIZED_KEYSTONE);
+        const id = issue(project.name!);
+        return reply(
+          201,
+          {
+            token: {
+              methods: ['password'],
+              expires_at: new Date(Date.now() + 3600_000).toISOString(),
+              issued_at: new Date().toISOString(),
+              user: { id: `u-${user.username}`, name: user.username, domain: { id: 'default', name: user.domain ?? 'Default' } },
+              project: { id: `t-${project.name}`, name: project.name, domain: { id: 'default', name: project.domain?.name } },
+              roles: [{ id: 'r-monasca-user', name: 'monasca-user' }],
+              catalog: [{ type: 'monitoring', name: 'monasca', endpoints: [{ interface: 'public', region: 'RegionOne', url: base }] }],
+            },
+          },
+          { 'x-subject-token': id },
+        );
+      }
+
+      if (req.method === 'GET' && (url.pathname === '/v2.0/alarm-definitions' || url.pathname === '/v2.0/notification-methods')) {
+        const project = token === undefined ? undefined : tokens.get(token);
+        if (project === undefined) return reply(401, UNAUTHORIZED_MONASCA);
+        const held = projects.get(project)!;
+        const all: { id: string }[] = url.pathname === '/v2.0/alarm-definitions' ? held.definitions : held.methods;
+        const limit = Number(url.searchParams.get('limit') ?? emulator.pageSize);
+        const offset = url.searchParams.get('offset');
+        const sorted = [...all].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const start = offset === null ? 0 : sorted.findIndex((item) => item.id > offset);
+        const page = start < 0 ? [] : sorted.slice(start, start + limit);
+        // The API names itself by the host it was configured with, not by the one the client used.
+        const self = `http://monasca.internal:8070${url.pathname}`;
+        const links: { rel: string; href: string }[] = [{ rel: 'self', href: self }];
+        if (start >= 0 && start + limit < sorted.length) links.push({ rel: 'next', href: `${self}?offset=${encodeURIComponent(page[page.length - 1]!.id)}` });
+        const elements = page.map((item) => ({ ...item, links: [{ rel: 'self', href: `${self}/${item.id}` }] }));
+        return reply(200, { links, elements });
+      }
+
+      reply(404, { title: 'Not Found', description: `No route for ${req.method} ${url.pathname}` });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const emulator: KeystoneMonasca = {
+    url: base,
+    requests,
+    projects,
+    pageSize: 2,
+    revokeTokens: () => tokens.clear(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+  return emulator;
+}

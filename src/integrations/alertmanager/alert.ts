@@ -11,7 +11,7 @@ export interface GroupAlertOptions {
   at: string;
   /** The label naming the host (config.hostLabel); `instance` when unset. */
   hostLabel: string;
-  /** Fields of the group kept beside the alert in `raw` (receiver, groupKey, externalURL...). */
+  /** Fields of the group kept beside the alert in `raw` (receiver, groupKey, externalURL...); the alert's own win. */
   group: Record<string, unknown>;
 }
 
@@ -50,7 +50,8 @@ export function readGroupAlert(value: unknown, options: GroupAlertOptions): Tool
     fingerprint: `${fingerprint as string}@${new Date(startsAt).toISOString()}:${state}`,
     labels,
     annotations,
-    raw: { ...value, ...options.group },
+    // The alert's own fields win over the group's of the same name (Grafana's alerts carry orgId too).
+    raw: { ...options.group, ...value },
   };
 }
 

@@ -141,7 +141,7 @@ describe('parseAlertmanager', () => {
 
   it('names every field of every alert that is not as Alertmanager sends it', () => {
     const body = amBody([amAlert(), { ...amAlert(), status: 'pending' as 'firing', fingerprint: '', startsAt: 'yesterday' }]);
-    (body.alerts as unknown[]).push({ ...amAlert(), labels: "a=b" });
+    (body.alerts as unknown[]).push({ ...amAlert(), labels: 'a=b' });
     const errors = errorsOf(parseAlertmanager(request(body)));
     expect(errors.map((e) => e.path)).toEqual(['/body/alerts/1/status', '/body/alerts/1/fingerprint', '/body/alerts/1/startsAt', '/body/alerts/2/labels']);
     expect(errors[0]!.message).toBe('alerts[1].status: expected "firing" or "resolved", got "pending"');

@@ -87,7 +87,9 @@ function readTextMap(value: unknown, at: string, errors: FieldError[], required:
   const out: Record<string, string> = {};
   for (const [name, v] of Object.entries(value)) {
     if (v === null || v === undefined) continue;
-    out[name] = typeof v === 'string' ? v : JSON.stringify(v);
+    const text = typeof v === 'string' ? v : safeJson(v);
+    if (text === undefined) errors.push({ path: `${at}/${name}`, message: `${describe(at)}.${name}: expected a string, got a value nested too deep to read` });
+    else out[name] = text;
   }
   return out;
 }
@@ -106,7 +108,7 @@ export function kindOf(value: unknown): string {
 /** A value for a message: short, quoted when a string. */
 export function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  const text = safeJson(value) ?? 'a value nested too deep to show';
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -118,6 +120,15 @@ export function describe(pointer: string): string {
     .filter((part) => part !== '')
     .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
     .join('') || 'body';
+}
+
+/** JSON text, or undefined when the value cannot be written (nested deeper than the stack allows). */
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -156,6 +156,14 @@ describe('parseAlertmanager', () => {
     expect(alertsOf(parseAlertmanager(request(amBody([alert]))))[0]!.labels).toEqual({ alertname: 'X', count: '3', nested: '{"a":1}' });
   });
 
+  it('refuses, without throwing, a label or status nested deeper than JSON.stringify can write', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const alert = { ...amAlert(), status: deep, labels: { alertname: 'X', deep } };
+    const errors = errorsOf(parseAlertmanager({ ...request(amBody([])), body: amBody([alert as unknown as AmAlert]) }));
+    expect(errors.map((e) => e.path)).toEqual(['/body/alerts/0/status', '/body/alerts/0/labels/deep']);
+  });
+
   it('refuses a config whose hostLabel is not a label name', () => {
     expect(errorsOf(parseAlertmanager(request(amBody([amAlert()]), { hostLabel: 'host-name' })))[0]!.path).toBe('/config/hostLabel');
     expect(checkAlertmanagerConfig({ hostLabel: 7 })).toEqual([{ path: '/body/config/hostLabel', message: expect.stringContaining('label name') }]);

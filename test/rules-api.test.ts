@@ -5,12 +5,16 @@ import { expectProblem } from './support/problems.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } };
+/** The id given to the default tenant's Monasca integration, for the alert triggers of the tables below. */
+const MONASCA = '01900000-0000-7000-8000-0000000000aa';
 
 
 describe.each(testDialects())('rules API on %s', (dialect) => {
   let env: TestEnv;
   beforeAll(async () => {
     env = await startTestEnv(dialect);
+    const made = (await env.api('POST', '/api/v1/integrations', { name: 'monasca-eu', type: 'monasca' })).json();
+    await env.store.db.updateTable('integrations').set({ id: MONASCA }).where('id', '=', made.id).execute();
   });
   afterAll(() => env.close());
 
@@ -25,7 +29,7 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
   describe('create, as validated data', () => {
     it.each([
       ['webhook', { type: 'webhook' }, { type: 'trigger_host' }],
-      ['alert', { type: 'alert', integrationId: 'monasca-eu', alarmName: 'disk_full' }, { type: 'trigger_host' }],
+      ['alert', { type: 'alert', integrationId: MONASCA, alarmName: 'disk_full' }, { type: 'trigger_host' }],
       ['cron', { type: 'cron', schedule: '*/5 * * * *', timezone: 'Europe/Paris' }, { type: 'specific_tags', tags: ['web', 'eu'] }],
     ])('a %s trigger', async (kind, trigger, target) => {
       const response = await create({ trigger, target });
@@ -105,9 +109,10 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     it('filters by enabled, trigger type and a literal part of the name', async () => {
       const t = await env.addTenant(`filters-${dialect}`);
       const cron = { trigger: { type: 'cron', schedule: '0 * * * *' }, target: { type: 'cli_machine' }, action: { type: 'email_runbook', runbook: { notes: 'n' } } };
+      const monitoring = (await env.api('POST', '/api/v1/integrations', { name: 'am', type: 'alertmanager' }, t.token)).json();
       for (const [name, extra] of [
         ['Disk 100%_full', {}], ['disk 100x full', { enabled: false }], ['Disk 100%Xfull', cron],
-        ['CPU_high', { ...cron, enabled: false }], ['back\\slash', {}], ['memory', { trigger: { type: 'alert' } }], ['Été chaud', { enabled: false }],
+        ['CPU_high', { ...cron, enabled: false }], ['back\\slash', {}], ['memory', { trigger: { type: 'alert', integrationId: monitoring.id } }], ['Été chaud', { enabled: false }],
       ] as const) await env.createWebhookRule({ name, ...extra }, t.token);
       const find = (query: string) => names(query, t.token).then((found) => found.sort());
 

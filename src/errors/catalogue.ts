@@ -8,10 +8,12 @@ export const errorCatalogue = {
   PITCREW_ERR_BAD_CURSOR: { status: 400, title: 'The pagination cursor is not valid' },
   PITCREW_ERR_UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
   PITCREW_ERR_INVALID_API_KEY: { status: 401, title: 'Unknown or revoked API key' },
+  PITCREW_ERR_INVALID_SIGNATURE: { status: 401, title: "The monitoring tool's signature does not verify" },
   PITCREW_ERR_IP_NOT_ALLOWED: { status: 403, title: 'Caller address not on the allowlist' },
   PITCREW_ERR_KEY_SCOPE: { status: 403, title: 'The API key lacks the scope for this call' },
   PITCREW_ERR_NOT_FOUND: { status: 404, title: 'Not found' },
   PITCREW_ERR_TRIGGER_NOT_FOUND: { status: 404, title: 'No such trigger' },
+  PITCREW_ERR_INTEGRATION_NOT_FOUND: { status: 404, title: 'No such integration' },
   PITCREW_ERR_CONFLICT: { status: 409, title: 'Conflict with the current state' },
   PITCREW_ERR_HOST_ALREADY_ENROLLED: { status: 409, title: 'A host of this name is already enrolled' },
   PITCREW_ERR_BODY_TOO_LARGE: { status: 413, title: 'The body is too large' },
@@ -22,6 +24,7 @@ export const errorCatalogue = {
   PITCREW_ERR_CHANNEL_DELIVERY_FAILED: { status: 502, title: 'The channel did not accept the message' },
   PITCREW_ERR_STORAGE_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   PITCREW_ERR_STOPPING: { status: 503, title: 'The service is stopping' },
+  PITCREW_ERR_TOOL_UNAVAILABLE: { status: 503, title: 'A service the monitoring tool relies on did not answer' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

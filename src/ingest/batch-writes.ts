@@ -24,6 +24,8 @@ export interface Decided {
   step: AlarmStep;
   /** Of the body, when the call carries an Idempotency-Key. */
   fingerprint: string;
+  /** The key a repeat of this event is known by (Idempotency-Key, an alert's fingerprint), kept 24 h. */
+  repeatKey: string | undefined;
 }
 
 export interface EventRows {
@@ -66,15 +68,16 @@ export class BatchWrites {
   }
 
   /** Keeps an event's rows (from `rowsOf`) with its escalations and idempotency key. */
-  add({ occurrence: s, rule, kind, decision, fingerprint }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
+  add({ rule, kind, decision, fingerprint, repeatKey }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
     this.events.push(event);
     for (const row of executions) this.executions.push(row);
     if (decision.outcome === 'accepted' && decision.serviceRuns.length > 0) this.givesServiceWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
       for (const limited of decision.limited) this.escalate(rule, kind, limited, history, event.id);
     }
-    if (s.idempotencyKey !== undefined) {
-      this.keys.push({ rule_id: rule.id, key: s.idempotencyKey, tenant_id: rule.tenantId, event_id: event.id, fingerprint, created_at: this.now });
+    // A recorded repeat keeps the original's key: the first event stays the one a repeat points to.
+    if (repeatKey !== undefined && decision.outcome !== 'duplicate') {
+      this.keys.push({ rule_id: rule.id, key: repeatKey, tenant_id: rule.tenantId, event_id: event.id, fingerprint, created_at: this.now });
     }
   }
 

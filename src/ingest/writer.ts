@@ -217,7 +217,7 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
   const recorded = decision.outcome === 'duplicate'
     ? { ...decision, reason: `a re-sent notification of an alert this rule already recorded (event ${decision.original.eventId}): not acted on again` }
     : decision;
-  const decided = { occurrence: s, rule, kind, hostKey, decision: recorded, step: alarmStep(before.alarms, facts), fingerprint };
+  const decided = { occurrence: s, rule, kind, hostKey, decision: recorded, step: alarmStep(before.alarms, facts), fingerprint, repeatKey: repeat?.key };
   const rows = writes.rowsOf(decided);
   history.record(rule, hostKey, facts, decision);
   writes.add(decided, rows, history);

@@ -1,15 +1,17 @@
 import type { Kysely } from 'kysely';
-import { notFound } from '../errors/catalogue.js';
+import { notFound, PitcrewError } from '../errors/catalogue.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
 import { nameTaken } from '../store/unique.js';
-import type { IntegrationInput, IntegrationPatch } from './schema.js';
+import type { IntegrationInput, IntegrationPatch, IntegrationType } from './schema.js';
+import { configErrors } from './tools.js';
 
 type Db = Kysely<Database>;
 
 export async function createIntegration(db: Db, box: SecretBox, tenantId: string, input: IntegrationInput, now = Date.now()): Promise<IntegrationRow> {
+  assertConfig(input.type, input.config ?? {});
   const id = newId(now);
   const row: IntegrationRow = {
     id,
@@ -49,7 +51,10 @@ export async function updateIntegration(db: Db, box: SecretBox, current: Integra
     changes.name = patch.name.trim();
     if (changes.name !== current.name) await uniqueName(db, current.tenant_id, changes.name);
   }
-  if (patch.config !== undefined) changes.config = JSON.stringify(patch.config);
+  if (patch.config !== undefined) {
+    assertConfig(current.type as IntegrationType, patch.config);
+    changes.config = JSON.stringify(patch.config);
+  }
   if (patch.secret !== undefined) changes.secret = patch.secret === null ? null : box.seal(patch.secret, current.id);
   await db.updateTable('integrations').set(changes).where('id', '=', current.id).execute();
   return { ...current, ...changes };
@@ -70,6 +75,11 @@ export function openSecret(box: SecretBox, row: IntegrationRow): string | undefi
 export async function recordDelivery(db: Db, id: string, outcome: { ok: true } | { ok: false; error: string }, now = Date.now()): Promise<void> {
   const set = outcome.ok ? { last_alert_at: now } : { last_error: outcome.error.slice(0, 2000), last_error_at: now };
   await db.updateTable('integrations').set(set).where('id', '=', id).execute();
+}
+
+function assertConfig(type: IntegrationType, config: Record<string, unknown>): void {
+  const errors = configErrors(type, config);
+  if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
 }
 
 /** Names are unique among live integrations; a deleted one frees its name. */

@@ -1,4 +1,9 @@
 import { assertNever } from '../errors/assert-never.js';
+import type { FieldError } from '../errors/catalogue.js';
+import { checkAlertmanagerConfig, parseAlertmanager } from './alertmanager/parse.js';
+import { checkGenericMapping } from './generic/mapping.js';
+import { parseGeneric } from './generic/parse.js';
+import { checkGrafanaConfig, parseGrafana } from './grafana/parse.js';
 import { cloudwatchSnsParser, type CloudwatchSnsDeps } from './cloudwatch-sns/parse.js';
 import { parseDatadog } from './datadog/parse.js';
 import { parseMonasca } from './monasca/parse.js';
@@ -28,17 +33,29 @@ export function toolParsers(deps: ToolDeps): (type: IntegrationType) => ToolPars
       case 'cloudwatch_sns':
         return sns;
       case 'alertmanager':
+        return parseAlertmanager;
       case 'grafana':
+        return parseGrafana;
       case 'generic':
-        return notYet(type);
+        return parseGeneric;
       default:
         return assertNever(type);
     }
   };
 }
 
-function notYet(type: string): ToolParser {
-  return () => ({ kind: 'invalid', errors: [{ path: '/body', message: `${type} integrations do not read alerts in this version yet` }] });
+/** The settings a tool's integration is created with, checked: the field errors (none: fine). */
+export function configErrors(type: IntegrationType, config: Record<string, unknown>): FieldError[] {
+  switch (type) {
+    case 'alertmanager':
+      return checkAlertmanagerConfig(config);
+    case 'grafana':
+      return checkGrafanaConfig(config);
+    case 'generic':
+      return checkGenericMapping(config);
+    default:
+      return [];
+  }
 }
 
 /** SNS's certificates, fetched once an hour at most: every notification of a topic names the same one. */

@@ -32,6 +32,8 @@ import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
+import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
+import { registerIntegrationIngress } from '../ingress/integration.js';
 import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -85,6 +87,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** Action kinds beside the built-in ones (actions/kinds.ts), with the runners of those the service runs: a test's own kind. */
   extraKinds?: { kinds: ActionKind[]; runners: ServiceRunner[] };
+  /** How the tools' parsers reach out (SNS certificates); tests give an emulator's. */
+  integrationTools?: ToolDeps;
   /** How often the service executor looks for work besides being woken (1 s). */
   serviceExecutorPollMs?: number;
 }
@@ -245,6 +249,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAgentDownloadRoute(server, context.agentOffer);
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, {
     writer, directory, tarpit: context.tarpit, metrics, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
+  }));
+  await server.register(async (scope) => registerIntegrationIngress(scope as Api, {
+    db, box: secretBox, writer, directory, tarpit: context.tarpit, metrics, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
+    parserOf: toolParsers(deps.integrationTools ?? snsCertificates()),
   }));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
   await server.register(

@@ -21,7 +21,7 @@ async function insertHosts(db: Kysely<Database>, tenantId: string, prefix: strin
     const hosts = Array.from({ length: Math.min(500, count - start) }, (_, i) => {
       const hostname = `${prefix}-${start + i}`;
       return {
-        id: newId(now), tenant_id: tenantId, hostname, hostname_key: hostname, tags: JSON.stringify([tag]), agent_tags: JSON.stringify([tag]), managed_tags: '[]',
+        id: newId(now), tenant_id: tenantId, hostname, hostname_key: hostname, hostname_short: hostname, tags: JSON.stringify([tag]), agent_tags: JSON.stringify([tag]), managed_tags: '[]',
         os: 'Linux test', arch: 'x64', agent_version: 'test', token_hash: randomUUID(), enrolled_at: now, last_seen_at: null, session_id: null, node_id: null,
       };
     });

@@ -110,6 +110,16 @@ describe.each(testDialects())('integrations on %s', (dialect) => {
     expect((await env.api('GET', `/api/v1/integrations/${am.id}`)).json().status.lastAlertAt).not.toBeNull();
   });
 
+  it('finds the host an alert names without its domain, as the agent enrolled with it', async () => {
+    const fqdn = (await env.enrol('db-7.example.com', ['db'])).hostId;
+    const am = await integration({ name: `am-domain-${dialect}`, type: 'alertmanager' });
+    await alertRule(am.id);
+    const reply = (await post('alertmanager', am.id, amBody([amAlert('db-7:9100')]))).json();
+    const [event] = reply.alerts[0].events;
+    expect(event).toMatchObject({ outcome: 'accepted', executionIds: [expect.any(String)] });
+    expect((await env.api('GET', `/api/v1/executions/${event.executionIds[0]}`)).json()).toMatchObject({ hostId: fqdn, hostname: 'db-7.example.com' });
+  });
+
   it('records a re-sent notification as a duplicate and a resolved alert without acting, unless the rule acts on both', async () => {
     const am = await integration({ name: `am-repeat-${dialect}`, type: 'alertmanager' });
     const firingOnly = await alertRule(am.id);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Action, Target } from '../rules/schema.js';
 import { FLAPPING_DEFAULTS } from '../rules/rule.js';
 import { builtInKind } from '../actions/kinds.js';
-import { decide, hostKey, NO_HISTORY, serviceRunKey, type Decision, type EventFacts, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
+import { decide, hostKey, NO_HISTORY, resolveTargets, serviceRunKey, type Decision, type EventFacts, type HistoryFacts, type HostFacts, type RuleFacts } from './decide.js';
 
 /** decide() with the rule's own action kind, as the ingest writer calls it. */
 function decideOf(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], history?: HistoryFacts): Decision {
@@ -207,5 +207,28 @@ describe('hostKey', () => {
     ['WEB-\u212A', 'web-\u212A'],
   ])('compares %j as %j', (name, key) => {
     expect(hostKey(name)).toBe(key);
+  });
+});
+
+describe('host names that differ only by domain', () => {
+  const fqdn = { id: 'f', hostname: 'db-1.example.com', tags: [] };
+  const short = { id: 's', hostname: 'web-1', tags: [] };
+  const twins = [{ id: 'a', hostname: 'app-1.eu.example.com', tags: [] }, { id: 'b', hostname: 'app-1.us.example.com', tags: [] }];
+  const hosts = [fqdn, short, ...twins];
+  const target = (name: string) => resolveTargets({ type: 'trigger_host' }, { act: true, hostName: name }, hosts);
+
+  it('finds the host by its full name first, without case', () => {
+    expect(target('DB-1.Example.com')).toEqual([fqdn]);
+    expect(target('web-1')).toEqual([short]);
+  });
+
+  it('finds the one host a name differs from only by its domain, either way round', () => {
+    expect(target('db-1')).toEqual([fqdn]);
+    expect(target('web-1.example.com')).toEqual([short]);
+  });
+
+  it('picks none when the short name fits several hosts, and says which', () => {
+    expect(target('app-1')).toMatch(/differs only by domain from several \(app-1\.eu\.example\.com, app-1\.us\.example\.com\)/);
+    expect(target('app-2')).toMatch(/no host named "app-2"/);
   });
 });

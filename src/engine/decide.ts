@@ -200,10 +200,12 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
     case 'trigger_host': {
       if (!event.hostName) return 'the rule acts on the trigger host, and the payload names none (send HostName)';
       const host = findHost(hosts, event.hostName);
+      if (Array.isArray(host)) return ambiguous(event.hostName, host);
       return host ? [host] : `no host named "${event.hostName}" has an agent in this tenant${portHint(event.hostName)}`;
     }
     case 'specific_host': {
       const host = findHost(hosts, target.hostname ?? '');
+      if (Array.isArray(host)) return ambiguous(target.hostname ?? '', host);
       return host ? [host] : `the rule's host "${target.hostname}" has no agent in this tenant`;
     }
     case 'specific_tags': {
@@ -238,7 +240,29 @@ export function hostKey(hostname: string): string {
   return hostname.trim().replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
-function findHost(hosts: readonly HostFacts[], hostname: string): HostFacts | undefined {
+/**
+ * The host a name means (docs/integrations.md, "Host names"): the one of that name, without case;
+ * else the one whose name differs only by its domain, "web-1" for "web-1.example.com" or the other
+ * way round, when exactly one does (several: the list, and none is guessed).
+ */
+function findHost(hosts: readonly HostFacts[], hostname: string): HostFacts | HostFacts[] | undefined {
   const key = hostKey(hostname);
-  return hosts.find((host) => hostKey(host.hostname) === key);
+  const exact = hosts.find((host) => hostKey(host.hostname) === key);
+  if (exact) return exact;
+  const short = shortName(key);
+  const alike = hosts.filter((host) => {
+    const other = hostKey(host.hostname);
+    return other === short || shortName(other) === key;
+  });
+  return alike.length === 1 ? alike[0] : alike.length > 1 ? alike : undefined;
+}
+
+/** A host name without its domain: its first DNS label. */
+export function shortName(key: string): string {
+  return key.split('.')[0]!;
+}
+
+function ambiguous(hostname: string, hosts: HostFacts[]): string {
+  const names = hosts.map((host) => host.hostname).sort().join(', ');
+  return `"${hostname}" names no host exactly and differs only by domain from several (${names}): none was picked; send the full host name`;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
-import { hostKey } from '../engine/decide.js';
+import { hostKey, shortName } from '../engine/decide.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
@@ -51,6 +51,7 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
       tenant_id: tenantId,
       hostname: facts.hostname,
       hostname_key: hostKey(facts.hostname),
+      hostname_short: shortName(hostKey(facts.hostname)),
       managed_tags: '[]',
       enrolled_at: now,
       last_seen_at: null,
@@ -206,7 +207,7 @@ export async function deleteHost(db: Kysely<Database>, tenantId: string, id: str
     // The row stays for the executions that reference it; a fresh random hash revokes the credential.
     await tx
       .updateTable('hosts')
-      .set({ token_hash: hashSecret(generateAgentToken()), hostname_key: `deleted:${id}`, session_id: null, node_id: null, tags: '[]', agent_tags: '[]', managed_tags: '[]' })
+      .set({ token_hash: hashSecret(generateAgentToken()), hostname_key: `deleted:${id}`, hostname_short: `deleted:${id}`, session_id: null, node_id: null, tags: '[]', agent_tags: '[]', managed_tags: '[]' })
       .where('id', '=', id)
       .execute();
   });

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
-import { decide, hostKey, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
+import { decide, hostKey, shortName, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
 import type { SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
@@ -277,6 +277,8 @@ function candidateHostsQuery(statements: Statements, batch: Occurrence[], reads:
     if (rule.target.type === 'specific_host' && rule.target.hostname) names.add(hostKey(rule.target.hostname));
     if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
   }
+  // A name also finds the hosts it differs from only by domain (engine/decide.ts, findHost).
+  const shortNames = new Set([...names].map(shortName));
   if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return undefined;
   const parameters: unknown[] = [...tenants];
   const inList = (values: Set<string>) => {
@@ -285,7 +287,7 @@ function candidateHostsQuery(statements: Statements, batch: Occurrence[], reads:
     return text;
   };
   const either: string[] = [];
-  if (names.size > 0) either.push(`"hostname_key" in (${inList(names)})`);
+  if (names.size > 0) either.push(`"hostname_key" in (${inList(names)}) or "hostname_short" in (${inList(shortNames)})`);
   if (tags.size > 0) either.push(`"id" in (select "host_id" from "host_tags" where "tag" in (${inList(tags)}) and "tenant_id" in (${inList(tenants)}))`);
   const text = `select "id", "tenant_id", "hostname", "tags" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
   return CompiledQuery.raw(text, parameters);

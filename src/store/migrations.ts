@@ -10,6 +10,7 @@ import * as hostKeys from './migrations/0009_host_keys.js';
 import * as keyScopes from './migrations/0010_key_scopes.js';
 import * as eventSource from './migrations/0011_event_source.js';
 import * as integrations from './migrations/0012_integrations.js';
+import * as hostShortNames from './migrations/0013_host_short_names.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010_key_scopes': keyScopes,
   '0011_event_source': eventSource,
   '0012_integrations': integrations,
+  '0013_host_short_names': hostShortNames,
 };
 
 export interface MigrationReport {

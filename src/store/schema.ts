@@ -103,6 +103,8 @@ export interface HostsTable {
   tenant_id: string;
   hostname: string;
   hostname_key: string;
+  /** The key's first DNS label ("web-1" of "web-1.example.com"): a name without its domain finds the host. */
+  hostname_short: string;
   tags: string;
   agent_tags: string;
   managed_tags: string;

@@ -164,7 +164,7 @@ describe('web UI pages', () => {
     // 101 hosts, written as enrolment leaves them (101 enrolments would be the slow part).
     const now = Date.now();
     const hosts = Array.from({ length: 101 }, (_, i) => ({
-      id: newId(now), tenant_id: env.tenant.tenantId, hostname: `wide-${i}`, hostname_key: `wide-${i}`, tags: '["wide"]', agent_tags: '["wide"]', managed_tags: '[]',
+      id: newId(now), tenant_id: env.tenant.tenantId, hostname: `wide-${i}`, hostname_key: `wide-${i}`, hostname_short: `wide-${i}`, tags: '["wide"]', agent_tags: '["wide"]', managed_tags: '[]',
       os: 'Linux test', arch: 'x64', agent_version: 'test', token_hash: `hash-${i}`, enrolled_at: now, last_seen_at: null, session_id: null, node_id: null,
     }));
     await env.store.db.insertInto('hosts').values(hosts).execute();

@@ -8,7 +8,9 @@ import { startReceiver } from './support/receivers.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
 
-describe('pitcrew channels', () => {
+// Each case runs the CLI as a process several times (about a second each, several on a busy machine):
+// the suite's 30 s is too little when CI shares its cores; two timed out so in a loaded run.
+describe('pitcrew channels', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let token: string;
   const cli = (args: string[], extra: Record<string, string> = {}) => runCli(['channels', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token, ...extra });
@@ -73,6 +75,20 @@ describe('pitcrew channels', () => {
     expect(widened.code).toBe(1);
     expect(widened.stderr).toMatch(/cannot gain the enrol scope/);
     expect((await keys(['create'])).code).toBe(2);
+  });
+
+  it('pitcrew integrations creates one and prints the URL to give the tool, lists and deletes it', async () => {
+    const integrations = (args: string[]) => runCli(['integrations', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const made = await integrations(['create', '--name', 'prometheus', '--type', 'alertmanager', '--config', '{"hostLabel":"nodename"}']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
+    expect(made.stdout).toContain(`/api/v1/trigger/channel/alertmanager/<api_key>/${id}`);
+    expect((await integrations(['list'])).stdout).toMatch(new RegExp(`${id} {2}prometheus {2}alertmanager {2}never {2}- {2}http`));
+    const refused = await integrations(['create', '--name', 'x', '--type', 'nagios']);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/type/) });
+    expect((await integrations(['create', '--name', 'x', '--type', 'generic', '--config', '{oops'])).code).toBe(2);
+    expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
+    expect((await integrations(['list'])).stdout).not.toContain(id);
   });
 
   it('sets and shows the escalation contacts', async () => {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadClientConfig, loadConfig } from '../config/config.js';
 import { API_KEYS_USAGE, runApiKeys } from './api-keys.js';
+import { INTEGRATIONS_USAGE, runIntegrations } from './integrations.js';
 import { runBootstrap } from './bootstrap.js';
 import { CHANNELS_USAGE, runChannels } from './channels.js';
 import { CliError } from './client.js';
@@ -17,6 +18,7 @@ commands:
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
+  integrations list|create|delete   monitoring tools' alerts, through the API (npx pitcrew integrations --help)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
@@ -40,6 +42,12 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       return runApiKeys(rest, loadClientConfig(), (line) => console.log(line));
+    case 'integrations':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(INTEGRATIONS_USAGE);
+        return 0;
+      }
+      return runIntegrations(rest, loadClientConfig(), (line) => console.log(line));
     case 'channels':
       if (rest.includes('--help') || rest.includes('-h')) {
         console.log(CHANNELS_USAGE);

@@ -40,14 +40,4 @@ export function checkSecretHeader(request: ToolRequest, tool: string): FieldErro
   return undefined;
 }
 
-/** Label values are text: strings as they are, numbers and booleans printed, anything else JSON-encoded. */
-export function labelText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord, labelText } from './values.js';

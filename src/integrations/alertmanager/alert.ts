@@ -1,5 +1,6 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert } from '../notification.js';
+import type { ToolAlert, ToolNotification } from '../notification.js';
+import { isRecord } from '../values.js';
 
 /**
  * One alert of an Alertmanager-shaped group, as both Alertmanager (template.Alert) and Grafana
@@ -15,9 +16,21 @@ export interface GroupAlertOptions {
   group: Record<string, unknown>;
 }
 
+/** Every alert of a group (Alertmanager's or Grafana's), or every field error of any of them. */
+export function readGroupAlerts(values: unknown[], hostLabel: string, group: Record<string, unknown>): ToolNotification {
+  const alerts: ToolAlert[] = [];
+  const errors: FieldError[] = [];
+  values.forEach((value, i) => {
+    const read = readGroupAlert(value, { at: `/body/alerts/${i}`, hostLabel, group });
+    if (Array.isArray(read)) errors.push(...read);
+    else alerts.push(read);
+  });
+  return errors.length > 0 ? { kind: 'invalid', errors } : { kind: 'alerts', alerts };
+}
+
 export function readGroupAlert(value: unknown, options: GroupAlertOptions): ToolAlert | FieldError[] {
   const { at } = options;
-  if (!isObject(value)) return [{ path: at, message: `${describe(at)}: expected an alert object, got ${kindOf(value)}` }];
+  if (!isRecord(value)) return [{ path: at, message: `${describe(at)}: expected an alert object, got ${kindOf(value)}` }];
   const errors: FieldError[] = [];
 
   const status = value.status;
@@ -80,7 +93,7 @@ export function hostFromAddress(value: string): string {
 /** Labels and annotations as text: strings as they are, other scalars as JSON text, nested values JSON-encoded. */
 function readTextMap(value: unknown, at: string, errors: FieldError[], required: boolean): Record<string, string> {
   if (value === undefined && !required) return {};
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     errors.push({ path: at, message: `${describe(at)}: expected an object of names to strings, got ${kindOf(value)}` });
     return {};
   }
@@ -94,9 +107,6 @@ function readTextMap(value: unknown, at: string, errors: FieldError[], required:
   return out;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -1,6 +1,8 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { isObject, kindOf, readGroupAlert, readHostLabel, shown } from './alert.js';
+import type { ToolNotification, ToolRequest } from '../notification.js';
+import { kindOf, readGroupAlerts, readHostLabel, shown } from './alert.js';
+import { isRecord } from '../values.js';
+import { invalid } from '../values.js';
 
 /**
  * Prometheus Alertmanager's webhook body, version 4 (notify/webhook/webhook.go `Message`:
@@ -14,7 +16,7 @@ export function parseAlertmanager(request: ToolRequest): ToolNotification {
   if (Array.isArray(hostLabel)) return { kind: 'invalid', errors: hostLabel };
 
   const body = request.body;
-  if (!isObject(body)) {
+  if (!isRecord(body)) {
     return invalid('/body', `body: expected the JSON object Alertmanager's webhook_config sends (with "version": "4" and "alerts"), got ${kindOf(body)}`);
   }
   if (body.version !== '4') {
@@ -31,14 +33,7 @@ export function parseAlertmanager(request: ToolRequest): ToolNotification {
     if (typeof body[name] === 'string') group[name] = body[name];
   }
 
-  const alerts: ToolAlert[] = [];
-  const errors: FieldError[] = [];
-  body.alerts.forEach((value, i) => {
-    const read = readGroupAlert(value, { at: `/body/alerts/${i}`, hostLabel, group });
-    if (Array.isArray(read)) errors.push(...read);
-    else alerts.push(read);
-  });
-  return errors.length > 0 ? { kind: 'invalid', errors } : { kind: 'alerts', alerts };
+  return readGroupAlerts(body.alerts, hostLabel, group);
 }
 
 /** Field errors of an alertmanager integration's config, for the API when it is created or changed. */
@@ -47,6 +42,3 @@ export function checkAlertmanagerConfig(config: Record<string, unknown>, at = '/
   return Array.isArray(hostLabel) ? hostLabel : [];
 }
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
 import { SNS_CERTIFICATE_HOST, certificateUrlProblem, signatureAlgorithm, stringToSign, verifySignature, type SnsMessageType } from './signature.js';
+import { invalid, isRecord, labelText } from '../values.js';
 
 /**
  * `cloudwatch_sns`: AWS CloudWatch alarms delivered by an SNS HTTP(S) subscription (issue 17).
@@ -156,7 +157,7 @@ function cloudwatchAlarm(field: (key: string) => string): ToolNotification {
   } catch {
     alarm = undefined;
   }
-  if (!isObject(alarm) || typeof alarm.AlarmName !== 'string' || typeof alarm.NewStateValue !== 'string') {
+  if (!isRecord(alarm) || typeof alarm.AlarmName !== 'string' || typeof alarm.NewStateValue !== 'string') {
     return invalid(
       '/body/Message',
       `the SNS notification from topic ${field('TopicArn')} is not a CloudWatch alarm: Message must be the alarm's JSON (AlarmName, NewStateValue, StateChangeTime...). Subscribe this URL only to topics that CloudWatch alarms publish to`,
@@ -168,14 +169,14 @@ function cloudwatchAlarm(field: (key: string) => string): ToolNotification {
   const state = alarm.NewStateValue;
   if (state === 'INSUFFICIENT_DATA') {
     // Not enough data says nothing about the host's health: recorded by the caller, never acted on.
-    return { kind: 'control', description: `CloudWatch alarm ${alarm.AlarmName} has insufficient data: ${text(alarm.NewStateReason) ?? 'no reason given'}` };
+    return { kind: 'control', description: `CloudWatch alarm ${alarm.AlarmName} has insufficient data: ${labelText(alarm.NewStateReason) ?? 'no reason given'}` };
   }
   if (state !== 'ALARM' && state !== 'OK') {
     return invalid('/body/Message/NewStateValue', `NewStateValue must be ALARM, OK or INSUFFICIENT_DATA, not ${state}`);
   }
 
   const dimensions = alarmDimensions(alarm.Trigger);
-  const trigger = isObject(alarm.Trigger) ? alarm.Trigger : {};
+  const trigger = isRecord(alarm.Trigger) ? alarm.Trigger : {};
   const labels: Record<string, string> = {};
   for (const [key, value] of [
     ['AlarmName', alarm.AlarmName],
@@ -184,18 +185,18 @@ function cloudwatchAlarm(field: (key: string) => string): ToolNotification {
     ['Namespace', trigger.Namespace],
     ['MetricName', trigger.MetricName],
   ] as const) {
-    const flat = text(value);
+    const flat = labelText(value);
     if (flat !== undefined) labels[key] = flat;
   }
   Object.assign(labels, dimensions);
 
   const annotations: Record<string, string> = {};
   for (const key of ['AlarmDescription', 'NewStateReason', 'OldStateValue', 'StateChangeTime', 'AlarmArn'] as const) {
-    const flat = text(alarm[key]);
+    const flat = labelText(alarm[key]);
     if (flat !== undefined) annotations[key] = flat;
   }
   // Alarms from before CloudWatch added AlarmArn (2015 examples lack it): the topic and name stand in.
-  const identity = text(alarm.AlarmArn) ?? `${field('TopicArn')}/${alarm.AlarmName}`;
+  const identity = labelText(alarm.AlarmArn) ?? `${field('TopicArn')}/${alarm.AlarmName}`;
   const toolAlert: ToolAlert = {
     alarmName: alarm.AlarmName,
     hostName: dimensions.InstanceId,
@@ -217,19 +218,19 @@ function cloudwatchAlarm(field: (key: string) => string): ToolNotification {
  */
 function alarmDimensions(trigger: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!isObject(trigger)) return out;
+  if (!isRecord(trigger)) return out;
   const lists: unknown[] = [trigger.Dimensions];
   if (Array.isArray(trigger.Metrics)) {
     for (const metric of trigger.Metrics) {
-      if (isObject(metric) && isObject(metric.MetricStat) && isObject(metric.MetricStat.Metric)) lists.push(metric.MetricStat.Metric.Dimensions);
+      if (isRecord(metric) && isRecord(metric.MetricStat) && isRecord(metric.MetricStat.Metric)) lists.push(metric.MetricStat.Metric.Dimensions);
     }
   }
   for (const list of lists) {
     if (!Array.isArray(list)) continue;
     for (const dimension of list) {
-      if (!isObject(dimension)) continue;
-      const name = text(dimension.name ?? dimension.Name);
-      const value = text(dimension.value ?? dimension.Value);
+      if (!isRecord(dimension)) continue;
+      const name = labelText(dimension.name ?? dimension.Name);
+      const value = labelText(dimension.value ?? dimension.Value);
       if (name !== undefined && value !== undefined && !(name in out)) out[name] = value;
     }
   }
@@ -249,11 +250,11 @@ function configuredTopics(config: Record<string, unknown>): string[] | undefined
 
 /** The body as an object: SNS sends text/plain, so the caller may not have parsed it. */
 function bodyObject(request: ToolRequest): Record<string, unknown> | undefined {
-  if (isObject(request.body)) return request.body;
+  if (isRecord(request.body)) return request.body;
   if (request.body !== undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(request.rawBody);
-    return isObject(parsed) ? parsed : undefined;
+    return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
@@ -264,18 +265,5 @@ function header(request: ToolRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A label value as text: strings as they are, numbers and booleans printed, anything else JSON. */
-function text(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

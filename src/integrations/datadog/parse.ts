@@ -1,6 +1,6 @@
-import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
 import { checkSecretHeader, isRecord, labelText } from '../shared-secret.js';
+import { invalid } from '../values.js';
 
 /*
  * Datadog's Webhooks integration (docs.datadoghq.com/integrations/webhooks). The body is a JSON
@@ -155,7 +155,3 @@ function text(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
-function invalid(path: string, message: string): ToolNotification {
-  const errors: FieldError[] = [{ path, message }];
-  return { kind: 'invalid', errors };
-}

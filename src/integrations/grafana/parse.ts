@@ -1,7 +1,9 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { isObject, kindOf, readGroupAlert, readHostLabel, shown } from '../alertmanager/alert.js';
+import type { ToolNotification, ToolRequest } from '../notification.js';
+import { kindOf, readGroupAlerts, readHostLabel, shown } from '../alertmanager/alert.js';
+import { isRecord } from '../values.js';
 import { readHeaderNames, verifyGrafanaSignature } from './signature.js';
+import { invalid } from '../values.js';
 
 /**
  * Grafana unified alerting's webhook contact point body, version "1" (grafana/alerting
@@ -18,7 +20,7 @@ export function parseGrafana(request: ToolRequest): ToolNotification {
   if (signatureErrors.length > 0) return { kind: 'invalid', errors: signatureErrors };
 
   const body = request.body;
-  if (!isObject(body)) {
+  if (!isRecord(body)) {
     return invalid('/body', `body: expected the JSON object Grafana's webhook contact point sends (with "version": "1" and "alerts"), got ${kindOf(body)}`);
   }
   if (body.version !== '1') {
@@ -40,14 +42,7 @@ export function parseGrafana(request: ToolRequest): ToolNotification {
     if (typeof body[name] === 'string' || typeof body[name] === 'number') group[name] = body[name];
   }
 
-  const alerts: ToolAlert[] = [];
-  const errors: FieldError[] = [];
-  body.alerts.forEach((value, i) => {
-    const read = readGroupAlert(value, { at: `/body/alerts/${i}`, hostLabel, group });
-    if (Array.isArray(read)) errors.push(...read);
-    else alerts.push(read);
-  });
-  return errors.length > 0 ? { kind: 'invalid', errors } : { kind: 'alerts', alerts };
+  return readGroupAlerts(body.alerts, hostLabel, group);
 }
 
 /** Field errors of a grafana integration's config (hostLabel, signatureHeader, timestampHeader), for the API. */
@@ -57,6 +52,3 @@ export function checkGrafanaConfig(config: Record<string, unknown>, at = '/body/
   return [...(Array.isArray(hostLabel) ? hostLabel : []), ...(Array.isArray(headers) ? headers : [])];
 }
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

@@ -1,3 +1,4 @@
+import { isRecord } from '../values.js';
 /**
  * The identity side of the Monasca integration (DESIGN.md §3, issue 17): a Keystone token for the
  * user's tenant, and a reader of the Monasca API that shows which alarm definitions already notify
@@ -205,7 +206,7 @@ export class MonascaClient {
       const json = await readJson(response, 'Monasca', url);
       const elements = path(json, ['elements']);
       if (!Array.isArray(elements)) throw new MonascaApiError('unexpected', `Monasca at ${url} answered without an elements list: is monasca_url the Monasca API (port 8070 by default)?`);
-      for (const element of elements) if (isObject(element)) out.push(element);
+      for (const element of elements) if (isRecord(element)) out.push(element);
       const next = nextOffset(path(json, ['links']));
       if (next === undefined || next === offset || elements.length === 0) return out;
       offset = next;
@@ -256,7 +257,7 @@ async function readJson(response: Response, service: string, url: string): Promi
 function nextOffset(links: unknown): string | undefined {
   if (!Array.isArray(links)) return undefined;
   for (const link of links) {
-    if (!isObject(link) || link.rel !== 'next' || typeof link.href !== 'string') continue;
+    if (!isRecord(link) || link.rel !== 'next' || typeof link.href !== 'string') continue;
     try {
       return new URL(link.href).searchParams.get('offset') ?? undefined;
     } catch {
@@ -286,7 +287,7 @@ function sameUrl(a: string, b: string): boolean {
 function path(value: unknown, keys: string[]): unknown {
   let current = value;
   for (const key of keys) {
-    if (!isObject(current)) return undefined;
+    if (!isRecord(current)) return undefined;
     current = current[key];
   }
   return current;
@@ -300,6 +301,3 @@ function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

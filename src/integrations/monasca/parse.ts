@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { invalid, isRecord, labelText } from '../values.js';
 
 /**
  * `monasca`: an OpenStack Monasca Webhook notification (issue 17), as monasca-notification posts
@@ -41,7 +42,7 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
   const alarmName = body.alarm_name as string;
   const state = body.state as string;
   if (state === 'UNDETERMINED') {
-    return { kind: 'control', description: `Monasca alarm ${alarmName} is undetermined (no data): ${text(body.message) ?? 'no reason given'}` };
+    return { kind: 'control', description: `Monasca alarm ${alarmName} is undetermined (no data): ${labelText(body.message) ?? 'no reason given'}` };
   }
   if (state !== 'ALARM' && state !== 'OK') {
     return invalid('/body/state', `state must be ALARM, OK or UNDETERMINED, not ${state}`);
@@ -52,17 +53,17 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
   let hostName: string | undefined;
   const metricNames: string[] = [];
   for (const [index, metric] of metrics.entries()) {
-    if (!isObject(metric)) return invalid(`/body/metrics/${index}`, 'each metric must be an object with name and dimensions');
-    if (metric.dimensions !== undefined && metric.dimensions !== null && !isObject(metric.dimensions)) {
+    if (!isRecord(metric)) return invalid(`/body/metrics/${index}`, 'each metric must be an object with name and dimensions');
+    if (metric.dimensions !== undefined && metric.dimensions !== null && !isRecord(metric.dimensions)) {
       return invalid(`/body/metrics/${index}/dimensions`, 'dimensions must be an object of name to value');
     }
-    const name = text(metric.name);
+    const name = labelText(metric.name);
     if (name !== undefined && !metricNames.includes(name)) metricNames.push(name);
-    const dimensions = isObject(metric.dimensions) ? metric.dimensions : {};
-    if (hostName === undefined) hostName = text(dimensions.hostname);
+    const dimensions = isRecord(metric.dimensions) ? metric.dimensions : {};
+    if (hostName === undefined) hostName = labelText(dimensions.hostname);
     // An alarm's metrics usually share their match_by dimensions; where they differ, the first metric's value stands.
     for (const [key, value] of Object.entries(dimensions)) {
-      const flat = text(value);
+      const flat = labelText(value);
       if (flat !== undefined && !(key in labels)) labels[key] = flat;
     }
   }
@@ -71,13 +72,13 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
     ['tenant_id', body.tenant_id],
     ['metric_name', metricNames.length > 0 ? metricNames.join(',') : undefined],
   ] as const) {
-    const flat = text(value);
+    const flat = labelText(value);
     if (flat !== undefined && !(key in labels)) labels[key] = flat;
   }
 
   const annotations: Record<string, string> = {};
   for (const key of ['alarm_description', 'message', 'old_state', 'alarm_id'] as const) {
-    const flat = text(body[key]);
+    const flat = labelText(body[key]);
     if (flat !== undefined && flat !== '') annotations[key] = flat;
   }
   const changedAt = new Date((body.alarm_timestamp as number) * 1000);
@@ -99,27 +100,14 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
 
 /** The body as an object, parsed here when the caller did not (a proxy that changed the content type). */
 function bodyObject(request: ToolRequest): Record<string, unknown> | undefined {
-  if (request.body !== undefined) return isObject(request.body) ? request.body : undefined;
+  if (request.body !== undefined) return isRecord(request.body) ? request.body : undefined;
   try {
     const parsed: unknown = JSON.parse(request.rawBody);
-    return isObject(parsed) ? parsed : undefined;
+    return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A label value as text: strings as they are, numbers and booleans printed, anything else JSON. */
-function text(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
 import { headerValue, isRecord, labelText } from '../shared-secret.js';
+import { invalid } from '../values.js';
 
 /*
  * PagerDuty v3 webhooks (webhook subscriptions): developer.pagerduty.com "V3 Webhooks overview"
@@ -143,6 +144,3 @@ function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

@@ -1,5 +1,6 @@
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
 import { checkSecretHeader, isRecord } from '../shared-secret.js';
+import { invalid } from '../values.js';
 
 /*
  * Zabbix has no webhook body of its own: a webhook media type runs a script that builds one. pitcrew
@@ -100,6 +101,3 @@ function field(body: Record<string, unknown>, name: string): string | undefined 
   return text === undefined || text === '' || UNRESOLVED.test(text) ? undefined : text;
 }
 
-function invalid(path: string, message: string): ToolNotification {
-  return { kind: 'invalid', errors: [{ path, message }] };
-}

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { spawnAgent, type AgentProcess } from './support/agents.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
 import { freePort, runCli, startServer, type ServerProcess } from './support/process.js';
@@ -87,8 +87,8 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
   const agents: AgentProcess[] = [];
   const tools: Record<string, ToolProcess> = {};
   let prometheusUrl: string;
-  let firing: { id: string };
-  let both: { id: string };
+  let firing: { id: string } | undefined;
+  let both: { id: string } | undefined;
 
   beforeAll(async () => {
     for (const bin of [PROMETHEUS, ALERTMANAGER]) {
@@ -124,14 +124,16 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
   const eventsOf = async (ruleId: string): Promise<Event[]> => (await api('GET', `/api/v1/rules/${ruleId}/events?limit=100`)).body.items;
   const executionsOf = async (ruleId: string): Promise<Execution[]> => (await api('GET', `/api/v1/executions?ruleId=${ruleId}&limit=100`)).body.items;
 
-  /** What the tools and the service said, for a step that did not happen. */
+  /** What the tools and the service said, printed when the test fails. */
   const logs = () => Object.entries({ ...tools, pitcrew: server })
     .map(([name, tool]) => `--- ${name} (last 6000 characters) ---\n${tool.output().slice(-6000)}`).join('\n');
   async function step<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-    let last: unknown;
-    return waitFor(async () => (last = await check()), what, STEP_MS).catch(async (error: Error) => {
-      const seen = firing && both ? { firing: await eventsOf(firing.id), both: await eventsOf(both.id) } : {};
-      throw new Error(`${error.message}\nevents so far: ${JSON.stringify(seen, ['firing', 'both', 'outcome', 'env', 'State', 'HostName'])}\nlast check: ${JSON.stringify(last)}\n${logs()}`);
+    return waitFor(check, what, STEP_MS).catch(async (error: Error) => {
+      const seen = async (rule: { id: string } | undefined) => (rule ? {
+        events: (await eventsOf(rule.id)).map((e) => `${e.env.HostName} ${e.env.State} ${e.outcome}`),
+        executions: (await executionsOf(rule.id)).map((e) => `${e.hostname} ${e.state} ${JSON.stringify(e.stdout)}`),
+      } : 'not created');
+      throw new Error(`${error.message}; so far: ${JSON.stringify({ firing: await seen(firing), both: await seen(both) }, null, 1)}`);
     });
   }
 
@@ -149,6 +151,7 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
   };
 
   it('runs the firing rule once per alert on its instance host, records a repeat as a duplicate, and acts on the resolve only where the rule asks', async () => {
+    onTestFailed(() => console.error(logs()));
     // The integration and its rules, through the API as an operator would set them up.
     const made = await api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' });
     expect(made.status, JSON.stringify(made.body)).toBe(201);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, open as openFile, readdir, readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Journal, UNKNOWN_BOOT, type JournalOptions } from './journal.js';
@@ -19,7 +19,69 @@ async function open(dir: string, now?: number, options?: JournalOptions): Promis
 }
 const DAY = 24 * 60 * 60 * 1000;
 
+/** Holds each fdatasync of a FileHandle until `release()`, noting what the log held when it began. */
+async function gatedSyncs(log: string) {
+  const probe = await openFile(log, 'r');
+  const proto = Object.getPrototypeOf(probe) as FileHandle;
+  await probe.close();
+  const original = proto.datasync;
+  const events: string[] = [];
+  const gates: Array<() => void> = [];
+  const spy = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: FileHandle) {
+    const n = gates.length + 1;
+    const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).length;
+    events.push(`sync ${n} began with ${lines} lines`);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    await original.call(this);
+    events.push(`sync ${n} done`);
+  });
+  return { spy, events, syncs: () => gates.length, release: (n: number) => gates[n - 1]!() };
+}
+
 describe('Journal', () => {
+  describe('group commit', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it('syncs every entry put while a sync ran with one fdatasync, and settles each only after the sync that covers it', async () => {
+      const dir = await tempDir();
+      const journal = await open(dir);
+      const sync = await gatedSyncs(join(dir, 'journal.log'));
+      const settled = (name: string) => () => sync.events.push(`${name} settled`);
+      const first = journal.starting('exec-0').then(settled('exec-0'));
+      await waitFor(() => sync.syncs() === 1, 'the first sync');
+      const group = [
+        ...Array.from({ length: 5 }, (_, i) => journal.starting(`exec-${i + 1}`).then(settled(`exec-${i + 1}`))),
+        ...Array.from({ length: 5 }, (_, i) => journal.finished(finishedResult(`exec-${i + 6}`)).then(settled(`exec-${i + 6}`))),
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(sync.events).toEqual(['sync 1 began with 1 lines']);
+      sync.release(1);
+      await first;
+      await waitFor(() => sync.syncs() === 2, 'the second sync');
+      // The ten entries were on the page cache before the one sync that covers them all began.
+      expect(sync.events).toEqual(['sync 1 began with 1 lines', 'sync 1 done', 'exec-0 settled', 'sync 2 began with 11 lines']);
+      sync.release(2);
+      await Promise.all(group);
+      expect(sync.spy).toHaveBeenCalledTimes(2);
+      expect(sync.events.slice(4, 5)).toEqual(['sync 2 done']);
+      expect(sync.events.slice(5)).toHaveLength(10);
+      vi.restoreAllMocks();
+      const reopened = await open(dir);
+      expect(reopened.interruptions().map((i) => i.executionId).sort()).toEqual(['exec-0', 'exec-1', 'exec-2', 'exec-3', 'exec-4', 'exec-5']);
+      expect(reopened.undeliveredResults()).toHaveLength(5);
+    });
+
+    it('does not sync for entries that need not survive a power cut', async () => {
+      const dir = await tempDir();
+      const journal = await open(dir);
+      await journal.finished(finishedResult('exec-1'));
+      const sync = await gatedSyncs(join(dir, 'journal.log'));
+      await Promise.all([journal.running('exec-2', process.pid), journal.acknowledged('exec-1')]);
+      expect(sync.spy).not.toHaveBeenCalled();
+      expect((await readFile(join(dir, 'journal.log'), 'utf8')).trim().split('\n')).toHaveLength(3);
+    });
+  });
+
   it('turns runs a dead agent left behind into interruptions, killing their process groups', async () => {
     const dir = await tempDir();
     const before = await open(dir);

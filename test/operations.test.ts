@@ -30,6 +30,7 @@ vi.mock('fastify', async (importOriginal) => {
 /** Fastify's /a/:id is OpenAPI's /a/{id}. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/{apiKey}/{triggerId}', '/api/trigger/channel/webhook/{apiKey}/{triggerId}'];
+const INTEGRATION_PATH = '/api/v1/trigger/channel/{type}/{apiKey}/{integrationId}';
 // The document does not describe itself.
 const UNDOCUMENTED = new Set(['GET /api/v1/openapi.json']);
 
@@ -168,12 +169,19 @@ describe('operations', () => {
       expect((doc.paths[WEBHOOK_PATHS[1]!]!.post as { deprecated?: boolean }).deprecated).toBe(true);
     });
 
+    it("documents the integrations' inbound URL without a bearer token: the API key in the path authenticates", () => {
+      const post = doc.paths[INTEGRATION_PATH]?.post as { security?: unknown[]; responses: Record<string, unknown> } | undefined;
+      expect(post).toBeDefined();
+      expect(post!.security).toEqual([]);
+      expect(Object.keys(post!.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '413', '415', '429', '503']);
+    });
+
     it('marks agent enrolment as needing the API key', () => {
       expect(doc.paths['/api/v1/agents/enrol']!.post!.security).toEqual([{ apiKey: [] }]);
     });
 
     it('marks every management route as needing bearerAuth', () => {
-      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== '/api/v1/agents/enrol');
+      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== '/api/v1/agents/enrol');
       expect(management.length).toBeGreaterThan(5);
       for (const [path, item] of management) {
         for (const [method, operation] of Object.entries(item)) expect(operation.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);

@@ -228,6 +228,9 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
   it('reconnects when the service falls silent for three heartbeats, and takes work once it answers again', async () => {
     const waiting = agent('silent-1');
     await online('silent-1');
+    // Welcomed, by its own log: the service records the session (online) before it sends the
+    // welcome, and a stop in between leaves an agent with no heartbeat yet to miss (a CI failure).
+    await waitFor(() => waiting.output().includes('"connected to the service"'), 'the agent to be welcomed');
     server.child.kill('SIGSTOP');
     try {
       await waitFor(() => waiting.output().includes('silent for three heartbeats'), 'the agent to notice the silence', 15_000);

@@ -54,3 +54,10 @@ describe('alertHost', () => {
     expect(alertHost(trigger({ hostLabel: 'nodename' }), alert())).toBeUndefined();
   });
 });
+
+describe('a pattern that does not compile', () => {
+  it('matches nothing instead of throwing (a rule stored before validation refused it must not fail the batch)', () => {
+    expect(matchesAlert(trigger({ alarmName: '/(/' }), alert())).toBe(false);
+    expect(matchesAlert(trigger({ alarmName: '/(/' }), alert())).toBe(false);
+  });
+});

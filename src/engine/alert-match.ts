@@ -1,3 +1,4 @@
+import { alarmNamePattern, globPattern } from '../rules/alarm-name.js';
 import type { Trigger } from '../rules/schema.js';
 
 type AlertTrigger = Extract<Trigger, { type: 'alert' }>;
@@ -17,11 +18,11 @@ export interface AlertFacts {
  * part: a resolved alert of a rule that acts on firing is still recorded (`actsOn` says whether it acts).
  */
 export function matchesAlert(trigger: AlertTrigger, alert: AlertFacts): boolean {
-  if (trigger.alarmName !== undefined && !namePattern(trigger.alarmName).test(alert.alarmName ?? '')) return false;
+  if (trigger.alarmName !== undefined && !namePattern(trigger.alarmName)?.test(alert.alarmName ?? '')) return false;
   if (trigger.severity && !trigger.severity.some((s) => s.toLowerCase() === (alert.severity ?? '').toLowerCase())) return false;
   for (const [name, wanted] of Object.entries(trigger.labels ?? {})) {
     const value = alert.labels[name];
-    if (value === undefined || !globPattern(wanted).test(value)) return false;
+    if (value === undefined || !labelPattern(wanted)?.test(value)) return false;
   }
   return true;
 }
@@ -37,13 +38,31 @@ export function alertHost(trigger: AlertTrigger, alert: AlertFacts): string | un
   return trigger.hostLabel ? alert.labels[trigger.hostLabel] : alert.hostName;
 }
 
-/** A pattern between slashes is a regular expression; anything else a glob (* and ?), whole name. */
-export function namePattern(text: string): RegExp {
-  const regex = /^\/(.+)\/([i]?)$/.exec(text);
-  return regex ? new RegExp(regex[1]!, regex[2]) : globPattern(text);
+/**
+ * Compiled once per pattern: an alert is matched against every rule of its integration in the
+ * ingest transaction. A pattern that does not compile (stored before validation refused it)
+ * matches nothing rather than failing the batch the alert shares with others.
+ */
+const compiled = new Map<string, RegExp | null>();
+const MAX_COMPILED = 10_000;
+
+function cachedPattern(key: string, make: () => RegExp): RegExp | null {
+  let pattern = compiled.get(key);
+  if (pattern !== undefined) return pattern;
+  try {
+    pattern = make();
+  } catch {
+    pattern = null;
+  }
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(key, pattern);
+  return pattern;
 }
 
-function globPattern(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`, 's');
+function namePattern(text: string): RegExp | null {
+  return cachedPattern(`name\n${text}`, () => alarmNamePattern(text));
+}
+
+function labelPattern(glob: string): RegExp | null {
+  return cachedPattern(`label\n${glob}`, () => globPattern(glob));
 }

@@ -120,3 +120,11 @@ describe('crossFieldErrors', () => {
     expect(paths(input).sort()).toEqual(['/infrastructureType', '/target/tags', '/target/type', '/trigger/schedule']);
   });
 });
+
+describe('an alert trigger', () => {
+  it('refuses an alarmName regular expression that does not compile, at its field', () => {
+    const errors = crossFieldErrors(rule({ trigger: { type: 'alert', integrationId: '01900000-0000-7000-8000-000000000000', alarmName: '/disk_(full/' } }));
+    expect(errors).toEqual([{ path: '/trigger/alarmName', message: expect.stringMatching(/^not a valid regular expression: .*write a glob such as "disk_\*"/) }]);
+    expect(crossFieldErrors(rule({ trigger: { type: 'alert', integrationId: '01900000-0000-7000-8000-000000000000', alarmName: 'disk_(full' } }))).toEqual([]);
+  });
+});

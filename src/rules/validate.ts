@@ -1,3 +1,4 @@
+import { alarmNameProblem } from './alarm-name.js';
 import { Cron } from 'croner';
 import type { FieldError } from '../errors/catalogue.js';
 import type { Action, RuleInput, Target } from './schema.js';
@@ -61,6 +62,10 @@ function compatibilityErrors(rule: RuleInput): FieldError[] {
 
 function triggerErrors(rule: RuleInput): FieldError[] {
   const { trigger } = rule;
+  if (trigger.type === 'alert') {
+    const problem = trigger.alarmName === undefined ? undefined : alarmNameProblem(trigger.alarmName);
+    return problem ? [{ path: '/trigger/alarmName', message: problem }] : [];
+  }
   if (trigger.type !== 'cron') return [];
   const errors: FieldError[] = [];
   // The zone is checked on its own so that each mistake is reported at the field that holds it.

@@ -40,6 +40,9 @@ export interface ServiceExecutorDeps {
   clock?: () => number;
 }
 
+/** Why a run was told to stop: its timeout (anything else is the service stopping). */
+const TIMED_OUT = new Error('the run passed its timeout');
+
 /** Executions taken per pass; the rest wait for the next one. */
 const PER_PASS = 100;
 
@@ -129,17 +132,12 @@ export class ServiceExecutor {
     const abort = new AbortController();
     this.aborts.add(abort);
     const timeoutMs = timeoutSecondsOf(row) * 1000;
-    const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs).unref();
+    const timer = setTimeout(() => abort.abort(TIMED_OUT), timeoutMs).unref();
     try {
       const end = await runner.run(row, abort.signal).catch((error: unknown) => ({ state: 'failed' as const, reason: errorText(error) }));
-      if (abort.signal.aborted) {
-        const reason = abort.signal.reason instanceof Error && abort.signal.reason.message === 'timeout'
-          ? `ran past its timeout of ${timeoutMs / 1000} s and was stopped`
-          : 'the service stopped while it ran; it was not re-run';
-        await ledger.move([row.id], abort.signal.reason instanceof Error && abort.signal.reason.message === 'timeout' ? 'timed_out' : 'lost', reason, ['running']);
-        return;
-      }
-      await ledger.move([row.id], end.state, end.reason, ['running']);
+      if (!abort.signal.aborted) return void (await ledger.move([row.id], end.state, end.reason, ['running']));
+      if (abort.signal.reason === TIMED_OUT) await ledger.move([row.id], 'timed_out', `ran past its timeout of ${timeoutMs / 1000} s and was stopped`, ['running']);
+      else await ledger.move([row.id], 'lost', 'the service stopped while it ran; it was not re-run', ['running']);
     } finally {
       clearTimeout(timer);
       this.aborts.delete(abort);

@@ -130,8 +130,10 @@ export class EventWriter {
       const queries = BatchReads.queries(this.statements, batch);
       const [ruleRows, keyRows] = await tx.begin(queries.keys ? [queries.rules, queries.keys] : [queries.rules]);
       const reads = new BatchReads((keyRows?.rows ?? []) as Array<{ id: string; last_used_at: number | null; scopes: string }>, ruleRows!.rows as RuleRow[]);
-      const hostsQuery = candidateHostsQuery(this.statements, batch, reads);
-      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(batch, reads), now);
+      // Each occurrence's rules, read once for the whole transaction: host candidates, history, decisions.
+      const raised = batch.map((o) => raisesOf(o, reads));
+      const hostsQuery = candidateHostsQuery(this.statements, raised.flat());
+      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(raised.flat()), now);
       const history = new BatchHistory();
       let hosts = new Map<string, HostFacts[]>();
       if (hostsQuery || safety.queries.length > 0) {
@@ -139,7 +141,7 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork, givesServiceWork } = this.decideAll(batch, reads, hosts, history, queued);
+      const { results, writes, givesNotifierWork, givesServiceWork } = this.decideAll(batch, raised, reads, hosts, history, queued);
       work = { notifier: givesNotifierWork, service: givesServiceWork };
       const stale = staleKeys(reads.usedKeys());
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
@@ -176,12 +178,12 @@ export class EventWriter {
     return this.options.clock?.() ?? Date.now();
   }
 
-  private decideAll(batch: Occurrence[], reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
+  private decideAll(batch: Occurrence[], raised: Raise[][], reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
-    const results = batch.map((o): OccurrenceResult => {
+    const results = batch.map((o, i): OccurrenceResult => {
       // One call's failure is its own: the batch it shares with others' calls is stored without it.
       try {
-        return decideOne(o, this.options.kinds, reads, hosts, history, writes, queued);
+        return decideOne(o, raised[i]!, this.options.kinds, reads, hosts, history, writes, queued);
       } catch (error) {
         return { status: 'unstorable', error };
       }
@@ -194,10 +196,9 @@ export class EventWriter {
  * One occurrence of the batch: each rule it raises decided against the batch's history, its rows
  * kept with the batch's. Whatever can throw runs before the history or the batch hold anything of it.
  */
-function decideOne(s: Occurrence, kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
+function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
-  const raises = raisesOf(s, reads);
   const decideEach = () => raises.map((raise) => decideRaise(raise, kinds, hosts, history, writes, queued));
   if (s.rule.by === 'integration') return { status: 'alert', events: decideEach() };
   if (raises.length === 0) return { status: 'no_rule' };
@@ -233,14 +234,10 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */
-function guardedEvents(batch: Occurrence[], reads: BatchReads): GuardedEvent[] {
-  const guarded: GuardedEvent[] = [];
-  for (const s of batch) {
-    for (const { rule, hostKey, repeat } of raisesOf(s, reads)) {
-      if (rule.flapping.enabled || rule.actionLimit || repeat !== undefined) guarded.push({ rule, hostKey, idempotencyKey: repeat?.key });
-    }
-  }
-  return guarded;
+function guardedEvents(raises: Raise[]): GuardedEvent[] {
+  return raises
+    .filter(({ rule, repeat }) => rule.flapping.enabled || rule.actionLimit || repeat !== undefined)
+    .map(({ rule, hostKey, repeat }) => ({ rule, hostKey, idempotencyKey: repeat?.key }));
 }
 
 function queuedOf(row: NewExecutionRow): QueuedExecution {
@@ -265,11 +262,11 @@ interface HostCandidate {
  * The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. Written
  * as text: built with Kysely it was ~4 % of the ingest benchmark's main thread (a CPU profile).
  */
-function candidateHostsQuery(statements: Statements, batch: Occurrence[], reads: BatchReads): CompiledQuery | undefined {
+function candidateHostsQuery(statements: Statements, raises: Raise[]): CompiledQuery | undefined {
   const names = new Set<string>();
   const tags = new Set<string>();
   const tenants = new Set<string>();
-  for (const raise of batch.flatMap((s) => raisesOf(s, reads))) {
+  for (const raise of raises) {
     const { rule } = raise;
     if (!rule.enabled || !raise.occurrence.payload.act || raise.ignoredState) continue;
     tenants.add(rule.tenantId);

@@ -17,6 +17,8 @@ import { isUuid } from '../store/ids.js';
 import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
 import { admit, invalidKey, lacksWebhookScope, submitted, unstorable, type AdmissionDeps } from './admission.js';
 import { alertPayloadOf } from './alert-payload.js';
+import type { ParseResult } from './payload.js';
+import type { AlertPayload } from '../ingest/alert.js';
 
 /** DESIGN.md §7: each integration's own URL; the tool posts its own body there. */
 export const INTEGRATION_PATH = '/api/v1/trigger/channel/:type/:apiKey/:integrationId';
@@ -99,19 +101,20 @@ async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest,
     request.log.info({ integrationId: integration.id, control: notification.description }, 'an integration answered its tool');
     return reply.code(200).send({ control: notification.description });
   }
-  const payloads = notification.alerts.map((alert) => ({ alert, parsed: alertPayloadOf(integration.type, alert) }));
-  const refused = payloads.flatMap(({ parsed }, i) => (parsed.ok ? [] : parsed.errors.map((e) => ({ ...e, path: `/alerts/${i}${e.path.replace(/^\/body/, '')}` }))));
+  const parsed = notification.alerts.map((alert) => alertPayloadOf(integration.type, alert));
+  const refused = parsed.flatMap((p, i) => (p.ok ? [] : p.errors.map((e) => ({ ...e, path: `/alerts/${i}${e.path.replace(/^\/body/, '')}` }))));
   if (refused.length > 0) return refuse(deps, integration, refused);
+  const payloads = notification.alerts.map((alert, i) => ({ alert, payload: (parsed[i] as Extract<ParseResult, { ok: true }>).payload }));
   // Submitted together: the group commit stores the notification's alerts in one transaction.
   const receivedAt = deps.clock();
-  const results = await Promise.all(payloads.map(({ alert, parsed }) => submitted(request, deps.storeLocation, deps.writer.submit({
+  const results = await Promise.all(payloads.map(({ alert, payload }) => submitted(request, deps.storeLocation, deps.writer.submit({
     tenantId: request.caller.tenantId,
     rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName } },
     source: integration.type,
     sourceIp: request.ip,
     receivedAt,
     credential: { kind: 'api_key', keyId: request.caller.keyId },
-    payload: parsed.ok ? parsed.payload : (undefined as never),
+    payload,
     alertFingerprint: alert.fingerprint,
   }))));
   const alerts = [];
@@ -119,7 +122,7 @@ async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest,
     if (result.status === 'revoked_key') throw invalidKey();
     if (result.status === 'key_lacks_scope') throw lacksWebhookScope(request.caller.keyName);
     if (result.status !== 'alert') throw unstorable();
-    alerts.push(alertView(payloads[i]!.alert, result.events, payloads[i]!.parsed));
+    alerts.push(alertView(payloads[i]!.alert, result.events, payloads[i]!.payload.skippedEnv));
   }
   await recordDelivery(deps.db, integration.id, { ok: true });
   return reply.code(202).send({ alerts });
@@ -167,7 +170,7 @@ async function refuse(deps: IntegrationIngressDeps, integration: IntegrationRow,
   throw new PitcrewError(signature ? 'PITCREW_ERR_INVALID_SIGNATURE' : 'PITCREW_ERR_VALIDATION', message, { fieldErrors: errors });
 }
 
-function alertView(alert: ToolAlert, events: RaisedEvent[], parsed: ReturnType<typeof alertPayloadOf>) {
+function alertView(alert: ToolAlert, events: RaisedEvent[], skippedEnv: AlertPayload['skippedEnv']) {
   return {
     fingerprint: alert.fingerprint,
     state: alert.state,
@@ -183,6 +186,6 @@ function alertView(alert: ToolAlert, events: RaisedEvent[], parsed: ReturnType<t
         executionIds: event.executionIds.slice(0, LISTED_EXECUTION_IDS),
         executionCount: event.executionIds.length,
       })),
-    skippedEnv: parsed.ok ? parsed.payload.skippedEnv : [],
+    skippedEnv,
   };
 }

@@ -39,5 +39,3 @@ export function checkSecretHeader(request: ToolRequest, tool: string): FieldErro
   }
   return undefined;
 }
-
-export { isRecord, labelText } from './values.js';

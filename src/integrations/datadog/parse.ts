@@ -1,6 +1,6 @@
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { checkSecretHeader, isRecord, labelText } from '../shared-secret.js';
-import { invalid } from '../values.js';
+import { checkSecretHeader } from '../shared-secret.js';
+import { invalid, isRecord, labelText } from '../values.js';
 
 /*
  * Datadog's Webhooks integration (docs.datadoghq.com/integrations/webhooks). The body is a JSON

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { headerValue, isRecord, labelText } from '../shared-secret.js';
-import { invalid } from '../values.js';
+import { headerValue } from '../shared-secret.js';
+import { invalid, isRecord, labelText } from '../values.js';
 
 /*
  * PagerDuty v3 webhooks (webhook subscriptions): developer.pagerduty.com "V3 Webhooks overview"

@@ -1,6 +1,6 @@
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { checkSecretHeader, isRecord } from '../shared-secret.js';
-import { invalid } from '../values.js';
+import { checkSecretHeader } from '../shared-secret.js';
+import { invalid, isRecord } from '../values.js';
 
 /*
  * Zabbix has no webhook body of its own: a webhook media type runs a script that builds one. pitcrew

@@ -46,8 +46,8 @@ describe('key scopes and host replacement in the web UI', () => {
     await signInAs(page, base, env.tenant.token, '/hosts');
     await page.getByRole('button', { name: 'Connect a host' }).click();
     await page.getByRole('button', { name: 'Make an agent key' }).click();
-    const line = await page.getByLabel('export the API key').innerText();
-    expect(line).toMatch(/^export PITCREW_API_KEY=[0-9a-f]{64}$/);
+    // The block shows a placeholder until the key comes back, so wait for the key itself.
+    await expect.poll(() => page.getByLabel('export the API key').innerText()).toMatch(/^export PITCREW_API_KEY=[0-9a-f]{64}$/);
     const made = (await keys()).filter((k) => k.name === 'agents');
     expect(made.map((k) => k.scopes)).toEqual([['enrol']]);
   });

@@ -87,6 +87,12 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     const refused = await integrations(['create', '--name', 'x', '--type', 'nagios']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/type/) });
     expect((await integrations(['create', '--name', 'x', '--type', 'generic', '--config', '{oops'])).code).toBe(2);
+    const test = await integrations(['test', id, '--host', 'web-9', '--alarm', 'DiskFull']);
+    expect(test.code, test.stderr).toBe(0);
+    expect(test.stdout).toBe('sent test alert "DiskFull" (a dry run)\nno rule matched it\n');
+    const alerts = await integrations(['alerts', id]);
+    expect(alerts.stdout).toMatch(/^RECEIVED {2}STATE {2}ALERT {2}HOST {2}WHAT IT DID\n\S+Z {2}firing {2}DiskFull {2}web-9 {2}no rule matched\n$/);
+    expect((await integrations(['alerts', id, '--limit', 'lots'])).code).toBe(2);
     expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
     expect((await integrations(['list'])).stdout).not.toContain(id);
   });

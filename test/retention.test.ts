@@ -35,7 +35,15 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   };
   const count = async (table: keyof Database, column: string, value: string) =>
     Number((await env.store.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).where(column as never, '=', value as never).executeTakeFirstOrThrow()).n);
-  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages', id: string) => (await count(table, 'id', id)) === 1;
+  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts', id: string) => (await count(table, 'id', id)) === 1;
+  // An alert an integration took (its log keeps it whether or not a rule matched it).
+  let alertmanager = '';
+  const alert = async (instance: string) => {
+    const body = { version: '4', status: 'firing', receiver: 'pitcrew', alerts: [{ status: 'firing', labels: { alertname: 'Old', instance }, annotations: {}, startsAt: new Date(now).toISOString(), fingerprint: instance }] };
+    const reply = await env.app.server.inject({ method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${alertmanager}`, headers: { 'content-type': 'application/json' }, payload: body });
+    expect(reply.statusCode, reply.body).toBe(202);
+    return (await env.store.db.selectFrom('alerts').select('id').where('host_name', '=', instance).executeTakeFirstOrThrow()).id;
+  };
 
   beforeAll(async () => {
     start = laterEpoch();
@@ -54,6 +62,8 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     await createChannel(env, { name: 'down', type: 'slack', mode: 'all', ruleIds: [unheard.id], config: { webhookUrl: failing.url } });
 
     // Sixty days ago, as far as pitcrew can tell.
+    alertmanager = (await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).json().id;
+    old.alert = await alert('old-1');
     const ran = await fire(heard.triggerId, { HostName: 'web-1' });
     old.ranEvent = ran.eventId;
     old.ran = ran.executionIds[0]!;
@@ -89,6 +99,7 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     recent.event = fresh.eventId;
     recent.execution = fresh.executionIds[0]!;
     recent.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
+    recent.alert = await alert('recent-1');
     now = start + 60 * DAY;
   });
   afterAll(() => env.close());
@@ -96,9 +107,11 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   it('deletes what ended before the period in batches, and keeps what is younger or still under way', async () => {
     const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1 });
     const first = await retention.pruneBatch(now);
-    expect(first).toEqual({ executions: 1, events: 1, escalations: 1, notify_messages: 1, notify_attempts: 1 });
+    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, escalations: 1, notify_messages: 1, notify_attempts: 1 });
     for (let i = 0; i < 10 && Object.values(await retention.pruneBatch(now)).some((n) => n > 0); i += 1);
-    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 });
+    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 });
+    expect(await exists('alerts', old.alert!)).toBe(false);
+    expect(await exists('alerts', recent.alert!)).toBe(true);
 
     for (const id of [old.ran!, old.cancelled!]) {
       expect(await exists('executions', id), id).toBe(false);

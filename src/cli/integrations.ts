@@ -2,13 +2,17 @@ import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { CliError, callApi } from './client.js';
 
-export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|delete> [options]
+export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|alerts|test|delete> [options]
 
   list                                   the tenant's integrations: type, URL, last alert, last error
   create --name NAME --type TYPE [--config JSON] [--secret SECRET]
                                          connect a monitoring tool; prints the URL to give it. TYPE is
                                          alertmanager, grafana, monasca, zabbix, datadog, pagerduty,
                                          cloudwatch_sns or generic (docs/integrations.md)
+  alerts ID [--limit N]                  the alerts it took, newest first, with what each did
+  test ID [--host HOST] [--alarm NAME] [--act]
+                                         send a test alert through it: matched against its rules,
+                                         a dry run unless --act
   delete ID                              its URL stops taking alerts, its rules stop firing
 
 The URL shows <api_key>: put a key with the webhook scope there (npx pitcrew api-keys create).
@@ -28,6 +32,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
   const options = {
     server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' },
     name: { type: 'string' }, type: { type: 'string' }, config: { type: 'string' }, secret: { type: 'string' },
+    limit: { type: 'string' }, host: { type: 'string' }, alarm: { type: 'string' }, act: { type: 'boolean' },
   } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
   const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
@@ -45,15 +50,48 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
       show(made, `created ${made.type} integration "${made.name}" (${made.id})\ngive the tool this URL, with an API key in place of <api_key>:\n${made.url}`);
       return 0;
     }
+    case 'alerts': {
+      const id = onlyId(positionals, 'alerts');
+      const limit = values.limit ?? '20';
+      if (!/^[1-9]\d{0,3}$/.test(limit)) throw new CliError('--limit must be a whole number from 1 to 1000', 2);
+      const page = (await callApi(client, 'GET', `/api/v1/integrations/${id}/alerts?limit=${limit}`)) as { items: AlertView[] };
+      show(page, ['RECEIVED  STATE  ALERT  HOST  WHAT IT DID', ...page.items.map(describeAlert)].join('\n'));
+      return 0;
+    }
+    case 'test': {
+      const id = onlyId(positionals, 'test');
+      const body = { ...(values.host ? { hostName: values.host } : {}), ...(values.alarm ? { alarmName: values.alarm } : {}), act: values.act === true };
+      const sent = (await callApi(client, 'POST', `/api/v1/integrations/${id}/test`, body)) as { alert: { alarmName: string; events: AlertView['events'] } };
+      const did = sent.alert.events.length === 0 ? 'no rule matched it' : sent.alert.events.map((e) => `rule ${e.ruleId}: ${e.outcome}`).join('\n');
+      show(sent, `sent test alert "${sent.alert.alarmName}"${values.act ? '' : ' (a dry run)'}\n${did}`);
+      return 0;
+    }
     case 'delete': {
-      if (positionals.length !== 1) throw new CliError(`delete needs the integration id\n\n${INTEGRATIONS_USAGE}`, 2);
-      await callApi(client, 'DELETE', `/api/v1/integrations/${encodeURIComponent(positionals[0]!)}`);
+      await callApi(client, 'DELETE', `/api/v1/integrations/${onlyId(positionals, 'delete')}`);
       show({ deleted: positionals[0] }, `deleted integration ${positionals[0]}: its URL answers 404 from now on`);
       return 0;
     }
     default:
       throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${INTEGRATIONS_USAGE}`, 2);
   }
+}
+
+interface AlertView {
+  receivedAt: string;
+  state: string;
+  alarmName: string | null;
+  hostName: string | null;
+  events: Array<{ ruleId: string; outcome: string }>;
+}
+
+function onlyId(positionals: string[], verb: string): string {
+  if (positionals.length !== 1) throw new CliError(`${verb} needs the integration id\n\n${INTEGRATIONS_USAGE}`, 2);
+  return encodeURIComponent(positionals[0]!);
+}
+
+function describeAlert(alert: AlertView): string {
+  const did = alert.events.length === 0 ? 'no rule matched' : alert.events.map((e) => `${e.outcome} (rule ${e.ruleId})`).join(', ');
+  return [alert.receivedAt, alert.state, alert.alarmName ?? '-', alert.hostName ?? '-', did].join('  ');
 }
 
 function parseConfig(text: string): unknown {

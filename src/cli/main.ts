@@ -18,7 +18,8 @@ commands:
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
-  integrations list|create|delete   monitoring tools' alerts, through the API (npx pitcrew integrations --help)
+  integrations list|create|alerts|test|delete
+                                   monitoring tools' alerts, through the API (npx pitcrew integrations --help)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;

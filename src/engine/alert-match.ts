@@ -1,7 +1,7 @@
 import { alarmNamePattern, globPattern } from '../rules/alarm-name.js';
 import type { Trigger } from '../rules/schema.js';
 
-type AlertTrigger = Extract<Trigger, { type: 'alert' }>;
+export type AlertTrigger = Extract<Trigger, { type: 'alert' }>;
 
 /** What a rule's alert trigger is matched against: one alert of an integration (integrations/notification.ts). */
 export interface AlertFacts {

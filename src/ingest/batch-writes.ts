@@ -5,12 +5,12 @@ import type { Decision, LimitedHost } from '../engine/decide.js';
 import { queuedInserts } from '../executions/repository.js';
 import type { Rule } from '../rules/rule.js';
 import type { Statements } from '../store/statements.js';
-import type { Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
+import type { AlertsTable, Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { BatchHistory } from './batch-history.js';
-import { escalationRow, eventRow, executionRow } from './rows.js';
+import { alertRow, escalationRow, eventRow, executionRow } from './rows.js';
 import { safetyWrites } from './safety-writes.js';
-import type { Occurrence } from './occurrence.js';
-import type { SessionFinder } from './writer.js';
+import type { Occurrence, RuleSelector } from './occurrence.js';
+import type { RaisedEvent, SessionFinder } from './writer.js';
 
 /** A decision to record, with what was known of the call when it was made. */
 export interface Decided {
@@ -39,6 +39,7 @@ export class BatchWrites {
   private readonly executions: NewExecutionRow[] = [];
   private readonly escalations = new Map<string, EscalationsTable>();
   private readonly keys: IdempotencyKeysTable[] = [];
+  private readonly alerts: AlertsTable[] = [];
   /** Whether the batch gave the notifier's loop work: an escalation window opened. */
   givesNotifierWork = false;
   /** Whether the batch queued runs for the service's executor (an email runbook). */
@@ -81,9 +82,15 @@ export class BatchWrites {
     }
   }
 
+  /** Keeps an integration's alert for its log, with the events it raised. */
+  addAlert(occurrence: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[]): void {
+    this.alerts.push(alertRow(occurrence, selector, events));
+  }
+
   compile(): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
     writes.push(...this.statements.inserts('events', this.events));
+    writes.push(...this.statements.inserts('alerts', this.alerts));
     writes.push(...queuedInserts(this.statements, this.executions, this.now));
     writes.push(...safetyWrites(this.db, this.statements, [...this.escalations.values()], this.keys));
     return writes;

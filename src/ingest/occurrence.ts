@@ -37,7 +37,12 @@ export type RuleSelector =
   /** A source inside the service (a schedule) knows its rule. */
   | { by: 'rule'; ruleId: string }
   /** An integration's alert raises every rule of the integration whose alert trigger matches it. */
-  | { by: 'integration'; integrationId: string; alert: AlertFacts };
+  | { by: 'integration'; integrationId: string; alert: AlertFacts & AlertRecord };
+
+/** What the integration's alert log keeps of an alert besides what rules match on. */
+export interface AlertRecord {
+  annotations: Readonly<Record<string, string>>;
+}
 
 /**
  * The proof an occurrence carried. Sources check it before submitting, from a cache; the ingest
@@ -46,7 +51,10 @@ export type RuleSelector =
 export type Credential =
   /** A tenant API key in the URL: unrevoked and holding the webhook scope when the event is stored. */
   | { kind: 'api_key'; keyId: string }
-  /** The service raised it itself (a schedule): the rule's own existence is the only check. */
+  /**
+   * The service raised it itself (a schedule), or a signed-in person did (a test alert from an
+   * integration's page, authorised by the API): the rule's own existence is the only check.
+   */
   | { kind: 'service' };
 
 export function apiKeyOf(occurrence: Occurrence): string | undefined {

@@ -1,6 +1,6 @@
-import { actsOn, alertHost } from '../engine/alert-match.js';
+import { actsOn } from '../engine/alert-match.js';
 import { hostKey } from '../engine/decide.js';
-import { hostFromAddress } from '../integrations/alertmanager/alert.js';
+import { ruleHostOf } from '../integrations/rule-host.js';
 import type { Rule } from '../rules/rule.js';
 import type { BatchReads } from './batch-reads.js';
 import type { Occurrence } from './occurrence.js';
@@ -24,16 +24,10 @@ export function raisesOf(occurrence: Occurrence, reads: BatchReads): Raise[] {
   return reads.admitted(occurrence).map((rule) => raiseOf(occurrence, rule));
 }
 
-/** A host label the rule names is read as the tool's own: an address's port or URL left out (web-1:9100 → web-1). */
-function hostOfAlert(trigger: Parameters<typeof alertHost>[0], facts: Parameters<typeof alertHost>[1]): string | undefined {
-  const host = alertHost(trigger, facts);
-  return host !== undefined && trigger.hostLabel ? hostFromAddress(host) : host;
-}
-
 function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
   const selector = occurrence.rule;
   const alert = selector.by === 'integration' && rule.trigger.type === 'alert' ? { trigger: rule.trigger, facts: selector.alert } : undefined;
-  const hostName = alert ? hostOfAlert(alert.trigger, alert.facts) : occurrence.payload.hostName;
+  const hostName = alert ? ruleHostOf(alert.trigger, alert.facts) : occurrence.payload.hostName;
   const ignoredState = alert && !actsOn(alert.trigger, alert.facts.state)
     ? `the alert is ${alert.facts.state} and the rule acts on ${alert.trigger.on ?? 'firing'} alerts (trigger.on): recorded, nothing run`
     : undefined;

@@ -6,9 +6,10 @@ import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
 import type { AlarmState } from '../engine/alarm-history.js';
 import type { Rule } from '../rules/rule.js';
 import { newId } from '../store/ids.js';
-import type { EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
+import type { AlertsTable, EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { OpenEscalation } from './batch-history.js';
-import { apiKeyOf, type Occurrence } from './occurrence.js';
+import { apiKeyOf, type Occurrence, type RuleSelector } from './occurrence.js';
+import type { RaisedEvent } from './writer.js';
 
 /** The rows one event writes, built from its submission and its decision. */
 
@@ -30,6 +31,28 @@ export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: Outc
     alarm_state: decided.alarmState,
     state_changed: decided.stateChanged ? 1 : 0,
     idempotency_key: s.idempotencyKey ?? null,
+  };
+}
+
+/** An integration's alert as its log keeps it, with the events it raised (none: no rule matched). */
+export function alertRow(s: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[]): AlertsTable {
+  const { alert } = selector;
+  return {
+    id: newId(s.receivedAt),
+    tenant_id: s.tenantId,
+    integration_id: selector.integrationId,
+    received_at: s.receivedAt,
+    source: s.source,
+    state: alert.state,
+    fingerprint: s.alertFingerprint ?? '',
+    alarm_name: alert.alarmName ?? null,
+    host_name: alert.hostName ?? null,
+    severity: alert.severity ?? null,
+    labels: JSON.stringify(alert.labels),
+    annotations: JSON.stringify(alert.annotations),
+    events: JSON.stringify(events.map((e) => (e.status === 'idempotency_conflict'
+      ? { ruleId: e.ruleId, eventId: null, outcome: 'conflict' }
+      : { ruleId: e.ruleId, eventId: e.eventId, outcome: e.status === 'replayed' ? 'duplicate' : e.outcome }))),
   };
 }
 

@@ -92,7 +92,8 @@ const KEY_LAST_USED_RESOLUTION_MS = 60_000;
  * (a pure function), and queues the executions with the event: all or nothing.
  */
 export class EventWriter {
-  private readonly queue: GroupCommit<Occurrence, OccurrenceResult>;
+  /** A job is one delivery: its occurrences share a transaction (an integration's notification). */
+  private readonly queue: GroupCommit<Occurrence[], OccurrenceResult[]>;
   private readonly statements: Statements;
 
   constructor(
@@ -102,15 +103,23 @@ export class EventWriter {
     private readonly options: EventWriterOptions,
   ) {
     this.statements = new Statements(options.dialect);
-    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest', mayBeOneJob: isRefusedData }, (size, seconds) => {
+    this.queue = new GroupCommit((batch) => this.commit(batch), { ...options, name: 'ingest', mayBeOneJob: isRefusedData, sizeOf: (delivery) => delivery.length }, (size, seconds) => {
       metrics.ingestBatchSize.observe(size);
       metrics.ingestCommitSeconds.observe(seconds);
     });
   }
 
   /** Stores the occurrence as an event of its rule, decided, with its executions: answered once durable. */
-  submit(occurrence: Occurrence): Promise<OccurrenceResult> {
-    return this.queue.submit(occurrence);
+  async submit(occurrence: Occurrence): Promise<OccurrenceResult> {
+    return (await this.queue.submit([occurrence]))[0]!;
+  }
+
+  /**
+   * Stores occurrences that arrived together (the alerts of one notification) in one transaction:
+   * all of them or, when the transaction fails, none, so the tool's retry finds nothing half done.
+   */
+  submitAll(occurrences: Occurrence[]): Promise<OccurrenceResult[]> {
+    return this.queue.submit(occurrences);
   }
 
   drain(): Promise<void> {
@@ -122,7 +131,14 @@ export class EventWriter {
    * the history of guarded rules (only when a rule needs them: safety-reads.ts); then every write
    * with the commit (store/batch.ts).
    */
-  private async commit(batch: Occurrence[]): Promise<Committed<OccurrenceResult[]>> {
+  private async commit(deliveries: Occurrence[][]): Promise<Committed<OccurrenceResult[][]>> {
+    const committed = await this.commitOccurrences(deliveries.flat());
+    let at = 0;
+    const value = deliveries.map((delivery) => committed.value.slice(at, (at += delivery.length)));
+    return { value, durable: committed.durable };
+  }
+
+  private async commitOccurrences(batch: Occurrence[]): Promise<Committed<OccurrenceResult[]>> {
     const queued: QueuedExecution[] = [];
     let work = { notifier: false, service: false };
     const now = this.now();
@@ -200,7 +216,11 @@ function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: Ba
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
   const decideEach = () => raises.map((raise) => decideRaise(raise, kinds, hosts, history, writes, queued));
-  if (s.rule.by === 'integration') return { status: 'alert', events: decideEach() };
+  if (s.rule.by === 'integration') {
+    const events = decideEach();
+    writes.addAlert(s, s.rule, events);
+    return { status: 'alert', events };
+  }
   if (raises.length === 0) return { status: 'no_rule' };
   return decideEach()[0]!;
 }

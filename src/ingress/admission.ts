@@ -48,7 +48,7 @@ export async function admit(deps: AdmissionDeps, request: FastifyRequest<{ Param
 }
 
 /** The writer's answer, or the error to answer with when the event could not be stored. */
-export async function submitted(request: FastifyRequest, storeLocation: string, submission: Promise<OccurrenceResult>): Promise<OccurrenceResult> {
+export async function submitted<T extends OccurrenceResult | OccurrenceResult[]>(request: FastifyRequest, storeLocation: string, submission: Promise<T>): Promise<T> {
   try {
     return await submission;
   } catch (error) {

@@ -6,7 +6,7 @@ import { parseGeneric } from './generic/parse.js';
 import { checkGrafanaConfig, parseGrafana } from './grafana/parse.js';
 import { cloudwatchSnsParser, type CloudwatchSnsDeps } from './cloudwatch-sns/parse.js';
 import { parseDatadog } from './datadog/parse.js';
-import { parseMonasca } from './monasca/parse.js';
+import { checkMonascaConfig, parseMonasca } from './monasca/parse.js';
 import type { ToolNotification, ToolRequest } from './notification.js';
 import { parsePagerDuty } from './pagerduty/parse.js';
 import type { IntegrationType } from './schema.js';
@@ -53,6 +53,8 @@ export function configErrors(type: IntegrationType, config: Record<string, unkno
       return checkGrafanaConfig(config);
     case 'generic':
       return checkGenericMapping(config);
+    case 'monasca':
+      return checkMonascaConfig(config);
     default:
       return [];
   }

@@ -12,7 +12,7 @@ const IDLE_INTERVAL_MS = 10 * 60_000;
 /** Its own key of PostgreSQL's two-key advisory locks (safety-reads.ts has rules'). */
 const RETENTION_LOCK_CLASS = 0x70637232;
 
-export type PrunedTable = 'executions' | 'events' | 'escalations' | 'notify_messages' | 'notify_attempts';
+export type PrunedTable = 'executions' | 'events' | 'alerts' | 'escalations' | 'notify_messages' | 'notify_attempts';
 export type Pruned = Record<PrunedTable, number>;
 
 export interface RetentionDeps {
@@ -29,7 +29,7 @@ export interface RetentionDeps {
 /**
  * Deletes history older than the retention period (docs/configuration.md, "History retention"):
  * ended executions with their transitions, artifacts and output; events no execution still
- * needs; notified escalations; notifications whose deliveries ended, and delivery attempts.
+ * needs; integrations' alert logs; notified escalations; notifications whose deliveries ended, and delivery attempts.
  * Never an execution still queued, dispatched or running, nor the event it came from. Rows are
  * selected by primary key: ids are UUIDv7, so `id < idFloor(cutoff)` means created before it.
  */
@@ -66,10 +66,11 @@ export class Retention {
       if (this.deps.dialect === 'postgres' && !(await this.takeLock(tx))) return none();
       const executions = await this.pruneExecutions(tx, cutoff);
       const events = await this.pruneEvents(tx, cutoff);
+      const alerts = await this.deleteIds(tx, 'alerts', tx.selectFrom('alerts').select('id').where('id', '<', cutoff));
       const escalations = await this.deleteIds(tx, 'escalations', tx.selectFrom('escalations').select('id').where('id', '<', cutoff).where('state', '=', 'notified').where('window_end', '<', cutoffMs));
       const notifyMessages = await this.pruneNotifyMessages(tx, cutoff);
       const notifyAttempts = await this.deleteIds(tx, 'notify_attempts', tx.selectFrom('notify_attempts').select('id').where('id', '<', cutoff));
-      return { executions, events, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts };
+      return { executions, events, alerts, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts };
     });
   }
 
@@ -116,7 +117,7 @@ export class Retention {
     return ids.length;
   }
 
-  private async deleteIds(tx: Transaction<Database>, table: 'escalations' | 'notify_attempts', select: IdQuery): Promise<number> {
+  private async deleteIds(tx: Transaction<Database>, table: 'alerts' | 'escalations' | 'notify_attempts', select: IdQuery): Promise<number> {
     const ids = await this.ids(select);
     if (ids.length > 0) await tx.deleteFrom(table).where('id', 'in', ids).execute();
     return ids.length;
@@ -133,5 +134,5 @@ interface IdQuery {
 }
 
 function none(): Pruned {
-  return { executions: 0, events: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 };
+  return { executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 };
 }

@@ -33,7 +33,10 @@ import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
-import { registerIntegrationIngress } from '../ingress/integration.js';
+import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
+import { EgressPolicy } from '../egress/policy.js';
+import { policyFetch } from '../egress/fetch.js';
+import { registerIntegrationIngress, registerTestAlertRoute } from '../ingress/integration.js';
 import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -206,6 +209,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const { db } = deps.store;
   const { directory } = context;
+  // Calls to a tenant's own services (Keystone, Monasca) go where notifications may: the same egress policy.
+  const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
 
   const server = Fastify({
     loggerInstance: deps.logger,
@@ -265,6 +270,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
+      registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
+      registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
       registerAgentInstallRoutes(scope as Api, context.agentOffer);

@@ -69,6 +69,19 @@ describe('GroupCommit', () => {
     }
   });
 
+  it('fills a batch by the size of its jobs, keeps each job whole however big, and reports the sizes', async () => {
+    const batches: number[][][] = [];
+    const sizes: number[] = [];
+    const group = new GroupCommit(async (jobs: number[][]) => {
+      batches.push(jobs);
+      return { value: jobs.map((job) => job.length), durable: Promise.resolve() };
+    }, { maxBatch: 4, maxQueued: 100, name: 'test', sizeOf: (job) => job.length }, (size) => sizes.push(size));
+    const answers = await Promise.all([[1, 2], [3, 4], [5], [6, 7, 8, 9, 10, 11], [12]].map((job) => group.submit(job)));
+    expect(answers).toEqual([2, 2, 1, 6, 1]);
+    expect(batches).toEqual([[[1, 2], [3, 4]], [[5]], [[6, 7, 8, 9, 10, 11]], [[12]]]);
+    expect(sizes).toEqual([4, 1, 6, 1]);
+  });
+
   it('rejects the callers of a batch whose sync failed', async () => {
     const group = new GroupCommit(async (jobs: number[]) => ({ value: jobs, durable: Promise.reject(new Error('EIO')) }), { maxBatch: 10, maxQueued: 10, name: 'test' });
     await expect(group.submit(1)).rejects.toThrow('EIO');

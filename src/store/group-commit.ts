@@ -2,7 +2,7 @@ import type { Committed } from './batch.js';
 
 export class GroupCommitOverloadedError extends Error {}
 
-export interface GroupCommitLimits {
+export interface GroupCommitLimits<Job = unknown> {
   maxBatch: number;
   maxQueued: number;
   name: string;
@@ -11,6 +11,8 @@ export interface GroupCommitLimits {
    * job carried): the jobs are then committed one by one, so that only the job at fault fails.
    */
   mayBeOneJob?: (error: unknown) => boolean;
+  /** What a job counts for in maxBatch and the batch-size figures (1 each by default; a delivery of several events counts them). */
+  sizeOf?: (job: Job) => number;
 }
 
 interface Entry<Job, Result> {
@@ -37,7 +39,7 @@ export class GroupCommit<Job, Result> {
 
   constructor(
     private readonly commit: (jobs: Job[]) => Promise<Committed<Result[]>>,
-    private readonly limits: GroupCommitLimits,
+    private readonly limits: GroupCommitLimits<Job>,
     private readonly observe: (batchSize: number, seconds: number) => void = () => undefined,
   ) {}
 
@@ -87,9 +89,22 @@ export class GroupCommit<Job, Result> {
 
   private async flush(): Promise<void> {
     this.flushing = true;
-    while (this.queue.length > 0) await this.commitEntries(this.queue.splice(0, this.limits.maxBatch));
+    while (this.queue.length > 0) await this.commitEntries(this.queue.splice(0, this.nextBatchLength()));
     this.flushing = false;
     this.settleIdle();
+  }
+
+  /** As many queued jobs as fit in maxBatch, and at least one however big. */
+  private nextBatchLength(): number {
+    const { sizeOf, maxBatch } = this.limits;
+    if (!sizeOf) return maxBatch;
+    let size = 0;
+    let length = 0;
+    while (length < this.queue.length && (length === 0 || size + sizeOf(this.queue[length]!.job) <= maxBatch)) {
+      size += sizeOf(this.queue[length]!.job);
+      length += 1;
+    }
+    return length;
   }
 
   private async commitEntries(batch: Entry<Job, Result>[]): Promise<void> {
@@ -100,7 +115,7 @@ export class GroupCommit<Job, Result> {
       void durable.then(
         () => {
           batch.forEach((entry, i) => entry.resolve(results[i]!));
-          this.observe(batch.length, (performance.now() - started) / 1000);
+          this.observe(this.sizeOfBatch(batch), (performance.now() - started) / 1000);
         },
         (error: unknown) => batch.forEach((entry) => entry.reject(error)),
       ).finally(() => {
@@ -115,6 +130,11 @@ export class GroupCommit<Job, Result> {
       }
       for (const entry of batch) entry.reject(error);
     }
+  }
+
+  private sizeOfBatch(batch: Array<Entry<Job, Result>>): number {
+    const { sizeOf } = this.limits;
+    return sizeOf ? batch.reduce((sum, entry) => sum + sizeOf(entry.job), 0) : batch.length;
   }
 
   private isIdle(): boolean {

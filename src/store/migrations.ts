@@ -11,6 +11,7 @@ import * as keyScopes from './migrations/0010_key_scopes.js';
 import * as eventSource from './migrations/0011_event_source.js';
 import * as integrations from './migrations/0012_integrations.js';
 import * as hostShortNames from './migrations/0013_host_short_names.js';
+import * as alerts from './migrations/0014_alerts.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011_event_source': eventSource,
   '0012_integrations': integrations,
   '0013_host_short_names': hostShortNames,
+  '0014_alerts': alerts,
 };
 
 export interface MigrationReport {

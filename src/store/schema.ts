@@ -308,12 +308,30 @@ export interface NotifyAttemptsTable {
   at: number;
 }
 
+/** Every alert an integration took (migration 0014). */
+export interface AlertsTable {
+  id: string;
+  tenant_id: string;
+  integration_id: string;
+  received_at: number;
+  source: string;
+  state: string;
+  fingerprint: string;
+  alarm_name: string | null;
+  host_name: string | null;
+  severity: string | null;
+  labels: string;
+  annotations: string;
+  events: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   tokens: TokensTable;
   rules: RulesTable;
   integrations: IntegrationsTable;
+  alerts: AlertsTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -336,6 +354,7 @@ export type TenantRow = Selectable<TenantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type RuleRow = Selectable<RulesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
+export type AlertRow = Selectable<AlertsTable>;
 export type NewRuleRow = Insertable<RulesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;

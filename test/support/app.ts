@@ -58,6 +58,8 @@ export interface TestEnvOptions {
   webhookBodyLimitBytes?: number;
   /** PITCREW_INGEST_MAX_QUEUED; high unless a test is about a full queue. */
   ingestMaxQueued?: number;
+  /** Occurrences per ingest transaction at most (256 unless a test is about it). */
+  ingestMaxBatch?: number;
   sqliteBusyTimeoutMs?: number;
   logLevel?: string;
   trustProxy?: TrustProxy;
@@ -110,7 +112,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     logger,
     webhookBodyLimitBytes: options.webhookBodyLimitBytes ?? 256 * 1024,
     throttleDefaults: options.throttleDefaults ?? { ratePerSecond: 100_000, burst: 100_000 },
-    ingest: { maxBatch: 256, maxQueued: options.ingestMaxQueued ?? 20_000 },
+    ingest: { maxBatch: options.ingestMaxBatch ?? 256, maxQueued: options.ingestMaxQueued ?? 20_000 },
     executionExpirySeconds: options.executionExpirySeconds,
     agentHeartbeatSeconds: 1,
     agentHelloTimeoutMs: options.agentHelloTimeoutMs,

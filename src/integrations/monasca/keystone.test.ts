@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeystoneMonasca, type KeystoneMonasca } from '../../../test/support/keystone-monasca.js';
-import { MonascaApiError, MonascaClient, issueToken, type FetchLike } from './keystone.js';
+import { MonascaApiError, MonascaClient, issueToken, maskedAddress, pitcrewAddress, type FetchLike } from './keystone.js';
 
 const PITCREW_URL = 'https://pitcrew.example/api/v1/trigger/channel/monasca/pk_live_abc/int_1';
 
@@ -124,7 +124,7 @@ describe('the Monasca API with a token', () => {
   });
 
   it('shows which alarm definitions notify pitcrew\'s URL, and on which transitions', async () => {
-    const { methods, definitions } = await (await client()).coverage(`${PITCREW_URL}/`);
+    const { methods, definitions } = await (await client()).coverage(pitcrewAddress('int_1'));
     expect(methods.map((m) => m.id)).toEqual(['c60ec47e-5038-4bf1-9f95-4046c6e9a759']);
     const byName = Object.fromEntries(definitions.map((d) => [d.definition.name, [d.onAlarm, d.onOk, d.onUndetermined]]));
     expect(byName).toEqual({
@@ -132,6 +132,17 @@ describe('the Monasca API with a token', () => {
       'Disk almost full': [true, false, false],
       'Log error count exceeds 1000': [false, false, false],
     });
+  });
+
+  it("tells pitcrew's URL by the integration it names, whatever host and key it carries, and masks the key", () => {
+    const ours = pitcrewAddress('int_1');
+    expect(ours(PITCREW_URL)).toBe(true);
+    expect(ours(`${PITCREW_URL}/`)).toBe(true);
+    expect(ours('http://10.0.0.5:8080/api/v1/trigger/channel/monasca/another-key/int_1')).toBe(true);
+    expect(ours('https://pitcrew.example/api/v1/trigger/channel/monasca/pk_live_abc/int_2')).toBe(false);
+    expect(ours('https://pitcrew.example/api/v1/trigger/channel/webhook/pk_live_abc/int_1')).toBe(false);
+    expect(ours('not a url')).toBe(false);
+    expect(maskedAddress(PITCREW_URL)).toBe('https://pitcrew.example/api/v1/trigger/channel/monasca/<api_key>/int_1');
   });
 
   it('sees only the token\'s project', async () => {

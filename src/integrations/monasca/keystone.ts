@@ -174,13 +174,13 @@ export class MonascaClient {
   }
 
   /**
-   * Which alarm definitions notify `url` (pitcrew's integration URL): through which of the
-   * tenant's Webhook notification methods, and on which transitions. A definition pitcrew should
-   * act on needs it on ALARM (and on OK for rules on resolution).
+   * Which alarm definitions notify an integration (`isOurs` tells its URL among the tenant's
+   * Webhook notification methods: pitcrewAddress), and on which transitions. A definition pitcrew
+   * should act on needs it on ALARM (and on OK for rules on resolution).
    */
-  async coverage(url: string): Promise<{ methods: NotificationMethod[]; definitions: DefinitionCoverage[] }> {
+  async coverage(isOurs: (address: string) => boolean): Promise<{ methods: NotificationMethod[]; definitions: DefinitionCoverage[] }> {
     const [methods, definitions] = await Promise.all([this.listNotificationMethods(), this.listAlarmDefinitions()]);
-    const ours = methods.filter((method) => method.type === 'WEBHOOK' && sameUrl(method.address, url));
+    const ours = methods.filter((method) => method.type === 'WEBHOOK' && isOurs(method.address));
     const ids = new Set(ours.map((method) => method.id));
     const has = (actions: string[]) => actions.some((id) => ids.has(id));
     return {
@@ -280,8 +280,25 @@ function apiRoot(raw: string, versionSuffix: RegExp): string {
   return `${url.origin}${pathname}`;
 }
 
-function sameUrl(a: string, b: string): boolean {
-  return a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '');
+/**
+ * Whether a notification method's address is this Monasca integration's URL, on whatever host
+ * name the tenant reaches pitcrew by and with whichever of its API keys: the path names the
+ * integration. (pitcrew cannot rebuild the URL: it keeps API keys hashed.)
+ */
+export function pitcrewAddress(integrationId: string): (address: string) => boolean {
+  const path = new RegExp(`/api/v1/trigger/channel/monasca/[^/]+/${integrationId.replace(/[^0-9A-Za-z_-]/g, '')}/?$`, 'i');
+  return (address) => {
+    try {
+      return path.test(new URL(address.trim()).pathname);
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** The address with the API key of a pitcrew URL masked: the key is a secret, the rest is not. */
+export function maskedAddress(address: string): string {
+  return address.replace(/(\/trigger\/channel\/[a-z_]+\/)[^/]+\//i, '$1<api_key>/');
 }
 
 function path(value: unknown, keys: string[]): unknown {

@@ -111,3 +111,20 @@ function bodyObject(request: ToolRequest): Record<string, unknown> | undefined {
 
 
 
+
+/** A Monasca integration's settings: `monascaUrl`, the Monasca API pitcrew reads alarm definitions from (optional). */
+export function checkMonascaConfig(config: Record<string, unknown>, at = '/body/config'): FieldError[] {
+  const { monascaUrl, ...rest } = config;
+  const errors: FieldError[] = Object.keys(rest).map((name) => ({ path: `${at}/${name}`, message: `${name} is not a setting of a Monasca integration (monascaUrl is)` }));
+  if (monascaUrl === undefined) return errors;
+  let url: URL | undefined;
+  try {
+    url = typeof monascaUrl === 'string' ? new URL(monascaUrl) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    errors.push({ path: `${at}/monascaUrl`, message: 'monascaUrl must be the http or https URL of the Monasca API, e.g. http://monasca:8070' });
+  }
+  return errors;
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+import { expectProblem } from './support/problems.js';
+
+/*
+ * An integration's alert log, the rule wizard's preview against it, the test alert, and one
+ * transaction per notification. Alertmanager bodies follow its webhook message
+ * (prometheus/alertmanager notify/webhook/webhook.go `Message`, version "4"; template/template.go `Alert`).
+ */
+
+function amAlert(alertname: string, instance: string, extra: Record<string, string> = {}, status = 'firing') {
+  return {
+    status,
+    labels: { alertname, instance, job: 'node', severity: 'critical', ...extra },
+    annotations: { summary: `${alertname} on ${instance}` },
+    startsAt: '2026-11-25T10:00:00Z',
+    endsAt: status === 'firing' ? '0001-01-01T00:00:00Z' : '2026-11-25T10:05:00Z',
+    generatorURL: 'http://prometheus:9090/graph',
+    fingerprint: `${alertname}-${instance}-${status}`,
+  };
+}
+
+const amBody = (alerts: Array<Record<string, unknown>>) => ({
+  receiver: 'pitcrew', status: 'firing', alerts, groupLabels: {}, commonLabels: {}, commonAnnotations: {},
+  externalURL: 'http://alertmanager:9093', version: '4', groupKey: '{}:{}', truncatedAlerts: 0,
+});
+
+interface AlertView { id: string; source: string; state: string; alarmName: string | null; hostName: string | null; labels: Record<string, string>; events: Array<{ ruleId: string; eventId: string | null; outcome: string }> }
+
+describe.each(testDialects())('integration alert logs on %s', (dialect) => {
+  let env: TestEnv;
+
+  beforeAll(async () => {
+    // Four occurrences per transaction at most: a notification of more must still be stored in one.
+    env = await startTestEnv(dialect, { ingestMaxBatch: 4 });
+    await env.enrol('web-1');
+  });
+  afterAll(() => env.close());
+
+  const integration = async (name: string) => (await env.api('POST', '/api/v1/integrations', { name: `${name}-${dialect}`, type: 'alertmanager' })).json() as { id: string };
+  const rule = async (integrationId: string, trigger: Record<string, unknown>) => {
+    const response = await env.api('POST', '/api/v1/rules', {
+      name: `rule-${Math.random().toString(36).slice(2, 10)}`,
+      trigger: { type: 'alert', integrationId, ...trigger },
+      action: { type: 'script', flavour: 'diagnostics', runbook: { script: 'uptime' } },
+      target: { type: 'trigger_host' },
+      infrastructureType: 'On_Premise',
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json() as { id: string };
+  };
+  const post = (id: string, body: unknown) => env.app.server.inject({
+    method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body),
+  });
+  const log = async (id: string, query = '') => {
+    const response = await env.api('GET', `/api/v1/integrations/${id}/alerts${query}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { items: AlertView[]; nextCursor: string | null };
+  };
+
+  it('records every alert, matched or not, newest first, with the events it raised', async () => {
+    const am = await integration('log');
+    const disk = await rule(am.id, { alarmName: 'Disk*' });
+    expect((await post(am.id, amBody([amAlert('DiskFull', 'web-1:9100'), amAlert('CpuHot', 'web-1:9100')]))).statusCode).toBe(202);
+    expect((await post(am.id, amBody([amAlert('DiskFull', 'web-1:9100')]))).statusCode).toBe(202);
+
+    const { items } = await log(am.id);
+    expect(items.map((a) => [a.alarmName, a.hostName, a.events.map((e) => [e.ruleId, e.outcome])])).toEqual([
+      ['DiskFull', 'web-1', [[disk.id, 'duplicate']]],
+      // The alerts of one notification are stored in its order, so the last comes first here.
+      ['CpuHot', 'web-1', []],
+      ['DiskFull', 'web-1', [[disk.id, 'accepted']]],
+    ]);
+    const matched = items.find((a) => a.events.some((e) => e.outcome === 'accepted'))!;
+    expect(matched).toMatchObject({ source: 'alertmanager', state: 'firing', labels: { alertname: 'DiskFull', job: 'node' } });
+    expect((await env.api('GET', `/api/v1/events/${matched.events[0]!.eventId}`)).statusCode).toBe(200);
+
+    const first = await log(am.id, '?limit=2');
+    expect(first.items).toHaveLength(2);
+    const rest = await log(am.id, `?limit=2&cursor=${first.nextCursor}`);
+    expect(rest.items.map((a) => a.id)).toEqual([items[2]!.id]);
+    expectProblem(await env.api('GET', `/api/v1/integrations/${'0'.repeat(8)}-0000-7000-8000-000000000000/alerts`), 404, 'PITCREW_ERR_NOT_FOUND');
+  });
+
+  it('stores a notification of more alerts than a transaction usually takes in one transaction', async () => {
+    const am = await integration('big');
+    await rule(am.id, {});
+    const sizes = async () => (await env.app.context.metrics.ingestBatchSize.get()).values;
+    const count = async () => (await sizes()).find((v) => v.metricName === 'pitcrew_ingest_batch_size_count')!.value;
+    const sum = async () => (await sizes()).find((v) => v.metricName === 'pitcrew_ingest_batch_size_sum')!.value;
+    const [countBefore, sumBefore] = [await count(), await sum()];
+    const alerts = Array.from({ length: 10 }, (_, i) => amAlert('Batch', `web-${i}:9100`));
+    const reply = await post(am.id, amBody(alerts));
+    expect(reply.statusCode, reply.body).toBe(202);
+    expect(await count()).toBe(countBefore + 1);
+    expect(await sum()).toBe(sumBefore + 10);
+    expect((await log(am.id)).items).toHaveLength(10);
+  });
+
+  it("previews a trigger against the integration's recent alerts, storing nothing", async () => {
+    const am = await integration('preview');
+    await post(am.id, amBody([
+      amAlert('DiskFull', 'web-1:9100', { node: 'db-1' }),
+      amAlert('DiskFull', 'web-2:9100', { severity: 'warning' }, 'resolved'),
+      amAlert('CpuHot', 'web-3:9100'),
+    ]));
+    const preview = async (body: Record<string, unknown>) => {
+      const response = await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview`, body);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json() as { scanned: number; matched: number; items: Array<{ alert: AlertView; matches: boolean; acts: boolean; hostName: string | null }> };
+    };
+    const disk = await preview({ alarmName: '/^Disk/' });
+    expect([disk.scanned, disk.matched]).toEqual([3, 2]);
+    const byHost = (p: typeof disk) => Object.fromEntries(p.items.map((i) => [i.alert.hostName, [i.matches, i.acts, i.hostName]]));
+    expect(byHost(disk)).toEqual({ 'web-1': [true, true, 'web-1'], 'web-2': [true, false, 'web-2'], 'web-3': [false, false, null] });
+    expect(byHost(await preview({ alarmName: 'Disk*', on: 'both', severity: ['WARNING'] }))).toEqual({ 'web-1': [false, false, null], 'web-2': [true, true, 'web-2'], 'web-3': [false, false, null] });
+    expect(byHost(await preview({ labels: { node: 'db-*' }, hostLabel: 'node' }))).toEqual({ 'web-1': [true, true, 'db-1'], 'web-2': [false, false, null], 'web-3': [false, false, null] });
+    expect((await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview?limit=1`, {})).json().scanned).toBe(1);
+
+    const bad = expectProblem(await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview`, { alarmName: '/disk_(full/' }), 400, 'PITCREW_ERR_VALIDATION');
+    expect(bad.detail).toMatch(/^\/alarmName: not a valid regular expression/);
+    expect((await log(am.id)).items).toHaveLength(3);
+  });
+
+  it('sends a test alert through the integration: a dry run of the matching rules unless asked to act, in the log as a test', async () => {
+    const am = await integration('test-alert');
+    const any = await rule(am.id, {});
+    const other = await rule(am.id, { alarmName: 'Something*' });
+    const sent = await env.api('POST', `/api/v1/integrations/${am.id}/test`, { hostName: 'web-1' });
+    expect(sent.statusCode, sent.body).toBe(202);
+    expect(sent.json().alert).toMatchObject({ alarmName: 'PitcrewTestAlert', hostName: 'web-1', state: 'firing', events: [{ ruleId: any.id, outcome: 'dry_run', executionIds: [] }] });
+    const event = (await env.api('GET', `/api/v1/events/${sent.json().alert.events[0].eventId}`)).json();
+    expect(event.env).toMatchObject({ AlarmName: 'PitcrewTestAlert', HostName: 'web-1', Source: 'test', LABEL_pitcrew_test: 'true' });
+
+    const acting = (await env.api('POST', `/api/v1/integrations/${am.id}/test`, { alarmName: 'SomethingBroke', hostName: 'web-1', act: true })).json().alert;
+    expect(Object.fromEntries(acting.events.map((e: { ruleId: string; outcome: string }) => [e.ruleId, e.outcome]))).toEqual({ [any.id]: 'accepted', [other.id]: 'accepted' });
+    const [latest, earlier] = (await log(am.id)).items;
+    expect([latest!.source, latest!.alarmName, earlier!.source]).toEqual(['test', 'SomethingBroke', 'test']);
+    // A test alert is never a repeat of an earlier one.
+    const again = (await env.api('POST', `/api/v1/integrations/${am.id}/test`, { hostName: 'web-1' })).json().alert;
+    expect(again.events[0].outcome).toBe('dry_run');
+
+    expectProblem(await env.api('POST', `/api/v1/integrations/${am.id}/test`, { state: 'broken' }), 400, 'PITCREW_ERR_VALIDATION');
+    expectProblem(await env.api('POST', `/api/v1/integrations/${'0'.repeat(8)}-0000-7000-8000-000000000000/test`, {}), 404, 'PITCREW_ERR_NOT_FOUND');
+  });
+});

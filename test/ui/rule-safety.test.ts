@@ -95,7 +95,7 @@ describe('rule safety in the web UI', () => {
 
     await events.getByLabel('Outcome').selectOption('duplicate');
     await events.getByText('No event with outcome duplicate').waitFor();
-    await events.getByText(/A retry with the same Idempotency-Key gets the original event's reply and is not stored again/).waitFor();
+    await events.getByText(/A webhook retry with the same Idempotency-Key gets the original event's reply and is not stored again/).waitFor();
     await events.getByRole('button', { name: 'Show every outcome' }).click();
     await expect.poll(() => events.locator('tbody tr').count()).toBe(3);
     expect(page.url()).toBe(`${base}/rules/${rule.id}`);

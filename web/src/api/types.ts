@@ -58,14 +58,20 @@ export interface Trigger {
   curl?: string;
   integrationId?: string;
   alarmName?: string;
+  severity?: string[];
+  labels?: Record<string, string>;
+  on?: AlertOn;
+  hostLabel?: string;
   schedule?: string;
   timezone?: string;
 }
 
+export type AlertOn = 'firing' | 'resolved' | 'both';
+
 export interface RuleInput {
   name: string;
   enabled?: boolean;
-  trigger: { type: TriggerType; schedule?: string; timezone?: string; integrationId?: string; alarmName?: string };
+  trigger: Omit<Trigger, 'triggerId' | 'webhookUrl' | 'curl'>;
   action: Action;
   target: Target;
   infrastructureType: InfrastructureType;
@@ -89,7 +95,7 @@ export interface Rule {
   lastExecution: { id: string; state: ExecutionState; hostname: string; queuedAt: string; finishedAt: string | null } | null;
 }
 
-export const OUTCOMES = ['accepted', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate'] as const;
+export const OUTCOMES = ['accepted', 'recorded', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface RuleEvent {

@@ -17,6 +17,8 @@ const HostsPage = lazy(() => import('../hosts/HostsPage'));
 const ChannelsPage = lazy(() => import('../channels/ChannelsPage'));
 const ChannelPage = lazy(() => import('../channels/ChannelPage'));
 const ChannelFormPage = lazy(() => import('../channels/form/ChannelFormPage'));
+const IntegrationsPage = lazy(() => import('../integrations/IntegrationsPage'));
+const IntegrationPage = lazy(() => import('../integrations/IntegrationPage'));
 const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
 const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
 const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
@@ -46,6 +48,8 @@ export function App() {
             <Route path="channels/new" element={<ChannelFormPage />} />
             <Route path="channels/:id" element={<ChannelPage />} />
             <Route path="channels/:id/edit" element={<ChannelFormPage />} />
+            <Route path="integrations" element={<IntegrationsPage />} />
+            <Route path="integrations/:id" element={<IntegrationPage />} />
             <Route path="hosts" element={<HostsPage />} />
             <Route path="escalations" element={<EscalationsPage />} />
             <Route path="api-keys" element={<ApiKeysPage />} />

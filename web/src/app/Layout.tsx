@@ -13,6 +13,7 @@ const NAV = [
   { to: '/executions', label: 'Executions', key: 'g e' },
   { to: '/escalations', label: 'Escalations', key: 'g x' },
   { to: '/hosts', label: 'Hosts', key: 'g h' },
+  { to: '/integrations', label: 'Integrations', key: 'g i' },
   { to: '/channels', label: 'Channels', key: 'g c' },
   { to: '/api-keys', label: 'API keys', key: 'g k' },
   { to: '/settings', label: 'Settings', key: 'g s' },

@@ -10,13 +10,14 @@ import { useRuleEvents } from './queries';
 
 const OUTCOME_EMPTY: Record<Outcome, string> = {
   accepted: 'No alarm of this rule has acted yet.',
+  recorded: 'Every alert of this rule was in a state it acts on (trigger.on).',
   rule_off: 'No alarm came while the rule was off.',
   dry_run: 'No call has carried "Act": false.',
   no_target: 'Every alarm found a host to act on.',
   flapping: 'Flapping protection has not held back an alarm of this rule.',
   limited: 'The action limit has not stopped an alarm of this rule.',
   duplicate:
-    "A retry with the same Idempotency-Key gets the original event's reply and is not stored again, so it never shows here: the original event shows its key.",
+    "No monitoring tool re-sent an alert this rule already recorded. (A webhook retry with the same Idempotency-Key gets the original event's reply and is not stored again: the original event shows its key.)",
 };
 
 /** The rule's events, newest first, each with its outcome, payload and the names not exported. */

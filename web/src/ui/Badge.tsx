@@ -17,6 +17,7 @@ const STATE_TONES: Record<ExecutionState, Tone> = {
 
 const OUTCOME_TONES: Record<Outcome, Tone> = {
   accepted: 'good',
+  recorded: 'neutral',
   rule_off: 'neutral',
   dry_run: 'info',
   no_target: 'warn',
@@ -27,6 +28,7 @@ const OUTCOME_TONES: Record<Outcome, Tone> = {
 
 export const OUTCOME_HELP: Record<Outcome, string> = {
   accepted: 'an action was queued for each target',
+  recorded: "the alert's state is not one the rule acts on (trigger.on): recorded, no action ran",
   rule_off: 'the rule was off: recorded, no action ran',
   dry_run: 'Act was false: recorded, no action ran',
   no_target: 'no host matched the target',

@@ -1,15 +1,16 @@
 import { Field } from '../../ui/Field';
 import { describeTrigger } from '../describe';
+import { AlertTriggerFields } from './AlertTriggerFields';
 import type { StepProps } from './step';
 
 const TRIGGERS = [
   { type: 'webhook', title: 'Webhook', text: 'A URL of its own that your monitoring tool, a script or a person calls with an HTTP POST.', available: true },
-  { type: 'alert', title: 'Monitoring alert', text: 'Alarms imported from an integrated monitoring tool. Comes with the integrations release.', available: false },
+  { type: 'alert', title: 'Monitoring alert', text: 'Alerts a connected monitoring tool sends (Alertmanager, Grafana, Monasca, Zabbix, Datadog, PagerDuty, CloudWatch…).', available: true },
   { type: 'cron', title: 'Schedule', text: 'A cron schedule, run on one healthy host of the target. Comes in a later release.', available: false },
 ] as const;
 
 export function TriggerStep({ form, update, errors }: StepProps) {
-  const keptTrigger = form.trigger.type !== 'webhook';
+  const keptTrigger = form.trigger.type === 'cron';
   return (
     <>
       <Field label="Rule name" error={errors.name} hint="Shown in notifications and lists, so name the symptom it fixes: “disk full on web”.">
@@ -28,7 +29,7 @@ export function TriggerStep({ form, update, errors }: StepProps) {
         ) : (
           TRIGGERS.map((trigger) => (
             <label key={trigger.type} className={`choice${form.trigger.type === trigger.type ? ' choice-selected' : ''}${trigger.available ? '' : ' choice-disabled'}`}>
-              <input type="radio" name="trigger" checked={form.trigger.type === trigger.type} disabled={!trigger.available} onChange={() => update({ trigger: { type: 'webhook' } })} />
+              <input type="radio" name="trigger" checked={form.trigger.type === trigger.type} disabled={!trigger.available} onChange={() => update({ trigger: { type: trigger.type } })} />
               <span>
                 <strong>{trigger.title}</strong>
                 <span className="choice-text">{trigger.text}</span>
@@ -36,8 +37,9 @@ export function TriggerStep({ form, update, errors }: StepProps) {
             </label>
           ))
         )}
-        {errors.trigger ? <p className="field-error" id="trigger-error">{errors.trigger}</p> : null}
+        {errors.trigger && form.trigger.type !== 'alert' ? <p className="field-error" id="trigger-error">{errors.trigger}</p> : null}
       </fieldset>
+      {form.trigger.type === 'alert' ? <AlertTriggerFields trigger={form.trigger} onChange={(trigger) => update({ trigger })} error={errors.trigger} /> : null}
     </>
   );
 }

@@ -77,6 +77,10 @@ describe('the rule wizard form', () => {
 
   it('checks each step before moving on', () => {
     expect(stepErrors('trigger', emptyForm())).toEqual({ name: expect.stringMatching(/name/) });
+    expect(stepErrors('trigger', { ...emptyForm(), name: 'disk', trigger: { type: 'alert' } })).toEqual({ trigger: 'choose the integration whose alerts raise the rule' });
+    const alert = { type: 'alert' as const, integrationId: 'i-1', alarmName: 'Disk*', on: 'both' as const };
+    expect(stepErrors('trigger', { ...emptyForm(), name: 'disk', trigger: alert })).toEqual({});
+    expect(toRuleInput({ ...emptyForm(), name: 'disk', trigger: alert }).trigger).toEqual(alert);
     expect(stepErrors('target', { ...emptyForm(), targetType: 'specific_host' })).toEqual({ hostname: 'pick the host to act on' });
     expect(stepErrors('target', { ...emptyForm(), targetType: 'specific_tags' })).toEqual({ tags: expect.stringMatching(/at least one tag/) });
     expect(stepErrors('runbook', { ...emptyForm(), script: '  ', timeoutSeconds: '1.5' })).toEqual({ script: 'write the script to run', timeoutSeconds: 'enter a whole number' });

@@ -195,6 +195,7 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
   switch (step) {
     case 'trigger':
       set('name', form.name.trim() ? (form.name.trim().length > 200 ? 'at most 200 characters' : undefined) : 'give the rule a name people will recognise in an alert');
+      if (form.trigger.type === 'alert' && !form.trigger.integrationId) set('trigger', 'choose the integration whose alerts raise the rule');
       break;
     case 'flapping':
       if (form.flappingEnabled) {

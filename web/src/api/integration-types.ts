@@ -1,0 +1,89 @@
+/*
+ * The shapes of the integrations API (docs/integrations.md) that the UI reads and sends.
+ * A secret (signing secret, token) is write-only: the view says only whether one is set.
+ */
+import type { AlertOn } from './types';
+
+export const INTEGRATION_TYPES = ['alertmanager', 'grafana', 'monasca', 'zabbix', 'datadog', 'pagerduty', 'cloudwatch_sns', 'generic'] as const;
+export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
+
+export interface Integration {
+  id: string;
+  name: string;
+  type: IntegrationType;
+  /** Holds `<api_key>` where the tenant's API key goes. */
+  url: string;
+  config: Record<string, unknown>;
+  hasSecret: boolean;
+  status: { lastAlertAt: string | null; lastError: string | null; lastErrorAt: string | null };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IntegrationInput {
+  name: string;
+  type: IntegrationType;
+  config?: Record<string, unknown>;
+  secret?: string;
+}
+
+export interface AlertEvent {
+  ruleId: string;
+  eventId: string | null;
+  outcome: string;
+}
+
+export interface LoggedAlert {
+  id: string;
+  receivedAt: string;
+  source: string;
+  state: 'firing' | 'resolved';
+  fingerprint: string;
+  alarmName: string | null;
+  hostName: string | null;
+  severity: string | null;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  events: AlertEvent[];
+}
+
+export interface TriggerMatch {
+  alarmName?: string;
+  severity?: string[];
+  labels?: Record<string, string>;
+  on?: AlertOn;
+  hostLabel?: string;
+}
+
+export interface TriggerPreview {
+  scanned: number;
+  matched: number;
+  items: Array<{ alert: LoggedAlert; matches: boolean; acts: boolean; hostName: string | null }>;
+}
+
+export interface TestAlertInput {
+  alarmName?: string;
+  hostName?: string;
+  severity?: string;
+  act?: boolean;
+}
+
+export interface TestAlertResult {
+  alert: { alarmName: string | null; hostName: string | null; events: Array<AlertEvent & { reason: string | null; executionIds: string[] }> };
+}
+
+export interface KeystoneLogin {
+  version: 'v3' | 'v2.0';
+  identityUrl: string;
+  username: string;
+  password: string;
+  project: string;
+  userDomainName?: string;
+  projectDomainName?: string;
+}
+
+export interface MonascaCoverage {
+  notificationMethods: Array<{ id: string; name: string; address: string }>;
+  alarmDefinitions: Array<{ id: string; name: string; severity: string | null; actionsEnabled: boolean; onAlarm: boolean; onOk: boolean; onUndetermined: boolean }>;
+  covered: number;
+}

@@ -294,7 +294,7 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // `npm run bench` runs the benchmarks one after the other: this one (ingest), then the end-to-end
 // one (bench/e2e.js), the throttling isolation one (bench/isolation.js) and the fleet one
 // (bench/fleet.js) as child processes once everything of the one before is stopped and removed,
-// so they never share the machine. BENCH_ONLY=ingest, e2e, isolation or fleet runs one of them.
+// so they never share the machine. BENCH_ONLY=ingest, e2e, isolation, alerts or fleet runs one of them.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -315,10 +315,13 @@ function runChildBench(file) {
 const runE2e = () => runChildBench('e2e.js');
 const runIsolation = () => runChildBench('isolation.js');
 const runFleet = () => runChildBench('fleet.js');
+const runAlerts = () => runChildBench('alerts.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation or fleet (or unset for all), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet or alerts (or unset for all), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'alerts') {
+  runAlerts().then((code) => process.exit(code));
 } else if (ONLY === 'fleet') {
   runFleet().then((code) => process.exit(code));
 } else if (ONLY === 'e2e') {
@@ -343,8 +346,10 @@ if (!['', 'ingest', 'e2e', 'isolation', 'fleet'].includes(ONLY)) {
     log();
     const isolation = await runIsolation();
     log();
+    const alerts = await runAlerts();
+    log();
     const fleet = await runFleet();
-    process.exit(Math.max(code, e2e, isolation, fleet));
+    process.exit(Math.max(code, e2e, isolation, alerts, fleet));
   };
 
   main().then(

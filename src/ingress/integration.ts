@@ -3,38 +3,25 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError, type FieldError } from '../errors/catalogue.js';
 import { jsonBodyParser } from '../http/json-body.js';
-import { IdParams, problems } from '../http/schemas.js';
+import { problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import type { SecretBox } from '../identity/secret-box.js';
-import type { EventWriter, RaisedEvent } from '../ingest/writer.js';
 import { SnsCertificateUnavailableError } from '../integrations/cloudwatch-sns/parse.js';
-import type { ToolAlert, ToolNotification } from '../integrations/notification.js';
-import { getIntegration, openSecret, recordDelivery } from '../integrations/repository.js';
+import type { ToolNotification } from '../integrations/notification.js';
+import { openSecret, recordDelivery } from '../integrations/repository.js';
 import { INTEGRATION_TYPES, type IntegrationType } from '../integrations/schema.js';
 import type { ToolParser } from '../integrations/tools.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
-import { isUuid, newId } from '../store/ids.js';
-import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
-import { admit, invalidKey, lacksWebhookScope, submitted, unstorable, type AdmissionDeps } from './admission.js';
+import { isUuid } from '../store/ids.js';
+import { admit, type AdmissionDeps } from './admission.js';
 import { alertPayloadOf } from './alert-payload.js';
+import { AlertResult, storeAlerts, type StoreDeps } from './alert-store.js';
 import type { ParseResult } from './payload.js';
-import type { AlertPayload } from '../ingest/alert.js';
-import type { Credential } from '../ingest/occurrence.js';
 
 /** DESIGN.md §7: each integration's own URL; the tool posts its own body there. */
-/** The name a test alert has unless the person sending it gives one. */
-const TEST_ALARM_NAME = 'PitcrewTestAlert';
-
 export const INTEGRATION_PATH = '/api/v1/trigger/channel/:type/:apiKey/:integrationId';
 
 type IntegrationRequest = FastifyRequest<{ Params: { type: string; apiKey: string; integrationId: string } }> & { rawBody?: string };
-
-interface StoreDeps {
-  db: Kysely<Database>;
-  writer: EventWriter;
-  clock: () => number;
-  storeLocation: string;
-}
 
 export interface IntegrationIngressDeps extends AdmissionDeps, StoreDeps {
   box: SecretBox;
@@ -42,34 +29,7 @@ export interface IntegrationIngressDeps extends AdmissionDeps, StoreDeps {
   bodyLimitBytes: number;
 }
 
-const RaisedView = Type.Object({
-  ruleId: Type.String({ format: 'uuid' }),
-  eventId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null when nothing was recorded for this rule (a conflict)' }),
-  outcome: Type.String({ description: 'accepted, recorded (a state the rule does not act on), duplicate (a re-sent alert), rule_off, no_target, ...' }),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  executionIds: Type.Array(Type.String({ format: 'uuid' }), { maxItems: LISTED_EXECUTION_IDS }),
-  executionCount: Type.Integer({ minimum: 0 }),
-});
-
-const AlertResult = Type.Object({
-  fingerprint: Type.String(),
-  state: Type.Enum(['firing', 'resolved']),
-  alarmName: Type.Union([Type.String(), Type.Null()]),
-  hostName: Type.Union([Type.String(), Type.Null()]),
-  events: Type.Array(RaisedView, { description: 'one per rule of the integration the alert matched; none: no rule matched (nothing to do)' }),
-  skippedEnv: Type.Array(SkippedEnv),
-});
-
 const Accepted = Type.Object({ alerts: Type.Array(AlertResult) });
-
-const TestAlert = Type.Object({
-  alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500, default: TEST_ALARM_NAME })),
-  hostName: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
-  severity: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  state: Type.Optional(Type.Enum(['firing', 'resolved'], { default: 'firing' })),
-  labels: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ maxLength: 500 }))),
-  act: Type.Optional(Type.Boolean({ default: false, description: "false (default): a dry run, the matching rules record it and run nothing; true: they act as on the tool's own alert" })),
-}, { additionalProperties: false });
 
 const Control = Type.Object({ control: Type.String({ description: 'what the tool asked (a subscription confirmation, a ping): answered, never acted on' }) });
 
@@ -106,36 +66,6 @@ export function registerIntegrationIngress(app: Api, deps: IntegrationIngressDep
   }, (request, reply) => accept(deps, request as IntegrationRequest, reply));
 }
 
-/**
- * A test alert sent by a person from the integration's page: recorded in the integration's log and
- * matched against its rules like the tool's own, as a dry run unless asked to act. Its source is
- * `test`, its fingerprint new each time (never a duplicate), and it carries the label pitcrew_test.
- */
-export function registerTestAlertRoute(app: Api, deps: StoreDeps): void {
-  app.post('/integrations/:id/test', {
-    schema: {
-      tags: ['integrations'], security: [{ bearerAuth: [] }],
-      summary: "Send a test alert through the integration: recorded and matched against its rules (a dry run unless act is true)",
-      params: IdParams, body: TestAlert, response: { 202: Type.Object({ alert: AlertResult }), ...problems(400, 401, 404) },
-    },
-  }, async (request, reply) => {
-    const integration = await getIntegration(deps.db, request.principal.tenantId, request.params.id);
-    const { alarmName = TEST_ALARM_NAME, hostName, severity, state = 'firing', labels = {}, act = false } = request.body;
-    const alert: ToolAlert = {
-      alarmName, hostName, severity, state,
-      fingerprint: `test-${newId()}`,
-      labels: { ...labels, pitcrew_test: 'true' },
-      annotations: { summary: `A test alert sent from pitcrew${act ? '' : ' (a dry run)'}` },
-      raw: { test: true, alarmName, hostName, severity, state, labels },
-    };
-    const parsed = alertPayloadOf('test', alert);
-    if (!parsed.ok) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${parsed.errors[0]!.path}: ${parsed.errors[0]!.message}`, { fieldErrors: parsed.errors });
-    const payload = { ...parsed.payload, act };
-    const [stored] = await storeAlerts(deps, request, integration, [{ alert, payload }], { kind: 'service' }, request.ip, 'test');
-    return reply.code(202).send({ alert: stored! });
-  });
-}
-
 async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest, reply: FastifyReply) {
   const integration = await integrationOf(deps.db, request);
   const notification = await parse(deps, integration, request);
@@ -151,33 +81,9 @@ async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest,
   const refused = parsed.flatMap((p, i) => (p.ok ? [] : p.errors.map((e) => ({ ...e, path: `/alerts/${i}${e.path.replace(/^\/body/, '')}` }))));
   if (refused.length > 0) return refuse(deps, integration, refused);
   const payloads = notification.alerts.map((alert, i) => ({ alert, payload: (parsed[i] as Extract<ParseResult, { ok: true }>).payload }));
-  const alerts = await storeAlerts(deps, request, integration, payloads, { kind: 'api_key', keyId: request.caller.keyId }, request.ip);
+  const alerts = await storeAlerts(deps, request, integration, payloads, { credential: { kind: 'api_key', keyId: request.caller.keyId }, keyName: request.caller.keyName });
   await recordDelivery(deps.db, integration.id, { ok: true });
   return reply.code(202).send({ alerts });
-}
-
-/**
- * The alerts of one notification, each matched against the integration's rules and recorded with
- * the events it raised, in one transaction (the tool's retry of a failed one finds nothing half stored).
- */
-async function storeAlerts(deps: StoreDeps, request: FastifyRequest, integration: IntegrationRow, payloads: Array<{ alert: ToolAlert; payload: AlertPayload }>, credential: Credential, sourceIp: string | null, source = integration.type) {
-  const receivedAt = deps.clock();
-  const results = await submitted(request, deps.storeLocation, deps.writer.submitAll(payloads.map(({ alert, payload }) => ({
-    tenantId: integration.tenant_id,
-    rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, annotations: alert.annotations } },
-    source,
-    sourceIp,
-    receivedAt,
-    credential,
-    payload,
-    alertFingerprint: alert.fingerprint,
-  }))));
-  return results.map((result, i) => {
-    if (result.status === 'revoked_key') throw invalidKey();
-    if (result.status === 'key_lacks_scope') throw lacksWebhookScope((request as IntegrationRequest).caller.keyName);
-    if (result.status !== 'alert') throw unstorable();
-    return alertView(payloads[i]!.alert, result.events, payloads[i]!.payload.skippedEnv);
-  });
 }
 
 async function integrationOf(db: Kysely<Database>, request: IntegrationRequest): Promise<IntegrationRow> {
@@ -220,24 +126,4 @@ async function refuse(deps: IntegrationIngressDeps, integration: IntegrationRow,
     : `${first.path}: ${first.message}`;
   await recordDelivery(deps.db, integration.id, { ok: false, error: message });
   throw new PitcrewError(signature ? 'PITCREW_ERR_INVALID_SIGNATURE' : 'PITCREW_ERR_VALIDATION', message, { fieldErrors: errors });
-}
-
-function alertView(alert: ToolAlert, events: RaisedEvent[], skippedEnv: AlertPayload['skippedEnv']) {
-  return {
-    fingerprint: alert.fingerprint,
-    state: alert.state,
-    alarmName: alert.alarmName ?? null,
-    hostName: alert.hostName ?? null,
-    events: events.map((event) => (event.status === 'idempotency_conflict'
-      ? { ruleId: event.ruleId, eventId: null, outcome: 'conflict', reason: 'not recorded', executionIds: [], executionCount: 0 }
-      : {
-        ruleId: event.ruleId,
-        eventId: event.eventId,
-        outcome: event.status === 'replayed' ? 'duplicate' : event.outcome,
-        reason: event.reason,
-        executionIds: event.executionIds.slice(0, LISTED_EXECUTION_IDS),
-        executionCount: event.executionIds.length,
-      })),
-    skippedEnv,
-  };
 }

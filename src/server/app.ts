@@ -36,7 +36,8 @@ import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/too
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
-import { registerIntegrationIngress, registerTestAlertRoute } from '../ingress/integration.js';
+import { registerIntegrationIngress } from '../ingress/integration.js';
+import { registerTestAlertRoute } from '../ingress/test-alert.js';
 import type { TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';

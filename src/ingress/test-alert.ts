@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { IdParams, problems } from '../http/schemas.js';
+import type { Api } from '../http/types.js';
+import type { ToolAlert } from '../integrations/notification.js';
+import { getIntegration } from '../integrations/repository.js';
+import { newId } from '../store/ids.js';
+import { alertPayloadOf } from './alert-payload.js';
+import { AlertResult, storeAlerts, type StoreDeps } from './alert-store.js';
+
+/** The name a test alert has unless the person sending it gives one. */
+const TEST_ALARM_NAME = 'PitcrewTestAlert';
+
+const TestAlert = Type.Object({
+  alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500, default: TEST_ALARM_NAME })),
+  hostName: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+  severity: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  state: Type.Optional(Type.Enum(['firing', 'resolved'], { default: 'firing' })),
+  labels: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ maxLength: 500 }))),
+  act: Type.Optional(Type.Boolean({ default: false, description: "false (default): a dry run, the matching rules record it and run nothing; true: they act as on the tool's own alert" })),
+}, { additionalProperties: false });
+
+/**
+ * A test alert sent by a person from the integration's page: recorded in the integration's log and
+ * matched against its rules like the tool's own, as a dry run unless asked to act. Its source is
+ * `test`, its fingerprint new each time (never a duplicate), and it carries the label pitcrew_test.
+ */
+export function registerTestAlertRoute(app: Api, deps: StoreDeps): void {
+  app.post('/integrations/:id/test', {
+    schema: {
+      tags: ['integrations'], security: [{ bearerAuth: [] }],
+      summary: "Send a test alert through the integration: recorded and matched against its rules (a dry run unless act is true)",
+      params: IdParams, body: TestAlert, response: { 202: Type.Object({ alert: AlertResult }), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const integration = await getIntegration(deps.db, request.principal.tenantId, request.params.id);
+    const { alarmName = TEST_ALARM_NAME, hostName, severity, state = 'firing', labels = {}, act = false } = request.body;
+    const alert: ToolAlert = {
+      alarmName, hostName, severity, state,
+      fingerprint: `test-${newId()}`,
+      labels: { ...labels, pitcrew_test: 'true' },
+      annotations: { summary: `A test alert sent from pitcrew${act ? '' : ' (a dry run)'}` },
+      raw: { test: true, alarmName, hostName, severity, state, labels },
+    };
+    const parsed = alertPayloadOf('test', alert);
+    if (!parsed.ok) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${parsed.errors[0]!.path}: ${parsed.errors[0]!.message}`, { fieldErrors: parsed.errors });
+    const payload = { ...parsed.payload, act };
+    const [stored] = await storeAlerts(deps, request, integration, [{ alert, payload }], { credential: { kind: 'service' }, source: 'test' });
+    return reply.code(202).send({ alert: stored! });
+  });
+}

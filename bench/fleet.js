@@ -217,7 +217,8 @@ async function pitcrewRun(n, fleet, pc, rules) {
     const reply = await post(port, rules.all, { HostName: 'any' });
     return { reply, endedAt: reply.status === 202 ? await allEnded('the fan-out') : NaN };
   });
-  const executions = fan.reply.json?.executionIds?.length ?? 0;
+  // The reply lists the first 100 ids and counts them all (executionCount).
+  const executions = fan.reply.json?.executionCount ?? fan.reply.json?.executionIds?.length ?? 0;
   out.fanOut = { ms: fan.endedAt - sentAt, ok: fan.reply.status === 202 && executions === n, status: fan.reply.status, executions, cpu: fanCpu, detail: fan.reply.text.slice(0, 300) };
 
   if (STORM_WEBHOOKS > 0) {
@@ -232,7 +233,7 @@ async function pitcrewRun(n, fleet, pc, rules) {
       ms: accepted.length ? endedAt - t1 : NaN,
       ok: accepted.length,
       statuses,
-      executions: accepted.reduce((sum, r) => sum + (r.json?.executionIds?.length ?? 0), 0),
+      executions: accepted.reduce((sum, r) => sum + (r.json?.executionCount ?? r.json?.executionIds?.length ?? 0), 0),
       firstRefusal: replies.find((r) => r.status !== 202)?.text.slice(0, 200),
     };
   }

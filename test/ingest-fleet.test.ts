@@ -22,7 +22,7 @@ async function insertHosts(db: Kysely<Database>, tenantId: string, prefix: strin
       const hostname = `${prefix}-${start + i}`;
       return {
         id: newId(now), tenant_id: tenantId, hostname, hostname_key: hostname, hostname_short: hostname, tags: JSON.stringify([tag]), agent_tags: JSON.stringify([tag]), managed_tags: '[]',
-        os: 'Linux test', arch: 'x64', agent_version: 'test', token_hash: randomUUID(), enrolled_at: now, last_seen_at: null, session_id: null, node_id: null,
+        os: 'Linux test', arch: 'x64', agent_version: 'test', token_hash: randomUUID(), enrolled_at: now, last_seen_at: null, session_id: null, node_id: null, last_picked_at: null,
       };
     });
     await db.insertInto('hosts').values(hosts).execute();

@@ -48,6 +48,7 @@ export async function runServer(config: Config): Promise<number> {
     secretKey: secret.key,
     notify: config.notify,
     retentionDays: config.retentionDays,
+    scheduleGraceSeconds: config.scheduleGraceSeconds,
     metricsToken: config.metrics.token,
   });
   logger.info(config.retentionDays ? `history older than ${config.retentionDays} days is deleted (PITCREW_RETENTION_DAYS)` : 'history is kept for ever (set PITCREW_RETENTION_DAYS to delete what is older)');

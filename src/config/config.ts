@@ -30,6 +30,8 @@ export interface Config {
   /** PITCREW_SECRET_KEY: seals channel secrets; absent means $PITCREW_DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   notify: NotifySettings;
+  /** PITCREW_SCHEDULE_GRACE_SECONDS: how late a cron tick may still run after the service was down. */
+  scheduleGraceSeconds: number;
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
   retentionDays: number | undefined;
   metrics: MetricsSettings;
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
       allowNetworks: networks(env.PITCREW_NOTIFY_ALLOW_NETWORKS),
     },
+    scheduleGraceSeconds: integer(env, 'PITCREW_SCHEDULE_GRACE_SECONDS', 300, 0, 7 * 86_400),
     retentionDays: retentionDays(env),
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
   };

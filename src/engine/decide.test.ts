@@ -232,3 +232,27 @@ describe('host names that differ only by domain', () => {
     expect(target('app-2')).toMatch(/no host named "app-2"/);
   });
 });
+
+describe('a tag target that picks one host', () => {
+  const host = (id: string, online: boolean, lastPickedAt: number | null): HostFacts => ({ id, hostname: id, tags: ['batch'], online, lastPickedAt });
+  const pickOne = (hosts: HostFacts[]) => resolveTargets({ type: 'specific_tags', tags: ['batch'] }, { act: true, hostName: undefined }, hosts, 'one');
+
+  it('takes the least recently picked online host, a never picked one first, ties by name', () => {
+    expect(pickOne([host('b-1', true, 300), host('b-2', true, 100), host('b-3', false, null)])).toEqual([host('b-2', true, 100)]);
+    expect(pickOne([host('b-2', true, 100), host('b-4', true, null), host('b-3', true, null)])).toEqual([host('b-3', true, null)]);
+  });
+
+  it('says so when no host of the tags is online, and picks all when asked to', () => {
+    expect(pickOne([host('b-1', false, null), host('b-2', false, 5)])).toBe('none of the 2 hosts with the tags batch is online (the target picks one online host)');
+    expect(resolveTargets({ type: 'specific_tags', tags: ['batch'] }, { act: true, hostName: undefined }, [host('b-1', false, null), host('b-2', true, 1)])).toHaveLength(2);
+  });
+
+  it('is what a schedule does unless its target says otherwise', () => {
+    const cron = { enabled: true, trigger: { type: 'cron' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } } as Action, target: { type: 'specific_tags', tags: ['batch'] } as Target };
+    const hosts = [host('b-1', true, 2), host('b-2', true, 1)];
+    const planned = (rule: RuleFacts) => decide(rule, { act: true, hostName: undefined }, hosts, builtInKind('script'));
+    expect(planned(cron)).toMatchObject({ outcome: 'accepted', targets: [{ id: 'b-2' }] });
+    expect(planned({ ...cron, target: { ...cron.target, pick: 'all' } })).toMatchObject({ outcome: 'accepted', targets: [{ id: 'b-1' }, { id: 'b-2' }] });
+    expect(planned({ ...cron, trigger: { type: 'webhook' } })).toMatchObject({ targets: [{ id: 'b-1' }, { id: 'b-2' }] });
+  });
+});

@@ -10,6 +10,8 @@ import { alarmStep, describeHost, type AlarmHistory, type AlarmState } from './a
 
 export interface RuleFacts {
   enabled: boolean;
+  /** What raises the rule: a schedule's tag target picks one host unless it says otherwise. */
+  trigger?: { type: string };
   action: Action;
   target: Target;
   actionLimit?: ActionLimit | null;
@@ -31,6 +33,10 @@ export interface HostFacts {
   id: string;
   hostname: string;
   tags: readonly string[];
+  /** Whether its agent is connected now (a target that picks one host takes an online one). */
+  online?: boolean;
+  /** When a target that picks one host last picked it (least recently picked goes first). */
+  lastPickedAt?: number | null;
 }
 
 /** An idempotent call is answered with its original for this long (docs/safety.md). */
@@ -195,7 +201,7 @@ function limitReason(limited: LimitedHost[], limit: ActionLimit, escalate: boole
 }
 
 /** The hosts a target names, or why there are none. Tag matches come in host-name order. */
-export function resolveTargets(target: Target, event: EventFacts, hosts: readonly HostFacts[]): HostFacts[] | string {
+export function resolveTargets(target: Target, event: EventFacts, hosts: readonly HostFacts[], pick: 'all' | 'one' = 'all'): HostFacts[] | string {
   switch (target.type) {
     case 'trigger_host': {
       if (!event.hostName) return 'the rule acts on the trigger host, and the payload names none (send HostName)';
@@ -212,7 +218,12 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
       const wanted = target.tags ?? [];
       const matching = hosts.filter((host) => wanted.every((tag) => host.tags.includes(tag)));
       matching.sort((a, b) => (hostKey(a.hostname) < hostKey(b.hostname) ? -1 : 1));
-      return matching.length > 0 ? matching : `no host carries all of the tags ${wanted.join(', ')}`;
+      if (matching.length === 0) return `no host carries all of the tags ${wanted.join(', ')}`;
+      if (pick === 'all') return matching;
+      const online = matching.filter((host) => host.online);
+      if (online.length === 0) return `none of the ${matching.length} hosts with the tags ${wanted.join(', ')} is online (the target picks one online host)`;
+      // Least recently picked first: the load of a schedule spreads over the hosts; ties by name.
+      return [online.reduce((best, host) => ((host.lastPickedAt ?? 0) < (best.lastPickedAt ?? 0) ? host : best))];
     }
     case 'cli_machine':
       return 'the CLI machine does not run actions in this version';

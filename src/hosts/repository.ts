@@ -57,6 +57,7 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
       last_seen_at: null,
       session_id: null,
       node_id: null,
+      last_picked_at: null,
     };
     const row: HostRow = {
       ...base,

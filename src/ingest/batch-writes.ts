@@ -40,6 +40,7 @@ export class BatchWrites {
   private readonly escalations = new Map<string, EscalationsTable>();
   private readonly keys: IdempotencyKeysTable[] = [];
   private readonly alerts: AlertsTable[] = [];
+  private readonly pickedHosts = new Map<string, number>();
   /** Whether the batch gave the notifier's loop work: an escalation window opened. */
   givesNotifierWork = false;
   /** Whether the batch queued runs for the service's executor (an email runbook). */
@@ -87,8 +88,16 @@ export class BatchWrites {
     this.alerts.push(alertRow(occurrence, selector, events));
   }
 
+  /** Hosts a one-host target picked: the least recently picked goes first next time. */
+  picked(hostIds: string[], at: number): void {
+    for (const id of hostIds) this.pickedHosts.set(id, at);
+  }
+
   compile(): CompiledQuery[] {
     const writes: CompiledQuery[] = [];
+    for (const [at, ids] of groupBy(this.pickedHosts)) {
+      for (const chunk of this.statements.inLists(ids, 1)) writes.push(this.db.updateTable('hosts').set({ last_picked_at: at }).where('id', 'in', chunk).compile());
+    }
     writes.push(...this.statements.inserts('events', this.events));
     writes.push(...this.statements.inserts('alerts', this.alerts));
     writes.push(...queuedInserts(this.statements, this.executions, this.now));
@@ -111,4 +120,11 @@ export class BatchWrites {
     if (known) this.escalations.set(key, { ...known, limited_events: known.limited_events + 1, last_event_id: eventId });
     else this.escalations.set(key, escalationRow(rule, kind, limited, window, eventId, this.now));
   }
+}
+
+/** Host ids by the time they were picked. */
+function groupBy(picked: Map<string, number>): Map<number, string[]> {
+  const byTime = new Map<number, string[]>();
+  for (const [id, at] of picked) byTime.set(at, [...(byTime.get(at) ?? []), id]);
+  return byTime;
 }

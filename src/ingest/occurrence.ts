@@ -29,6 +29,8 @@ export interface Occurrence {
    * within 24 h is recorded again, as a `duplicate` that runs nothing.
    */
   alertFingerprint?: string | undefined;
+  /** Set when the occurrence is to be recorded and never acted on, and why (a schedule's missed ticks). */
+  recordOnly?: string | undefined;
 }
 
 /** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */

@@ -28,9 +28,9 @@ function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
   const selector = occurrence.rule;
   const alert = selector.by === 'integration' && rule.trigger.type === 'alert' ? { trigger: rule.trigger, facts: selector.alert } : undefined;
   const hostName = alert ? ruleHostOf(alert.trigger, alert.facts) : occurrence.payload.hostName;
-  const ignoredState = alert && !actsOn(alert.trigger, alert.facts.state)
+  const ignoredState = occurrence.recordOnly ?? (alert && !actsOn(alert.trigger, alert.facts.state)
     ? `the alert is ${alert.facts.state} and the rule acts on ${alert.trigger.on ?? 'firing'} alerts (trigger.on): recorded, nothing run`
-    : undefined;
+    : undefined);
   const repeat = occurrence.alertFingerprint !== undefined
     ? { key: occurrence.alertFingerprint, mode: 'record' as const }
     : occurrence.idempotencyKey !== undefined ? { key: occurrence.idempotencyKey, mode: 'replay' as const } : undefined;

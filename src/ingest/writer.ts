@@ -12,6 +12,7 @@ import { Statements } from '../store/statements.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
 import { BatchReads } from './batch-reads.js';
 import type { ActionKinds } from '../actions/kinds.js';
+import { pickOf } from '../rules/rule.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
 import { BatchWrites } from './batch-writes.js';
@@ -243,6 +244,11 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
   history.record(rule, hostKey, facts, decision);
   writes.add(decided, rows, history);
   const { event, executions } = rows;
+  if (decision.outcome === 'accepted' && pickOf(rule) === 'one' && rule.target.type === 'specific_tags') {
+    // The next pick of this batch, and of the batches after it, goes to another host.
+    for (const host of decision.targets) host.lastPickedAt = s.receivedAt;
+    writes.picked(decision.targets.map((host) => host.id), s.receivedAt);
+  }
   // No host: the service's executor runs it (executions/service-executor.ts).
   for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
   const executionIds = executions.map((row) => row.id);
@@ -276,6 +282,8 @@ interface HostCandidate {
   tenant_id: string;
   hostname: string;
   tags: string;
+  session_id: string | null;
+  last_picked_at: number | string | null;
 }
 
 /**
@@ -306,14 +314,16 @@ function candidateHostsQuery(statements: Statements, raises: Raise[]): CompiledQ
   const either: string[] = [];
   if (names.size > 0) either.push(`"hostname_key" in (${inList(names)}) or "hostname_short" in (${inList(shortNames)})`);
   if (tags.size > 0) either.push(`"id" in (select "host_id" from "host_tags" where "tag" in (${inList(tags)}) and "tenant_id" in (${inList(tenants)}))`);
-  const text = `select "id", "tenant_id", "hostname", "tags" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
+  const text = `select "id", "tenant_id", "hostname", "tags", "session_id", "last_picked_at" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
   return CompiledQuery.raw(text, parameters);
 }
 
 function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
   const byTenant = new Map<string, HostFacts[]>();
   for (const row of rows) {
-    const host: HostFacts = { id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[] };
+    const host: HostFacts = {
+      id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[], online: row.session_id !== null, lastPickedAt: row.last_picked_at === null ? null : Number(row.last_picked_at),
+    };
     // Pushed, not copied: a tenant's fleet of 10,000 hosts was 50 million copies.
     const hosts = byTenant.get(row.tenant_id);
     if (hosts) hosts.push(host);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { notFound } from '../errors/catalogue.js';
+import { dropSchedule, syncSchedule } from './schedules.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import { withUniqueName } from '../store/unique.js';
@@ -25,7 +26,10 @@ export async function createRule(db: Db, tenantId: string, input: RuleInput, now
     createdAt: now,
     updatedAt: now,
   };
-  await withUniqueName('rule', input.name, () => db.insertInto('rules').values(toRow(rule)).execute());
+  await db.transaction().execute(async (tx) => {
+    await withUniqueName('rule', input.name, () => tx.insertInto('rules').values(toRow(rule)).execute());
+    await syncSchedule(tx, rule, now);
+  });
   return rule;
 }
 
@@ -60,22 +64,28 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
 export async function replaceRule(db: Db, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
   const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
-  await withUniqueName('rule', input.name, () =>
-    db.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
-  );
+  await db.transaction().execute(async (tx) => {
+    await withUniqueName('rule', input.name, () =>
+      tx.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
+    );
+    await syncSchedule(tx, rule, now);
+  });
   return rule;
 }
 
 /** Soft delete: the rule stops triggering and leaves lists, its recorded events stay readable. */
 export async function deleteRule(db: Db, tenantId: string, id: string, now = Date.now()): Promise<void> {
-  const result = await db
-    .updateTable('rules')
-    .set({ deleted_at: now, trigger_id: null })
-    .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw notFound('rule', id);
+  await db.transaction().execute(async (tx) => {
+    const result = await tx
+      .updateTable('rules')
+      .set({ deleted_at: now, trigger_id: null })
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw notFound('rule', id);
+    await dropSchedule(tx, id);
+  });
 }
 
 export function ruleToInput(rule: Rule): RuleInput {

@@ -14,7 +14,7 @@ import { crossFieldErrors } from './validate.js';
 const tags = ['rules'];
 
 /** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set. */
-export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Database>; publicUrl: string | undefined }): void {
+export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }: { db: Kysely<Database>; publicUrl: string | undefined; clock?: () => number }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
 
   app.post('/rules', {
@@ -26,7 +26,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
   }, async (request, reply) => {
     assertConsistent(request.body);
     await assertIntegrationExists(db, request.principal.tenantId, request.body);
-    const rule = await createRule(db, request.principal.tenantId, request.body);
+    const rule = await createRule(db, request.principal.tenantId, request.body, clock());
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request)));
   });
 
@@ -67,7 +67,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
     const merged = { ...ruleToInput(current), ...request.body };
     assertConsistent(merged);
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
-    const rule = await replaceRule(db, current, merged);
+    const rule = await replaceRule(db, current, merged, clock());
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
 
@@ -77,7 +77,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl }: { db: Kysely<Dat
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
-    await deleteRule(db, request.principal.tenantId, request.params.id);
+    await deleteRule(db, request.principal.tenantId, request.params.id, clock());
     return reply.code(204).send(null);
   });
 }

@@ -23,3 +23,8 @@ export const FLAPPING_DEFAULTS: Required<Flapping> = { enabled: false, maxEvents
 export function withFlappingDefaults(flapping: Flapping | undefined): Required<Flapping> {
   return { ...FLAPPING_DEFAULTS, ...flapping };
 }
+
+/** How a tag target picks its hosts: as the rule says, else one host for a schedule, all of them otherwise. */
+export function pickOf(rule: { trigger?: { type: string }; target: Pick<Rule['target'], 'pick'> }): 'all' | 'one' {
+  return rule.target.pick ?? (rule.trigger?.type === 'cron' ? 'one' : 'all');
+}

@@ -108,6 +108,7 @@ export const Target = Type.Object(
     tags: Type.Optional(Type.Array(Tag, { minItems: 1, maxItems: 50, uniqueItems: true })),
     maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'specific_tags: at most this many hosts run at once; the others wait their turn' })),
     maxErrors: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'specific_tags: after this many failed hosts, the hosts still waiting are cancelled' })),
+    pick: Type.Optional(Type.Enum(['all', 'one'], { description: 'specific_tags: every host of the tags (all), or one online host of them, the least recently picked (one); default one for a cron trigger, all otherwise' })),
   },
   { additionalProperties: false },
 );

@@ -30,6 +30,9 @@ function targetErrors(target: Target): FieldError[] {
       errors.push({ path: `/target/${field}`, message: `${field} limits a fan-out over tags: it is only used with target type specific_tags, not ${target.type}` });
     }
   }
+  if (target.type !== 'specific_tags' && target.pick !== undefined) {
+    errors.push({ path: '/target/pick', message: `pick chooses among the hosts of the tags: it is only used with target type specific_tags, not ${target.type}` });
+  }
   return errors;
 }
 

@@ -33,6 +33,7 @@ import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
+import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
@@ -95,6 +96,10 @@ export interface AppDeps {
   integrationTools?: ToolDeps;
   /** How often the service executor looks for work besides being woken (1 s). */
   serviceExecutorPollMs?: number;
+  /** How often each node looks for due cron ticks (1 s). */
+  schedulerIntervalMs?: number;
+  /** PITCREW_SCHEDULE_GRACE_SECONDS (300). */
+  scheduleGraceSeconds?: number;
 }
 
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
@@ -114,6 +119,8 @@ export interface Services {
   notifier: Notifier;
   /** Runs the executions the service makes itself (email_runbook). */
   executor: ServiceExecutor;
+  /** Fires cron rules. */
+  scheduler: Scheduler;
   kinds: ActionKinds;
   /** Seals and opens channel secrets (the key lives outside the database). */
   secretBox: SecretBox;
@@ -187,6 +194,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     live: (notice) => liveRelay.received(notice),
     tenantChanged: (tenantId) => context.directory.forgetTenant(tenantId),
   }, deps.logger);
+  const scheduler = new Scheduler({
+    db: deps.store.db, writer, logger: deps.logger, clock, intervalMs: deps.schedulerIntervalMs ?? 1000, graceMs: (deps.scheduleGraceSeconds ?? 300) * 1000,
+  });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
@@ -196,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     notifier,
     executor,
+    scheduler,
     kinds,
     secretBox,
     writer,
@@ -264,7 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(
     async (scope) => {
       scope.addHook('onRequest', bearerAuth(deps.store));
-      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl });
+      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
@@ -297,12 +308,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await sweeper.start();
       notifier.start();
       executor.start();
+      scheduler.start();
     },
     close: async () => {
       stopping = true;
       await gateway.close();
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await metricsServer.close();
+      await scheduler.stop();
       await writer.drain();
       await executor.stop();
       await ledger.drain();

@@ -12,6 +12,7 @@ import * as eventSource from './migrations/0011_event_source.js';
 import * as integrations from './migrations/0012_integrations.js';
 import * as hostShortNames from './migrations/0013_host_short_names.js';
 import * as alerts from './migrations/0014_alerts.js';
+import * as schedules from './migrations/0015_schedules.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012_integrations': integrations,
   '0013_host_short_names': hostShortNames,
   '0014_alerts': alerts,
+  '0015_schedules': schedules,
 };
 
 export interface MigrationReport {

@@ -117,6 +117,8 @@ export interface HostsTable {
   /** The agent connection holding this host now, and the service node it is on; null when offline. */
   session_id: string | null;
   node_id: string | null;
+  /** When a tag target that picks one host last picked it (migration 0015). */
+  last_picked_at: number | null;
 }
 
 /** One enrolment of a host's agent: append-only, the host's history of who took its name. */
@@ -308,6 +310,15 @@ export interface NotifyAttemptsTable {
   at: number;
 }
 
+/** Each enabled cron rule's next tick (migration 0015). */
+export interface SchedulesTable {
+  rule_id: string;
+  tenant_id: string;
+  next_at: number;
+  last_tick_at: number | null;
+  updated_at: number;
+}
+
 /** Every alert an integration took (migration 0014). */
 export interface AlertsTable {
   id: string;
@@ -332,6 +343,7 @@ export interface Database {
   rules: RulesTable;
   integrations: IntegrationsTable;
   alerts: AlertsTable;
+  schedules: SchedulesTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;

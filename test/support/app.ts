@@ -58,6 +58,8 @@ export interface TestEnvOptions {
   webhookBodyLimitBytes?: number;
   /** PITCREW_INGEST_MAX_QUEUED; high unless a test is about a full queue. */
   ingestMaxQueued?: number;
+  /** How often the scheduler looks for due cron ticks (tests drive it with `scheduler.pass(now)`: an hour unless set). */
+  schedulerIntervalMs?: number;
   /** Occurrences per ingest transaction at most (256 unless a test is about it). */
   ingestMaxBatch?: number;
   sqliteBusyTimeoutMs?: number;
@@ -117,6 +119,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     agentHeartbeatSeconds: 1,
     agentHelloTimeoutMs: options.agentHelloTimeoutMs,
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
+    schedulerIntervalMs: options.schedulerIntervalMs ?? 3_600_000,
     trustProxy: options.trustProxy,
     clock: options.clock,
     throttleDelayMs: options.throttleDelayMs ?? 0,

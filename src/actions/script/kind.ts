@@ -1,5 +1,5 @@
 import { resolveTargets } from '../../engine/decide.js';
-import type { Rule } from '../../rules/rule.js';
+import { pickOf, type Rule } from '../../rules/rule.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -11,18 +11,20 @@ export const scriptKind: ActionKind = {
   type: 'script',
   escalatesAtLimit: true,
   plan(rule, event, hosts) {
-    const targets = resolveTargets(rule.target, event, hosts);
+    const targets = resolveTargets(rule.target, event, hosts, pickOf(rule));
     return typeof targets === 'string' ? targets : { runsOn: 'agent', hosts: targets };
   },
   spec(rule, run) {
     const action = scriptAction(rule);
+    const { env, context } = eventEnvAndContext(run.env);
     return {
       flavour: action.flavour,
       interpreter: action.runbook.interpreter ?? 'sh',
       script: action.runbook.script,
       timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-      env: run.env,
+      env,
       context: {
+        ...context,
         PITCREW_EXECUTION_ID: run.executionId,
         PITCREW_EVENT_ID: run.eventId,
         PITCREW_RULE_ID: rule.id,
@@ -42,6 +44,18 @@ export const scriptKind: ActionKind = {
     return `did not run the ${action.flavour} script "${firstLine}" on ${hostname} for this alarm or later ones in the window`;
   },
 };
+
+/**
+ * The event's own PITCREW_* names were set by the service (a schedule's PITCREW_SCHEDULED_TIME):
+ * a payload can never set one (ingress/env.ts reserves the prefix), and the agent takes them only
+ * as context, so they go there.
+ */
+function eventEnvAndContext(env: Record<string, string>): { env: Record<string, string>; context: Record<string, string> } {
+  const own: Record<string, string> = {};
+  const context: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) (name.startsWith('PITCREW_') ? context : own)[name] = value;
+  return { env: own, context };
+}
 
 function scriptAction(rule: Rule): ScriptAction {
   if (rule.action.type !== 'script') throw new Error(`rule ${rule.id} has no script action`);

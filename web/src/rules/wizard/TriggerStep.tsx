@@ -6,7 +6,7 @@ import type { StepProps } from './step';
 const TRIGGERS = [
   { type: 'webhook', title: 'Webhook', text: 'A URL of its own that your monitoring tool, a script or a person calls with an HTTP POST.', available: true },
   { type: 'alert', title: 'Monitoring alert', text: 'Alerts a connected monitoring tool sends (Alertmanager, Grafana, Monasca, Zabbix, Datadog, PagerDuty, CloudWatch…).', available: true },
-  { type: 'cron', title: 'Schedule', text: 'A cron schedule, run on one healthy host of the target. Comes in a later release.', available: false },
+  { type: 'cron', title: 'Schedule', text: 'A cron schedule, run on one online host of the target. Made through the API for now (docs/scheduler.md).', available: false },
 ] as const;
 
 export function TriggerStep({ form, update, errors }: StepProps) {

@@ -1,0 +1,26 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { nextTick } from './cron.js';
+import type { Rule } from './rule.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Keeps a rule's schedule row true to the rule, in the transaction that saves it: an enabled cron
+ * rule waits for its next tick from now (a change of schedule, zone or a resume starts afresh:
+ * nothing is caught up); any other rule, a paused or a deleted one, has none.
+ */
+export async function syncSchedule(db: Db, rule: Rule, now: number): Promise<void> {
+  const next = rule.enabled && rule.trigger.type === 'cron' ? nextTick(rule.trigger, now) : undefined;
+  if (next === undefined) {
+    await db.deleteFrom('schedules').where('rule_id', '=', rule.id).execute();
+    return;
+  }
+  await db.insertInto('schedules').values({ rule_id: rule.id, tenant_id: rule.tenantId, next_at: next, last_tick_at: null, updated_at: now })
+    .onConflict((conflict) => conflict.column('rule_id').doUpdateSet({ next_at: next, updated_at: now }))
+    .execute();
+}
+
+export async function dropSchedule(db: Db, ruleId: string): Promise<void> {
+  await db.deleteFrom('schedules').where('rule_id', '=', ruleId).execute();
+}

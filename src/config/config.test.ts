@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       secretKey: undefined,
       notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] },
+      scheduleGraceSeconds: 300,
       retentionDays: undefined,
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
     });
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
       PITCREW_RETENTION_DAYS: '90',
+      PITCREW_SCHEDULE_GRACE_SECONDS: '60',
       PITCREW_METRICS_ADDR: '0.0.0.0:9100',
       PITCREW_METRICS_TOKEN: 'scrape-token-0123456789',
     }, cwd);
@@ -100,6 +102,7 @@ describe('loadConfig', () => {
       trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
       secretKey: Buffer.alloc(32, 0xab),
       notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7, allowNetworks: ["10.20.0.0/16", "fd00:1::/64"] },
+      scheduleGraceSeconds: 60,
       retentionDays: 90,
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
     });

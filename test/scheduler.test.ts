@@ -128,6 +128,18 @@ describe.each(testDialects())('cron rules on %s', (dialect) => {
     expect(await nextAt(offline.id)).toBeUndefined();
   });
 
+  it('keeps a due tick through a change that leaves the schedule alone, and starts afresh when the schedule changes', async () => {
+    const rule = await cronRule('0 * * * *');
+    const due = (await nextAt(rule.id))!;
+    now = due + 500;
+    expect((await env.api('PATCH', `/api/v1/rules/${rule.id}`, { name: `renamed-${rule.id}` })).statusCode).toBe(200);
+    expect(await nextAt(rule.id)).toBe(due);
+    await pass(now);
+    expect((await events(rule.id)).map((e) => e.outcome)).toEqual(['accepted']);
+    expect((await env.api('PATCH', `/api/v1/rules/${rule.id}`, { trigger: { type: 'cron', schedule: '30 * * * *', timezone: 'Europe/Berlin' } })).statusCode).toBe(200);
+    expect(await nextAt(rule.id)).toBe(due + 30 * 60_000);
+  });
+
   it('refuses pick outside a tag target', async () => {
     const refused = await env.api('POST', '/api/v1/rules', {
       name: 'bad pick', trigger: { type: 'cron', schedule: '* * * * *' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },

@@ -68,7 +68,7 @@ export async function replaceRule(db: Db, current: Rule, input: RuleInput, now =
     await withUniqueName('rule', input.name, () =>
       tx.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
     );
-    await syncSchedule(tx, rule, now);
+    await syncSchedule(tx, rule, now, current);
   });
   return rule;
 }

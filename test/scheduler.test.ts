@@ -60,6 +60,8 @@ describe.each(testDialects())('cron rules on %s', (dialect) => {
       // Two passes at once, as two nodes would: the tick is stored once.
       await Promise.all([pass(now), pass(now)]);
       expect(await nextAt(rule.id)).toBe(now + 5 * 60_000);
+      // Each run ends before the next tick (a tick while one goes on is skipped: the next test).
+      await waitFor(async () => (await executions(rule.id)).filter((e) => e.state === 'succeeded').length === tick + 1, `run ${tick + 1}`);
     }
     const fired = await events(rule.id);
     expect(fired.map((e) => [e.outcome, e.source])).toEqual([['accepted', 'cron'], ['accepted', 'cron'], ['accepted', 'cron']]);
@@ -138,6 +140,27 @@ describe.each(testDialects())('cron rules on %s', (dialect) => {
     expect((await events(rule.id)).map((e) => e.outcome)).toEqual(['accepted']);
     expect((await env.api('PATCH', `/api/v1/rules/${rule.id}`, { trigger: { type: 'cron', schedule: '30 * * * *', timezone: 'Europe/Berlin' } })).statusCode).toBe(200);
     expect(await nextAt(rule.id)).toBe(due + 30 * 60_000);
+  });
+
+  it('skips a tick while the previous run has not ended, unless the rule allows overlap', async () => {
+    await env.enrol('parked-1');
+    const target = { type: 'specific_host', hostname: 'parked-1' };
+    const skip = await cronRule('0 * * * *', { target });
+    const allow = await cronRule('0 * * * *', { target, trigger: { type: 'cron', schedule: '0 * * * *', overlap: 'allow' } });
+    now = (await nextAt(skip.id))!;
+    await pass(now);
+    now += 3600_000;
+    await pass(now);
+    const [second, first] = await events(skip.id);
+    expect(first).toMatchObject({ outcome: 'accepted' });
+    expect(second).toMatchObject({ outcome: 'recorded', reason: expect.stringMatching(/^overlap: the previous run \(execution [0-9a-f-]{36}, queued\) has not ended, and the rule skips a tick meanwhile/) });
+    expect((await events(allow.id)).map((e) => e.outcome)).toEqual(['accepted', 'accepted']);
+    const queue = await env.api('POST', '/api/v1/rules', {
+      name: 'queued', trigger: { type: 'cron', schedule: '* * * * *', overlap: 'queue' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } },
+      target, infrastructureType: 'On_Premise',
+    });
+    expect(queue.statusCode).toBe(400);
+    expect(queue.json().detail).toMatch(/overlap "queue" is not built yet/);
   });
 
   it('refuses pick outside a tag target', async () => {

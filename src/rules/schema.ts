@@ -41,6 +41,7 @@ export const CronTrigger = Type.Object(
     type: Type.Literal('cron'),
     schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression, e.g. "*/5 * * * *"' }),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone; default UTC' })),
+    overlap: Type.Optional(Type.Enum(['skip', 'queue', 'allow'], { description: 'a tick while the previous run has not ended: skip (default: recorded, not run) or allow (runs too); queue is not built yet' })),
   },
   { additionalProperties: false },
 );

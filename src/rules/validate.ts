@@ -82,6 +82,9 @@ function triggerErrors(rule: RuleInput): FieldError[] {
     const detail = (error as Error).message.split('. Original error')[0];
     errors.unshift({ path: '/trigger/schedule', message: `not a valid schedule: ${detail}` });
   }
+  if (trigger.overlap === 'queue') {
+    errors.push({ path: '/trigger/overlap', message: 'overlap "queue" is not built yet: choose skip (a tick while the previous run goes on is recorded, not run) or allow' });
+  }
   if (rule.target.type === 'trigger_host') {
     errors.push({
       path: '/target/type',

@@ -4,6 +4,7 @@ import type { AlertPayload } from '../ingest/alert.js';
 import type { Occurrence } from '../ingest/occurrence.js';
 import type { EventWriter, OccurrenceResult } from '../ingest/writer.js';
 import { planTick, type CronTrigger, type TickPlan } from '../rules/cron.js';
+import { ACTIVE_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
 
 export interface SchedulerDeps {
@@ -72,7 +73,8 @@ export class Scheduler {
     const due = Number(row.next_at);
     const trigger = JSON.parse(row.trigger) as CronTrigger;
     const plan = planTick(trigger, due, now, this.deps.graceMs);
-    const occurrences = tickOccurrences(row, trigger, plan, now, this.deps.graceMs);
+    const overlapping = plan.run !== undefined && (trigger.overlap ?? 'skip') === 'skip' ? await this.unfinishedRun(row.rule_id) : undefined;
+    const occurrences = tickOccurrences(row, trigger, plan, now, this.deps.graceMs, overlapping);
     const results = occurrences.length > 0 ? await this.deps.writer.submitAll(occurrences) : [];
     if (results.some((result) => result.status === 'no_rule')) {
       await this.deps.db.deleteFrom('schedules').where('rule_id', '=', row.rule_id).where('next_at', '=', due).execute();
@@ -80,6 +82,14 @@ export class Scheduler {
     }
     logFailures(this.deps.logger, row.rule_id, results);
     await this.moveOn(row.rule_id, due, plan, now);
+  }
+
+  /**
+   * A run of the rule that has not ended, if any. Exact for `overlap: skip`: a rule's ticks are
+   * stored one after another (the next is due only once the last moved on), and only ticks raise it.
+   */
+  private async unfinishedRun(ruleId: string): Promise<{ id: string; state: string } | undefined> {
+    return this.deps.db.selectFrom('executions').select(['id', 'state']).where('rule_id', '=', ruleId).where('state', 'in', [...ACTIVE_STATES]).limit(1).executeTakeFirst();
   }
 
   /** Compare-and-set: only the node that moves the tick from `due` owns the move. */
@@ -95,7 +105,7 @@ export class Scheduler {
 }
 
 /** The occurrences of a tick's plan: the missed ticks recorded as one event, and the tick that runs. */
-export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trigger: CronTrigger, plan: TickPlan, now: number, graceMs: number): Occurrence[] {
+export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trigger: CronTrigger, plan: TickPlan, now: number, graceMs: number, overlapping?: { id: string; state: string }): Occurrence[] {
   const occurrences: Occurrence[] = [];
   const of = (tick: number, idempotencyKey: string, recordOnly?: string): Occurrence => ({
     tenantId: row.tenant_id,
@@ -113,7 +123,10 @@ export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trig
     const span = count === 1 ? `the tick of ${iso(first)}` : `${atLeast ? 'at least ' : ''}${count} ticks from ${iso(first)} to ${iso(last)}`;
     occurrences.push(of(first, `cron-missed:${first}`, `missed: ${span} came while no service node ran, more than ${Math.round(graceMs / 1000)} s ago (the grace, PITCREW_SCHEDULE_GRACE_SECONDS): recorded, not run`));
   }
-  if (plan.run !== undefined) occurrences.push(of(plan.run, `cron:${plan.run}`));
+  if (plan.run !== undefined) {
+    const skipped = overlapping && `overlap: the previous run (execution ${overlapping.id}, ${overlapping.state}) has not ended, and the rule skips a tick meanwhile (trigger.overlap skip): recorded, not run`;
+    occurrences.push(of(plan.run, `cron:${plan.run}`, skipped));
+  }
   return occurrences;
 }
 

@@ -125,6 +125,10 @@ export class BatchWrites {
 /** Host ids by the time they were picked. */
 function groupBy(picked: Map<string, number>): Map<number, string[]> {
   const byTime = new Map<number, string[]>();
-  for (const [id, at] of picked) byTime.set(at, [...(byTime.get(at) ?? []), id]);
+  for (const [id, at] of picked) {
+    const ids = byTime.get(at);
+    if (ids) ids.push(id);
+    else byTime.set(at, [id]);
+  }
   return byTime;
 }

@@ -50,10 +50,14 @@ export function alertRow(s: Occurrence, selector: Extract<RuleSelector, { by: 'i
     severity: alert.severity ?? null,
     labels: JSON.stringify(alert.labels),
     annotations: JSON.stringify(alert.annotations),
-    events: JSON.stringify(events.map((e) => (e.status === 'idempotency_conflict'
-      ? { ruleId: e.ruleId, eventId: null, outcome: 'conflict' }
-      : { ruleId: e.ruleId, eventId: e.eventId, outcome: e.status === 'replayed' ? 'duplicate' : e.outcome }))),
+    events: JSON.stringify(events.map((e) => ({ ruleId: e.ruleId, ...raisedOutcome(e) }))),
   };
+}
+
+/** What became of a rule an alert raised, as the reply and the alert log say it. */
+export function raisedOutcome(e: RaisedEvent): { eventId: string | null; outcome: string } {
+  if (e.status === 'idempotency_conflict') return { eventId: null, outcome: 'conflict' };
+  return { eventId: e.eventId, outcome: e.status === 'replayed' ? 'duplicate' : e.outcome };
 }
 
 /** One queued execution of the rule's action: on a host's agent, or (no host) by the service, about a host. */

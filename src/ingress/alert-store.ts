@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
 import type { AlertPayload } from '../ingest/alert.js';
+import { raisedOutcome } from '../ingest/rows.js';
 import type { Credential } from '../ingest/occurrence.js';
 import type { EventWriter, RaisedEvent } from '../ingest/writer.js';
 import type { ToolAlert } from '../integrations/notification.js';
@@ -66,16 +67,16 @@ function alertView(alert: ToolAlert, events: RaisedEvent[], skippedEnv: AlertPay
     state: alert.state,
     alarmName: alert.alarmName ?? null,
     hostName: alert.hostName ?? null,
-    events: events.map((event) => (event.status === 'idempotency_conflict'
-      ? { ruleId: event.ruleId, eventId: null, outcome: 'conflict', reason: 'not recorded', executionIds: [], executionCount: 0 }
-      : {
+    events: events.map((event) => {
+      const executionIds = event.status === 'idempotency_conflict' ? [] : event.executionIds;
+      return {
         ruleId: event.ruleId,
-        eventId: event.eventId,
-        outcome: event.status === 'replayed' ? 'duplicate' : event.outcome,
-        reason: event.reason,
-        executionIds: event.executionIds.slice(0, LISTED_EXECUTION_IDS),
-        executionCount: event.executionIds.length,
-      })),
+        ...raisedOutcome(event),
+        reason: event.status === 'idempotency_conflict' ? 'not recorded' : event.reason,
+        executionIds: executionIds.slice(0, LISTED_EXECUTION_IDS),
+        executionCount: executionIds.length,
+      };
+    }),
     skippedEnv,
   };
 }

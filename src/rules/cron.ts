@@ -9,8 +9,8 @@ const MAX_COUNTED = 1_000;
 /**
  * A cron trigger's ticks (docs/scheduler.md), computed by croner in the rule's time zone (UTC by
  * default): 5 fields, or 6 with seconds first. Daylight saving: a time the clocks skip runs once,
- * at the instant it would have been (02:30 → 03:30 on a spring-forward night, as Vixie cron); a
- * time the clocks repeat runs once, at its first occurrence.
+ * at the first moment after the gap (02:30 → 03:00 on a spring-forward night); a time the clocks
+ * repeat runs once, at its first occurrence; an interval keeps its real interval (cron.test.ts).
  */
 function cronOf(trigger: CronTrigger): Cron {
   return new Cron(trigger.schedule, { paused: true, timezone: trigger.timezone ?? 'UTC' });

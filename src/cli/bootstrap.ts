@@ -7,7 +7,7 @@ export async function runBootstrap(config: Config, options: { json: boolean; ten
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   try {
     await migrateToLatest(store);
-    const result = await bootstrapTenant(store.db, options.tenant);
+    const result = await bootstrapTenant(store, options.tenant);
     if (options.json) {
       console.log(JSON.stringify(result));
     } else {

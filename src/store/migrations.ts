@@ -1,4 +1,5 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationResult } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kysely';
+import { writeTransaction } from './write-transaction.js';
 import * as initial from './migrations/0001_initial.js';
 import * as hostsExecutions from './migrations/0002_hosts_executions.js';
 import * as safety from './migrations/0003_safety.js';
@@ -45,18 +46,7 @@ export async function migrateToLatest(store: Store): Promise<MigrationReport> {
   // both found a migration pending and the second failed with "table already exists". One
   // IMMEDIATE transaction around the whole run takes the write lock before the state is read: the
   // other process waits for it (busy timeout), then finds the schema up to date.
-  return store.db.connection().execute(async (db) => {
-    await sql`begin immediate`.execute(db);
-    try {
-      const report = await migrate(db);
-      await sql`commit`.execute(db);
-      return report;
-    } catch (error) {
-      // SQLite may have rolled back already (a full disk): the migration's error is the one to tell.
-      await sql`rollback`.execute(db).catch(() => undefined);
-      throw error;
-    }
-  });
+  return writeTransaction(store, migrate);
 }
 
 async function migrate(db: Kysely<Database>): Promise<MigrationReport> {

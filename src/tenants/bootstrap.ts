@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import { issueToken } from '../identity/tokens.js';
-import type { Database } from '../store/schema.js';
+import type { Store } from '../store/database.js';
+import { writeTransaction } from '../store/write-transaction.js';
 import { createTenant, findTenantByName, issueApiKey } from './repository.js';
 import { ALL_SCOPES, type ApiKeyScope } from './scopes.js';
 
@@ -17,8 +17,9 @@ export interface BootstrapResult {
  * has both scopes (docs/tenants.md says to narrow it, or to issue single-purpose keys, once the
  * tenant is set up): the quick start uses the one key for the webhook and the agent.
  */
-export async function bootstrapTenant(db: Kysely<Database>, name: string): Promise<BootstrapResult> {
-  return db.transaction().execute(async (tx) => {
+export async function bootstrapTenant(store: Pick<Store, 'db' | 'dialect'>, name: string): Promise<BootstrapResult> {
+  // The quick start runs it beside the running server: a transaction that may wait for the server's writes.
+  return writeTransaction(store, async (tx) => {
     const tenant = (await findTenantByName(tx, name)) ?? (await createTenant(tx, name));
     const { apiKey } = await issueApiKey(tx, tenant.id, 'bootstrap', ALL_SCOPES);
     const token = await issueToken(tx, tenant.id, 'bootstrap');

@@ -11,6 +11,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import { Statements } from '../store/statements.js';
 import type { Database, NewExecutionRow, RuleRow } from '../store/schema.js';
 import { BatchReads } from './batch-reads.js';
+import { hostsByTenant, type HostCandidate } from '../engine/host-facts.js';
 import type { ActionKinds } from '../actions/kinds.js';
 import { pickOf } from '../rules/rule.js';
 import type { ExecutionSpec } from '../executions/repository.js';
@@ -246,8 +247,8 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
   const { event, executions } = rows;
   if (decision.outcome === 'accepted' && pickOf(rule) === 'one' && rule.target.type === 'specific_tags') {
     // The next pick of this batch, and of the batches after it, goes to another host.
-    for (const host of decision.targets) host.lastPickedAt = s.receivedAt;
-    writes.picked(decision.targets.map((host) => host.id), s.receivedAt);
+    const at = writes.picked(s.tenantId, decision.targets.map((host) => host.id), s.receivedAt, hosts.get(s.tenantId) ?? []);
+    for (const host of decision.targets) host.lastPickedAt = at;
   }
   // No host: the service's executor runs it (executions/service-executor.ts).
   for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
@@ -275,15 +276,6 @@ function queuedOf(row: NewExecutionRow): QueuedExecution {
 /** Last-used times are for people: refreshed at most once a minute per key. */
 function staleKeys(keys: Array<{ id: string; last_used_at: number | null }>, now = Date.now()): string[] {
   return keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
-}
-
-interface HostCandidate {
-  id: string;
-  tenant_id: string;
-  hostname: string;
-  tags: string;
-  session_id: string | null;
-  last_picked_at: number | string | null;
 }
 
 /**
@@ -318,16 +310,3 @@ function candidateHostsQuery(statements: Statements, raises: Raise[]): CompiledQ
   return CompiledQuery.raw(text, parameters);
 }
 
-function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
-  const byTenant = new Map<string, HostFacts[]>();
-  for (const row of rows) {
-    const host: HostFacts = {
-      id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[], online: row.session_id !== null, lastPickedAt: row.last_picked_at === null ? null : Number(row.last_picked_at),
-    };
-    // Pushed, not copied: a tenant's fleet of 10,000 hosts was 50 million copies.
-    const hosts = byTenant.get(row.tenant_id);
-    if (hosts) hosts.push(host);
-    else byTenant.set(row.tenant_id, [host]);
-  }
-  return byTenant;
-}

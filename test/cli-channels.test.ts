@@ -97,6 +97,29 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect((await integrations(['list'])).stdout).not.toContain(id);
   });
 
+  it('pitcrew schedules previews a schedule, lists cron rules with their next tick, pauses and resumes one', async () => {
+    const schedules = (args: string[]) => runCli(['schedules', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const next = await schedules(['next', '0 9 * * 1-5', '--timezone', 'Europe/Paris', '--count', '3']);
+    expect(next.code, next.stderr).toBe(0);
+    const lines = next.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\d 09:00:00 (CET|CEST) {2}\(\d{4}-\d\d-\d\dT0[78]:00:00\.000Z\)$/);
+    const bad = await schedules(['next', '0 25 * * *']);
+    expect(bad).toMatchObject({ code: 1, stderr: expect.stringMatching(/\/schedule: not a valid schedule/) });
+
+    const created = await fetch(`${server.url}/api/v1/rules`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'nightly cleanup', trigger: { type: 'cron', schedule: '30 2 * * *', timezone: 'Europe/Berlin' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } }, target: { type: 'specific_tags', tags: ['web'] }, infrastructureType: 'On_Premise' }),
+    });
+    expect(created.status).toBe(201);
+    const rule = (await created.json()) as { id: string; schedule: { nextTicks: string[] } };
+    expect((await schedules(['list'])).stdout).toMatch(new RegExp(`^ID {2}NAME {2}SCHEDULE {2}ZONE {2}NEXT TICK {2}LAST TICK\n(.*\n)*${rule.id} {2}nightly cleanup {2}30 2 \\* \\* \\* {2}Europe/Berlin {2}${rule.schedule.nextTicks[0]} {2}never\n`));
+    expect((await schedules(['pause', rule.id])).stdout).toBe('paused "nightly cleanup": no tick fires until it is resumed\n');
+    expect((await schedules(['list'])).stdout).toContain(`${rule.id}  nightly cleanup  30 2 * * *  Europe/Berlin  paused  never`);
+    expect((await schedules(['resume', rule.id])).stdout).toMatch(/^resumed "nightly cleanup": next tick \d{4}-\d\d-\d\dT0[01]:30:00\.000Z\n$/);
+    expect((await schedules(['next'])).code).toBe(2);
+  });
+
   it('sets and shows the escalation contacts', async () => {
     const contacts = (args: string[]) => runCli(['escalation-contacts', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
     const chat = /\(([0-9a-f-]{36})\)/.exec((await cli(['create', '--name', 'oncall', '--type', 'slack', '--config', '{"webhookUrl":"https://hooks.example.com/x"}'])).stdout)![1]!;

@@ -7,6 +7,7 @@ import { CHANNELS_USAGE, runChannels } from './channels.js';
 import { CliError } from './client.js';
 import { CONTACTS_USAGE, runContacts } from './contacts.js';
 import { runMigrate } from './migrate.js';
+import { runSchedules, SCHEDULES_USAGE } from './schedules.js';
 import { runServer } from './server.js';
 
 const USAGE = `usage: pitcrew <command> [options]
@@ -20,6 +21,7 @@ commands:
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
   integrations list|create|alerts|test|delete
                                    monitoring tools' alerts, through the API (npx pitcrew integrations --help)
+  schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
@@ -55,6 +57,12 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       return runChannels(rest, loadClientConfig(), (line) => console.log(line));
+    case 'schedules':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(SCHEDULES_USAGE);
+        return 0;
+      }
+      return runSchedules(rest, loadClientConfig(), (line) => console.log(line));
     case 'escalation-contacts':
       if (rest.includes('--help') || rest.includes('-h')) {
         console.log(CONTACTS_USAGE);

@@ -30,7 +30,7 @@ const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
 export interface LedgerHooks {
   /** Told of every state change after its commit (live views, notifications). */
   onChange(changes: StateChange[]): void;
-  /** Told of held fan-out executions a freed slot released, after the commit, to dispatch them. */
+  /** Told of queued executions to dispatch after the commit: held fan-out ones a freed slot released, runs moved to another host. */
   onReleased?(executions: Array<{ id: string; hostId: string }>): void;
   outbox?: LedgerOutbox;
   /** Where an agent naming executions that are not its host's is reported. */
@@ -107,6 +107,11 @@ export class ExecutionLedger {
     return this.submitMove({ kind: 'move', ids, to, reason, from });
   }
 
+  /** Moves a queued run off a host that went offline (executions/placement.ts); true when it moved. */
+  place(op: Omit<Extract<LedgerOp, { kind: 'place' }>, 'kind'>): Promise<boolean> {
+    return this.queue.submit({ kind: 'place', ...op }) as Promise<boolean>;
+  }
+
   /** queued → dispatched for runs the service makes itself, held by this node as a session holds an agent's. */
   claimForService(ids: string[], nodeId: string, reason: string): Promise<string[]> {
     return this.submitMove({ kind: 'move', ids, to: 'dispatched', reason, from: ['queued'], nodeId });
@@ -178,6 +183,8 @@ export class ExecutionLedger {
         else op.ids.forEach((id) => ids.add(id));
       } else if (op.kind === 'started') {
         ids.add(op.executionId);
+      } else if (op.kind === 'place') {
+        ids.add(op.id);
       } else {
         for (const id of op.kind === 'move' ? op.ids : [op.result.executionId]) {
           ids.add(id);

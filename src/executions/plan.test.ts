@@ -13,6 +13,31 @@ const result = (executionId: string, exitCode: number | null, ending: ExecutionR
 const session = { sessionId: 's1', nodeId: 'n1' };
 
 describe('planLedger', () => {
+  it('places a queued run on another host, telling its script the new host, only while it is still queued on the host it leaves', () => {
+    const placed = JSON.stringify({ ...JSON.parse(spec), context: { PITCREW_HOSTNAME: 'web-1' } });
+    const to = { hostId: 'h2', hostname: 'web-2', hostKey: 'web-2' };
+    const op = (id: string): LedgerOp => ({ kind: 'place', id, fromHostId: 'h1', to, reason: 'moved' });
+    const rows = [row('a', 'queued', 'h1', { spec: placed }), row('b', 'dispatched'), row('c', 'queued', 'h3'), row('d', 'queued', 'h1', { held: 1 })];
+    const plan = planLedger(rows, new Map(), ['a', 'b', 'c', 'd'].map(op), 50);
+    expect(plan.results).toEqual([true, false, false, false]);
+    expect(plan.updates.get('a')).toMatchObject({ host_id: 'h2', hostname: 'web-2', host_key: 'web-2', session_id: null, reason: 'moved' });
+    expect(JSON.parse(plan.updates.get('a')!.spec!).context.PITCREW_HOSTNAME).toBe('web-2');
+    expect(plan.hostOf.get('a')).toBe('h1');
+    expect(plan.transitions).toEqual([{ execution_id: 'a', from_state: 'queued', to_state: 'queued', reason: 'moved' }]);
+    expect(plan.released).toEqual([{ id: 'a', hostId: 'h2' }]);
+    expect([...plan.updates.keys()]).toEqual(['a']);
+  });
+
+  it('places a run once when two moves of it share a batch', () => {
+    const to = (hostId: string) => ({ hostId, hostname: hostId, hostKey: hostId });
+    const plan = planLedger([row('a', 'queued')], new Map(), [
+      { kind: 'place', id: 'a', fromHostId: 'h1', to: to('h2'), reason: 'moved' },
+      { kind: 'place', id: 'a', fromHostId: 'h1', to: to('h3'), reason: 'moved' },
+    ], 50);
+    expect(plan.results).toEqual([true, false]);
+    expect(plan.updates.get('a')).toMatchObject({ host_id: 'h2' });
+  });
+
   it('claims only queued executions of the claiming host', () => {
     const plan = planLedger([row('a', 'queued'), row('b', 'queued', 'h2'), row('c', 'running')], new Map(), [{ kind: 'claim', hostId: 'h1', ids: ['a', 'b', 'c', 'missing'], ...session }], 50);
     expect(plan.results[0]).toEqual([{ id: 'a', spec: JSON.parse(spec) }]);

@@ -10,7 +10,9 @@ export type LedgerOp =
   | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
   | { kind: 'result'; hostId: string; result: ExecutionResult }
   /** `hostId`: asked for by that host's agent, so it moves only that host's executions. */
-  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string };
+  | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string }
+  /** A queued run whose host went offline, to another host its target may pick (executions/placement.ts). */
+  | { kind: 'place'; id: string; fromHostId: string; to: { hostId: string; hostname: string; hostKey: string }; reason: string; hostId?: undefined };
 
 export interface Claimed {
   id: string;
@@ -79,6 +81,9 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
         plan.results.push(op.ids.filter((id) => move(id, op.to, op.reason, op.from ?? statesBefore(op.to), set, op.hostId)));
         break;
       }
+      case 'place':
+        plan.results.push(place(current.get(op.id), op, plan));
+        break;
     }
   }
   rebalanceFanouts(current, plan, move, now);
@@ -135,7 +140,28 @@ function namedBy(op: LedgerOp): string[] {
       return [op.result.executionId];
     case 'move':
       return op.ids;
+    case 'place':
+      return [op.id];
   }
+}
+
+/**
+ * Moves a run that has not been sent to its host to another host, while it is still queued on the
+ * host it was placed on: a run an agent took, or one another node moved already, stays where it is.
+ * The script learns its new host (PITCREW_HOSTNAME); the move is in the run's history.
+ */
+function place(row: Current | undefined, op: Extract<LedgerOp, { kind: 'place' }>, plan: Plan): boolean {
+  if (!row || row.state !== 'queued' || row.held !== 0 || row.host_id !== op.fromHostId) return false;
+  const spec = JSON.parse(row.spec) as ExecutionSpec;
+  if (spec.context.PITCREW_HOSTNAME !== undefined) spec.context.PITCREW_HOSTNAME = op.to.hostname;
+  row.host_id = op.to.hostId;
+  row.spec = JSON.stringify(spec);
+  plan.updates.set(op.id, { ...plan.updates.get(op.id), host_id: op.to.hostId, hostname: op.to.hostname, host_key: op.to.hostKey, spec: row.spec, session_id: null, reason: op.reason });
+  // The UPDATE holds only while the row is still on the host it is moved from.
+  plan.hostOf.set(op.id, op.fromHostId);
+  plan.transitions.push({ execution_id: op.id, from_state: 'queued', to_state: 'queued', reason: op.reason });
+  plan.released.push({ id: op.id, hostId: op.to.hostId });
+  return true;
 }
 
 type Mover = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => boolean;

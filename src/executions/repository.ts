@@ -47,6 +47,7 @@ export function queuedRow(
     held: 0,
     fanout_max_concurrency: null,
     fanout_max_errors: null,
+    placement: null,
   };
 }
 

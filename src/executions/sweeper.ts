@@ -32,6 +32,8 @@ export interface SweeperDeps {
   logger: FastifyBaseLogger;
   intervalMs: number;
   clock: () => number;
+  /** Moves queued runs of one-host targets off hosts that went offline (executions/placement.ts). */
+  placement?: { run(now: number): Promise<unknown> } | undefined;
   /** Deletes history past PITCREW_RETENTION_DAYS (retention/retention.ts); absent, everything is kept. */
   retention?: { run(now: number): Promise<void> } | undefined;
 }
@@ -67,7 +69,7 @@ export const UNSENT_AFTER_MS = 5_000;
 
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
- * expiry of executions whose agent never came, a dispatch safety net, cancels still owed,
+ * moving runs off hosts that went offline, expiry of executions whose agent never came, a dispatch safety net, cancels still owed,
  * forgetting idempotency keys past their 24 h, and deleting history past its retention period.
  */
 export class Sweeper {
@@ -103,6 +105,8 @@ export class Sweeper {
       this.deps.gateway.reconnectAll('this service node was taken for dead while its database link was down; connect again');
     }
     await this.recoverFromDeadNodes(now);
+    // Before expiry: a run that can go to another host goes there rather than expire.
+    await this.deps.placement?.run(now);
     // A held fan-out execution waits for its turn, not for an agent: it expires only once released.
     const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('held', '=', 0).where('expires_at', '<=', now).limit(1000).execute();
     for (const row of expired) {

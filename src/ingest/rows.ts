@@ -4,7 +4,7 @@ import type { ActionKind } from '../actions/kind.js';
 import { queuedRow } from '../executions/repository.js';
 import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
 import type { AlarmState } from '../engine/alarm-history.js';
-import type { Rule } from '../rules/rule.js';
+import { pickOf, type Rule } from '../rules/rule.js';
 import { newId } from '../store/ids.js';
 import type { AlertsTable, EscalationsTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
 import type { OpenEscalation } from './batch-history.js';
@@ -74,6 +74,8 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
     held: held ? 1 : 0,
     fanout_max_concurrency: host ? maxConcurrency ?? null : null,
     fanout_max_errors: host ? maxErrors ?? null : null,
+    // One host picked of the tags: the run may move to another of them if this one goes offline first.
+    placement: host && rule.target.type === 'specific_tags' && pickOf(rule) === 'one' ? JSON.stringify(rule.target.tags ?? []) : null,
   };
 }
 

@@ -3,7 +3,7 @@
  * records and stored with its message (notify_messages.body), so every retry sends the same thing;
  * messages/ turns it into each platform's payload.
  */
-export type Notification = RunNotification | EscalationNotification | RunbookNotification | TestNotification;
+export type Notification = RunNotification | EscalationNotification | NotRunNotification | RunbookNotification | TestNotification;
 
 export type Severity = 'ok' | 'error';
 
@@ -69,6 +69,23 @@ export interface EscalationNotification {
   /** What pitcrew did not do, in words. */
   notDone: string;
   event: EventRef | null;
+}
+
+/**
+ * A scheduled tick that ran nothing because nothing could run it (no online host of its target):
+ * nobody waits on a reply for a tick, so people are told (docs/scheduler.md).
+ */
+export interface NotRunNotification {
+  kind: 'not_run';
+  severity: 'error';
+  rule: RuleRef;
+  event: EventRef;
+  /** The event's outcome: no_target. */
+  outcome: string;
+  /** Why, in the event's words. */
+  reason: string;
+  /** The time the tick was scheduled for, ISO 8601. */
+  scheduledTime: string | null;
 }
 
 /** The email_runbook action: the rule's runbook, filled in from the event, to on-call. */

@@ -13,6 +13,7 @@ import { Deliverer } from './deliverer.js';
 import { escalate, type Escalation } from './escalate.js';
 import type { UiLinks } from './links.js';
 import { digest } from './messages/digest.js';
+import { tellNotRun } from './not-run.js';
 import type { TestNotification } from './notification.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { sendNotification, type SendResult } from './senders/index.js';
@@ -107,6 +108,13 @@ export class Notifier {
   /** Enqueues an escalation once per (rule, host, window start); see escalate.ts. */
   async escalate(escalation: Escalation): Promise<string | null> {
     const id = await escalate(this.deps.store.db, this.deps.links, escalation);
+    if (id) this.wake();
+    return id;
+  }
+
+  /** Tells people once that a scheduled tick ran nothing (not-run.ts). */
+  async tellNotRun(tenantId: string, eventId: string): Promise<string | null> {
+    const id = await tellNotRun(this.deps.store.db, this.deps.links, tenantId, eventId);
     if (id) this.wake();
     return id;
   }

@@ -5,12 +5,14 @@ import type { Database } from '../store/schema.js';
 export interface RuleActivity {
   lastEvent: { id: string; outcome: string; received_at: number } | null;
   lastExecution: { id: string; state: string; hostname: string; queued_at: number; finished_at: number | null } | null;
+  /** A cron rule's schedule: the tick it waits for, and a tick waiting for the previous run (overlap queue). */
+  schedule: { next_at: number; waiting_tick: number | null } | null;
 }
 
-export const NO_ACTIVITY: RuleActivity = { lastEvent: null, lastExecution: null };
+export const NO_ACTIVITY: RuleActivity = { lastEvent: null, lastExecution: null, schedule: null };
 
 /**
- * The activity of a page of rules in three queries whatever its size. The newest ids come from
+ * The activity of a page of rules in four queries whatever its size. The newest ids come from
  * one `order by id desc limit 1` subquery per rule, which walks the (rule_id, id) indexes from
  * their end on SQLite and PostgreSQL alike; `max(id) ... group by` would read every event.
  */
@@ -33,12 +35,15 @@ export async function activityOf(db: Kysely<Database>, tenantId: string, ruleIds
   const executions = executionIds.length === 0
     ? []
     : await db.selectFrom('executions').select(['id', 'state', 'hostname', 'queued_at', 'finished_at']).where('id', 'in', executionIds).execute();
+  const schedules = await db.selectFrom('schedules').select(['rule_id', 'next_at', 'waiting_tick']).where('tenant_id', '=', tenantId).where('rule_id', 'in', ruleIds).execute();
+  const scheduleOf = new Map(schedules.map((row) => [row.rule_id, { next_at: Number(row.next_at), waiting_tick: row.waiting_tick === null ? null : Number(row.waiting_tick) }]));
   const eventById = new Map(events.map((event) => [event.id, event]));
   const executionById = new Map(executions.map((execution) => [execution.id, execution]));
   for (const row of newest) {
     activity.set(row.id, {
       lastEvent: (row.event_id && eventById.get(row.event_id)) || null,
       lastExecution: (row.execution_id && executionById.get(row.execution_id)) || null,
+      schedule: scheduleOf.get(row.id) ?? null,
     });
   }
   return activity;

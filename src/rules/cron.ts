@@ -3,6 +3,9 @@ import type { Trigger } from './schema.js';
 
 export type CronTrigger = Extract<Trigger, { type: 'cron' }>;
 
+/** The last moment a Date holds: next_at of a schedule with no more ticks whose waiting tick still has to run. */
+export const MAX_DATE_MS = 8_640_000_000_000_000;
+
 /** At most this many ticks are counted when a schedule catches up (croner takes ~0.1 ms a tick); more are "at least this many". */
 const MAX_COUNTED = 1_000;
 

@@ -1,4 +1,5 @@
 import { NO_ACTIVITY, type RuleActivity } from './activity.js';
+import { MAX_DATE_MS, nextTicks, type CronTrigger } from './cron.js';
 import type { Rule } from './rule.js';
 import type { RuleView } from './schema.js';
 
@@ -23,7 +24,7 @@ const SAMPLE_BODY = JSON.stringify({
  * copy, and what last happened on it.
  */
 export function presentRule(rule: Rule, baseUrl: string, activity: RuleActivity = NO_ACTIVITY): RuleView {
-  const { lastEvent, lastExecution } = activity;
+  const { lastEvent, lastExecution, schedule } = activity;
   return {
     id: rule.id,
     name: rule.name,
@@ -44,7 +45,22 @@ export function presentRule(rule: Rule, baseUrl: string, activity: RuleActivity 
       queuedAt: iso(lastExecution.queued_at),
       finishedAt: lastExecution.finished_at === null ? null : iso(lastExecution.finished_at),
     },
+    ...(rule.trigger.type === 'cron' ? { schedule: presentSchedule(rule.trigger, rule.enabled ? schedule : null) } : {}),
   };
+}
+
+/** How many ticks a cron rule's view lists. */
+export const NEXT_TICKS = 5;
+
+/**
+ * A cron rule's next ticks, from the one its schedule waits for (none while paused or after its
+ * last), and the tick that waits for the previous run to end. The last tick is the rule's lastEvent.
+ */
+function presentSchedule(trigger: CronTrigger, schedule: RuleActivity['schedule']): NonNullable<RuleView['schedule']> {
+  const waitingTick = schedule?.waiting_tick == null ? null : iso(schedule.waiting_tick);
+  if (!schedule || schedule.next_at > MAX_DATE_MS) return { nextTicks: [], waitingTick };
+  const ticks = [schedule.next_at, ...nextTicks(trigger, schedule.next_at, NEXT_TICKS - 1)];
+  return { nextTicks: ticks.map(iso), waitingTick };
 }
 
 function iso(ms: number): string {

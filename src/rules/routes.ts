@@ -9,7 +9,8 @@ import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
 import { RuleInput, RulePatch, RuleView } from './schema.js';
-import { crossFieldErrors } from './validate.js';
+import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
+import { crossFieldErrors, scheduleErrors } from './validate.js';
 
 const tags = ['rules'];
 
@@ -27,7 +28,9 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     assertConsistent(request.body);
     await assertIntegrationExists(db, request.principal.tenantId, request.body);
     const rule = await createRule(db, request.principal.tenantId, request.body, clock());
-    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request)));
+    // A cron rule's view lists its next ticks from its schedule, made with it.
+    const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
+    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));
   });
 
   app.get('/rules', {
@@ -69,6 +72,17 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     const rule = await replaceRule(db, current, merged, clock());
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
+  });
+
+  app.post('/schedules/preview', {
+    schema: {
+      tags, security: bearer, summary: "A cron schedule's next ticks in its time zone, as the rule would fire them (the rule wizard shows them as you type); nothing is stored",
+      body: SchedulePreviewInput, response: { 200: SchedulePreviewView, ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const errors = scheduleErrors(request.body);
+    if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
+    return previewSchedule(request.body, clock());
   });
 
   app.delete('/rules/:id', {

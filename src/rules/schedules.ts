@@ -16,7 +16,7 @@ export async function syncSchedule(db: Db, rule: Rule, now: number, previous?: R
   if (next === undefined) return dropSchedule(db, rule.id);
   const unchanged = previous !== undefined && previous.enabled && sameSchedule(previous.trigger, rule.trigger);
   await db.insertInto('schedules').values({ rule_id: rule.id, tenant_id: rule.tenantId, next_at: next, last_tick_at: null, updated_at: now })
-    .onConflict((conflict) => (unchanged ? conflict.column('rule_id').doNothing() : conflict.column('rule_id').doUpdateSet({ next_at: next, updated_at: now })))
+    .onConflict((conflict) => (unchanged ? conflict.column('rule_id').doNothing() : conflict.column('rule_id').doUpdateSet({ next_at: next, waiting_tick: null, updated_at: now })))
     .execute();
 }
 

@@ -41,7 +41,7 @@ export const CronTrigger = Type.Object(
     type: Type.Literal('cron'),
     schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression, e.g. "*/5 * * * *"' }),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone; default UTC' })),
-    overlap: Type.Optional(Type.Enum(['skip', 'queue', 'allow'], { description: 'a tick while the previous run has not ended: skip (default: recorded, not run) or allow (runs too); queue is not built yet' })),
+    overlap: Type.Optional(Type.Enum(['skip', 'queue', 'allow'], { description: 'a tick while the previous run has not ended: skip (default: recorded, not run), queue (runs once the previous run ends; one tick waits at most, later ones are recorded) or allow (runs too)' })),
   },
   { additionalProperties: false },
 );
@@ -168,6 +168,7 @@ export const TriggerView = Type.Object({
   hostLabel: Type.Optional(Type.String()),
   schedule: Type.Optional(Type.String()),
   timezone: Type.Optional(Type.String()),
+  overlap: Type.Optional(Type.String()),
 });
 
 export const LastEventView = Type.Object({
@@ -198,6 +199,10 @@ export const RuleView = Type.Object({
   updatedAt: Timestamp,
   lastEvent: Type.Union([LastEventView, Type.Null()], { description: "the rule's newest event" }),
   lastExecution: Type.Union([LastExecutionView, Type.Null()], { description: "the rule's newest execution" }),
+  schedule: Type.Optional(Type.Object({
+    nextTicks: Type.Array(Timestamp, { description: 'the next ticks, first the one the schedule waits for; empty while the rule is paused' }),
+    waitingTick: Type.Union([Timestamp, Type.Null()], { description: 'overlap queue: the tick waiting for the previous run to end' }),
+  }, { description: 'cron rules only; the last tick is lastEvent' })),
 });
 
 export type RuleInput = Static<typeof RuleInput>;

@@ -70,26 +70,29 @@ function triggerErrors(rule: RuleInput): FieldError[] {
     return problem ? [{ path: '/trigger/alarmName', message: problem }] : [];
   }
   if (trigger.type !== 'cron') return [];
-  const errors: FieldError[] = [];
-  // The zone is checked on its own so that each mistake is reported at the field that holds it.
-  const zoneKnown = trigger.timezone === undefined || isTimeZone(trigger.timezone);
-  if (!zoneKnown) {
-    errors.push({ path: '/trigger/timezone', message: `"${trigger.timezone}" is not an IANA time zone such as UTC or Europe/Paris` });
-  }
-  try {
-    new Cron(trigger.schedule, { paused: true, timezone: zoneKnown ? (trigger.timezone ?? 'UTC') : 'UTC' }).nextRun();
-  } catch (error) {
-    const detail = (error as Error).message.split('. Original error')[0];
-    errors.unshift({ path: '/trigger/schedule', message: `not a valid schedule: ${detail}` });
-  }
-  if (trigger.overlap === 'queue') {
-    errors.push({ path: '/trigger/overlap', message: 'overlap "queue" is not built yet: choose skip (a tick while the previous run goes on is recorded, not run) or allow' });
-  }
+  const errors = scheduleErrors(trigger).map((e) => ({ ...e, path: `/trigger${e.path}` }));
   if (rule.target.type === 'trigger_host') {
     errors.push({
       path: '/target/type',
       message: 'a cron trigger carries no host; choose specific_host, specific_tags (one healthy host of them runs it) or cli_machine',
     });
+  }
+  return errors;
+}
+
+/** A schedule's problems, at `/schedule` and `/timezone`: croner's reading, and a zone Intl knows. */
+export function scheduleErrors(schedule: { schedule: string; timezone?: string | undefined }): FieldError[] {
+  const errors: FieldError[] = [];
+  // The zone is checked on its own so that each mistake is reported at the field that holds it.
+  const zoneKnown = schedule.timezone === undefined || isTimeZone(schedule.timezone);
+  if (!zoneKnown) {
+    errors.push({ path: '/timezone', message: `"${schedule.timezone}" is not an IANA time zone such as UTC or Europe/Paris` });
+  }
+  try {
+    new Cron(schedule.schedule, { paused: true, timezone: zoneKnown ? (schedule.timezone ?? 'UTC') : 'UTC' }).nextRun();
+  } catch (error) {
+    const detail = (error as Error).message.split('. Original error')[0];
+    errors.unshift({ path: '/schedule', message: `not a valid schedule: ${detail}` });
   }
   return errors;
 }

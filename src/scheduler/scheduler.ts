@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AlertPayload } from '../ingest/alert.js';
 import type { Occurrence } from '../ingest/occurrence.js';
 import type { EventWriter, OccurrenceResult } from '../ingest/writer.js';
-import { planTick, type CronTrigger, type TickPlan } from '../rules/cron.js';
+import { MAX_DATE_MS, planTick, type CronTrigger, type TickPlan } from '../rules/cron.js';
 import { ACTIVE_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
 
@@ -16,20 +16,31 @@ export interface SchedulerDeps {
   intervalMs: number;
   /** How late a tick may still run after the service was down (PITCREW_SCHEDULE_GRACE_SECONDS, 5 min). */
   graceMs: number;
+  /** Tells people once that a tick's event ran nothing (notify/not-run.ts). */
+  tellNotRun?: (tenantId: string, eventId: string) => Promise<unknown>;
 }
 
 /** Due schedules taken per pass; the rest wait for the next pass a moment later. */
 const PASS_LIMIT = 1000;
 
+/** The shortest wait between passes, so a schedule that stays due (a tick that cannot be stored) is not retried in a busy loop. */
+const MIN_DELAY_MS = 5;
+
 interface DueRow {
   rule_id: string;
   tenant_id: string;
   next_at: number;
+  waiting_tick: number | null;
   trigger: string;
 }
 
+
+/** A run of the rule that has not ended (or the tick just stored to run). */
+type Unfinished = { id: string; state: string } | undefined;
+
 /**
- * Fires cron rules (docs/scheduler.md). Every node looks for due ticks every second; each tick is
+ * Fires cron rules (docs/scheduler.md). Every node looks for due ticks at the next one, and at
+ * least every second; each tick is
  * an occurrence through the spine, raised by the service itself, with the tick's time as its
  * idempotency key, so that the nodes that see it at once store it once (the ingest transaction
  * re-reads the key under the rule's lock). The tick is then moved on with a compare-and-set on
@@ -39,49 +50,99 @@ interface DueRow {
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private stopped = true;
+  private failed = false;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
   start(): void {
-    this.timer = setInterval(() => {
-      // One pass at a time on this node: a slow pass is not overtaken by the next.
-      this.running = this.running.then(() => this.pass()).catch((error: unknown) => this.deps.logger.error({ err: error }, 'scheduler pass failed; next one in a moment'));
-    }, this.deps.intervalMs).unref();
+    this.stopped = false;
+    this.arm(this.deps.intervalMs);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     await this.running;
+  }
+
+  /**
+   * The next pass comes at the next due tick, or after the interval, whichever is first: a tick
+   * starts on its second rather than up to an interval late, and ticks that other nodes' rules
+   * add or that wait for a run to end are seen within the interval. One pass at a time on this
+   * node; after a failure the next waits the interval rather than retry at once.
+   */
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.running
+        .then(() => this.pass())
+        .catch((error: unknown) => {
+          this.failed = true;
+          this.deps.logger.error({ err: error }, 'scheduler pass failed; next one in a moment');
+        })
+        .then(() => this.nextDelay())
+        .catch(() => this.deps.intervalMs)
+        .then((delay) => {
+          if (!this.stopped) this.arm(delay);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async nextDelay(): Promise<number> {
+    if (this.failed) {
+      this.failed = false;
+      return this.deps.intervalMs;
+    }
+    const row = await this.deps.db.selectFrom('schedules').select((eb) => eb.fn.min('next_at').as('next')).executeTakeFirst();
+    const next = row?.next === null || row?.next === undefined ? Infinity : Number(row.next);
+    // A timer may fire a little early (its clock is the event loop's cached time): the pass then finds nothing and the next aims again.
+    return Math.max(MIN_DELAY_MS, Math.min(this.deps.intervalMs, next - this.deps.clock()));
   }
 
   /** Fires every tick due at `now`; resolves with how many schedules it handled. */
   async pass(now = this.deps.clock()): Promise<number> {
-    const due = (await this.deps.db
+    const rows = () => this.deps.db
       .selectFrom('schedules')
       .innerJoin('rules', 'rules.id', 'schedules.rule_id')
-      .select(['schedules.rule_id', 'schedules.tenant_id', 'schedules.next_at', 'rules.trigger'])
-      .where('schedules.next_at', '<=', now)
-      .orderBy('schedules.next_at')
-      .limit(PASS_LIMIT)
-      .execute()) as DueRow[];
+      .select(['schedules.rule_id', 'schedules.tenant_id', 'schedules.next_at', 'schedules.waiting_tick', 'rules.trigger']);
+    const due = (await rows().where('schedules.next_at', '<=', now).orderBy('schedules.next_at').limit(PASS_LIMIT).execute()) as DueRow[];
+    // Ticks that wait for a previous run to end (overlap queue): few, looked at every pass.
+    const seen = new Set(due.map((row) => row.rule_id));
+    const waiting = (await rows().where('schedules.waiting_tick', 'is not', null).limit(PASS_LIMIT).execute()) as DueRow[];
+    due.push(...waiting.filter((row) => !seen.has(row.rule_id)));
     const handled = await Promise.allSettled(due.map((row) => this.fire(row, now)));
-    for (const outcome of handled) if (outcome.status === 'rejected') this.deps.logger.error({ err: outcome.reason }, 'a scheduled tick was not stored; the next pass tries it again');
+    for (const outcome of handled) {
+      if (outcome.status !== 'rejected') continue;
+      this.failed = true;
+      this.deps.logger.error({ err: outcome.reason }, 'a scheduled tick was not stored; the next pass tries it again');
+    }
     return due.length;
   }
 
   private async fire(row: DueRow, now: number): Promise<void> {
-    const due = Number(row.next_at);
     const trigger = JSON.parse(row.trigger) as CronTrigger;
-    const plan = planTick(trigger, due, now, this.deps.graceMs);
-    const overlapping = plan.run !== undefined && (trigger.overlap ?? 'skip') === 'skip' ? await this.unfinishedRun(row.rule_id) : undefined;
-    const occurrences = tickOccurrences(row, trigger, plan, now, this.deps.graceMs, overlapping);
+    const due = Number(row.next_at);
+    const plan = due <= now ? planTick(trigger, due, now, this.deps.graceMs) : undefined;
+    const waiting = row.waiting_tick === null ? null : Number(row.waiting_tick);
+    const watches = waiting !== null || (plan?.run !== undefined && (trigger.overlap ?? 'skip') !== 'allow');
+    const turn = tickTurn(trigger, plan, waiting, watches ? await this.unfinishedRun(row.rule_id) : undefined);
+    const occurrences = tickOccurrences(row, trigger, turn, now, this.deps.graceMs);
     const results = occurrences.length > 0 ? await this.deps.writer.submitAll(occurrences) : [];
     if (results.some((result) => result.status === 'no_rule')) {
       await this.deps.db.deleteFrom('schedules').where('rule_id', '=', row.rule_id).where('next_at', '=', due).execute();
       return;
     }
     logFailures(this.deps.logger, row.rule_id, results);
-    await this.moveOn(row.rule_id, due, plan, now);
+    await this.tellNotRun(row.tenant_id, results);
+    await this.moveOn(row, turn, now);
+  }
+
+  /** A tick that ran nothing for want of a host: people hear it before the schedule moves on (once: see not-run.ts). */
+  private async tellNotRun(tenantId: string, results: OccurrenceResult[]): Promise<void> {
+    for (const result of results) {
+      if ((result.status === 'stored' || result.status === 'replayed') && result.outcome === 'no_target') await this.deps.tellNotRun?.(tenantId, result.eventId);
+    }
   }
 
   /**
@@ -92,20 +153,67 @@ export class Scheduler {
     return this.deps.db.selectFrom('executions').select(['id', 'state']).where('rule_id', '=', ruleId).where('state', 'in', [...ACTIVE_STATES]).limit(1).executeTakeFirst();
   }
 
-  /** Compare-and-set: only the node that moves the tick from `due` owns the move. */
-  private async moveOn(ruleId: string, due: number, plan: TickPlan, now: number): Promise<void> {
+  /**
+   * Compare-and-set on what this pass read (next_at and waiting_tick): only the node that moves the
+   * schedule from that state owns the move; another that read the same state stored the same ticks
+   * (their idempotency keys make them one) and changes nothing.
+   */
+  private async moveOn(row: DueRow, turn: TickTurn, now: number): Promise<void> {
     const { db } = this.deps;
-    if (plan.next === undefined) {
-      await db.deleteFrom('schedules').where('rule_id', '=', ruleId).where('next_at', '=', due).execute();
+    const { plan } = turn;
+    const read = db.updateTable('schedules').where('rule_id', '=', row.rule_id).where('next_at', '=', row.next_at)
+      .where('waiting_tick', row.waiting_tick === null ? 'is' : '=', row.waiting_tick);
+    if (plan === undefined) {
+      await read.set({ waiting_tick: turn.waiting, updated_at: now, ...(turn.released === undefined ? {} : { last_tick_at: turn.released }) }).execute();
       return;
     }
-    const lastTick = plan.run ?? plan.missed?.last ?? due;
-    await db.updateTable('schedules').set({ next_at: plan.next, last_tick_at: lastTick, updated_at: now }).where('rule_id', '=', ruleId).where('next_at', '=', due).execute();
+    if (plan.next === undefined && turn.waiting === null) {
+      await db.deleteFrom('schedules').where('rule_id', '=', row.rule_id).where('next_at', '=', row.next_at).execute();
+      return;
+    }
+    const lastTick = plan.run ?? plan.missed?.last ?? Number(row.next_at);
+    await read.set({ next_at: plan.next ?? MAX_DATE_MS, last_tick_at: lastTick, waiting_tick: turn.waiting, updated_at: now }).execute();
   }
 }
 
-/** The occurrences of a tick's plan: the missed ticks recorded as one event, and the tick that runs. */
-export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trigger: CronTrigger, plan: TickPlan, now: number, graceMs: number, overlapping?: { id: string; state: string }): Occurrence[] {
+/** What a pass does with a schedule: the waiting tick it lets run, the due tick's fate, what waits after. */
+export interface TickTurn {
+  /** The due ticks, when some are due. */
+  plan: TickPlan | undefined;
+  /** The waiting tick that runs now (its previous run ended). */
+  released: number | undefined;
+  /** The due tick runs now. */
+  runs: boolean;
+  /** Why the due tick is recorded and not run (overlap). */
+  skipped: string | undefined;
+  /** The tick that waits after this pass (overlap queue). */
+  waiting: number | null;
+}
+
+/**
+ * Pure: the overlap policy applied to a pass (docs/scheduler.md, "Overlap"). `skip` records a due
+ * tick while a run goes on; `allow` runs it; `queue` keeps it waiting until the run ends, then runs
+ * it, with at most one tick waiting: another that comes meanwhile is recorded, not run, so a stuck
+ * run never builds a backlog. A waiting tick released now counts as the run that goes on.
+ */
+export function tickTurn(trigger: CronTrigger, plan: TickPlan | undefined, waiting: number | null, unfinished: Unfinished): TickTurn {
+  const overlap = trigger.overlap ?? 'skip';
+  const released = waiting !== null && unfinished === undefined ? waiting : undefined;
+  const turn: TickTurn = { plan, released, runs: false, skipped: undefined, waiting: released === undefined ? waiting : null };
+  if (plan?.run === undefined) return turn;
+  const previous = released !== undefined
+    ? `the tick of ${iso(released)}, which waited for the run before it, runs now`
+    : unfinished && `the previous run (execution ${unfinished.id}, ${unfinished.state}) has not ended`;
+  const waits = turn.waiting;
+  if (previous === undefined || overlap === 'allow') turn.runs = true;
+  else if (overlap === 'skip') turn.skipped = `overlap: ${previous}, and the rule skips a tick meanwhile (trigger.overlap skip): recorded, not run`;
+  else if (waits === null) turn.waiting = plan.run;
+  else turn.skipped = `overlap: ${previous}, and the tick of ${iso(waits)} already waits for it; the rule keeps one tick waiting (trigger.overlap queue): recorded, not run`;
+  return turn;
+}
+
+/** The occurrences of a pass: the waiting tick that runs, the missed ticks recorded as one event, and the due tick. */
+export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trigger: CronTrigger, turn: TickTurn, now: number, graceMs: number): Occurrence[] {
   const occurrences: Occurrence[] = [];
   const of = (tick: number, idempotencyKey: string, recordOnly?: string): Occurrence => ({
     tenantId: row.tenant_id,
@@ -118,15 +226,14 @@ export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trig
     idempotencyKey,
     recordOnly,
   });
-  if (plan.missed) {
+  if (turn.released !== undefined) occurrences.push(of(turn.released, `cron:${turn.released}`));
+  const { plan } = turn;
+  if (plan?.missed) {
     const { count, first, last, atLeast } = plan.missed;
     const span = count === 1 ? `the tick of ${iso(first)}` : `${atLeast ? 'at least ' : ''}${count} ticks from ${iso(first)} to ${iso(last)}`;
     occurrences.push(of(first, `cron-missed:${first}`, `missed: ${span} came while no service node ran, more than ${Math.round(graceMs / 1000)} s ago (the grace, PITCREW_SCHEDULE_GRACE_SECONDS): recorded, not run`));
   }
-  if (plan.run !== undefined) {
-    const skipped = overlapping && `overlap: the previous run (execution ${overlapping.id}, ${overlapping.state}) has not ended, and the rule skips a tick meanwhile (trigger.overlap skip): recorded, not run`;
-    occurrences.push(of(plan.run, `cron:${plan.run}`, skipped));
-  }
+  if (plan?.run !== undefined && (turn.runs || turn.skipped)) occurrences.push(of(plan.run, `cron:${plan.run}`, turn.skipped));
   return occurrences;
 }
 

@@ -12,6 +12,7 @@ import { EventWriter, type QueuedExecution } from '../ingest/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
+import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
 import { registerHostRoutes } from '../hosts/routes.js';
@@ -196,9 +197,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }, deps.logger);
   const scheduler = new Scheduler({
     db: deps.store.db, writer, logger: deps.logger, clock, intervalMs: deps.schedulerIntervalMs ?? 1000, graceMs: (deps.scheduleGraceSeconds ?? 300) * 1000,
+    tellNotRun: (tenantId, eventId) => notifier.tellNotRun(tenantId, eventId),
   });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
+    placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
   });
   const context: Services = {

@@ -14,6 +14,7 @@ import * as integrations from './migrations/0012_integrations.js';
 import * as hostShortNames from './migrations/0013_host_short_names.js';
 import * as alerts from './migrations/0014_alerts.js';
 import * as schedules from './migrations/0015_schedules.js';
+import * as placement from './migrations/0016_placement.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0013_host_short_names': hostShortNames,
   '0014_alerts': alerts,
   '0015_schedules': schedules,
+  '0016_placement': placement,
 };
 
 export interface MigrationReport {

@@ -175,6 +175,8 @@ export interface ExecutionsTable {
   held: number;
   fanout_max_concurrency: number | null;
   fanout_max_errors: number | null;
+  /** JSON tags a one-host target picked this run's host from: it may move to another of them before it starts. */
+  placement: string | null;
 }
 
 export interface ExecutionTransitionsTable {
@@ -317,6 +319,8 @@ export interface SchedulesTable {
   next_at: number;
   last_tick_at: number | null;
   updated_at: number;
+  /** overlap queue: the tick waiting for the rule's previous run to end. */
+  waiting_tick: number | null;
 }
 
 /** Every alert an integration took (migration 0014). */

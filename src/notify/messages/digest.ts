@@ -1,4 +1,4 @@
-import type { EscalationNotification, EventRef, ExecutionSummary, Notification, RunNotification, Severity } from '../notification.js';
+import type { EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity } from '../notification.js';
 
 /**
  * A notification reduced to what every platform shows: a title, a summary, labelled facts, one
@@ -29,6 +29,8 @@ export function digest(notification: Notification): Digest {
       return runDigest(notification);
     case 'escalation':
       return escalationDigest(notification);
+    case 'not_run':
+      return notRunDigest(notification);
     case 'runbook':
       return {
         title: `📘 Runbook: ${notification.rule.name}${notification.event.hostName ? ` on ${notification.event.hostName}` : ''}`,
@@ -86,6 +88,21 @@ function escalationDigest(n: EscalationNotification): Digest {
     facts,
     sections: [],
     links: links(n.rule.url, n.event?.url ?? null),
+  };
+}
+
+function notRunDigest(n: NotRunNotification): Digest {
+  const when = n.scheduledTime ? ` of ${n.scheduledTime}` : '';
+  const facts = eventFacts(n.event);
+  if (n.scheduledTime) facts.unshift(['Scheduled for', n.scheduledTime]);
+  facts.push(['Outcome', n.outcome]);
+  return {
+    title: `⚠️ ${n.rule.name}: the scheduled run${when} did not run`,
+    severity: 'error',
+    summary: `pitcrew ran nothing for the tick${when} of "${n.rule.name}": ${n.reason}. The schedule goes on; the next tick runs if a host can take it.`,
+    facts,
+    sections: [],
+    links: links(n.rule.url, n.event.url),
   };
 }
 

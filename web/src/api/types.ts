@@ -35,7 +35,11 @@ export interface Target {
   maxConcurrency?: number;
   /** specific_tags only: after this many failed hosts, the ones still waiting are cancelled. */
   maxErrors?: number;
+  /** specific_tags only: every host of the tags, or one online host of them (least recently picked); default one for a cron trigger, all otherwise. */
+  pick?: TargetPick;
 }
+
+export type TargetPick = 'all' | 'one';
 
 export interface ActionLimit {
   max: number;
@@ -62,11 +66,29 @@ export interface Trigger {
   labels?: Record<string, string>;
   on?: AlertOn;
   hostLabel?: string;
+  /** cron: 5 fields, or 6 with seconds first. */
   schedule?: string;
+  /** cron: an IANA zone the schedule is read in; absent: UTC. */
   timezone?: string;
+  /** cron: what a tick does while the previous run has not ended; absent: skip. */
+  overlap?: Overlap;
 }
 
 export type AlertOn = 'firing' | 'resolved' | 'both';
+export type Overlap = 'skip' | 'queue' | 'allow';
+
+/** POST /api/v1/schedules/preview: a schedule's next ticks, as the rule would fire them. */
+export interface SchedulePreviewInput {
+  schedule: string;
+  timezone?: string;
+  count?: number;
+}
+
+export interface SchedulePreview {
+  timezone: string;
+  /** `at` is UTC; `local` the wall clock of the zone, "2026-11-26 03:00:00 CET". */
+  ticks: Array<{ at: string; local: string }>;
+}
 
 export interface RuleInput {
   name: string;
@@ -93,6 +115,13 @@ export interface Rule {
   updatedAt: string;
   lastEvent: { id: string; outcome: Outcome; receivedAt: string } | null;
   lastExecution: { id: string; state: ExecutionState; hostname: string; queuedAt: string; finishedAt: string | null } | null;
+  /** Cron rules only; their last tick is lastEvent. */
+  schedule?: {
+    /** The next ticks, first the one the schedule waits for; empty while the rule is off (paused). */
+    nextTicks: string[];
+    /** overlap queue: the tick waiting for the previous run to end. */
+    waitingTick: string | null;
+  };
 }
 
 export const OUTCOMES = ['accepted', 'recorded', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate'] as const;

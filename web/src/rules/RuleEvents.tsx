@@ -1,6 +1,6 @@
-import { Fragment, useState } from 'react';
-import { Link } from 'react-router';
-import { OUTCOMES, type Outcome, type RuleEvent } from '../api/types';
+import { Fragment, useEffect, useState } from 'react';
+import { Link, useLocation } from 'react-router';
+import { OUTCOMES, type Outcome, type RuleEvent, type TriggerType } from '../api/types';
 import { OUTCOME_HELP, OutcomeBadge } from '../ui/Badge';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState } from '../ui/states';
@@ -21,7 +21,7 @@ const OUTCOME_EMPTY: Record<Outcome, string> = {
 };
 
 /** The rule's events, newest first, each with its outcome, payload and the names not exported. */
-export function RuleEvents({ ruleId }: { ruleId: string }) {
+export function RuleEvents({ ruleId, triggerType }: { ruleId: string; triggerType?: TriggerType }) {
   const { params, set: setParam } = useUrlFilters();
   const outcome = (params.get('outcome') || undefined) as Outcome | undefined;
   const events = useRuleEvents(ruleId, outcome);
@@ -50,7 +50,9 @@ export function RuleEvents({ ruleId }: { ruleId: string }) {
               </button>
             </EmptyState>
           ) : (
-            <EmptyState title="No events yet">Fire the webhook (the curl above) and its event shows here within seconds.</EmptyState>
+            <EmptyState title="No events yet">
+              {triggerType === 'cron' ? 'Each tick of the schedule is recorded here, with what it did.' : 'Fire the webhook (the curl above) and its event shows here within seconds.'}
+            </EmptyState>
           )
         }
       >
@@ -61,7 +63,18 @@ export function RuleEvents({ ruleId }: { ruleId: string }) {
 }
 
 function EventsTable({ events }: { events: RuleEvent[] }) {
-  const [open, setOpen] = useState<string | null>(() => (window.location.hash.startsWith('#event-') ? window.location.hash.slice(7) : null));
+  // A link to #event-<id> (from an execution, or the schedule's last tick) opens that event and shows it.
+  const { hash } = useLocation();
+  const linked = hash.startsWith('#event-') ? hash.slice(7) : null;
+  const [open, setOpen] = useState<string | null>(linked);
+  const [followed, setFollowed] = useState(linked);
+  if (linked !== followed) {
+    setFollowed(linked);
+    if (linked) setOpen(linked);
+  }
+  useEffect(() => {
+    if (linked) document.getElementById(`event-${linked}`)?.scrollIntoView({ block: 'center' });
+  }, [linked]);
   return (
     <table className="table table-events">
       <thead>

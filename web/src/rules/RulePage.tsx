@@ -10,6 +10,7 @@ import { useDeleteRule, useRule } from './queries';
 import { RuleEscalations } from './RuleEscalations';
 import { RuleEvents } from './RuleEvents';
 import { RuleLimits } from './RuleLimits';
+import { SchedulePanel } from './SchedulePanel';
 import { RuleSettings } from './RuleSettings';
 import { RuleToggle } from './RuleToggle';
 import { WebhookPanel } from './WebhookPanel';
@@ -21,13 +22,14 @@ export default function RulePage() {
 }
 
 function RuleView({ rule }: { rule: Rule }) {
+  const scheduled = rule.trigger.type === 'cron';
   return (
     <>
       <PageHeader
         title={rule.name}
         subtitle={
           <span className="title-with-badge">
-            <RuleToggle rule={rule} /> {rule.enabled ? 'On: actions run when it fires' : 'Off'}
+            <RuleToggle rule={rule} /> {rule.enabled ? (scheduled ? 'On: runs on its schedule' : 'On: actions run when it fires') : scheduled ? 'Off: paused' : 'Off'}
           </span>
         }
         actions={
@@ -39,18 +41,23 @@ function RuleView({ rule }: { rule: Rule }) {
           </>
         }
       />
-      {rule.enabled ? null : (
+      {rule.enabled ? null : scheduled ? (
+        <p className="banner banner-warn" role="status">
+          This rule is paused. It has no ticks, and nothing runs or is recorded for them, until you turn it on; it then starts from the next tick.
+        </p>
+      ) : (
         <p className="banner banner-warn" role="status">
           This rule is off. Alarms are still recorded (outcome <code>rule_off</code>); no action runs until you turn it on.
         </p>
       )}
       <div className="columns">
         <WebhookPanel trigger={rule.trigger} />
+        <SchedulePanel rule={rule} />
         <RuleSettings rule={rule} />
       </div>
       <RuleLimits rule={rule} />
       <RuleEscalations rule={rule} />
-      <RuleEvents ruleId={rule.id} />
+      <RuleEvents ruleId={rule.id} triggerType={rule.trigger.type} />
       <RuleExecutions ruleId={rule.id} />
     </>
   );

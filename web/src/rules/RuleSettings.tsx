@@ -9,8 +9,8 @@ export function RuleSettings({ rule }: { rule: Rule }) {
   const rows: Definition[] = [
     ['Trigger', describeTrigger(rule.trigger)],
     ['Action', describeAction(action)],
-    ['Target', describeTarget(rule.target)],
-    ...optionalRow('Fan-out', describeFanOut(rule.target)),
+    ['Target', describeTarget(rule.target, rule.trigger.type)],
+    ...optionalRow('Fan-out', describeFanOut(rule.target, rule.trigger.type)),
     ['Infrastructure', INFRASTRUCTURE_LABELS[rule.infrastructureType]],
     ['Flapping protection', describeFlapping(rule.flapping)],
     ['Action limit', describeLimit(rule.actionLimit)],

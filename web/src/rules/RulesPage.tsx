@@ -113,7 +113,7 @@ function RulesTable({ rules }: { rules: Rule[] }) {
             </td>
             <td>{describeTrigger(rule.trigger)}</td>
             <td>{describeAction(rule.action)}</td>
-            <td>{describeTarget(rule.target)}</td>
+            <td>{describeTarget(rule.target, rule.trigger.type)}</td>
             <td>
               {rule.lastEvent ? (
                 <span className="cell-pair">

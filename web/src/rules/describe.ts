@@ -13,8 +13,9 @@ export const INFRASTRUCTURE_LABELS: Record<InfrastructureType, string> = {
 
 export const INTERPRETER_LABELS: Record<Interpreter, string> = { sh: 'sh', bash: 'bash', python: 'Python', pwsh: 'PowerShell' };
 
-export function describeTrigger(trigger: Pick<Trigger, 'type' | 'schedule' | 'alarmName'>): string {
-  if (trigger.type === 'cron') return `Schedule ${trigger.schedule ?? ''}`.trim();
+// "Webhook", "Alert Disk*", "Schedule 30 2 * * * (Europe/Berlin)": a schedule without a zone is read in UTC.
+export function describeTrigger(trigger: Pick<Trigger, 'type' | 'schedule' | 'timezone' | 'alarmName'>): string {
+  if (trigger.type === 'cron') return `Schedule ${trigger.schedule ?? ''} (${trigger.timezone ?? 'UTC'})`;
   if (trigger.type === 'alert' && trigger.alarmName) return `Alert ${trigger.alarmName}`;
   return TRIGGER_LABELS[trigger.type];
 }
@@ -34,14 +35,19 @@ export function describeAction(action: Action): string {
   }
 }
 
-export function describeTarget(target: Target): string {
+/** How a tag target picks its hosts: `pick`, else one for a schedule and every host otherwise. */
+export function pickOfTarget(target: Target, trigger: TriggerType): 'one' | 'all' {
+  return target.pick ?? (trigger === 'cron' ? 'one' : 'all');
+}
+
+export function describeTarget(target: Target, trigger: TriggerType = 'webhook'): string {
   switch (target.type) {
     case 'trigger_host':
       return 'Trigger host';
     case 'specific_host':
       return `Host ${target.hostname ?? '?'}`;
     case 'specific_tags':
-      return `Tags ${(target.tags ?? []).join(' + ')}`;
+      return `${pickOfTarget(target, trigger) === 'one' ? 'One online host of tags' : 'Tags'} ${(target.tags ?? []).join(' + ')}`;
     case 'cli_machine':
       return 'CLI machine';
   }
@@ -55,8 +61,8 @@ export function describeFlapping(flapping: Flapping): string {
 }
 
 /** How a tag target rolls over its hosts; null for targets that are not a fan-out. */
-export function describeFanOut(target: Target): string | null {
-  if (target.type !== 'specific_tags') return null;
+export function describeFanOut(target: Target, trigger: TriggerType = 'webhook'): string | null {
+  if (target.type !== 'specific_tags' || pickOfTarget(target, trigger) === 'one') return null;
   const pace = target.maxConcurrency === undefined ? 'every host at once' : `at most ${target.maxConcurrency} ${target.maxConcurrency === 1 ? 'host' : 'hosts'} at once`;
   const stop = target.maxErrors === undefined ? 'never stops on failures' : `stops after ${target.maxErrors} failed ${target.maxErrors === 1 ? 'host' : 'hosts'}`;
   return `${pace}, ${stop}`;

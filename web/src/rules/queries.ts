@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { LimitUsage, Outcome, Page, Rule, RuleEvent, RuleInput, TriggerType } from '../api/types';
+import type { LimitUsage, Outcome, Page, Rule, RuleEvent, RuleInput, SchedulePreview, SchedulePreviewInput, TriggerType } from '../api/types';
 import { useLivePages } from '../api/useLivePages';
 
 export interface RuleFilters {
@@ -37,6 +37,18 @@ export function useRuleEvents(ruleId: string, outcome?: Outcome) {
 /** How much of its action limit the rule has used on each host, right now. */
 export function useRuleLimits(ruleId: string) {
   return useQuery({ queryKey: ['rules', 'limits', ruleId], queryFn: ({ signal }) => api<LimitUsage>(`/rules/${ruleId}/limits`, { signal }), refetchInterval: LIVE_MS });
+}
+
+/** A schedule's next ticks as the service would fire them (nothing is stored); null asks nothing. Kept on screen while the next answer comes. */
+export function useSchedulePreview(input: SchedulePreviewInput | null) {
+  return useQuery({
+    queryKey: ['schedules', 'preview', input],
+    queryFn: ({ signal }) => api<SchedulePreview>('/schedules/preview', { method: 'POST', body: input, signal }),
+    enabled: input !== null,
+    placeholderData: keepPreviousData,
+    // An expression typed again soon after is not asked again; the ticks move on with the clock, so not for long.
+    staleTime: 30_000,
+  });
 }
 
 function useRuleMutation<Variables>(mutationFn: (variables: Variables) => Promise<Rule | undefined>) {

@@ -1,6 +1,8 @@
+import type { RuleInput } from '../../api/types';
 import { Definitions, optionalRow, type Definition } from '../../ui/Definitions';
 import { seconds } from '../../ui/format';
 import { describeAction, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
+import { OVERLAPS, scheduleInWords } from '../schedule';
 import { toRuleInput } from './form';
 import type { StepProps } from './step';
 
@@ -9,10 +11,11 @@ export function ReviewStep({ form, update }: StepProps) {
   const rows: Definition[] = [
     ['Name', input.name || <span className="muted">unnamed</span>],
     ['Trigger', describeTrigger(input.trigger)],
+    ...(input.trigger.type === 'cron' ? scheduleRows(input.trigger) : []),
     ['Flapping protection', describeFlapping(input.flapping ?? { enabled: false })],
     ['Infrastructure', INFRASTRUCTURE_LABELS[input.infrastructureType]],
-    ['Target', describeTarget(input.target)],
-    ...optionalRow('Fan-out', describeFanOut(input.target)),
+    ['Target', describeTarget(input.target, input.trigger.type)],
+    ...optionalRow('Fan-out', describeFanOut(input.target, input.trigger.type)),
     ['Runbook', `${describeAction(input.action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`],
     ['Action limit', describeLimit(input.actionLimit)],
   ];
@@ -29,4 +32,14 @@ export function ReviewStep({ form, update }: StepProps) {
       </details>
     </>
   );
+}
+
+/** A schedule in words where it is a common one, and what a tick does while the previous run goes on. */
+function scheduleRows(trigger: RuleInput['trigger']): Definition[] {
+  const words = scheduleInWords(trigger.schedule ?? '');
+  const overlap = OVERLAPS[trigger.overlap ?? 'skip'];
+  return [
+    ['Runs', words ? `${words}, ${trigger.timezone ?? 'UTC'} time` : <>as <code>{trigger.schedule}</code> says, in {trigger.timezone ?? 'UTC'}</>],
+    ['Overlap', `${overlap.title}: ${overlap.text}`],
+  ];
 }

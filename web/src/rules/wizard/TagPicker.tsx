@@ -3,13 +3,13 @@ import { Field } from '../../ui/Field';
 import { TagInput } from '../../ui/TagInput';
 
 /** Pick tags, seeing at once how many hosts carry all of them: those are the targets. */
-export function TagPicker({ tags, onChange, error }: { tags: string[]; onChange: (tags: string[]) => void; error?: string }) {
+export function TagPicker({ tags, onChange, error, hint = 'Every host carrying all of these tags runs the action, once each.' }: { tags: string[]; onChange: (tags: string[]) => void; error?: string; hint?: string }) {
   const known = useHostTags();
   const count = useHostCount(tags);
   const sample = useHosts({ tags, limit: 6, enabled: tags.length > 0 });
   return (
     <div className="picker">
-      <Field label="Tags" error={error} hint="Every host carrying all of these tags runs the action, once each.">
+      <Field label="Tags" error={error} hint={hint}>
         <TagInput tags={tags} onChange={onChange} suggestions={known.data?.items ?? []} placeholder="web, eu, …" />
       </Field>
       <p className="match-count" role="status" aria-live="polite">

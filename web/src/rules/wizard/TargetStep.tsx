@@ -1,8 +1,8 @@
-import type { InfrastructureType } from '../../api/types';
+import type { InfrastructureType, TargetPick } from '../../api/types';
 import { Field } from '../../ui/Field';
 import { INFRASTRUCTURE_LABELS } from '../describe';
 import { FanOutFields } from './FanOutFields';
-import type { RuleForm } from './form';
+import { pickOf, type RuleForm } from './form';
 import { HostPicker } from './HostPicker';
 import type { StepProps } from './step';
 import { TagPicker } from './TagPicker';
@@ -13,7 +13,20 @@ const TARGETS: Array<{ type: RuleForm['targetType']; title: string; text: string
   { type: 'specific_tags', title: 'Hosts with tags', text: 'Every host carrying all the tags you pick, once each.' },
 ];
 
+// A tick names no host: a schedule runs on a host or on tags chosen here (DESIGN.md §3: any one healthy machine of the cluster).
+const SCHEDULE_TARGETS: typeof TARGETS = [
+  { type: 'specific_host', title: 'One specific host', text: 'Every run on the same host.' },
+  { type: 'specific_tags', title: 'Hosts with tags', text: 'By default each run goes to one online host of the tags, the one picked least recently, so the job survives the loss of any one of them.' },
+];
+
+const PICKS: Array<{ pick: TargetPick; title: string; text: string }> = [
+  { pick: 'one', title: 'One online host', text: 'Each run on one host of the tags whose agent is connected, in turn (the default). None online: the run is recorded as no_target.' },
+  { pick: 'all', title: 'Every host of the tags', text: 'Each run on all of them, as a fan-out.' },
+];
+
 export function TargetStep({ form, update, errors }: StepProps) {
+  const scheduled = form.trigger.type === 'cron';
+  const pick = pickOf(form);
   return (
     <>
       <Field label="Infrastructure type" error={errors.infrastructureType} hint="Where the target hosts run.">
@@ -27,7 +40,8 @@ export function TargetStep({ form, update, errors }: StepProps) {
       </Field>
       <fieldset className="choices">
         <legend>Where the runbook runs</legend>
-        {TARGETS.map((target) => (
+        {scheduled ? <p className="field-hint">A tick carries no host name: each run goes to the host or the tags chosen here.</p> : null}
+        {(scheduled ? SCHEDULE_TARGETS : TARGETS).map((target) => (
           <label key={target.type} className={`choice${form.targetType === target.type ? ' choice-selected' : ''}`}>
             <input type="radio" name="target" checked={form.targetType === target.type} onChange={() => update({ targetType: target.type })} />
             <span>
@@ -41,8 +55,28 @@ export function TargetStep({ form, update, errors }: StepProps) {
       {form.targetType === 'specific_host' ? <HostPicker hostname={form.hostname} onChange={(hostname) => update({ hostname })} error={errors.hostname} /> : null}
       {form.targetType === 'specific_tags' ? (
         <>
-          <TagPicker tags={form.tags} onChange={(tags) => update({ tags })} error={errors.tags} />
-          <FanOutFields form={form} update={update} errors={errors} />
+          <TagPicker
+            tags={form.tags}
+            onChange={(tags) => update({ tags })}
+            error={errors.tags}
+            hint={pick === 'one' ? 'The hosts carrying all of these tags; each run goes to one of them that is online.' : undefined}
+          />
+          {scheduled ? (
+            <fieldset className="choices choices-inline">
+              <legend>Each run goes to</legend>
+              {PICKS.map((choice) => (
+                <label key={choice.pick} className={`choice${pick === choice.pick ? ' choice-selected' : ''}`}>
+                  <input type="radio" name="pick" checked={pick === choice.pick} onChange={() => update({ pick: choice.pick })} />
+                  <span>
+                    <strong>{choice.title}</strong>
+                    <span className="choice-text">{choice.text}</span>
+                  </span>
+                </label>
+              ))}
+              {errors.pick ? <p className="field-error">{errors.pick}</p> : null}
+            </fieldset>
+          ) : null}
+          {pick === 'all' ? <FanOutFields form={form} update={update} errors={errors} /> : null}
         </>
       ) : null}
     </>

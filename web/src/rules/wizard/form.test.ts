@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rule } from '../../api/types';
 import { placeFieldErrors } from '../../api/problem';
-import { emptyForm, formFieldOf, formFromRule, stepErrors, stepOf, toRuleInput } from './form';
+import { emptyForm, formFieldOf, formFromRule, SAMPLE_SCRIPT, sampleScriptFor, SCHEDULE_SAMPLE_SCRIPT, stepErrors, stepOf, toRuleInput, type RuleForm } from './form';
 
 describe('the rule wizard form', () => {
   it('sends a webhook script rule with the defaults a person left alone', () => {
@@ -90,5 +90,71 @@ describe('the rule wizard form', () => {
     const fanOut = { ...emptyForm(), targetType: 'specific_tags' as const, tags: ['web'] };
     expect(stepErrors('target', { ...fanOut, maxConcurrency: '', maxErrors: '' })).toEqual({});
     expect(stepErrors('target', { ...fanOut, maxConcurrency: '0', maxErrors: 'many' })).toEqual({ maxConcurrency: 'must be from 1 to 10000', maxErrors: 'enter a whole number' });
+  });
+
+  describe('a cron rule', () => {
+    const cron = (patch: Partial<RuleForm> = {}): RuleForm => ({
+      ...emptyForm(), name: 'rotate logs', trigger: { type: 'cron' }, schedule: ' 30 2 * * * ', timezone: 'Europe/Berlin',
+      targetType: 'specific_tags', tags: ['web'], ...patch,
+    });
+
+    it('starts in the zone of the browser, skipping overlaps, and sends the schedule trimmed', () => {
+      expect(emptyForm()).toMatchObject({ schedule: '', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, overlap: 'skip', pick: undefined });
+      const input = toRuleInput(cron({ overlap: 'allow' }));
+      expect(input.trigger).toEqual({ type: 'cron', schedule: '30 2 * * *', timezone: 'Europe/Berlin', overlap: 'allow' });
+      // One online host of the tags is a cron rule's default: not sent, and no fan-out with it.
+      expect(input.target).toEqual({ type: 'specific_tags', tags: ['web'] });
+      expect(toRuleInput(cron({ maxConcurrency: '2' })).target).toEqual({ type: 'specific_tags', tags: ['web'] });
+    });
+
+    it('leaves an empty zone out (UTC), and sends every host of the tags as a fan-out when chosen', () => {
+      expect(toRuleInput(cron({ timezone: '  ' })).trigger).toEqual({ type: 'cron', schedule: '30 2 * * *', overlap: 'skip' });
+      expect(toRuleInput(cron({ pick: 'all', maxConcurrency: '2' })).target).toEqual({ type: 'specific_tags', tags: ['web'], pick: 'all', maxConcurrency: 2 });
+      // A webhook rule's tags are every host unless it says otherwise.
+      expect(toRuleInput(cron({ trigger: { type: 'webhook' }, pick: 'one' })).target).toEqual({ type: 'specific_tags', tags: ['web'], pick: 'one' });
+      expect(toRuleInput(cron({ trigger: { type: 'webhook' } })).target).toEqual({ type: 'specific_tags', tags: ['web'] });
+    });
+
+    it('round-trips a stored cron rule into editable fields', () => {
+      const rule = {
+        id: 'r2', name: 'rotate', enabled: true,
+        trigger: { type: 'cron', schedule: '*/10 * * * * *', timezone: 'America/New_York', overlap: 'queue' },
+        action: { type: 'script', flavour: 'autofix', runbook: { script: 'logrotate', interpreter: 'sh' }, timeoutSeconds: 300 },
+        target: { type: 'specific_tags', tags: ['batch'], pick: 'all', maxErrors: 1 },
+        infrastructureType: 'On_Premise', actionLimit: null,
+        flapping: { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600, maxStateChanges: 3 },
+        schedule: { nextTicks: [], waitingTick: null },
+      } as unknown as Rule;
+      const form = formFromRule(rule)!;
+      expect(form).toMatchObject({ trigger: { type: 'cron' }, schedule: '*/10 * * * * *', timezone: 'America/New_York', overlap: 'queue', pick: 'all' });
+      const input = toRuleInput(form);
+      expect(input.trigger).toEqual(rule.trigger);
+      expect(input.target).toEqual(rule.target);
+      // A stored rule without a zone is read in UTC, and says so in the form.
+      const utc = formFromRule({ ...rule, trigger: { type: 'cron', schedule: '0 * * * *' } } as Rule)!;
+      expect(toRuleInput(utc).trigger).toEqual({ type: 'cron', schedule: '0 * * * *', timezone: 'UTC', overlap: 'skip' });
+    });
+
+    it('offers the sample script of a schedule, and never replaces a script someone wrote', () => {
+      expect(sampleScriptFor('cron', SAMPLE_SCRIPT)).toBe(SCHEDULE_SAMPLE_SCRIPT);
+      expect(sampleScriptFor('webhook', SCHEDULE_SAMPLE_SCRIPT)).toBe(SAMPLE_SCRIPT);
+      expect(sampleScriptFor('cron', 'logrotate -f /etc/logrotate.conf')).toBeUndefined();
+    });
+
+    it('needs an expression and a target with no trigger host, and places the service errors at the schedule fields', () => {
+      expect(stepErrors('trigger', cron({ schedule: ' ' }))).toEqual({ schedule: expect.stringMatching(/cron expression/) });
+      expect(stepErrors('trigger', cron())).toEqual({});
+      expect(stepErrors('target', cron({ targetType: 'trigger_host' }))).toEqual({ targetType: expect.stringMatching(/a schedule names no host/) });
+      expect(stepErrors('target', cron({ maxConcurrency: 'x' }))).toEqual({});
+      expect(stepErrors('target', cron({ pick: 'all', maxConcurrency: 'x' }))).toEqual({ maxConcurrency: 'enter a whole number' });
+      const { errors } = placeFieldErrors([
+        { path: '/body/trigger/schedule', message: 'not a valid schedule: bad' },
+        { path: '/body/trigger/timezone', message: 'not a zone' },
+        { path: '/body/trigger/overlap', message: 'must be one of' },
+        { path: '/body/target/pick', message: 'only with tags' },
+      ], formFieldOf);
+      expect(errors).toEqual({ schedule: 'not a valid schedule: bad', timezone: 'not a zone', overlap: 'must be one of', pick: 'only with tags' });
+      expect([stepOf('schedule'), stepOf('timezone'), stepOf('overlap'), stepOf('pick')]).toEqual(['trigger', 'trigger', 'trigger', 'target']);
+    });
   });
 });

@@ -1,12 +1,18 @@
-import type { Flavour, InfrastructureType, Interpreter, Rule, RuleInput, Target, TargetType } from '../../api/types';
+import type { Flavour, InfrastructureType, Interpreter, Overlap, Rule, RuleInput, Target, TargetPick, TargetType } from '../../api/types';
 import { toNumber, wholeNumberError } from '../../ui/numbers';
+import { browserTimeZone } from '../schedule';
 
 /** What the wizard edits: text for numbers, so a half-typed value is never silently changed. */
 export interface RuleForm {
   name: string;
   enabled: boolean;
-  /** The trigger sent as is: webhook for new rules; an edited rule keeps its own. */
+  /** The trigger sent as is for a webhook or an alert; a cron trigger is only its type here, its fields are below. */
   trigger: RuleInput['trigger'];
+  /** cron: the expression as typed. */
+  schedule: string;
+  /** cron: the IANA zone as typed; empty: UTC. */
+  timezone: string;
+  overlap: Overlap;
   flappingEnabled: boolean;
   flappingMaxEvents: string;
   flappingWindowSeconds: string;
@@ -16,6 +22,8 @@ export interface RuleForm {
   targetType: Exclude<TargetType, 'cli_machine'>;
   hostname: string;
   tags: string[];
+  /** Tags: one online host of them, or every host; undefined: the trigger's default (one for a schedule, every host otherwise). */
+  pick: TargetPick | undefined;
   /** Fan-out over tags; empty: no limit. */
   maxConcurrency: string;
   maxErrors: string;
@@ -34,9 +42,9 @@ export type FormField = keyof RuleForm;
 export type FormErrors = Partial<Record<FormField, string>>;
 
 export const STEPS = [
-  { id: 'trigger', title: 'Trigger', fields: ['name', 'trigger'] },
+  { id: 'trigger', title: 'Trigger', fields: ['name', 'trigger', 'schedule', 'timezone', 'overlap'] },
   { id: 'flapping', title: 'Flapping protection', fields: ['flappingEnabled', 'flappingMaxEvents', 'flappingWindowSeconds', 'flappingCooldownSeconds', 'flappingMaxStateChanges'] },
-  { id: 'target', title: 'Infrastructure and target', fields: ['infrastructureType', 'targetType', 'hostname', 'tags', 'maxConcurrency', 'maxErrors'] },
+  { id: 'target', title: 'Infrastructure and target', fields: ['infrastructureType', 'targetType', 'hostname', 'tags', 'pick', 'maxConcurrency', 'maxErrors'] },
   { id: 'runbook', title: 'Runbook', fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds'] },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
@@ -45,12 +53,22 @@ export const STEPS = [
 export type StepId = (typeof STEPS)[number]['id'];
 
 export const SAMPLE_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
+export const SCHEDULE_SAMPLE_SCRIPT = '#!/bin/sh\n# Each tick gives its time as $PITCREW_SCHEDULED_TIME (UTC) and the rule\'s zone as $PITCREW_SCHEDULE_TIMEZONE.\nset -eu\necho "tick of $PITCREW_SCHEDULED_TIME on $PITCREW_HOSTNAME"\n';
+
+/** The sample script for a trigger kind, when the script is still a sample: what the run gets differs. */
+export function sampleScriptFor(trigger: RuleInput['trigger']['type'], script: string): string | undefined {
+  if (script !== SAMPLE_SCRIPT && script !== SCHEDULE_SAMPLE_SCRIPT) return undefined;
+  return trigger === 'cron' ? SCHEDULE_SAMPLE_SCRIPT : SAMPLE_SCRIPT;
+}
 
 export function emptyForm(): RuleForm {
   return {
     name: '',
     enabled: true,
     trigger: { type: 'webhook' },
+    schedule: '',
+    timezone: browserTimeZone(),
+    overlap: 'skip',
     flappingEnabled: false,
     flappingMaxEvents: '5',
     flappingWindowSeconds: '300',
@@ -60,6 +78,7 @@ export function emptyForm(): RuleForm {
     targetType: 'trigger_host',
     hostname: '',
     tags: [],
+    pick: undefined,
     maxConcurrency: '',
     maxErrors: '',
     flavour: 'autofix',
@@ -79,11 +98,13 @@ export function formFromRule(rule: Rule): RuleForm | null {
   const { action, target } = rule;
   if (action.type !== 'script' || target.type === 'cli_machine') return null;
   const { triggerId: _id, webhookUrl: _url, curl: _curl, ...trigger } = rule.trigger;
+  const cron = trigger.type === 'cron';
   return {
     ...emptyForm(),
     name: rule.name,
     enabled: rule.enabled,
-    trigger,
+    trigger: cron ? { type: 'cron' } : trigger,
+    ...(cron ? { schedule: trigger.schedule ?? '', timezone: trigger.timezone ?? 'UTC', overlap: trigger.overlap ?? 'skip' } : {}),
     flappingEnabled: rule.flapping.enabled,
     flappingMaxEvents: String(rule.flapping.maxEvents),
     flappingWindowSeconds: String(rule.flapping.windowSeconds),
@@ -93,6 +114,7 @@ export function formFromRule(rule: Rule): RuleForm | null {
     targetType: target.type,
     hostname: target.hostname ?? '',
     tags: target.tags ?? [],
+    pick: target.pick,
     maxConcurrency: target.maxConcurrency === undefined ? '' : String(target.maxConcurrency),
     maxErrors: target.maxErrors === undefined ? '' : String(target.maxErrors),
     flavour: action.flavour,
@@ -112,15 +134,41 @@ function optional<Name extends string>(name: Name, text: string): Partial<Record
   return text.trim() ? ({ [name]: toNumber(text) } as Record<Name, number>) : {};
 }
 
+/** How a tag target picks its hosts when `pick` is absent: one for a schedule (DESIGN.md §7), every host otherwise. */
+function defaultPick(trigger: RuleInput['trigger']['type']): TargetPick {
+  return trigger === 'cron' ? 'one' : 'all';
+}
+
+/** How the tag target picks its hosts; `pick` is sent only when it is not the trigger's default. */
+export function pickOf(form: Pick<RuleForm, 'pick' | 'trigger'>): TargetPick {
+  return form.pick ?? defaultPick(form.trigger.type);
+}
+
 function toTarget(form: RuleForm): Target {
   switch (form.targetType) {
     case 'specific_host':
       return { type: form.targetType, hostname: form.hostname.trim() };
-    case 'specific_tags':
-      return { type: form.targetType, tags: form.tags, ...optional('maxConcurrency', form.maxConcurrency), ...optional('maxErrors', form.maxErrors) };
+    case 'specific_tags': {
+      const pick = pickOf(form);
+      // One host per tick is no fan-out: its limits would say nothing.
+      if (pick === 'one') return { type: form.targetType, tags: form.tags, ...(defaultPick(form.trigger.type) === 'one' ? {} : { pick }) };
+      return {
+        type: form.targetType,
+        tags: form.tags,
+        ...(defaultPick(form.trigger.type) === 'all' ? {} : { pick }),
+        ...optional('maxConcurrency', form.maxConcurrency),
+        ...optional('maxErrors', form.maxErrors),
+      };
+    }
     case 'trigger_host':
       return { type: form.targetType };
   }
+}
+
+function toTrigger(form: RuleForm): RuleInput['trigger'] {
+  if (form.trigger.type !== 'cron') return form.trigger;
+  const timezone = form.timezone.trim();
+  return { type: 'cron', schedule: form.schedule.trim(), ...(timezone ? { timezone } : {}), overlap: form.overlap };
 }
 
 export function toRuleInput(form: RuleForm): RuleInput {
@@ -128,7 +176,7 @@ export function toRuleInput(form: RuleForm): RuleInput {
   return {
     name: form.name.trim(),
     enabled: form.enabled,
-    trigger: form.trigger,
+    trigger: toTrigger(form),
     action: {
       type: 'script',
       flavour: form.flavour,
@@ -153,6 +201,9 @@ export function toRuleInput(form: RuleForm): RuleInput {
 const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/name/, 'name'],
   [/^\/body\/enabled/, 'enabled'],
+  [/^\/body\/trigger\/schedule/, 'schedule'],
+  [/^\/body\/trigger\/timezone/, 'timezone'],
+  [/^\/body\/trigger\/overlap/, 'overlap'],
   [/^\/body\/trigger/, 'trigger'],
   [/^\/body\/flapping\/maxEvents/, 'flappingMaxEvents'],
   [/^\/body\/flapping\/windowSeconds/, 'flappingWindowSeconds'],
@@ -164,6 +215,7 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/target\/tags/, 'tags'],
   [/^\/body\/target\/maxConcurrency/, 'maxConcurrency'],
   [/^\/body\/target\/maxErrors/, 'maxErrors'],
+  [/^\/body\/target\/pick/, 'pick'],
   [/^\/body\/target/, 'targetType'],
   [/^\/body\/action\/flavour/, 'flavour'],
   [/^\/body\/action\/runbook\/interpreter/, 'interpreter'],
@@ -196,6 +248,7 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
     case 'trigger':
       set('name', form.name.trim() ? (form.name.trim().length > 200 ? 'at most 200 characters' : undefined) : 'give the rule a name people will recognise in an alert');
       if (form.trigger.type === 'alert' && !form.trigger.integrationId) set('trigger', 'choose the integration whose alerts raise the rule');
+      if (form.trigger.type === 'cron') set('schedule', form.schedule.trim() ? undefined : 'write the cron expression, such as */5 * * * * for every 5 minutes');
       break;
     case 'flapping':
       if (form.flappingEnabled) {
@@ -206,13 +259,16 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       }
       break;
     case 'target':
+      if (form.trigger.type === 'cron' && form.targetType === 'trigger_host') {
+        set('targetType', 'a schedule names no host: choose one specific host, or hosts with tags');
+      }
       if (form.targetType === 'specific_host') {
         set('hostname', !form.hostname.trim() ? 'pick the host to act on' : HOSTNAME.test(form.hostname.trim()) ? undefined : 'a hostname has letters, digits and _ . : - only');
       }
       if (form.targetType === 'specific_tags') {
         if (form.tags.length === 0) set('tags', 'add at least one tag; every host carrying all of them is a target');
-        if (form.maxConcurrency.trim()) set('maxConcurrency', wholeNumberError(form.maxConcurrency, 1, 10_000));
-        if (form.maxErrors.trim()) set('maxErrors', wholeNumberError(form.maxErrors, 1, 10_000));
+        if (pickOf(form) === 'all' && form.maxConcurrency.trim()) set('maxConcurrency', wholeNumberError(form.maxConcurrency, 1, 10_000));
+        if (pickOf(form) === 'all' && form.maxErrors.trim()) set('maxErrors', wholeNumberError(form.maxErrors, 1, 10_000));
       }
       break;
     case 'runbook':

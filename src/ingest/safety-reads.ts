@@ -40,13 +40,15 @@ export function safetyReads(db: Kysely<Database>, dialect: Dialect, events: Guar
     byRule.set(rule.id, entry);
   }
   const guarded: string[] = [];
+  const keyed = new Map<string, Set<string>>();
   for (const { rule, hostKeys, keys } of byRule.values()) {
     if (rule.flapping.enabled) readers.push(alarmsReader(db, rule, [...hostKeys], now));
     if (rule.actionLimit) readers.push(executionsReader(db, rule, now));
     if (rule.actionLimit && rule.actionLimit.onLimit !== 'drop') readers.push(escalationsReader(db, rule, now));
-    if (keys.size > 0) readers.push(...idempotencyReaders(db, rule.id, [...keys], now));
+    if (keys.size > 0) keyed.set(rule.id, keys);
     if (rule.flapping.enabled || rule.actionLimit || keys.size > 0) guarded.push(rule.id);
   }
+  if (keyed.size > 0) readers.push(...idempotencyReaders(db, keyed, now));
   const queries = readers.map((r) => r.query);
   if (dialect === 'postgres' && guarded.length > 0) queries.unshift(lockRules(db, guarded));
   return {
@@ -142,6 +144,7 @@ function escalationsReader(db: Kysely<Database>, rule: Rule, now: number): Reade
 }
 
 interface KeyRow {
+  rule_id: string;
   key: string;
   fingerprint: string;
   event_id: string;
@@ -150,16 +153,24 @@ interface KeyRow {
   skipped_env: string;
 }
 
-/** The originals of the batch's idempotency keys still within 24 h, and their executions. */
-function idempotencyReaders(db: Kysely<Database>, ruleId: string, keys: string[], now: number): Reader[] {
+/**
+ * The originals of the batch's idempotency keys still within 24 h, and their executions: two
+ * statements for the whole batch, whatever the number of rules (a scheduler pass stores a tick of
+ * each of a thousand rules, each with its key: two statements per rule made PostgreSQL's ingest of
+ * them take 1.7 s, bench/cron.js). The statements ask for every key with every rule; only the
+ * pairs the batch holds are kept.
+ */
+function idempotencyReaders(db: Kysely<Database>, keyed: Map<string, Set<string>>, now: number): Reader[] {
+  const ruleIds = [...keyed.keys()];
+  const keys = [...new Set([...keyed.values()].flatMap((set) => [...set]))];
   const live = db
     .selectFrom('idempotency_keys')
-    .where('idempotency_keys.rule_id', '=', ruleId)
+    .where('idempotency_keys.rule_id', 'in', ruleIds)
     .where('idempotency_keys.key', 'in', keys)
     .where('idempotency_keys.created_at', '>', now - IDEMPOTENCY_TTL_MS);
   const originals = live
     .innerJoin('events', 'events.id', 'idempotency_keys.event_id')
-    .select(['idempotency_keys.key', 'idempotency_keys.fingerprint', 'events.id as event_id', 'events.outcome', 'events.reason', 'events.skipped_env'])
+    .select(['idempotency_keys.rule_id', 'idempotency_keys.key', 'idempotency_keys.fingerprint', 'events.id as event_id', 'events.outcome', 'events.reason', 'events.skipped_env'])
     .compile();
   const executions = db
     .selectFrom('executions')
@@ -169,14 +180,19 @@ function idempotencyReaders(db: Kysely<Database>, ruleId: string, keys: string[]
     .compile();
   let found: KeyRow[] = [];
   return [
-    { query: originals, load: (rows) => void (found = rows as KeyRow[]) },
+    { query: originals, load: (rows) => void (found = (rows as KeyRow[]).filter((row) => keyed.get(row.rule_id)?.has(row.key))) },
     {
       query: executions,
       load: (rows, history) => {
+        const byEvent = new Map<string, string[]>();
+        for (const row of rows as Array<{ id: string; event_id: string }>) {
+          const ids = byEvent.get(row.event_id);
+          if (ids) ids.push(row.id);
+          else byEvent.set(row.event_id, [row.id]);
+        }
         for (const row of found) {
-          const executionIds = (rows as Array<{ id: string; event_id: string }>).filter((e) => e.event_id === row.event_id).map((e) => e.id);
-          history.remember(ruleId, row.key, {
-            original: { eventId: row.event_id, outcome: row.outcome as StoredOutcome, reason: row.reason, executionIds },
+          history.remember(row.rule_id, row.key, {
+            original: { eventId: row.event_id, outcome: row.outcome as StoredOutcome, reason: row.reason, executionIds: byEvent.get(row.event_id) ?? [] },
             fingerprint: row.fingerprint,
             skippedEnv: JSON.parse(row.skipped_env) as SkippedEnv[],
           });

@@ -66,6 +66,27 @@ describe.each(testDialects())('the email_runbook action on %s', (dialect) => {
     expect(mail.text).toContain('# Disk full on web-1<script>alert(1)</script>');
   });
 
+  it('mails the runbook once per tick of a cron rule, however many nodes see the tick', async () => {
+    const t = await tenantWithMail('runbook-cron');
+    const made = await env.api('POST', '/api/v1/rules', {
+      name: 'nightly runbook', trigger: { type: 'cron', schedule: '0 3 * * *', timezone: 'Europe/Berlin' },
+      action: { type: 'email_runbook', runbook: { notes: `Nightly check ${dialect}: look at the backups` } }, target: { type: 'cli_machine' }, infrastructureType: 'CLOUD_GCP',
+    }, t.token);
+    expect(made.statusCode, made.body).toBe(201);
+    const ruleId = made.json().id as string;
+    const tick = Date.parse(made.json().schedule.nextTicks[0]);
+    // Two passes at once, as two nodes would, then one a second later: one event, one run, one mail.
+    await Promise.all([env.app.context.scheduler.pass(tick), env.app.context.scheduler.pass(tick)]);
+    await env.app.context.scheduler.pass(tick + 1000);
+    const executions = (await env.api('GET', `/api/v1/executions?ruleId=${ruleId}`, undefined, t.token)).json().items as Array<{ id: string }>;
+    expect(executions).toHaveLength(1);
+    expect(await t.execution(executions[0]!.id, 'succeeded')).toMatchObject({ reason: 'the runbook was emailed to oncall@example.com' });
+    await waitFor(() => smtp.mails.some((m) => m.text.includes(`Nightly check ${dialect}`)), 'the runbook mail');
+    await env.app.context.notifier.pass();
+    expect(smtp.mails.filter((m) => m.text.includes(`Nightly check ${dialect}`))).toHaveLength(1);
+    expect((await env.api('GET', `/api/v1/rules/${ruleId}/events`, undefined, t.token)).json().items).toHaveLength(1);
+  });
+
   it("sends to the action's own recipients instead of the contacts", async () => {
     const t = await tenantWithMail('runbook-recipients');
     const { reply } = await t.fire({ type: 'email_runbook', runbook: { notes: 'Call {{Who}}' }, recipients: ['dba@example.com', 'noc@example.com'] }, { Who: 'the DBA' });

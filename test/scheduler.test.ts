@@ -315,30 +315,3 @@ describe.each(testDialects())('cron rules on %s', (dialect) => {
     expect(refused.json().detail).toMatch(/pick chooses among the hosts of the tags/);
   });
 });
-
-// Three service nodes on one PostgreSQL, each with its own scheduler passing every 50 ms on the real
-// clock: every tick of a per-second schedule is stored once, and none is skipped.
-describe.skipIf(!testDialects().includes('postgres'))('a schedule on three service nodes of one PostgreSQL', () => {
-  it('fires each tick once over many ticks', async () => {
-    const a = await startTestEnv('postgres', { schedulerIntervalMs: 50 });
-    const nodes = [a, await startTestEnv('postgres', { schedulerIntervalMs: 50, database: a.database }), await startTestEnv('postgres', { schedulerIntervalMs: 50, database: a.database })];
-    try {
-      const made = await a.api('POST', '/api/v1/rules', {
-        name: 'every second', trigger: { type: 'cron', schedule: '* * * * * *' }, action: { type: 'script', flavour: 'diagnostics', runbook: { script: 'true' } },
-        target: { type: 'specific_host', hostname: 'nowhere-1' }, infrastructureType: 'On_Premise',
-      });
-      expect(made.statusCode, made.body).toBe(201);
-      const ruleId = made.json().id as string;
-      const ticks = async () => (await a.store.db.selectFrom('events').select('payload').where('rule_id', '=', ruleId).execute()).map((row) => (JSON.parse(row.payload) as { scheduledTime: string }).scheduledTime);
-      await waitFor(async () => (await ticks()).length >= 6, 'six ticks', 20_000);
-      await a.api('PATCH', `/api/v1/rules/${ruleId}`, { enabled: false });
-      await Promise.all(nodes.map((node) => node.app.context.scheduler.stop()));
-      const seen = (await ticks()).map(Date.parse).sort((x, y) => x - y);
-      expect(new Set(seen).size).toBe(seen.length);
-      // One second apart, none skipped (a slow pass still runs every tick within the grace).
-      for (let i = 1; i < seen.length; i += 1) expect(seen[i]! - seen[i - 1]!).toBe(1000);
-    } finally {
-      for (const node of nodes.reverse()) await node.close();
-    }
-  });
-});

@@ -7,6 +7,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } };
 /** The id given to the default tenant's Monasca integration, for the alert triggers of the tables below. */
 const MONASCA = '01900000-0000-7000-8000-0000000000aa';
+const AWS_PROD = '01900000-0000-7000-8000-0000000000ab';
 
 
 describe.each(testDialects())('rules API on %s', (dialect) => {
@@ -15,6 +16,9 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
     env = await startTestEnv(dialect);
     const made = (await env.api('POST', '/api/v1/integrations', { name: 'monasca-eu', type: 'monasca' })).json();
     await env.store.db.updateTable('integrations').set({ id: MONASCA }).where('id', '=', made.id).execute();
+    // A cloud action names one of the tenant's credentials (docs/credentials.md).
+    const credential = (await env.api('POST', '/api/v1/credentials', { name: 'aws-prod', provider: 'aws', secret: { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' } })).json();
+    await env.store.db.updateTable('credentials').set({ id: AWS_PROD }).where('id', '=', credential.id).execute();
   });
   afterAll(() => env.close());
 
@@ -44,7 +48,7 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
 
     it.each([
       ['script', { type: 'script', flavour: 'diagnostics', runbook: { script: 'df -h', interpreter: 'bash', notes: '# Disk' }, timeoutSeconds: 60 }, { type: 'specific_host', hostname: 'web-1' }, 'On_Premise'],
-      ['cloud', { type: 'cloud', operation: 'reboot', region: 'eu-west-1', credentialId: 'aws-prod' }, { type: 'trigger_host' }, 'CLOUD_EC2'],
+      ['cloud', { type: 'cloud', operation: 'reboot', region: 'eu-west-1', credentialId: AWS_PROD }, { type: 'trigger_host' }, 'CLOUD_EC2'],
       ['cli', { type: 'cli', runbook: { script: 'openstack server list', interpreter: 'sh' }, timeoutSeconds: 30 }, { type: 'cli_machine' }, 'CLOUD_OPENSTACK'],
       ['graph_snapshot', { type: 'graph_snapshot', integrationId: 'monasca-eu', graphs: ['cpu', 'disk'], windowMinutes: 60 }, { type: 'trigger_host' }, 'On_Premise'],
       ['email_runbook', { type: 'email_runbook', runbook: { notes: 'Call the DBA.', script: 'pg_ctl status' }, recipients: ['oncall@example.com'] }, { type: 'cli_machine' }, 'CLOUD_GCP'],

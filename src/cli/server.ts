@@ -35,6 +35,7 @@ export async function runServer(config: Config): Promise<number> {
     store,
     logger,
     publicUrl: config.publicUrl,
+    awsEndpoint: config.awsEndpoint,
     webhookBodyLimitBytes: config.webhookBodyLimitBytes,
     throttleDefaults: config.throttleDefaults,
     ingest: config.ingest,

@@ -11,6 +11,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Base URL users reach the service at, used in webhook URLs; absent means taken from the request. */
   publicUrl: string | undefined;
+  /** PITCREW_AWS_ENDPOINT_URL: where EC2 calls go instead of AWS's regional endpoints. */
+  awsEndpoint: string | undefined;
   logLevel: string;
   webhookBodyLimitBytes: number;
   sqliteBusyTimeoutMs: number;
@@ -88,7 +90,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite database)');
   }
-  const publicUrl = env.PITCREW_PUBLIC_URL ? parsePublicUrl(env.PITCREW_PUBLIC_URL) : undefined;
+  const publicUrl = env.PITCREW_PUBLIC_URL ? httpUrl('PITCREW_PUBLIC_URL', env.PITCREW_PUBLIC_URL, 'https://pitcrew.example.com') : undefined;
+  // An AWS-compatible endpoint (a VPC endpoint, a private cloud): the operator's choice, never a tenant's.
+  const awsEndpoint = env.PITCREW_AWS_ENDPOINT_URL ? httpUrl('PITCREW_AWS_ENDPOINT_URL', env.PITCREW_AWS_ENDPOINT_URL, 'https://ec2.eu-west-1.amazonaws.com') : undefined;
   return {
     host: env.HOST ?? '0.0.0.0',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -96,6 +100,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir: path.resolve(cwd, env.PITCREW_DATA_DIR ?? 'data'),
     databaseUrl,
     publicUrl,
+    awsEndpoint,
     logLevel,
     webhookBodyLimitBytes: integer(env, 'PITCREW_WEBHOOK_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
     sqliteBusyTimeoutMs: integer(env, 'PITCREW_SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000),
@@ -231,15 +236,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function parsePublicUrl(raw: string): string {
+function httpUrl(name: string, raw: string, example: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`PITCREW_PUBLIC_URL must be an absolute URL such as https://pitcrew.example.com, got "${raw}"`);
+    throw new ConfigError(`${name} must be an absolute URL such as ${example}, got "${raw}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`PITCREW_PUBLIC_URL must use http or https, got "${raw}"`);
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   }
   return url.toString().replace(/\/$/, '');
 }

@@ -53,8 +53,8 @@ describe('the error catalogue', () => {
   });
 
   // A receiver refusing a test message is a peer's failure (502 Bad Gateway), not the user's nor ours.
-  it('keeps user errors (4xx) apart from the service’s and its peers’ (5xx): only these six are 5xx', () => {
-    expect(codes.filter((code) => errorCatalogue[code].status >= 500).sort()).toEqual(['PITCREW_ERR_CHANNEL_DELIVERY_FAILED', 'PITCREW_ERR_INTERNAL', 'PITCREW_ERR_STOPPING', 'PITCREW_ERR_STORAGE_UNAVAILABLE', 'PITCREW_ERR_TOOL_REFUSED', 'PITCREW_ERR_TOOL_UNAVAILABLE']);
+  it('keeps user errors (4xx) apart from the service’s and its peers’ (5xx): only these are 5xx', () => {
+    expect(codes.filter((code) => errorCatalogue[code].status >= 500).sort()).toEqual(['PITCREW_ERR_CHANNEL_DELIVERY_FAILED', 'PITCREW_ERR_INTERNAL', 'PITCREW_ERR_NOT_IMPLEMENTED', 'PITCREW_ERR_PROVIDER_REFUSED', 'PITCREW_ERR_PROVIDER_UNAVAILABLE', 'PITCREW_ERR_STOPPING', 'PITCREW_ERR_STORAGE_UNAVAILABLE', 'PITCREW_ERR_TOOL_REFUSED', 'PITCREW_ERR_TOOL_UNAVAILABLE']);
   });
 
   it('carries field errors and headers through', () => {

@@ -23,9 +23,12 @@ export const errorCatalogue = {
   PITCREW_ERR_INTERNAL: { status: 500, title: 'Internal error' },
   PITCREW_ERR_CHANNEL_DELIVERY_FAILED: { status: 502, title: 'The channel did not accept the message' },
   PITCREW_ERR_TOOL_REFUSED: { status: 502, title: "The monitoring tool's service refused the call" },
+  PITCREW_ERR_PROVIDER_REFUSED: { status: 502, title: 'The cloud provider refused the call' },
+  PITCREW_ERR_NOT_IMPLEMENTED: { status: 501, title: 'Not in this version' },
   PITCREW_ERR_STORAGE_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   PITCREW_ERR_STOPPING: { status: 503, title: 'The service is stopping' },
   PITCREW_ERR_TOOL_UNAVAILABLE: { status: 503, title: 'A service the monitoring tool relies on did not answer' },
+  PITCREW_ERR_PROVIDER_UNAVAILABLE: { status: 503, title: 'The cloud provider did not answer' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

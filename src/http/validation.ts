@@ -85,7 +85,7 @@ function describe(error: ErrorObject, part: string): FieldError {
     case 'enum':
       return { path: base, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'discriminator':
-      return { path: `${base}/type`, message: discriminatorMessage(error) };
+      return { path: `${base}/${String((params as { tag?: string }).tag ?? 'type')}`, message: discriminatorMessage(error) };
     case 'type':
       return { path: base, message: `must be ${orList((params.type as string[]).flatMap((t) => t.split(',')))}` };
     default:
@@ -93,11 +93,13 @@ function describe(error: ErrorObject, part: string): FieldError {
   }
 }
 
+/** A union told apart by a field (`type` of a rule's parts, `provider` of a credential): which values it takes. */
 function discriminatorMessage(error: ErrorObject): string {
-  const params = error.params as { error?: string; tagValue?: unknown };
-  const oneOf = (error.parentSchema as { oneOf?: Array<{ properties: { type: { const: string } } }> } | undefined)?.oneOf ?? [];
-  const kinds = oneOf.map((branch) => branch.properties.type.const).join(', ');
-  return params.error === 'mapping' ? `unknown type ${JSON.stringify(params.tagValue)}; use one of ${kinds}` : `type is required: one of ${kinds}`;
+  const params = error.params as { error?: string; tag?: string; tagValue?: unknown };
+  const tag = params.tag ?? 'type';
+  const oneOf = (error.parentSchema as { oneOf?: Array<{ properties: Record<string, { const: string }> }> } | undefined)?.oneOf ?? [];
+  const kinds = oneOf.map((branch) => branch.properties[tag]?.const).join(', ');
+  return params.error === 'mapping' ? `unknown ${tag} ${JSON.stringify(params.tagValue)}; use one of ${kinds}` : `${tag} is required: one of ${kinds}`;
 }
 
 function orList(words: string[]): string {

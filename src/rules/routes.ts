@@ -27,6 +27,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   }, async (request, reply) => {
     assertConsistent(request.body);
     await assertIntegrationExists(db, request.principal.tenantId, request.body);
+    await assertCredentialExists(db, request.principal.tenantId, request.body);
     const rule = await createRule(db, request.principal.tenantId, request.body, clock());
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
@@ -70,6 +71,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     const merged = { ...ruleToInput(current), ...request.body };
     assertConsistent(merged);
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
+    if (request.body.action) await assertCredentialExists(db, request.principal.tenantId, merged);
     const rule = await replaceRule(db, current, merged, clock());
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
@@ -104,6 +106,16 @@ async function assertIntegrationExists(db: Kysely<Database>, tenantId: string, i
   if (found) return;
   const message = `no integration ${integrationId} in this tenant; create one with POST /api/v1/integrations, or pick one from GET /api/v1/integrations`;
   throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/trigger/integrationId: ${message}`, { fieldErrors: [{ path: '/body/trigger/integrationId', message }] });
+}
+
+/** A cloud action acts with one of the tenant's own credentials: it must exist (another tenant's does not, here). */
+async function assertCredentialExists(db: Kysely<Database>, tenantId: string, input: RuleInput): Promise<void> {
+  if (input.action.type !== 'cloud' || input.action.credentialId === undefined) return;
+  const { credentialId } = input.action;
+  const found = await db.selectFrom('credentials').select('id').where('id', '=', credentialId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (found) return;
+  const message = `no credential ${credentialId} in this tenant; store one with POST /api/v1/credentials, or pick one from GET /api/v1/credentials`;
+  throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/action/credentialId: ${message}`, { fieldErrors: [{ path: '/body/action/credentialId', message }] });
 }
 
 function assertConsistent(input: RuleInput): void {

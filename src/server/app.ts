@@ -33,6 +33,7 @@ import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
+import { registerCredentialRoutes } from '../credentials/routes.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
@@ -64,6 +65,8 @@ export interface AppDeps {
   store: Store;
   logger: FastifyBaseLogger;
   publicUrl?: string | undefined;
+  /** PITCREW_AWS_ENDPOINT_URL: EC2 calls go there instead of AWS's regional endpoints. */
+  awsEndpoint?: string | undefined;
   webhookBodyLimitBytes: number;
   throttleDefaults: ThrottleSettings;
   ingest: { maxBatch: number; maxQueued: number };
@@ -285,6 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
+      registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: { awsEndpoint: deps.awsEndpoint } });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

@@ -15,6 +15,7 @@ import * as hostShortNames from './migrations/0013_host_short_names.js';
 import * as alerts from './migrations/0014_alerts.js';
 import * as schedules from './migrations/0015_schedules.js';
 import * as placement from './migrations/0016_placement.js';
+import * as credentials from './migrations/0017_credentials.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0014_alerts': alerts,
   '0015_schedules': schedules,
   '0016_placement': placement,
+  '0017_credentials': credentials,
 };
 
 export interface MigrationReport {

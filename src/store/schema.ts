@@ -323,6 +323,22 @@ export interface SchedulesTable {
   waiting_tick: number | null;
 }
 
+/** A tenant's cloud credential (migration 0017): the secret sealed, the summary shown. */
+export interface CredentialsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  provider: string;
+  secret: string;
+  /** JSON: the non-secret identifiers, masked, that people see. */
+  summary: string;
+  created_at: number;
+  updated_at: number;
+  last_test_at: number | null;
+  last_test_ok: number | null;
+  last_test_message: string | null;
+}
+
 /** Every alert an integration took (migration 0014). */
 export interface AlertsTable {
   id: string;
@@ -348,6 +364,7 @@ export interface Database {
   integrations: IntegrationsTable;
   alerts: AlertsTable;
   schedules: SchedulesTable;
+  credentials: CredentialsTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -378,6 +395,7 @@ export type HostRow = Selectable<HostsTable>;
 export type HostEnrolmentRow = Selectable<HostEnrolmentsTable>;
 export type ExecutionRow = Selectable<ExecutionsTable>;
 export type NewExecutionRow = Insertable<ExecutionsTable>;
+export type CredentialRow = Selectable<CredentialsTable>;
 export type EscalationRow = Selectable<EscalationsTable>;
 export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
 export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;

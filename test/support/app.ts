@@ -75,6 +75,8 @@ export interface TestEnvOptions {
   /** Notification delivery settings; tests default to fast retries and polling. */
   notify?: Partial<NotifySettings>;
   publicUrl?: string;
+  /** Where EC2 calls go (an emulator). */
+  awsEndpoint?: string;
   /** How long close() lets requests in flight finish (the app's default unless a test is about it). */
   shutdownGraceMs?: number;
   /** PITCREW_RETENTION_DAYS; unset keeps history for ever. */
@@ -130,6 +132,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     // The test receivers listen on loopback: opened to notifications as an operator would open a network.
     notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
+    awsEndpoint: options.awsEndpoint,
     shutdownGraceMs: options.shutdownGraceMs,
     retentionDays: options.retentionDays,
     metricsToken: options.metricsToken,

@@ -122,7 +122,7 @@ describe.each(testDialects())('credentials on %s', (dialect) => {
     const other = await env.addTenant(`other-${dialect}`);
     const theirs = (await env.api('POST', '/api/v1/credentials', { name: 'theirs', provider: 'aws', secret: AWS }, other.token)).json();
     const rule = (credentialId: string) => ({
-      name: `restart ${credentialId}`, trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'reboot', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2',
+      name: `restart ${credentialId}`, trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'reboot', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2',
     });
     const refused = await api('POST', '/api/v1/rules', rule(theirs.id));
     expect(refused.statusCode).toBe(400);

@@ -1,11 +1,11 @@
 import { assertNever } from '../errors/assert-never.js';
 import type { Action } from '../rules/schema.js';
+import { cloudKind } from './cloud/kind.js';
 import { emailRunbookKind } from './email-runbook/kind.js';
 import type { ActionKind } from './kind.js';
 import { recordedOnly } from './recorded.js';
 import { scriptKind } from './script/kind.js';
 
-const CLOUD = recordedOnly('cloud');
 const CLI = recordedOnly('cli');
 const GRAPH_SNAPSHOT = recordedOnly('graph_snapshot');
 
@@ -17,7 +17,7 @@ export function builtInKind(type: Action['type']): ActionKind {
     case 'email_runbook':
       return emailRunbookKind;
     case 'cloud':
-      return CLOUD;
+      return cloudKind;
     case 'cli':
       return CLI;
     case 'graph_snapshot':

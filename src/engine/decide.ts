@@ -27,6 +27,8 @@ export interface EventFacts {
   receivedAt?: number;
   /** Set when the rule records this alert without acting on its state (an alert trigger's `on`): the reason. */
   ignoredState?: string | undefined;
+  /** The payload's fields as the runbook gets them (a cloud action reads its instance id there). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface HostFacts {

@@ -67,12 +67,21 @@ export const ScriptAction = Type.Object(
   },
   { additionalProperties: false },
 );
+const Instances = Type.Union([
+  Type.Object({ from: Type.Literal('payload'), field: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the payload field (or MetaData key) that holds the instance id; default InstanceId' })) }, { additionalProperties: false }),
+  Type.Object({ ids: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true }) }, { additionalProperties: false }),
+  Type.Object({ tags: Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: 256 }), { minProperties: 1 }) }, { additionalProperties: false }),
+], { description: 'the instances it acts on: named by the payload (default), a fixed list, or a provider tag filter' });
 export const CloudAction = Type.Object(
   {
     type: Type.Literal('cloud'),
+    provider: Type.Optional(Type.Enum(['aws', 'azure', 'gcp', 'openstack'], { description: "the cloud; default the one of the rule's infrastructureType" })),
     operation: Type.Enum(['start', 'stop', 'reboot', 'terminate']),
     region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     credentialId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    instances: Type.Optional(Instances),
+    confirmTerminate: Type.Optional(Type.Boolean({ description: 'terminate destroys the instance: it runs only with this set to true' })),
+    timeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'how long to wait for the instance to reach its state; default 300' })),
   },
   { additionalProperties: false },
 );

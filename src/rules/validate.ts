@@ -60,7 +60,32 @@ function compatibilityErrors(rule: RuleInput): FieldError[] {
       message: `a cloud action needs a cloud infrastructure type (CLOUD_EC2, CLOUD_AZURE, CLOUD_GCP, CLOUD_OPENSTACK), not ${rule.infrastructureType}`,
     });
   }
+  if (rule.action.type === 'cloud') errors.push(...cloudErrors(rule.action, rule.infrastructureType));
   return errors;
+}
+
+/** The infrastructure type of each cloud provider (DESIGN.md §1). */
+export const PROVIDER_INFRASTRUCTURE = { aws: 'CLOUD_EC2', azure: 'CLOUD_AZURE', gcp: 'CLOUD_GCP', openstack: 'CLOUD_OPENSTACK' } as const;
+
+function cloudErrors(action: Extract<Action, { type: 'cloud' }>, infrastructureType: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const fits = action.provider && PROVIDER_INFRASTRUCTURE[action.provider];
+  if (fits && infrastructureType.startsWith('CLOUD_') && fits !== infrastructureType) {
+    errors.push({ path: '/action/provider', message: `${action.provider} actions belong to infrastructure type ${fits}, not ${infrastructureType}; change one of them` });
+  }
+  if (action.operation === 'terminate' && action.confirmTerminate !== true) {
+    errors.push({ path: '/action/confirmTerminate', message: 'terminate destroys the instance and its local disks for good: set confirmTerminate to true to allow it' });
+  }
+  if ((action.provider ?? providerOf(infrastructureType)) === 'aws' && action.region === undefined) {
+    errors.push({ path: '/action/region', message: 'an AWS action needs the region of its instances, e.g. eu-west-1' });
+  }
+  return errors;
+}
+
+/** The provider an infrastructure type implies, if it is a cloud's. */
+export function providerOf(infrastructureType: string): keyof typeof PROVIDER_INFRASTRUCTURE | undefined {
+  const entry = Object.entries(PROVIDER_INFRASTRUCTURE).find(([, type]) => type === infrastructureType);
+  return entry?.[0] as keyof typeof PROVIDER_INFRASTRUCTURE | undefined;
 }
 
 function triggerErrors(rule: RuleInput): FieldError[] {

@@ -34,6 +34,7 @@ import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
+import { AwsCloudRunner } from '../actions/cloud/aws.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
@@ -67,6 +68,8 @@ export interface AppDeps {
   publicUrl?: string | undefined;
   /** PITCREW_AWS_ENDPOINT_URL: EC2 calls go there instead of AWS's regional endpoints. */
   awsEndpoint?: string | undefined;
+  /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
+  cloudPollMs?: number;
   webhookBodyLimitBytes: number;
   throttleDefaults: ThrottleSettings;
   ingest: { maxBatch: number; maxQueued: number };
@@ -162,7 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a) }, nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock,
-    runners: [new EmailRunbookRunner(deps.store.db, links), ...(deps.extraKinds?.runners ?? [])],
+    runners: [new EmailRunbookRunner(deps.store.db, links), new AwsCloudRunner(deps.store.db, secretBox, { awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }), ...(deps.extraKinds?.runners ?? [])],
   });
   // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
   const dispatchQueued = (executions: QueuedExecution[]) => {

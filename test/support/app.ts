@@ -77,6 +77,7 @@ export interface TestEnvOptions {
   publicUrl?: string;
   /** Where EC2 calls go (an emulator). */
   awsEndpoint?: string;
+  cloudPollMs?: number;
   /** How long close() lets requests in flight finish (the app's default unless a test is about it). */
   shutdownGraceMs?: number;
   /** PITCREW_RETENTION_DAYS; unset keeps history for ever. */
@@ -133,6 +134,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
     awsEndpoint: options.awsEndpoint,
+    cloudPollMs: options.cloudPollMs ?? 20,
     shutdownGraceMs: options.shutdownGraceMs,
     retentionDays: options.retentionDays,
     metricsToken: options.metricsToken,

@@ -1,0 +1,87 @@
+import type { EventFacts } from '../../engine/decide.js';
+import type { Rule } from '../../rules/rule.js';
+import { providerOf } from '../../rules/validate.js';
+import type { ActionKind, KindSpec } from '../kind.js';
+
+type CloudAction = Extract<Rule['action'], { type: 'cloud' }>;
+export type CloudOperation = CloudAction['operation'];
+
+/** What one cloud execution does, copied from the rule when the event arrives: one operation on one instance. */
+export interface CloudSpec extends KindSpec {
+  kind: 'cloud';
+  provider: 'aws';
+  operation: CloudOperation;
+  region: string;
+  credentialId: string | null;
+  instanceId: string;
+  /** How long it waits for the instance to reach its state. */
+  waitSeconds: number;
+  /** The run's own limit: the wait and a minute for the calls. */
+  timeoutSeconds: number;
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 300;
+const DEFAULT_FIELD = 'InstanceId';
+/** An EC2 instance id (i- and 8 or 17 hexadecimal digits). */
+const EC2_INSTANCE = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+
+/**
+ * A VM operation at the rule's cloud provider, run by the service (actions/cloud/aws.ts), one
+ * execution per instance: the action limit counts per instance as it counts per host, so an
+ * alert storm calls the provider at most `max` times per instance per window. This version runs
+ * AWS EC2; the other providers' actions are recorded with the reason.
+ */
+export const cloudKind: ActionKind = {
+  type: 'cloud',
+  escalatesAtLimit: false,
+  plan(rule, event) {
+    const action = cloudAction(rule as Rule);
+    const provider = action.provider ?? providerOf((rule as Rule).infrastructureType);
+    if (provider !== 'aws') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 ones only` };
+    const instances = instancesOf(action, event);
+    return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
+  },
+  limitedReason(used, about, limit) {
+    return `the cloud action ran ${used} times on instance ${about ?? '?'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not called again`;
+  },
+  spec(rule, run): CloudSpec {
+    const action = cloudAction(rule);
+    return {
+      kind: 'cloud',
+      provider: 'aws',
+      operation: action.operation,
+      region: action.region ?? 'us-east-1',
+      credentialId: action.credentialId ?? null,
+      instanceId: run.hostname,
+      waitSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      timeoutSeconds: (action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) + 60,
+    };
+  },
+  describe(spec) {
+    return `${String(spec.operation)} EC2 instance ${String(spec.instanceId)} in ${String(spec.region)}`;
+  },
+  notDone(rule, instance) {
+    return `did not ${cloudAction(rule).operation} instance ${instance} for this alarm or later ones in the window`;
+  },
+};
+
+/** The instances the event asks for, or why there are none. Tags are matched at the provider: not in this version. */
+function instancesOf(action: CloudAction, event: EventFacts): string[] | string {
+  const instances = action.instances ?? { from: 'payload' as const };
+  if ('ids' in instances) return instances.ids;
+  if ('tags' in instances) return 'instances chosen by tag are not run by this version yet: name them (instances.ids) or send their id in the payload';
+  const field = instances.field ?? DEFAULT_FIELD;
+  const value = event.env?.[field]?.trim();
+  if (!value) return `the payload names no instance: send its id in ${field} (or set the action's instances.field)`;
+  if (!EC2_INSTANCE.test(value)) return `${field} is "${value.slice(0, 64)}", not an EC2 instance id (i- and 8 or 17 hexadecimal digits)`;
+  return [value];
+}
+
+export function isCloudSpec(spec: unknown): spec is CloudSpec {
+  return typeof spec === 'object' && spec !== null && (spec as { kind?: unknown }).kind === 'cloud';
+}
+
+function cloudAction(rule: Rule): CloudAction {
+  if (rule.action.type !== 'cloud') throw new Error(`rule ${rule.id} has no cloud action`);
+  return rule.action;
+}

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+import { waitState } from './support/notify.js';
+import { waitFor } from './support/wait.js';
+
+/*
+ * Issue 19: a rule's cloud action starts, stops, reboots or terminates EC2 instances with the
+ * tenant's credential, through the real @aws-sdk/client-ec2, against the EC2 emulator
+ * (test/support/ec2-emulator.ts), which checks every request's SigV4 signature with the key the
+ * credential holds and answers as EC2's Query API does. Each run waits for the state asked for.
+ */
+const KEY = { accessKeyId: 'AKIAI44QH8DHBEXAMPLE', secretAccessKey: 'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY' };
+
+describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
+  let env: TestEnv;
+  let ec2: Ec2Emulator;
+  let credentialId: string;
+
+  beforeAll(async () => {
+    ec2 = await startEc2Emulator();
+    ec2.addKey(KEY.accessKeyId, KEY.secretAccessKey);
+    env = await startTestEnv(dialect, { awsEndpoint: ec2.url });
+    credentialId = (await env.api('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: KEY })).json().id;
+  });
+  afterAll(async () => {
+    await env.close();
+    await ec2.close();
+  });
+
+  let n = 0;
+  const instance = (state: 'running' | 'stopped', region = 'eu-west-1') => {
+    n += 1;
+    const id = `i-${(dialect === 'sqlite' ? 0xa0000000 : 0xb0000000) + n}`.replace(/^i-(\d+)$/, (_, d: string) => `i-${Number(d).toString(16).padStart(8, '0')}`);
+    ec2.addInstance({ id, region, state });
+    return id;
+  };
+  const cloudRule = (action: Record<string, unknown>, extra: Record<string, unknown> = {}) => env.createWebhookRule({
+    action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId, ...action }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2', ...extra,
+  });
+  const fire = async (triggerId: string, body: Record<string, unknown>) => {
+    const reply = await env.webhook(triggerId, body);
+    expect(reply.statusCode, reply.body).toBe(202);
+    return reply.json() as { outcome: string; reason: string | null; executionIds: string[] };
+  };
+  const calls = (action: string, id: string) => ec2.requests.filter((r) => r.action === action && r.params['InstanceId.1'] === id);
+
+  it('starts a stopped instance named in the payload, with a signed call, and waits until it runs', async () => {
+    const id = instance('stopped');
+    const rule = await cloudRule({ operation: 'start' });
+    const reply = await fire(rule.triggerId, { HostName: 'web-1', InstanceId: id });
+    expect(reply.outcome).toBe('accepted');
+    const execution = await waitState(env, reply.executionIds[0]!, 'succeeded');
+    expect(execution).toMatchObject({ hostId: null, hostname: id, reason: expect.stringMatching(new RegExp(`^started ${id} in eu-west-1 \\(ec2:StartInstances\\): stopped → pending, running after \\d+\\.\\d s$`)) });
+    expect(ec2.instance(id)!.state).toBe('running');
+    expect(calls('StartInstances', id)).toEqual([expect.objectContaining({ accessKeyId: KEY.accessKeyId, region: 'eu-west-1', authorized: true, status: 200 })]);
+  });
+
+  it('stops, reboots and terminates; terminate only when the rule confirms it', async () => {
+    const [a, b, c] = [instance('running'), instance('running'), instance('running')];
+    const stop = await cloudRule({ operation: 'stop' });
+    expect(await waitState(env, (await fire(stop.triggerId, { InstanceId: a })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^stopped .* \(ec2:StopInstances\): running → stopping, stopped after/) });
+    const reboot = await cloudRule({ operation: 'reboot' });
+    expect(await waitState(env, (await fire(reboot.triggerId, { InstanceId: b })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^rebooted .* \(ec2:RebootInstances\): reboot requested, running after/) });
+    expect(ec2.instance(b)!.reboots).toBe(1);
+
+    const unconfirmed = await env.api('POST', '/api/v1/rules', { name: 'kill', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'terminate', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(unconfirmed.json().errors).toEqual([{ path: '/body/action/confirmTerminate', message: 'terminate destroys the instance and its local disks for good: set confirmTerminate to true to allow it' }]);
+    const terminate = await cloudRule({ operation: 'terminate', confirmTerminate: true });
+    expect(await waitState(env, (await fire(terminate.triggerId, { InstanceId: c })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^terminated .*: running → shutting-down, terminated after/) });
+    expect(ec2.instance(c)!.state).toBe('terminated');
+  });
+
+  it('acts on a fixed list, one execution per instance', async () => {
+    const ids = [instance('stopped'), instance('stopped')];
+    const rule = await cloudRule({ operation: 'start', instances: { ids } });
+    const reply = await fire(rule.triggerId, {});
+    expect(reply.executionIds).toHaveLength(2);
+    for (const id of reply.executionIds) await waitState(env, id, 'succeeded');
+    expect(ids.map((id) => ec2.instance(id)!.state)).toEqual(['running', 'running']);
+  });
+
+  it('calls EC2 exactly the action limit’s number of times per instance in a storm', async () => {
+    const [x, y] = [instance('running'), instance('running')];
+    const rule = await cloudRule({ operation: 'reboot' }, { actionLimit: { max: 2, windowSeconds: 3600 } });
+    const replies = await Promise.all(Array.from({ length: 24 }, (_, i) => fire(rule.triggerId, { InstanceId: i % 2 === 0 ? x : y })));
+    const started = replies.flatMap((r) => r.executionIds);
+    expect(started).toHaveLength(4);
+    expect(replies.filter((r) => r.outcome === 'limited')).toHaveLength(20);
+    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran 2 times on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
+    for (const id of started) await waitState(env, id, 'succeeded');
+    expect([calls('RebootInstances', x).length, calls('RebootInstances', y).length]).toEqual([2, 2]);
+  });
+
+  it('says what EC2 answered when it refuses, and what the payload lacks', async () => {
+    const rule = await cloudRule({ operation: 'start' });
+    const missing = await fire(rule.triggerId, { InstanceId: 'i-0000000000000dead' });
+    expect(await waitState(env, missing.executionIds[0]!, 'failed')).toMatchObject({ reason: expect.stringMatching(/^AWS refused ec2:StartInstances on i-0000000000000dead in eu-west-1: InvalidInstanceID\.NotFound \(HTTP 400\): .*i-0000000000000dead/) });
+    // In another region than the rule's: EC2 does not know it there.
+    const elsewhere = instance('stopped', 'us-west-2');
+    expect(await waitState(env, (await fire(rule.triggerId, { InstanceId: elsewhere })).executionIds[0]!, 'failed')).toMatchObject({ reason: expect.stringMatching(/InvalidInstanceID\.NotFound/) });
+    expect(await fire(rule.triggerId, { HostName: 'web-1' })).toMatchObject({ outcome: 'no_target', reason: 'the payload names no instance: send its id in InstanceId (or set the action\'s instances.field)' });
+    expect(await fire(rule.triggerId, { InstanceId: 'web-1' })).toMatchObject({ outcome: 'no_target', reason: 'InstanceId is "web-1", not an EC2 instance id (i- and 8 or 17 hexadecimal digits)' });
+    const field = await cloudRule({ operation: 'start', instances: { from: 'payload', field: 'Ec2Id' } });
+    const byField = instance('stopped');
+    expect(await waitState(env, (await fire(field.triggerId, { MetaData: { Ec2Id: byField } })).executionIds[0]!, 'succeeded')).toBeTruthy();
+
+    // A rotated key EC2 does not know: refused, the secret nowhere in the reason.
+    await env.api('PATCH', `/api/v1/credentials/${credentialId}`, { secret: { accessKeyId: KEY.accessKeyId, secretAccessKey: 'not-the-key-any-more-0123456789' } });
+    try {
+      const refused = await fire(rule.triggerId, { InstanceId: instance('stopped') });
+      const execution = await waitState(env, refused.executionIds[0]!, 'failed');
+      expect(execution.reason).toMatch(/^AWS refused ec2:StartInstances .*: AuthFailure \(HTTP 401\)/);
+      expect(JSON.stringify(execution)).not.toContain('not-the-key-any-more');
+    } finally {
+      await env.api('PATCH', `/api/v1/credentials/${credentialId}`, { secret: KEY });
+    }
+  });
+
+  it('records the actions of clouds this version does not run, with the reason', async () => {
+    const azure = await env.api('POST', '/api/v1/rules', { name: 'azure', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_AZURE' });
+    expect(azure.statusCode, azure.body).toBe(201);
+    expect(await fire(azure.json().trigger.triggerId, { InstanceId: 'vm-1' })).toMatchObject({ outcome: 'accepted', executionIds: [], reason: 'azure cloud actions are recorded; this version runs AWS EC2 ones only' });
+    const mismatch = await env.api('POST', '/api/v1/rules', { name: 'x', trigger: { type: 'webhook' }, action: { type: 'cloud', provider: 'aws', operation: 'start', region: 'eu-west-1' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_GCP' });
+    expect(mismatch.json().errors).toEqual([{ path: '/body/action/provider', message: 'aws actions belong to infrastructure type CLOUD_EC2, not CLOUD_GCP; change one of them' }]);
+    const noRegion = await env.api('POST', '/api/v1/rules', { name: 'y', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(noRegion.json().errors).toEqual([{ path: '/body/action/region', message: 'an AWS action needs the region of its instances, e.g. eu-west-1' }]);
+  });
+
+  it('never writes the secret into a log line', async () => {
+    await waitFor(() => env.logs.length > 0, 'log lines');
+    const logs = env.logs.join('\n');
+    expect(logs).not.toContain(KEY.secretAccessKey);
+    expect(logs).not.toContain('not-the-key-any-more');
+  });
+});

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackShape } from './support/platforms.js';
 import { runCli, startServer, type ServerProcess } from './support/process.js';
 import { startReceiver } from './support/receivers.js';
+import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
 
@@ -13,15 +14,18 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
 describe('pitcrew channels', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let token: string;
+  let ec2: Ec2Emulator;
   const cli = (args: string[], extra: Record<string, string> = {}) => runCli(['channels', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token, ...extra });
 
   beforeAll(async () => {
     token = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout).token;
     // The test receivers listen on loopback, which notifications reach only when the operator opens it.
-    server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8' });
+    ec2 = await startEc2Emulator();
+    server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8', PITCREW_AWS_ENDPOINT_URL: ec2.url });
   });
   afterAll(async () => {
     await server?.stop();
+    await ec2?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -118,6 +122,29 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect((await schedules(['list'])).stdout).toContain(`${rule.id}  nightly cleanup  30 2 * * *  Europe/Berlin  paused  never`);
     expect((await schedules(['resume', rule.id])).stdout).toMatch(/^resumed "nightly cleanup": next tick \d{4}-\d\d-\d\dT0[01]:30:00\.000Z\n$/);
     expect((await schedules(['next'])).code).toBe(2);
+  });
+
+  it('pitcrew credentials stores a key from a file, never from the command line, tests, rotates and deletes it', async () => {
+    const credentials = (args: string[]) => runCli(['credentials', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const key = { accessKeyId: 'AKIAJ2EXAMPLE7CLI0X1', secretAccessKey: 'cli/secret/EXAMPLEKEY/0123456789abcd' };
+    ec2.addKey(key.accessKeyId, key.secretAccessKey);
+    const file = path.join(dataDir, 'aws.json');
+    fs.writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
+    const inline = await credentials(['create', '--name', 'aws', '--provider', 'aws', '--secret', JSON.stringify(key)]);
+    expect(inline).toMatchObject({ code: 2, stderr: expect.stringMatching(/--secret takes @FILE or - \(stdin\), never the secret itself/) });
+    const made = await credentials(['create', '--name', 'aws', '--provider', 'aws', '--secret', `@${file}`]);
+    expect(made.code, made.stderr).toBe(0);
+    const id = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
+    expect(made.stdout).toBe(`stored aws credential "aws" (${id}), sealed; try it: npx pitcrew credentials test ${id}\n`);
+    expect((await credentials(['test', id])).stdout).toMatch(/^ok: AWS accepted the key: \d+ regions visible to it \(ec2:DescribeRegions, \d+ ms\)\n$/);
+    const listed = await credentials(['list']);
+    expect(listed.stdout).toMatch(new RegExp(`^ID {2}NAME {2}PROVIDER {2}IDENTIFIES {2}LAST TEST\n${id} {2}aws {2}aws {2}accessKeyId=AKIA…I0X1 {2}ok \\S+Z\n$`));
+    fs.writeFileSync(file, JSON.stringify({ ...key, secretAccessKey: 'cli/rotated/EXAMPLEKEY/0123456789' }));
+    expect((await credentials(['rotate', id, '--secret', `@${file}`])).stdout).toBe(`replaced the secret of "aws"; test it again: npx pitcrew credentials test ${id}\n`);
+    const refused = await credentials(['test', id]);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/AWS refused ec2:DescribeRegions: AuthFailure/) });
+    expect(refused.stderr + listed.stdout).not.toMatch(/cli\/(secret|rotated)/);
+    expect((await credentials(['delete', id])).stdout).toBe(`deleted credential ${id}: its sealed secret is gone\n`);
   });
 
   it('sets and shows the escalation contacts', async () => {

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { CliError, callApi, readJsonOption } from './client.js';
 
 export const CHANNELS_USAGE = `usage: pitcrew channels <list|create|test|delete> [options]
 
@@ -45,7 +44,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
     }
     case 'create': {
       if (!values.name || !values.type || !values.config) throw new CliError('pitcrew channels create needs --name, --type and --config', 2);
-      const body = { name: values.name, type: values.type, ...(values.mode ? { mode: values.mode } : {}), ...(values.rule ? { ruleIds: values.rule } : {}), config: readConfig(values.config) };
+      const body = { name: values.name, type: values.type, ...(values.mode ? { mode: values.mode } : {}), ...(values.rule ? { ruleIds: values.rule } : {}), config: readJsonOption('--config', values.config) };
       const created = (await callApi(client, 'POST', '/api/v1/channels', body)) as Channel;
       print(created, () => `created ${created.type} channel "${created.name}" (${created.id}), mode ${created.mode}; try it: npx pitcrew channels test ${created.id}`);
       return 0;
@@ -61,15 +60,6 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
       return 0;
     default:
       throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${CHANNELS_USAGE}`, 2);
-  }
-}
-
-function readConfig(value: string): unknown {
-  const text = value === '-' ? fs.readFileSync(0, 'utf8') : value.startsWith('@') ? fs.readFileSync(value.slice(1), 'utf8') : value;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`--config is not valid JSON: ${(error as Error).message}`, 2);
   }
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { ClientConfig } from '../config/config.js';
 
 /** A refusal the CLI prints as is: the service's problem detail, or what to do locally. */
@@ -30,4 +31,14 @@ export async function callApi(client: ClientConfig, method: string, path: string
     throw new CliError(`${String(json?.detail ?? `${response.status} ${response.statusText}`)} (${String(json?.code ?? response.status)})${fields}`);
   }
   return json;
+}
+
+/** A JSON option's value: inline, `@FILE`, or `-` for stdin (which keeps secrets out of the process list). */
+export function readJsonOption(flag: string, value: string): unknown {
+  const text = value === '-' ? fs.readFileSync(0, 'utf8') : value.startsWith('@') ? fs.readFileSync(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${flag} is not valid JSON: ${(error as Error).message}`, 2);
+  }
 }

@@ -6,6 +6,7 @@ import { runBootstrap } from './bootstrap.js';
 import { CHANNELS_USAGE, runChannels } from './channels.js';
 import { CliError } from './client.js';
 import { CONTACTS_USAGE, runContacts } from './contacts.js';
+import { CREDENTIALS_USAGE, runCredentials } from './credentials.js';
 import { runMigrate } from './migrate.js';
 import { runSchedules, SCHEDULES_USAGE } from './schedules.js';
 import { runServer } from './server.js';
@@ -22,6 +23,8 @@ commands:
   integrations list|create|alerts|test|delete
                                    monitoring tools' alerts, through the API (npx pitcrew integrations --help)
   schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
+  credentials list|create|test|rotate|delete
+                                   cloud credentials (sealed; secrets read from a file or stdin)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
@@ -57,6 +60,12 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       return runChannels(rest, loadClientConfig(), (line) => console.log(line));
+    case 'credentials':
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(CREDENTIALS_USAGE);
+        return 0;
+      }
+      return runCredentials(rest, loadClientConfig(), (line) => console.log(line));
     case 'schedules':
       if (rest.includes('--help') || rest.includes('-h')) {
         console.log(SCHEDULES_USAGE);

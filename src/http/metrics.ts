@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { carriesMetricsToken } from '../metrics/access.js';
@@ -41,7 +41,8 @@ export function registerMetricsRoute(app: Api, metrics: Metrics, access: Metrics
 
 /** The metrics listener's server: /metrics and nothing else, errors as problem+json. Not listening yet. */
 export async function buildMetricsServer(metrics: Metrics, token: string | undefined, logger: FastifyBaseLogger): Promise<Api> {
-  const server = Fastify({ loggerInstance: logger, disableRequestLogging: true }).withTypeProvider<TypeBoxTypeProvider>();
+  // Scrapes are not logged (Fastify 5.10 moved disableRequestLogging into the log controller).
+  const server = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }).withTypeProvider<TypeBoxTypeProvider>();
   server.setErrorHandler(errorHandler);
   server.setNotFoundHandler(notFoundHandler);
   server.addSchema(ProblemSchema);

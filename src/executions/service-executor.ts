@@ -20,7 +20,8 @@ export interface RunEnd {
  *   `settle` reads its end there; one whose node died before the hand-off is queued again.
  */
 export type ServiceRunner =
-  | { kind: string; mode: 'in_process'; run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> }
+  /** `close`: lets go of what the runner keeps between runs (connections), once the executor stopped. */
+  | { kind: string; mode: 'in_process'; run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd>; close?(): void }
   | { kind: string; mode: 'hand_off'; handOff(execution: ExecutionRow): Promise<RunEnd | { handedOff: string }>; settle(): Promise<Array<RunEnd & { id: string }>> };
 
 /** The ledger's conditional moves the executor makes. */
@@ -90,6 +91,7 @@ export class ServiceExecutor {
     for (const abort of this.aborts) abort.abort();
     await this.pass;
     await Promise.all(this.inFlight);
+    for (const runner of this.deps.runners) if (runner.mode === 'in_process') runner.close?.();
   }
 
   /** One pass: ends of hand-offs, timeouts, then new work. */

@@ -294,9 +294,9 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // `npm run bench` runs the benchmarks one after the other: this one (ingest), then the end-to-end
 // one (bench/e2e.js), the throttling isolation one (bench/isolation.js) and the fleet one
 // (bench/fleet.js) as child processes once everything of the one before is stopped and removed,
-// so they never share the machine (the integration ingest one, bench/alerts.js, and the cron one,
-// bench/cron.js, run before the fleet one). BENCH_ONLY=ingest, e2e, isolation, alerts, cron or fleet
-// runs one of them.
+// so they never share the machine (the integration ingest one, bench/alerts.js, the cron one,
+// bench/cron.js, and the cloud action one, bench/cloud.js, run before the fleet one).
+// BENCH_ONLY=ingest, e2e, isolation, alerts, cron, cloud or fleet runs one of them.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -319,10 +319,13 @@ const runIsolation = () => runChildBench('isolation.js');
 const runFleet = () => runChildBench('fleet.js');
 const runAlerts = () => runChildBench('alerts.js');
 const runCron = () => runChildBench('cron.js');
+const runCloud = () => runChildBench('cloud.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts or cron (or unset for all), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron or cloud (or unset for all), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'cloud') {
+  runCloud().then((code) => process.exit(code));
 } else if (ONLY === 'cron') {
   runCron().then((code) => process.exit(code));
 } else if (ONLY === 'alerts') {
@@ -355,8 +358,10 @@ if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron'].includes(ONLY
     log();
     const cron = await runCron();
     log();
+    const cloud = await runCloud();
+    log();
     const fleet = await runFleet();
-    process.exit(Math.max(code, e2e, isolation, alerts, cron, fleet));
+    process.exit(Math.max(code, e2e, isolation, alerts, cron, cloud, fleet));
   };
 
   main().then(

@@ -101,7 +101,8 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     // In another region than the rule's: EC2 does not know it there.
     const elsewhere = instance('stopped', 'us-west-2');
     expect(await waitState(env, (await fire(rule.triggerId, { InstanceId: elsewhere })).executionIds[0]!, 'failed')).toMatchObject({ reason: expect.stringMatching(/InvalidInstanceID\.NotFound/) });
-    expect(await fire(rule.triggerId, { HostName: 'web-1' })).toMatchObject({ outcome: 'no_target', reason: 'the payload names no instance: send its id in InstanceId (or set the action\'s instances.field)' });
+    expect(await fire(rule.triggerId, {})).toMatchObject({ outcome: 'no_target', reason: 'the payload names no instance (send its id in InstanceId, or set the action\'s instances.field), nor a host whose cloud instance id is set (HostName)' });
+    expect(await fire(rule.triggerId, { HostName: 'nowhere-7' })).toMatchObject({ outcome: 'no_target', reason: expect.stringMatching(/^the payload names no instance \(.*\), and no host named "nowhere-7" has an agent in this tenant/) });
     expect(await fire(rule.triggerId, { InstanceId: 'web-1' })).toMatchObject({ outcome: 'no_target', reason: 'InstanceId is "web-1", not an EC2 instance id (i- and 8 or 17 hexadecimal digits)' });
     const field = await cloudRule({ operation: 'start', instances: { from: 'payload', field: 'Ec2Id' } });
     const byField = instance('stopped');
@@ -117,6 +118,27 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     } finally {
       await env.api('PATCH', `/api/v1/credentials/${credentialId}`, { secret: KEY });
     }
+  });
+
+  it('acts on the cloud instance of the host the alert names, or of the hosts of its tags', async () => {
+    const db1 = await env.enrol(`db-1-${dialect}`, ['workers']);
+    const db2 = await env.enrol(`db-2-${dialect}`, ['workers']);
+    const rule = await cloudRule({ operation: 'start' });
+    const unmapped = await fire(rule.triggerId, { HostName: `db-1-${dialect}` });
+    expect(unmapped).toMatchObject({ outcome: 'no_target', reason: expect.stringMatching(new RegExp(`and host db-1-${dialect} has a cloud instance id: set it with PATCH`)) });
+    const [i1, i2] = [instance('stopped'), instance('stopped')];
+    const set = await env.api('PATCH', `/api/v1/hosts/${db1.hostId}`, { cloudInstanceId: i1 });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().cloudInstanceId).toBe(i1);
+    await env.api('PATCH', `/api/v1/hosts/${db2.hostId}`, { cloudInstanceId: i2 });
+    const byHost = await fire(rule.triggerId, { HostName: `db-1-${dialect}` });
+    expect((await waitState(env, byHost.executionIds[0]!, 'succeeded')).hostname).toBe(i1);
+    const tags = await cloudRule({ operation: 'stop' }, { target: { type: 'specific_tags', tags: ['workers'] } });
+    const fanned = await fire(tags.triggerId, {});
+    expect(fanned.executionIds).toHaveLength(2);
+    for (const id of fanned.executionIds) await waitState(env, id, 'succeeded');
+    expect([ec2.instance(i1)!.state, ec2.instance(i2)!.state]).toEqual(['stopped', 'stopped']);
+    expect((await env.api('PATCH', `/api/v1/hosts/${db1.hostId}`, { cloudInstanceId: null })).json().cloudInstanceId).toBeNull();
   });
 
   it('records the actions of clouds this version does not run, with the reason', async () => {

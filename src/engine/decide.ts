@@ -39,6 +39,8 @@ export interface HostFacts {
   online?: boolean;
   /** When a target that picks one host last picked it (least recently picked goes first). */
   lastPickedAt?: number | null;
+  /** Its VM at its cloud provider, when known (a cloud action on the host acts on it). */
+  cloudInstanceId?: string | null;
 }
 
 /** An idempotent call is answered with its original for this long (docs/safety.md). */

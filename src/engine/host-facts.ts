@@ -8,6 +8,7 @@ export interface HostCandidate {
   tags: string;
   session_id: string | null;
   last_picked_at: number | string | null;
+  cloud_instance_id?: string | null;
 }
 
 /** The engine's facts of host rows, by tenant. */
@@ -15,7 +16,7 @@ export function hostsByTenant(rows: HostCandidate[]): Map<string, HostFacts[]> {
   const byTenant = new Map<string, HostFacts[]>();
   for (const row of rows) {
     const host: HostFacts = {
-      id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[], online: row.session_id !== null, lastPickedAt: row.last_picked_at === null ? null : Number(row.last_picked_at),
+      id: row.id, hostname: row.hostname, tags: JSON.parse(row.tags) as string[], online: row.session_id !== null, lastPickedAt: row.last_picked_at === null ? null : Number(row.last_picked_at), cloudInstanceId: row.cloud_instance_id ?? null,
     };
     // Pushed, not copied: a tenant's fleet of 10,000 hosts was 50 million copies.
     const hosts = byTenant.get(row.tenant_id);

@@ -58,6 +58,7 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
       session_id: null,
       node_id: null,
       last_picked_at: null,
+      cloud_instance_id: null,
     };
     const row: HostRow = {
       ...base,
@@ -134,13 +135,20 @@ export async function touchHosts(db: Db, hostIds: string[], now = Date.now()): P
   if (hostIds.length > 0) await db.updateTable('hosts').set({ last_seen_at: now }).where('id', 'in', hostIds).execute();
 }
 
-export async function setManagedTags(db: Kysely<Database>, tenantId: string, hostId: string, tags: string[]): Promise<HostRow> {
+/** What people set on a host: its managed tags, its cloud instance id (null forgets it). */
+export async function updateHost(db: Kysely<Database>, tenantId: string, hostId: string, patch: { tags?: string[]; cloudInstanceId?: string | null }): Promise<HostRow> {
   return db.transaction().execute(async (tx) => {
-    const row = await getHost(tx, tenantId, hostId);
-    const updated = { ...row, managed_tags: JSON.stringify(normaliseTags(tags)) };
-    updated.tags = JSON.stringify(effectiveTags(updated));
-    await tx.updateTable('hosts').set({ managed_tags: updated.managed_tags, tags: updated.tags }).where('id', '=', hostId).execute();
-    await writeTags(tx, updated);
+    let updated = await getHost(tx, tenantId, hostId);
+    if (patch.cloudInstanceId !== undefined) {
+      updated = { ...updated, cloud_instance_id: patch.cloudInstanceId };
+      await tx.updateTable('hosts').set({ cloud_instance_id: patch.cloudInstanceId }).where('id', '=', hostId).execute();
+    }
+    if (patch.tags !== undefined) {
+      updated = { ...updated, managed_tags: JSON.stringify(normaliseTags(patch.tags)) };
+      updated.tags = JSON.stringify(effectiveTags(updated));
+      await tx.updateTable('hosts').set({ managed_tags: updated.managed_tags, tags: updated.tags }).where('id', '=', hostId).execute();
+      await writeTags(tx, updated);
+    }
     return updated;
   });
 }

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
-import { countHosts, deleteHost, getHost, hostEnrolments, listHosts, setManagedTags, tagCounts } from './repository.js';
+import { countHosts, deleteHost, getHost, hostEnrolments, listHosts, updateHost, tagCounts } from './repository.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
 
@@ -25,6 +25,7 @@ export const HostView = Type.Object({
   agentVersion: Type.String(),
   os: Type.String(),
   arch: Type.String(),
+  cloudInstanceId: Type.Union([Type.String(), Type.Null()], { description: 'its VM at its cloud, set with PATCH' }),
 });
 
 const EnrolmentView = Type.Object({
@@ -87,12 +88,15 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.patch('/hosts/:id', {
     schema: {
-      tags, security: bearer, summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay)",
+      tags, security: bearer, summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay), or its cloud instance id",
       params: IdParams,
-      body: Type.Object({ tags: Type.Array(Tag, { maxItems: 50, uniqueItems: true }) }, { additionalProperties: false }),
+      body: Type.Object({
+        tags: Type.Optional(Type.Array(Tag, { maxItems: 50, uniqueItems: true })),
+        cloudInstanceId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_./:-]+$' }), Type.Null()], { description: "the host's VM at its cloud (an EC2 id i-…): a cloud action on an alert about this host acts on it; null forgets it" })),
+      }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: HostView, ...problems(400, 401, 404) },
     },
-  }, async (request) => presentHost(await setManagedTags(db, request.principal.tenantId, request.params.id, request.body.tags)));
+  }, async (request) => presentHost(await updateHost(db, request.principal.tenantId, request.params.id, request.body)));
 
   app.delete('/hosts/:id', {
     schema: {
@@ -118,6 +122,7 @@ export function presentHost(row: HostRow) {
     agentVersion: row.agent_version,
     os: row.os,
     arch: row.arch,
+    cloudInstanceId: row.cloud_instance_id,
   };
 }
 

@@ -306,7 +306,7 @@ function candidateHostsQuery(statements: Statements, raises: Raise[]): CompiledQ
   const either: string[] = [];
   if (names.size > 0) either.push(`"hostname_key" in (${inList(names)}) or "hostname_short" in (${inList(shortNames)})`);
   if (tags.size > 0) either.push(`"id" in (select "host_id" from "host_tags" where "tag" in (${inList(tags)}) and "tenant_id" in (${inList(tenants)}))`);
-  const text = `select "id", "tenant_id", "hostname", "tags", "session_id", "last_picked_at" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
+  const text = `select "id", "tenant_id", "hostname", "tags", "session_id", "last_picked_at", "cloud_instance_id" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
   return CompiledQuery.raw(text, parameters);
 }
 

@@ -16,6 +16,7 @@ import * as alerts from './migrations/0014_alerts.js';
 import * as schedules from './migrations/0015_schedules.js';
 import * as placement from './migrations/0016_placement.js';
 import * as credentials from './migrations/0017_credentials.js';
+import * as hostInstances from './migrations/0018_host_instances.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0015_schedules': schedules,
   '0016_placement': placement,
   '0017_credentials': credentials,
+  '0018_host_instances': hostInstances,
 };
 
 export interface MigrationReport {

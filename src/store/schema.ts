@@ -119,6 +119,8 @@ export interface HostsTable {
   node_id: string | null;
   /** When a tag target that picks one host last picked it (migration 0015). */
   last_picked_at: number | null;
+  /** The host's VM at its cloud provider, set through the API (migration 0018): what a cloud action on it acts on. */
+  cloud_instance_id: string | null;
 }
 
 /** One enrolment of a host's agent: append-only, the host's history of who took its name. */

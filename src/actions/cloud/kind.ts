@@ -1,5 +1,5 @@
-import type { EventFacts } from '../../engine/decide.js';
-import type { Rule } from '../../rules/rule.js';
+import { resolveTargets, type EventFacts, type HostFacts } from '../../engine/decide.js';
+import { pickOf, type Rule } from '../../rules/rule.js';
 import { providerOf } from '../../rules/validate.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 
@@ -34,11 +34,11 @@ const EC2_INSTANCE = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 export const cloudKind: ActionKind = {
   type: 'cloud',
   escalatesAtLimit: false,
-  plan(rule, event) {
+  plan(rule, event, hosts) {
     const action = cloudAction(rule as Rule);
     const provider = action.provider ?? providerOf((rule as Rule).infrastructureType);
     if (provider !== 'aws') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 ones only` };
-    const instances = instancesOf(action, event);
+    const instances = instancesOf(rule as Rule, action, event, hosts);
     return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
   },
   limitedReason(used, about, limit) {
@@ -65,16 +65,31 @@ export const cloudKind: ActionKind = {
   },
 };
 
-/** The instances the event asks for, or why there are none. Tags are matched at the provider: not in this version. */
-function instancesOf(action: CloudAction, event: EventFacts): string[] | string {
+/**
+ * The instances the event asks for, or why there are none: the payload's field, else the cloud
+ * instances of the rule's target hosts (PATCH /api/v1/hosts/{id} {cloudInstanceId}): the host the
+ * alert names, the rule's host, or the hosts of its tags. Tags at the provider: not in this version.
+ */
+function instancesOf(rule: Rule, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   const instances = action.instances ?? { from: 'payload' as const };
   if ('ids' in instances) return instances.ids;
   if ('tags' in instances) return 'instances chosen by tag are not run by this version yet: name them (instances.ids) or send their id in the payload';
   const field = instances.field ?? DEFAULT_FIELD;
   const value = event.env?.[field]?.trim();
-  if (!value) return `the payload names no instance: send its id in ${field} (or set the action's instances.field)`;
+  if (!value) return instancesOfHosts(rule, event, hosts, field);
   if (!EC2_INSTANCE.test(value)) return `${field} is "${value.slice(0, 64)}", not an EC2 instance id (i- and 8 or 17 hexadecimal digits)`;
   return [value];
+}
+
+function instancesOfHosts(rule: Rule, event: EventFacts, hosts: readonly HostFacts[], field: string): string[] | string {
+  const none = `the payload names no instance (send its id in ${field}, or set the action's instances.field)`;
+  if (rule.target.type === 'trigger_host' && !event.hostName) return `${none}, nor a host whose cloud instance id is set (HostName)`;
+  const targets = resolveTargets(rule.target, event, hosts, pickOf(rule));
+  if (typeof targets === 'string') return `${none}, and ${targets}`;
+  const ids = [...new Set(targets.flatMap((host) => (host.cloudInstanceId ? [host.cloudInstanceId] : [])))];
+  if (ids.length > 0) return ids;
+  const names = targets.slice(0, 5).map((host) => host.hostname).join(', ');
+  return `${none}, and ${targets.length === 1 ? `host ${names} has` : `none of the hosts ${names} has`} a cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "i-…"}`;
 }
 
 export function isCloudSpec(spec: unknown): spec is CloudSpec {

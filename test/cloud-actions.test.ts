@@ -147,6 +147,9 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     expect(await fire(azure.json().trigger.triggerId, { InstanceId: 'vm-1' })).toMatchObject({ outcome: 'accepted', executionIds: [], reason: 'azure cloud actions are recorded; this version runs AWS EC2 ones only' });
     const mismatch = await env.api('POST', '/api/v1/rules', { name: 'x', trigger: { type: 'webhook' }, action: { type: 'cloud', provider: 'aws', operation: 'start', region: 'eu-west-1' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_GCP' });
     expect(mismatch.json().errors).toEqual([{ path: '/body/action/provider', message: 'aws actions belong to infrastructure type CLOUD_EC2, not CLOUD_GCP; change one of them' }]);
+    const azureKey = (await env.api('POST', '/api/v1/credentials', { name: 'azure', provider: 'azure', secret: { tenantId: '8f6a1c1e-0d6f-4d1b-9a43-5b0f1c2d3e4f', clientId: '2b7e1d4c-3a5f-4e6d-8c9b-0a1b2c3d4e5f', clientSecret: 'x'.repeat(20), subscriptionId: '11111111-2222-4333-8444-555555555555' } })).json();
+    const wrongKey = await env.api('POST', '/api/v1/rules', { name: 'z', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: azureKey.id }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(wrongKey.json().errors).toEqual([{ path: '/body/action/credentialId', message: 'credential "azure" is for azure, and this action for aws: pick one for aws' }]);
     const noRegion = await env.api('POST', '/api/v1/rules', { name: 'y', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
     expect(noRegion.json().errors).toEqual([{ path: '/body/action/region', message: 'an AWS action needs the region of its instances, e.g. eu-west-1' }]);
   });

@@ -10,7 +10,7 @@ import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
 import { RuleInput, RulePatch, RuleView } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
-import { crossFieldErrors, scheduleErrors } from './validate.js';
+import { crossFieldErrors, providerOf, scheduleErrors } from './validate.js';
 
 const tags = ['rules'];
 
@@ -112,9 +112,12 @@ async function assertIntegrationExists(db: Kysely<Database>, tenantId: string, i
 async function assertCredentialExists(db: Kysely<Database>, tenantId: string, input: RuleInput): Promise<void> {
   if (input.action.type !== 'cloud' || input.action.credentialId === undefined) return;
   const { credentialId } = input.action;
-  const found = await db.selectFrom('credentials').select('id').where('id', '=', credentialId).where('tenant_id', '=', tenantId).executeTakeFirst();
-  if (found) return;
-  const message = `no credential ${credentialId} in this tenant; store one with POST /api/v1/credentials, or pick one from GET /api/v1/credentials`;
+  const found = await db.selectFrom('credentials').select(['name', 'provider']).where('id', '=', credentialId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const provider = input.action.provider ?? providerOf(input.infrastructureType);
+  if (found && (provider === undefined || found.provider === provider)) return;
+  const message = found
+    ? `credential "${found.name}" is for ${found.provider}, and this action for ${provider}: pick one for ${provider}`
+    : `no credential ${credentialId} in this tenant; store one with POST /api/v1/credentials, or pick one from GET /api/v1/credentials`;
   throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/action/credentialId: ${message}`, { fieldErrors: [{ path: '/body/action/credentialId', message }] });
 }
 

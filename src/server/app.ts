@@ -34,7 +34,8 @@ import { SecretBox } from '../identity/secret-box.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
-import { AwsCloudRunner } from '../actions/cloud/aws.js';
+import { AwsEc2 } from '../actions/cloud/aws.js';
+import { CloudRunner } from '../actions/cloud/runner.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
@@ -165,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a) }, nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock,
-    runners: [new EmailRunbookRunner(deps.store.db, links), new AwsCloudRunner(deps.store.db, secretBox, { awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }), ...(deps.extraKinds?.runners ?? [])],
+    runners: [new EmailRunbookRunner(deps.store.db, links), new CloudRunner(deps.store.db, secretBox, { aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }) }), ...(deps.extraKinds?.runners ?? [])],
   });
   // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
   const dispatchQueued = (executions: QueuedExecution[]) => {

@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import { openCredential } from '../../credentials/repository.js';
+import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
+import type { SecretBox } from '../../identity/secret-box.js';
+import type { Database, ExecutionRow } from '../../store/schema.js';
+import { isCloudSpec, type CloudSpec } from './kind.js';
+import type { CloudProvider } from './provider.js';
+
+/**
+ * Runs cloud executions in this process (executions/service-executor.ts: the execution is
+ * `running` before the call, so a node that dies meanwhile leaves it `lost`, never called twice):
+ * the rule's credential, read in the execution's own tenant and of the spec's provider, opened
+ * for the provider's call, which it never leaves.
+ */
+export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
+  readonly kind = 'cloud';
+  readonly mode = 'in_process';
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly box: SecretBox,
+    private readonly providers: { [P in CloudSpec['provider']]: CloudProvider<P> },
+  ) {}
+
+  async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {
+    const spec = JSON.parse(execution.spec) as unknown;
+    if (!isCloudSpec(spec)) return { state: 'failed', reason: 'not a cloud execution' };
+    const credential = spec.credentialId === null ? undefined : await this.db.selectFrom('credentials').selectAll().where('id', '=', spec.credentialId).where('tenant_id', '=', execution.tenant_id).executeTakeFirst();
+    if (!credential) return { state: 'failed', reason: `the rule's credential ${spec.credentialId ?? '(none set)'} does not exist in this tenant: set action.credentialId to one of GET /api/v1/credentials; the provider was not called` };
+    if (credential.provider !== spec.provider) return { state: 'failed', reason: `the rule's credential "${credential.name}" is for ${credential.provider}, and the action for ${spec.provider}: the provider was not called` };
+    const key = `${credential.id} ${credential.updated_at}`;
+    const provider: CloudProvider = this.providers[spec.provider];
+    return provider.run(spec, openCredential<CloudSpec['provider']>(this.box, credential), key, signal);
+  }
+
+  close(): void {
+    for (const provider of Object.values(this.providers)) provider.close();
+  }
+}

@@ -6,14 +6,21 @@ import type { SecretBox } from '../identity/secret-box.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { CredentialRow, Database } from '../store/schema.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { probeCredential, type ProbeSettings } from './probe.js';
 import { createCredential, deleteCredential, getCredential, listCredentials, openCredential, recordTest, updateCredential } from './repository.js';
-import { CredentialInput, CredentialPatch, CredentialTestView, CredentialView, type Provider } from './schema.js';
+import { CredentialInput, CredentialPatch, CredentialTestView, CredentialView, type Provider, type Secret } from './schema.js';
 
 const tags = ['credentials'];
 
 /** A tenant's cloud credentials (docs/credentials.md): a secret goes in, never comes out. */
-export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kysely<Database>; box: SecretBox; probe: ProbeSettings }): void {
+export interface ProbeResult {
+  call: string;
+  message: string;
+}
+
+/** One harmless read at the provider with a secret (actions/cloud/: each provider's probe); throws a PitcrewError. */
+export type Probe = (provider: Provider, secret: Secret) => Promise<ProbeResult>;
+
+export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kysely<Database>; box: SecretBox; probe: Probe }): void {
   app.post('/credentials', {
     schema: {
       tags, security: bearer, summary: "Store a cloud credential (AWS keys, an Azure service principal, a GCP service account key, an OpenStack application credential), sealed; the secret is never returned",
@@ -68,7 +75,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
     const row = await getCredential(db, request.principal.tenantId, request.params.id);
     const started = performance.now();
     try {
-      const result = await probeCredential(row.provider as Provider, openCredential(box, row), probe);
+      const result = await probe(row.provider as Provider, openCredential(box, row));
       await recordTest(db, row.id, { ok: true, message: result.message });
       return { ok: true as const, ...result, durationMs: Math.round(performance.now() - started) };
     } catch (error) {

@@ -35,7 +35,7 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
-import { CloudRunner } from '../actions/cloud/runner.js';
+import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
@@ -157,6 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
+  const clouds: CloudProviders = { aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }) };
   const links = new UiLinks(deps.publicUrl);
   const kinds = new ActionKinds(deps.extraKinds?.kinds);
   const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
@@ -166,7 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a) }, nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock,
-    runners: [new EmailRunbookRunner(deps.store.db, links), new CloudRunner(deps.store.db, secretBox, { aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }) }), ...(deps.extraKinds?.runners ?? [])],
+    runners: [new EmailRunbookRunner(deps.store.db, links), new CloudRunner(deps.store.db, secretBox, clouds), ...(deps.extraKinds?.runners ?? [])],
   });
   // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
   const dispatchQueued = (executions: QueuedExecution[]) => {
@@ -292,7 +293,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
-      registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: { awsEndpoint: deps.awsEndpoint } });
+      registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

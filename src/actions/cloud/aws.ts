@@ -1,9 +1,9 @@
-import { DescribeInstancesCommand, EC2Client, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { providerError } from '../../credentials/probe.js';
+import { DescribeInstancesCommand, DescribeRegionsCommand, EC2Client, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import type { ProbeResult } from '../../credentials/routes.js';
 import type { Secret } from '../../credentials/schema.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';
-import { VERBS, waitForState, type CloudProvider } from './provider.js';
+import { PROBE_TIMEOUT_MS, providerError, VERBS, waitForState, type CloudProvider } from './provider.js';
 
 export interface AwsSettings {
   /** PITCREW_AWS_ENDPOINT_URL: an AWS-compatible endpoint instead of AWS's own. */
@@ -50,6 +50,24 @@ export class AwsEc2 implements CloudProvider<'aws'> {
     }
   }
 
+  async probe(secret: Secret<'aws'>): Promise<ProbeResult> {
+    const client = new EC2Client({
+      region: 'us-east-1',
+      ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}),
+      credentials: credentialsOf(secret),
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: PROBE_TIMEOUT_MS, requestTimeout: PROBE_TIMEOUT_MS },
+    });
+    try {
+      const regions = (await client.send(new DescribeRegionsCommand({}))).Regions?.length ?? 0;
+      return { call: 'ec2:DescribeRegions', message: `AWS accepted the key: ${regions} region${regions === 1 ? '' : 's'} visible to it` };
+    } catch (error) {
+      throw providerError('AWS', 'ec2:DescribeRegions', error, [secret.secretAccessKey, secret.sessionToken, secret.accessKeyId]);
+    } finally {
+      client.destroy();
+    }
+  }
+
   close(): void {
     for (const client of this.clients.values()) client.destroy();
     this.clients.clear();
@@ -84,7 +102,7 @@ export class AwsEc2 implements CloudProvider<'aws'> {
       client = new EC2Client({
         region,
         ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}),
-        credentials: { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) },
+        credentials: credentialsOf(secret),
         maxAttempts: 3,
       });
     }
@@ -96,6 +114,10 @@ export class AwsEc2 implements CloudProvider<'aws'> {
     }
     return client;
   }
+}
+
+function credentialsOf(secret: Secret<'aws'>) {
+  return { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
 }
 
 function changeWords(changes: Array<{ PreviousState?: { Name?: string }; CurrentState?: { Name?: string } }> | undefined): string {

@@ -1,4 +1,6 @@
+import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd } from '../../executions/service-executor.js';
+import type { ProbeResult } from '../../credentials/routes.js';
 import type { Secret } from '../../credentials/schema.js';
 import type { CloudSpec } from './kind.js';
 
@@ -6,7 +8,35 @@ import type { CloudSpec } from './kind.js';
 export interface CloudProvider<P extends CloudSpec['provider'] = CloudSpec['provider']> {
   /** `credentialKey` changes whenever the credential is saved again: what a provider may cache under. */
   run(spec: CloudSpec, secret: Secret<P>, credentialKey: string, signal: AbortSignal): Promise<RunEnd>;
+  /**
+   * "Test credential": one harmless read with the secret, as the runs call the provider. Throws a
+   * PitcrewError saying what the provider answered (502) or that it did not answer (503).
+   */
+  probe(secret: Secret<P>): Promise<ProbeResult>;
   close(): void;
+}
+
+/** How long a provider may take to answer a test before it counts as unreachable. */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * The provider's refusal (it answered with an HTTP status: a code and a message) or its silence,
+ * with every secret value blotted out.
+ */
+export function providerError(name: string, call: string, error: unknown, secrets: Array<string | undefined>): PitcrewError {
+  const e = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; status?: number };
+  const message = redact(String(e.message ?? error), secrets);
+  const status = e.$metadata?.httpStatusCode ?? e.status;
+  if (status !== undefined) {
+    return new PitcrewError('PITCREW_ERR_PROVIDER_REFUSED', `${name} refused ${call}: ${e.name ?? 'error'} (HTTP ${status}): ${message}`);
+  }
+  return new PitcrewError('PITCREW_ERR_PROVIDER_UNAVAILABLE', `${name} did not answer ${call}: ${message}; check the service's network access to the provider (PITCREW_AWS_ENDPOINT_URL, PITCREW_NOTIFY_ALLOW_NETWORKS)`);
+}
+
+function redact(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) if (secret) out = out.split(secret).join('[REDACTED]');
+  return out;
 }
 
 /** What each operation does to a VM, in words, and the state the run waits for is the provider's. */

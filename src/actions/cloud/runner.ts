@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 import { openCredential } from '../../credentials/repository.js';
+import type { ProbeResult } from '../../credentials/routes.js';
+import type { Provider, Secret } from '../../credentials/schema.js';
+import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
@@ -12,6 +15,18 @@ import type { CloudProvider } from './provider.js';
  * the rule's credential, read in the execution's own tenant and of the spec's provider, opened
  * for the provider's call, which it never leaves.
  */
+/** The clouds this version runs actions on, each with its provider. */
+export type CloudProviders = { [P in CloudSpec['provider']]: CloudProvider<P> };
+
+/** "Test credential" at its provider; a cloud whose actions are not in this version says so (501). */
+export function probeCloud(providers: CloudProviders, provider: Provider, secret: Secret): Promise<ProbeResult> {
+  const cloud = (providers as Partial<Record<Provider, CloudProvider>>)[provider];
+  if (!cloud) {
+    throw new PitcrewError('PITCREW_ERR_NOT_IMPLEMENTED', `testing ${provider} credentials comes with the ${provider} actions, which this version does not run yet; the credential is stored sealed and can be used once they do`);
+  }
+  return cloud.probe(secret as Secret<CloudSpec['provider']>);
+}
+
 export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
   readonly kind = 'cloud';
   readonly mode = 'in_process';
@@ -19,7 +34,7 @@ export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly box: SecretBox,
-    private readonly providers: { [P in CloudSpec['provider']]: CloudProvider<P> },
+    private readonly providers: CloudProviders,
   ) {}
 
   async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {

@@ -49,6 +49,8 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
   it('starts a stopped instance named in the payload, with a signed call, and waits until it runs', async () => {
     const id = instance('stopped');
     const rule = await cloudRule({ operation: 'start' });
+    // The rule's sample curl carries an instance id where the action reads it.
+    expect((rule.body as { trigger: { curl: string } }).trigger.curl).toContain('"InstanceId":"i-0123456789abcdef0"');
     const reply = await fire(rule.triggerId, { HostName: 'web-1', InstanceId: id });
     expect(reply.outcome).toBe('accepted');
     const execution = await waitState(env, reply.executionIds[0]!, 'succeeded');
@@ -142,16 +144,18 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
   });
 
   it('records the actions of clouds this version does not run, with the reason', async () => {
-    const azure = await env.api('POST', '/api/v1/rules', { name: 'azure', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_AZURE' });
-    expect(azure.statusCode, azure.body).toBe(201);
-    expect(await fire(azure.json().trigger.triggerId, { InstanceId: 'vm-1' })).toMatchObject({ outcome: 'accepted', executionIds: [], reason: 'azure cloud actions are recorded; this version runs AWS EC2 ones only' });
-    const mismatch = await env.api('POST', '/api/v1/rules', { name: 'x', trigger: { type: 'webhook' }, action: { type: 'cloud', provider: 'aws', operation: 'start', region: 'eu-west-1' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_GCP' });
-    expect(mismatch.json().errors).toEqual([{ path: '/body/action/provider', message: 'aws actions belong to infrastructure type CLOUD_EC2, not CLOUD_GCP; change one of them' }]);
     const azureKey = (await env.api('POST', '/api/v1/credentials', { name: 'azure', provider: 'azure', secret: { tenantId: '8f6a1c1e-0d6f-4d1b-9a43-5b0f1c2d3e4f', clientId: '2b7e1d4c-3a5f-4e6d-8c9b-0a1b2c3d4e5f', clientSecret: 'x'.repeat(20), subscriptionId: '11111111-2222-4333-8444-555555555555' } })).json();
+    const azure = await env.api('POST', '/api/v1/rules', { name: 'azure', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', credentialId: azureKey.id }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_AZURE' });
+    expect(azure.statusCode, azure.body).toBe(201);
+    expect(await fire(azure.json().trigger.triggerId, { InstanceId: 'vm-1' })).toMatchObject({ outcome: 'accepted', executionIds: [], reason: 'azure cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only' });
+    const mismatch = await env.api('POST', '/api/v1/rules', { name: 'x', trigger: { type: 'webhook' }, action: { type: 'cloud', provider: 'aws', operation: 'start', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_GCP' });
+    expect(mismatch.json().errors).toEqual([{ path: '/body/action/provider', message: 'aws actions belong to infrastructure type CLOUD_EC2, not CLOUD_GCP; change one of them' }]);
     const wrongKey = await env.api('POST', '/api/v1/rules', { name: 'z', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: azureKey.id }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
     expect(wrongKey.json().errors).toEqual([{ path: '/body/action/credentialId', message: 'credential "azure" is for azure, and this action for aws: pick one for aws' }]);
-    const noRegion = await env.api('POST', '/api/v1/rules', { name: 'y', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    const noRegion = await env.api('POST', '/api/v1/rules', { name: 'y', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
     expect(noRegion.json().errors).toEqual([{ path: '/body/action/region', message: 'an AWS action needs the region of its instances, e.g. eu-west-1' }]);
+    const noKey = await env.api('POST', '/api/v1/rules', { name: 'w', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', region: 'eu-west-1' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(noKey.json().errors).toEqual([{ path: '/body/action/credentialId', message: "a cloud action acts with one of the tenant's credentials: store one (POST /api/v1/credentials) and give its id" }]);
   });
 
   it('never writes the secret into a log line', async () => {

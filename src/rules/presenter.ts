@@ -9,15 +9,16 @@ export function webhookPath(apiKey: string, triggerId: string): string {
   return `/api/v1/trigger/channel/webhook/${apiKey}/${triggerId}`;
 }
 
-const SAMPLE_BODY = JSON.stringify({
-  HostName: 'web-1',
-  AppName: 'shop',
-  AlarmName: 'disk_full',
-  Severity: 'critical',
-  Source: 'nagios',
-  Act: true,
-  MetaData: { Key1: 'Value1' },
-});
+const SAMPLE = { HostName: 'web-1', AppName: 'shop', AlarmName: 'disk_full', Severity: 'critical', Source: 'nagios', Act: true, MetaData: { Key1: 'Value1' } };
+
+/** The curl's body: a cloud action that reads its instance from the payload gets one to read. */
+function sampleBody(rule: Rule): string {
+  const { action } = rule;
+  if (action.type !== 'cloud' || (action.instances && !('from' in action.instances))) return JSON.stringify(SAMPLE);
+  const field = action.instances && 'from' in action.instances ? (action.instances.field ?? 'InstanceId') : 'InstanceId';
+  const instance = (action.provider ?? (rule.infrastructureType === 'CLOUD_OPENSTACK' ? 'openstack' : 'aws')) === 'openstack' ? '8d5b4a1e-2c3f-4e6a-9b7c-0d1e2f3a4b5c' : 'i-0123456789abcdef0';
+  return JSON.stringify({ ...SAMPLE, [field]: instance });
+}
 
 /**
  * The API view of a rule: whitelisted fields, times as ISO 8601, webhook URL and curl ready to
@@ -72,6 +73,6 @@ function presentTrigger(rule: Rule, baseUrl: string): RuleView['trigger'] {
   const webhookUrl = baseUrl + webhookPath(API_KEY_PLACEHOLDER, rule.triggerId);
   // The key stays out of the rule (it is stored hashed); the shell fills it in from the environment.
   const shellUrl = baseUrl + webhookPath('${PITCREW_API_KEY}', rule.triggerId);
-  const curl = `curl -sS -X POST "${shellUrl}" -H 'Content-Type: application/json' -d '${SAMPLE_BODY}'`;
+  const curl = `curl -sS -X POST "${shellUrl}" -H 'Content-Type: application/json' -d '${sampleBody(rule)}'`;
   return { type: 'webhook', triggerId: rule.triggerId, webhookUrl, curl };
 }

@@ -73,6 +73,9 @@ function cloudErrors(action: Extract<Action, { type: 'cloud' }>, infrastructureT
   if (fits && infrastructureType.startsWith('CLOUD_') && fits !== infrastructureType) {
     errors.push({ path: '/action/provider', message: `${action.provider} actions belong to infrastructure type ${fits}, not ${infrastructureType}; change one of them` });
   }
+  if (action.credentialId === undefined) {
+    errors.push({ path: '/action/credentialId', message: "a cloud action acts with one of the tenant's credentials: store one (POST /api/v1/credentials) and give its id" });
+  }
   if (action.operation === 'terminate' && action.confirmTerminate !== true) {
     errors.push({ path: '/action/confirmTerminate', message: 'terminate destroys the instance and its local disks for good: set confirmTerminate to true to allow it' });
   }

@@ -35,6 +35,7 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
+import { NovaServers } from '../actions/cloud/openstack.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
@@ -157,7 +158,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
-  const clouds: CloudProviders = { aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }) };
+  // Calls to services a tenant names (Keystone, Monasca, Nova), under the egress policy.
+  const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
+  const clouds: CloudProviders = {
+    aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }),
+    openstack: new NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs }),
+  };
   const links = new UiLinks(deps.publicUrl);
   const kinds = new ActionKinds(deps.extraKinds?.kinds);
   const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
@@ -233,7 +239,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { db } = deps.store;
   const { directory } = context;
   // Calls to a tenant's own services (Keystone, Monasca) go where notifications may: the same egress policy.
-  const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
 
   const server = Fastify({
     loggerInstance: deps.logger,

@@ -9,7 +9,7 @@ export type CloudOperation = CloudAction['operation'];
 /** What one cloud execution does, copied from the rule when the event arrives: one operation on one instance. */
 export interface CloudSpec extends KindSpec {
   kind: 'cloud';
-  provider: 'aws';
+  provider: RunningProvider;
   operation: CloudOperation;
   region: string;
   credentialId: string | null;
@@ -24,6 +24,15 @@ const DEFAULT_TIMEOUT_SECONDS = 300;
 const DEFAULT_FIELD = 'InstanceId';
 /** An EC2 instance id (i- and 8 or 17 hexadecimal digits). */
 const EC2_INSTANCE = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+/** A Nova server id (a UUID). */
+const NOVA_SERVER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The clouds this version runs actions on, and how each names an instance. */
+const RUNNING = {
+  aws: { name: 'EC2', instance: EC2_INSTANCE, shape: 'an EC2 instance id (i- and 8 or 17 hexadecimal digits)' },
+  openstack: { name: 'Nova', instance: NOVA_SERVER, shape: 'a Nova server id (a UUID)' },
+} as const;
+export type RunningProvider = keyof typeof RUNNING;
 
 /**
  * A VM operation at the rule's cloud provider, run by the service (actions/cloud/aws.ts), one
@@ -36,9 +45,9 @@ export const cloudKind: ActionKind = {
   escalatesAtLimit: false,
   plan(rule, event, hosts) {
     const action = cloudAction(rule as Rule);
-    const provider = action.provider ?? providerOf((rule as Rule).infrastructureType);
-    if (provider !== 'aws') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 ones only` };
-    const instances = instancesOf(rule as Rule, action, event, hosts);
+    const provider = providerOfAction(rule as Rule);
+    if (provider !== 'aws' && provider !== 'openstack') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only` };
+    const instances = instancesOf(rule as Rule, provider, action, event, hosts);
     return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
   },
   limitedReason(used, about, limit) {
@@ -48,9 +57,10 @@ export const cloudKind: ActionKind = {
     const action = cloudAction(rule);
     return {
       kind: 'cloud',
-      provider: 'aws',
+      provider: providerOfAction(rule) as RunningProvider,
       operation: action.operation,
-      region: action.region ?? 'us-east-1',
+      // OpenStack: none means the credential's region, or the catalog's only one.
+      region: action.region ?? '',
       credentialId: action.credentialId ?? null,
       instanceId: run.hostname,
       waitSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
@@ -58,7 +68,8 @@ export const cloudKind: ActionKind = {
     };
   },
   describe(spec) {
-    return `${String(spec.operation)} EC2 instance ${String(spec.instanceId)} in ${String(spec.region)}`;
+    const cloud = RUNNING[spec.provider as RunningProvider] ?? RUNNING.aws;
+    return `${String(spec.operation)} ${cloud.name} ${spec.provider === 'openstack' ? 'server' : 'instance'} ${String(spec.instanceId)}${spec.region ? ` in ${String(spec.region)}` : ''}`;
   },
   notDone(rule, instance) {
     return `did not ${cloudAction(rule).operation} instance ${instance} for this alarm or later ones in the window`;
@@ -70,14 +81,14 @@ export const cloudKind: ActionKind = {
  * instances of the rule's target hosts (PATCH /api/v1/hosts/{id} {cloudInstanceId}): the host the
  * alert names, the rule's host, or the hosts of its tags. Tags at the provider: not in this version.
  */
-function instancesOf(rule: Rule, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
+function instancesOf(rule: Rule, provider: RunningProvider, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   const instances = action.instances ?? { from: 'payload' as const };
   if ('ids' in instances) return instances.ids;
   if ('tags' in instances) return 'instances chosen by tag are not run by this version yet: name them (instances.ids) or send their id in the payload';
   const field = instances.field ?? DEFAULT_FIELD;
   const value = event.env?.[field]?.trim();
   if (!value) return instancesOfHosts(rule, event, hosts, field);
-  if (!EC2_INSTANCE.test(value)) return `${field} is "${value.slice(0, 64)}", not an EC2 instance id (i- and 8 or 17 hexadecimal digits)`;
+  if (!RUNNING[provider].instance.test(value)) return `${field} is "${value.slice(0, 64)}", not ${RUNNING[provider].shape}`;
   return [value];
 }
 
@@ -90,6 +101,10 @@ function instancesOfHosts(rule: Rule, event: EventFacts, hosts: readonly HostFac
   if (ids.length > 0) return ids;
   const names = targets.slice(0, 5).map((host) => host.hostname).join(', ');
   return `${none}, and ${targets.length === 1 ? `host ${names} has` : `none of the hosts ${names} has`} a cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "i-…"}`;
+}
+
+function providerOfAction(rule: Rule): string | undefined {
+  return cloudAction(rule).provider ?? providerOf(rule.infrastructureType);
 }
 
 export function isCloudSpec(spec: unknown): spec is CloudSpec {

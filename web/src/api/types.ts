@@ -22,10 +22,31 @@ export interface Runbook {
 
 export type Action =
   | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
-  | { type: 'cloud'; operation: string; region?: string; credentialId?: string }
+  | CloudAction
   | { type: 'cli'; runbook: Runbook; timeoutSeconds?: number }
   | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
   | { type: 'email_runbook'; runbook: { notes: string; script?: string }; recipients?: string[] };
+
+export type CloudProvider = 'aws' | 'azure' | 'gcp' | 'openstack';
+export type CloudOperation = 'start' | 'stop' | 'reboot' | 'terminate';
+
+/** The instances a cloud action acts on: named by the payload (default field InstanceId), a fixed list, or a provider tag filter. */
+export type CloudInstances = { from: 'payload'; field?: string } | { ids: string[] } | { tags: Record<string, string> };
+
+/** A VM operation at a cloud provider with one of the tenant's credentials (docs/cloud-actions.md). */
+export interface CloudAction {
+  type: 'cloud';
+  /** Absent: the provider of the rule's infrastructureType. */
+  provider?: CloudProvider;
+  operation: CloudOperation;
+  region?: string;
+  credentialId?: string;
+  instances?: CloudInstances;
+  /** terminate runs only with this true. */
+  confirmTerminate?: boolean;
+  /** How long to wait for the instance to reach its state (10..3600, default 300). */
+  timeoutSeconds?: number;
+}
 
 export interface Target {
   type: TargetType;
@@ -153,8 +174,8 @@ export interface Execution {
   hostId: string | null;
   hostname: string;
   state: ExecutionState;
-  /** script: on the host by its agent; email_runbook: sent by the service, on no host. */
-  actionType: 'script' | 'email_runbook';
+  /** script: on the host by its agent; email_runbook: sent by the service, on no host; cloud: a call by the service, `hostname` is the instance. */
+  actionType: 'script' | 'email_runbook' | 'cloud';
   reason: string | null;
   flavour: string;
   interpreter: string;

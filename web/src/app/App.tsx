@@ -19,6 +19,8 @@ const ChannelPage = lazy(() => import('../channels/ChannelPage'));
 const ChannelFormPage = lazy(() => import('../channels/form/ChannelFormPage'));
 const IntegrationsPage = lazy(() => import('../integrations/IntegrationsPage'));
 const IntegrationPage = lazy(() => import('../integrations/IntegrationPage'));
+const CredentialsPage = lazy(() => import('../credentials/CredentialsPage'));
+const CredentialPage = lazy(() => import('../credentials/CredentialPage'));
 const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
 const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
 const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
@@ -50,6 +52,8 @@ export function App() {
             <Route path="channels/:id/edit" element={<ChannelFormPage />} />
             <Route path="integrations" element={<IntegrationsPage />} />
             <Route path="integrations/:id" element={<IntegrationPage />} />
+            <Route path="credentials" element={<CredentialsPage />} />
+            <Route path="credentials/:id" element={<CredentialPage />} />
             <Route path="hosts" element={<HostsPage />} />
             <Route path="escalations" element={<EscalationsPage />} />
             <Route path="api-keys" element={<ApiKeysPage />} />

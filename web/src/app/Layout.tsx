@@ -14,6 +14,7 @@ const NAV = [
   { to: '/escalations', label: 'Escalations', key: 'g x' },
   { to: '/hosts', label: 'Hosts', key: 'g h' },
   { to: '/integrations', label: 'Integrations', key: 'g i' },
+  { to: '/credentials', label: 'Credentials', key: 'g a' },
   { to: '/channels', label: 'Channels', key: 'g c' },
   { to: '/api-keys', label: 'API keys', key: 'g k' },
   { to: '/settings', label: 'Settings', key: 'g s' },

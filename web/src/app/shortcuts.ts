@@ -7,6 +7,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: 'g x', does: 'go to escalations' },
   { keys: 'g h', does: 'go to hosts' },
   { keys: 'g i', does: 'go to integrations' },
+  { keys: 'g a', does: 'go to credentials (cloud accounts)' },
   { keys: 'g c', does: 'go to channels' },
   { keys: 'g k', does: 'go to API keys' },
   { keys: 'g s', does: 'go to tenant settings' },
@@ -17,7 +18,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: '?', does: 'show these shortcuts' },
 ];
 
-const GO_TO: Record<string, string> = { r: '/rules', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', c: '/channels', k: '/api-keys', s: '/settings' };
+const GO_TO: Record<string, string> = { r: '/rules', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings' };
 
 function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;

@@ -52,7 +52,9 @@ function ExecutionDetail({ execution }: { execution: Execution }) {
             Rule <Link to={`/rules/${execution.ruleId}`}>{names.data?.get(execution.ruleId) ?? execution.ruleId}</Link> ·{' '}
             {execution.actionType === 'email_runbook'
               ? 'the runbook, emailed to on-call by the service'
-              : `${execution.flavour} · ${execution.interpreter} · timeout ${execution.timeoutSeconds} s`}
+              : execution.actionType === 'cloud'
+                ? `a cloud action, called by the service · timeout ${execution.timeoutSeconds} s`
+                : `${execution.flavour} · ${execution.interpreter} · timeout ${execution.timeoutSeconds} s`}
           </>
         }
         actions={active ? <CancelButton execution={execution} /> : null}

@@ -9,26 +9,27 @@ import { useRuleLimits } from './queries';
 
 /** The rule's action limit as it stands now: how much of it each host has used, and who was told. */
 export function RuleLimits({ rule }: { rule: Rule }) {
+  const per = rule.action.type === 'cloud' ? 'instance' : 'host';
   return (
     <section className="panel" aria-labelledby="limits-heading">
-      <h2 id="limits-heading">Action limit per host</h2>
+      <h2 id="limits-heading">Action limit per {per}</h2>
       {rule.actionLimit ? (
-        <LimitUsage ruleId={rule.id} limit={rule.actionLimit} />
+        <LimitUsage ruleId={rule.id} limit={rule.actionLimit} per={per} />
       ) : (
         <p className="muted">
-          No action limit: every alarm acts, on every host, however often it fires. <Link to={`/rules/${rule.id}/edit`}>Add a limit</Link>
+          No action limit: every alarm acts, on every {per}, however often it fires. <Link to={`/rules/${rule.id}/edit`}>Add a limit</Link>
         </p>
       )}
     </section>
   );
 }
 
-function LimitUsage({ ruleId, limit }: { ruleId: string; limit: ActionLimit }) {
+function LimitUsage({ ruleId, limit, per }: { ruleId: string; limit: ActionLimit; per: 'host' | 'instance' }) {
   const usage = useRuleLimits(ruleId);
   return (
     <>
       <p className="muted">
-        {describeLimit(limit)}. Counted over the last {seconds(limit.windowSeconds)}, every execution however it ended.
+        {describeLimit(limit, per)}. Counted over the last {seconds(limit.windowSeconds)}, every execution however it ended.
       </p>
       <Loadable
         query={usage}

@@ -1,19 +1,21 @@
-import type { Rule } from '../api/types';
+import { Link } from 'react-router';
+import type { CloudAction, Rule } from '../api/types';
+import { useCredentials } from '../credentials/queries';
 import { Definitions, optionalRow, type Definition } from '../ui/Definitions';
 import { seconds } from '../ui/format';
-import { describeAction, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS } from './describe';
+import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS } from './describe';
 
 export function RuleSettings({ rule }: { rule: Rule }) {
   const { action } = rule;
   const runbook = 'runbook' in action ? action.runbook : undefined;
   const rows: Definition[] = [
     ['Trigger', describeTrigger(rule.trigger)],
-    ['Action', describeAction(action)],
-    ['Target', describeTarget(rule.target, rule.trigger.type)],
-    ...optionalRow('Fan-out', describeFanOut(rule.target, rule.trigger.type)),
+    ...(action.type === 'cloud'
+      ? cloudRows(rule, action)
+      : ([['Action', describeAction(action)], ['Target', describeTarget(rule.target, rule.trigger.type)], ...optionalRow('Fan-out', describeFanOut(rule.target, rule.trigger.type))] satisfies Definition[])),
     ['Infrastructure', INFRASTRUCTURE_LABELS[rule.infrastructureType]],
     ['Flapping protection', describeFlapping(rule.flapping)],
-    ['Action limit', describeLimit(rule.actionLimit)],
+    ['Action limit', describeLimit(rule.actionLimit, action.type === 'cloud' ? 'instance' : 'host')],
   ];
   if (action.type === 'script' || action.type === 'cli') rows.push(['Timeout', seconds(action.timeoutSeconds ?? 300)]);
   return (
@@ -30,5 +32,31 @@ export function RuleSettings({ rule }: { rule: Rule }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+function cloudRows(rule: Rule, action: CloudAction): Definition[] {
+  return [
+    ['Action', <CloudActionWords rule={rule} action={action} />],
+    ['Wait', describeCloudWait(action)],
+  ];
+}
+
+/** The cloud action in words, its credential named and linked. */
+function CloudActionWords({ rule, action }: { rule: Rule; action: CloudAction }) {
+  const credentials = useCredentials();
+  const credential = credentials.data?.items.find((c) => c.id === action.credentialId);
+  return (
+    <span data-cloud-action>
+      {describeCloudAction(action, rule.infrastructureType, credential?.name)}
+      {credential ? (
+        <>
+          {' '}
+          <Link to={`/credentials/${credential.id}`} className="h2-link">
+            view credential
+          </Link>
+        </>
+      ) : null}
+    </span>
   );
 }

@@ -7,7 +7,7 @@ import { EmptyState, NoMatch } from '../ui/states';
 import { Time } from '../ui/Time';
 import { SearchBox, useUrlSearch } from '../ui/SearchBox';
 import { useUrlFilters } from '../ui/useUrlFilters';
-import { describeAction, describeTarget, describeTrigger, TRIGGER_LABELS } from './describe';
+import { describeAction, describeCloudInstances, describeTarget, describeTrigger, TRIGGER_LABELS } from './describe';
 import { useRules, type RuleFilters } from './queries';
 import { RuleToggle } from './RuleToggle';
 
@@ -113,7 +113,7 @@ function RulesTable({ rules }: { rules: Rule[] }) {
             </td>
             <td>{describeTrigger(rule.trigger)}</td>
             <td>{describeAction(rule.action)}</td>
-            <td>{describeTarget(rule.target, rule.trigger.type)}</td>
+            <td>{rule.action.type === 'cloud' ? describeCloudInstances(rule.action, rule.infrastructureType) : describeTarget(rule.target, rule.trigger.type)}</td>
             <td>
               {rule.lastEvent ? (
                 <span className="cell-pair">

@@ -1,4 +1,5 @@
-import type { Action, ActionLimit, Flapping, InfrastructureType, Interpreter, Target, Trigger, TriggerType } from '../api/types';
+import type { Action, ActionLimit, CloudAction, CloudOperation, Flapping, InfrastructureType, Interpreter, Target, Trigger, TriggerType } from '../api/types';
+import { PROVIDER_INFO, providerOfInfrastructure } from '../credentials/providers';
 import { seconds } from '../ui/format';
 
 export const TRIGGER_LABELS: Record<TriggerType, string> = { webhook: 'Webhook', alert: 'Alert', cron: 'Schedule' };
@@ -35,6 +36,42 @@ export function describeAction(action: Action): string {
   }
 }
 
+const OPERATION_WORDS: Record<CloudOperation, { verb: string; state: string }> = {
+  start: { verb: 'Start', state: 'running' },
+  stop: { verb: 'Stop', state: 'stopped' },
+  reboot: { verb: 'Reboot', state: 'running again' },
+  terminate: { verb: 'Terminate', state: 'terminated' },
+};
+
+/** "the EC2 instance named in InstanceId", "the EC2 instances i-0abc…, i-0def…": what a cloud action acts on. */
+export function describeCloudInstances(action: CloudAction, infrastructureType: InfrastructureType): string {
+  const provider = action.provider ?? providerOfInfrastructure(infrastructureType) ?? 'aws';
+  const { instance, instances: plural } = PROVIDER_INFO[provider];
+  const instances = action.instances ?? { from: 'payload' as const };
+  if ('ids' in instances) {
+    const shown = instances.ids.slice(0, 3).join(', ');
+    const more = instances.ids.length > 3 ? ` and ${instances.ids.length - 3} more` : '';
+    return `the ${instances.ids.length === 1 ? instance : plural} ${shown}${more}`;
+  }
+  if ('tags' in instances) return `the ${plural} tagged ${Object.entries(instances.tags).map(([key, value]) => `${key}=${value}`).join(', ')}`;
+  return `the ${instance} named in ${instances.field ?? 'InstanceId'}`;
+}
+
+/**
+ * A cloud action in words: "Reboot the EC2 instance named in InstanceId, in eu-west-1, with
+ * credential “aws prod”". `credentialName` is the credential's name when known (else its id shows).
+ */
+export function describeCloudAction(action: CloudAction, infrastructureType: InfrastructureType, credentialName?: string): string {
+  const region = action.region ? `, in ${action.region}` : '';
+  const credential = credentialName ? `, with credential “${credentialName}”` : action.credentialId ? `, with credential ${action.credentialId}` : ', with no credential';
+  return `${OPERATION_WORDS[action.operation].verb} ${describeCloudInstances(action, infrastructureType)}${region}${credential}`;
+}
+
+/** How long a cloud action waits, and for what: "up to 300 s (5 min) for it to be running again". */
+export function describeCloudWait(action: CloudAction): string {
+  return `up to ${seconds(action.timeoutSeconds ?? 300)} for each instance to be ${OPERATION_WORDS[action.operation].state}`;
+}
+
 /** How a tag target picks its hosts: `pick`, else one for a schedule and every host otherwise. */
 export function pickOfTarget(target: Target, trigger: TriggerType): 'one' | 'all' {
   return target.pick ?? (trigger === 'cron' ? 'one' : 'all');
@@ -68,7 +105,9 @@ export function describeFanOut(target: Target, trigger: TriggerType = 'webhook')
   return `${pace}, ${stop}`;
 }
 
-export function describeLimit(limit: ActionLimit | null | undefined): string {
+/** An action limit counts per host, or per instance for a cloud action, which never escalates: the provider is just not called again. */
+export function describeLimit(limit: ActionLimit | null | undefined, per: 'host' | 'instance' = 'host'): string {
   if (!limit) return 'none';
+  if (per === 'instance') return `${limit.max} per instance per ${seconds(limit.windowSeconds)}, then recorded as limited without calling the provider`;
   return `${limit.max} per host per ${seconds(limit.windowSeconds)}, then ${limit.onLimit === 'drop' ? 'drop' : 'escalate to a human'}`;
 }

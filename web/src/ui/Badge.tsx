@@ -95,3 +95,9 @@ export function ChannelStatusBadge({ status, title }: { status: ChannelStatus; t
 export function AttemptBadge({ ok }: { ok: boolean }) {
   return <Badge tone={ok ? 'good' : 'bad'} label={ok ? 'delivered' : 'failed'} />;
 }
+
+/** A credential's last test: the provider accepted it, refused it, or it was never tested. */
+export function CredentialTestBadge({ ok }: { ok: boolean | null }) {
+  if (ok === null) return <Badge tone="neutral" label="not tested" />;
+  return <Badge tone={ok ? 'good' : 'bad'} label={ok ? 'ok' : 'failed'} title={ok ? 'the provider accepted the credential' : 'the provider refused the credential, or did not answer'} />;
+}

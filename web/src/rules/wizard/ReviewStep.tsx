@@ -1,23 +1,35 @@
 import type { RuleInput } from '../../api/types';
 import { Definitions, optionalRow, type Definition } from '../../ui/Definitions';
 import { seconds } from '../../ui/format';
-import { describeAction, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
+import { useCredentials } from '../../credentials/queries';
+import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
 import { OVERLAPS, scheduleInWords } from '../schedule';
 import { toRuleInput } from './form';
 import type { StepProps } from './step';
 
 export function ReviewStep({ form, update }: StepProps) {
   const input = toRuleInput(form);
+  const credentials = useCredentials();
+  const { action } = input;
+  const actionRows: Definition[] =
+    action.type === 'cloud'
+      ? [
+          ['Cloud action', describeCloudAction(action, input.infrastructureType, credentials.data?.items.find((c) => c.id === action.credentialId)?.name)],
+          ['Wait', describeCloudWait(action)],
+        ]
+      : [
+          ['Target', describeTarget(input.target, input.trigger.type)],
+          ...optionalRow('Fan-out', describeFanOut(input.target, input.trigger.type)),
+          ['Runbook', `${describeAction(action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`],
+        ];
   const rows: Definition[] = [
     ['Name', input.name || <span className="muted">unnamed</span>],
     ['Trigger', describeTrigger(input.trigger)],
     ...(input.trigger.type === 'cron' ? scheduleRows(input.trigger) : []),
     ['Flapping protection', describeFlapping(input.flapping ?? { enabled: false })],
     ['Infrastructure', INFRASTRUCTURE_LABELS[input.infrastructureType]],
-    ['Target', describeTarget(input.target, input.trigger.type)],
-    ...optionalRow('Fan-out', describeFanOut(input.target, input.trigger.type)),
-    ['Runbook', `${describeAction(input.action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`],
-    ['Action limit', describeLimit(input.actionLimit)],
+    ...actionRows,
+    ['Action limit', describeLimit(input.actionLimit, action.type === 'cloud' ? 'instance' : 'host')],
   ];
   return (
     <>

@@ -6,7 +6,8 @@ import { PageHeader } from '../../ui/PageHeader';
 import { EmptyState, Loadable } from '../../ui/states';
 import { useCreateRule, useReplaceRule, useRule } from '../queries';
 import { FlappingStep } from './FlappingStep';
-import { emptyForm, formFieldOf, formFromRule, STEPS, stepErrors, stepOf, toRuleInput, type FormErrors, type FormField, type RuleForm, type StepId } from './form';
+import { CloudActionStep } from './CloudActionStep';
+import { emptyForm, formFieldOf, formFromRule, STEPS, stepErrors, stepOf, stepTitle, toRuleInput, type FormErrors, type FormField, type RuleForm, type StepId } from './form';
 import { LimitStep } from './LimitStep';
 import { ReviewStep } from './ReviewStep';
 import { RunbookStep } from './RunbookStep';
@@ -18,7 +19,7 @@ const STEP_VIEWS: Record<StepId, (props: StepProps) => React.ReactNode> = {
   trigger: TriggerStep,
   flapping: FlappingStep,
   target: TargetStep,
-  runbook: RunbookStep,
+  action: (props) => (props.form.actionType === 'cloud' ? <CloudActionStep {...props} /> : <RunbookStep {...props} />),
   limit: LimitStep,
   review: ReviewStep,
 };
@@ -40,7 +41,7 @@ function EditRule({ id }: { id: string }) {
           return (
             <EmptyState title="This rule's action is edited through the API for now">
               <p>
-                The wizard edits script actions on hosts. Change this one with <code>PATCH /api/v1/rules/{id}</code> (docs/rules.md), or go back to{' '}
+                The wizard edits script actions on hosts and cloud actions on instances named by the alert or listed. Change this one with <code>PATCH /api/v1/rules/{id}</code> (docs/rules.md), or go back to{' '}
                 <Link to={`/rules/${id}`}>the rule</Link>.
               </p>
             </EmptyState>
@@ -113,7 +114,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
     const input = toRuleInput(form);
     const onSuccess = (saved: Rule | undefined) => void navigate(`/rules/${saved?.id ?? rule?.id}`);
     const onError = (error: unknown) => {
-      const { errors: placed, banner } = problemAtFields(error, formFieldOf);
+      const { errors: placed, banner } = problemAtFields(error, (path) => formFieldOf(path, form.actionType));
       if (Object.keys(placed).length > 0) showErrors(placed);
       setBanner(banner);
     };
@@ -157,7 +158,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
                 onClick={() => goTo(i)}
               >
                 <span className="step-number">{stepsWithErrors.has(s.id) ? '!' : i + 1}</span>
-                {s.title}
+                {stepTitle(s, form)}
               </button>
             </li>
           ))}
@@ -169,7 +170,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
             </p>
           ) : null}
           <h2 ref={heading} tabIndex={-1}>
-            {step.title}
+            {stepTitle(step, form)}
           </h2>
           <div className="wizard-step">
             <StepView form={form} update={update} errors={errors} />

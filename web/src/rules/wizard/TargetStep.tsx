@@ -1,4 +1,5 @@
 import type { InfrastructureType, TargetPick } from '../../api/types';
+import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/providers';
 import { Field } from '../../ui/Field';
 import { INFRASTRUCTURE_LABELS } from '../describe';
 import { FanOutFields } from './FanOutFields';
@@ -24,13 +25,18 @@ const PICKS: Array<{ pick: TargetPick; title: string; text: string }> = [
   { pick: 'all', title: 'Every host of the tags', text: 'Each run on all of them, as a fan-out.' },
 ];
 
-export function TargetStep({ form, update, errors }: StepProps) {
-  const scheduled = form.trigger.type === 'cron';
-  const pick = pickOf(form);
+export function TargetStep(props: StepProps) {
+  const { form, update, errors } = props;
+  const provider = providerOfInfrastructure(form.infrastructureType);
+  // The infrastructure type leads: a cloud's offers its cloud action, and another cloud's credential no longer fits.
+  const chooseInfrastructure = (type: InfrastructureType) => {
+    if (type === form.infrastructureType) return;
+    update({ infrastructureType: type, credentialId: '', ...(providerOfInfrastructure(type) ? {} : { actionType: 'script' as const }) });
+  };
   return (
     <>
-      <Field label="Infrastructure type" error={errors.infrastructureType} hint="Where the target hosts run.">
-        <select value={form.infrastructureType} onChange={(event) => update({ infrastructureType: event.target.value as InfrastructureType })}>
+      <Field label="Infrastructure type" error={errors.infrastructureType} hint="Where the target hosts run. A cloud offers its cloud action: start, stop, reboot or terminate instances.">
+        <select value={form.infrastructureType} onChange={(event) => chooseInfrastructure(event.target.value as InfrastructureType)}>
           {Object.entries(INFRASTRUCTURE_LABELS).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
@@ -38,6 +44,47 @@ export function TargetStep({ form, update, errors }: StepProps) {
           ))}
         </select>
       </Field>
+      {provider ? (
+        <fieldset className="choices choices-inline" aria-describedby={errors.actionType ? 'action-type-error' : undefined}>
+          <legend>What the rule does</legend>
+          <label className={`choice${form.actionType === 'script' ? ' choice-selected' : ''}`}>
+            <input type="radio" name="actionType" checked={form.actionType === 'script'} onChange={() => update({ actionType: 'script' })} />
+            <span>
+              <strong>Runbook on hosts</strong>
+              <span className="choice-text">A script on the target hosts, run by their agents.</span>
+            </span>
+          </label>
+          <label className={`choice${form.actionType === 'cloud' ? ' choice-selected' : ''}`}>
+            <input type="radio" name="actionType" checked={form.actionType === 'cloud'} onChange={() => update({ actionType: 'cloud' })} />
+            <span>
+              <strong>Cloud action</strong>
+              <span className="choice-text">
+                Start, stop, reboot or terminate {PROVIDER_INFO[provider].instances} through the {PROVIDER_INFO[provider].title} API, with a stored credential. No
+                agent needed.
+              </span>
+            </span>
+          </label>
+          {errors.actionType ? (
+            <p className="field-error" id="action-type-error">
+              {errors.actionType}
+            </p>
+          ) : null}
+        </fieldset>
+      ) : null}
+      {provider && form.actionType === 'cloud' ? (
+        <p className="field-hint">A cloud action acts on the instances you choose in the next step (named by the alert, or a fixed list): it needs no host target.</p>
+      ) : (
+        <HostTarget {...props} />
+      )}
+    </>
+  );
+}
+
+function HostTarget({ form, update, errors }: StepProps) {
+  const scheduled = form.trigger.type === 'cron';
+  const pick = pickOf(form);
+  return (
+    <>
       <fieldset className="choices">
         <legend>Where the runbook runs</legend>
         {scheduled ? <p className="field-hint">A tick carries no host name: each run goes to the host or the tags chosen here.</p> : null}

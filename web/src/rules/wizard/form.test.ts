@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rule } from '../../api/types';
 import { placeFieldErrors } from '../../api/problem';
-import { emptyForm, formFieldOf, formFromRule, SAMPLE_SCRIPT, sampleScriptFor, SCHEDULE_SAMPLE_SCRIPT, stepErrors, stepOf, toRuleInput, type RuleForm } from './form';
+import { emptyForm, formFieldOf, formFromRule, SAMPLE_SCRIPT, sampleScriptFor, SCHEDULE_SAMPLE_SCRIPT, stepErrors, stepOf, STEPS, stepTitle, toRuleInput, type RuleForm } from './form';
 
 describe('the rule wizard form', () => {
   it('sends a webhook script rule with the defaults a person left alone', () => {
@@ -51,7 +51,9 @@ describe('the rule wizard form', () => {
   });
 
   it('does not edit kinds it cannot show', () => {
-    expect(formFromRule({ action: { type: 'cloud', operation: 'reboot' }, target: { type: 'trigger_host' } } as unknown as Rule)).toBeNull();
+    const rule = { action: { type: 'cloud', operation: 'reboot', instances: { tags: { env: 'dev' } } }, target: { type: 'trigger_host' } } as unknown as Rule;
+    expect(formFromRule(rule)).toBeNull();
+    expect(formFromRule({ ...rule, action: { type: 'cli', runbook: { script: 'x' } }, target: { type: 'cli_machine' } } as unknown as Rule)).toBeNull();
   });
 
   it('places the service field errors at the wizard fields, and keeps the rest for a banner', () => {
@@ -83,13 +85,85 @@ describe('the rule wizard form', () => {
     expect(toRuleInput({ ...emptyForm(), name: 'disk', trigger: alert }).trigger).toEqual(alert);
     expect(stepErrors('target', { ...emptyForm(), targetType: 'specific_host' })).toEqual({ hostname: 'pick the host to act on' });
     expect(stepErrors('target', { ...emptyForm(), targetType: 'specific_tags' })).toEqual({ tags: expect.stringMatching(/at least one tag/) });
-    expect(stepErrors('runbook', { ...emptyForm(), script: '  ', timeoutSeconds: '1.5' })).toEqual({ script: 'write the script to run', timeoutSeconds: 'enter a whole number' });
+    expect(stepErrors('action', { ...emptyForm(), script: '  ', timeoutSeconds: '1.5' })).toEqual({ script: 'write the script to run', timeoutSeconds: 'enter a whole number' });
     expect(stepErrors('limit', { ...emptyForm(), limitEnabled: true, limitMax: '0' })).toEqual({ limitMax: 'must be from 1 to 100000' });
     expect(stepErrors('flapping', { ...emptyForm(), flappingMaxEvents: 'x' })).toEqual({});
     expect(stepErrors('flapping', { ...emptyForm(), flappingEnabled: true, flappingMaxStateChanges: '0' })).toEqual({ flappingMaxStateChanges: 'must be from 1 to 100000' });
     const fanOut = { ...emptyForm(), targetType: 'specific_tags' as const, tags: ['web'] };
     expect(stepErrors('target', { ...fanOut, maxConcurrency: '', maxErrors: '' })).toEqual({});
     expect(stepErrors('target', { ...fanOut, maxConcurrency: '0', maxErrors: 'many' })).toEqual({ maxConcurrency: 'must be from 1 to 10000', maxErrors: 'enter a whole number' });
+  });
+
+  describe('a cloud action', () => {
+    const cloud = (patch: Partial<RuleForm> = {}): RuleForm => ({
+      ...emptyForm(), name: 'reboot hung', infrastructureType: 'CLOUD_EC2', actionType: 'cloud', region: ' eu-west-1 ', credentialId: 'c1', ...patch,
+    });
+
+    it('sends the provider of the infrastructure type, the instance from the payload by default, and no host target', () => {
+      const input = toRuleInput(cloud({ limitEnabled: true }));
+      expect(input).toMatchObject({
+        action: { type: 'cloud', provider: 'aws', operation: 'reboot', region: 'eu-west-1', credentialId: 'c1', instances: { from: 'payload', field: 'InstanceId' }, timeoutSeconds: 300 },
+        target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2',
+        // Past its limit a cloud action is recorded, never escalated: no onLimit.
+        actionLimit: { max: 3, windowSeconds: 3600 },
+      });
+      expect(input.action).not.toHaveProperty('confirmTerminate');
+      expect(toRuleInput(cloud({ instancesFrom: 'ids', instanceIds: 'i-0000000a, i-0000000b\ni-0000000a' })).action).toMatchObject({ instances: { ids: ['i-0000000a', 'i-0000000b'] } });
+      expect(toRuleInput(cloud({ operation: 'terminate', confirmTerminate: true })).action).toMatchObject({ operation: 'terminate', confirmTerminate: true });
+      expect(toRuleInput(cloud({ infrastructureType: 'CLOUD_AZURE', region: '' })).action).toMatchObject({ provider: 'azure' });
+      expect(toRuleInput(cloud({ infrastructureType: 'CLOUD_AZURE', region: '' })).action).not.toHaveProperty('region');
+    });
+
+    it('checks the credential, the region of AWS, the instances, the confirmation of terminate and the wait', () => {
+      expect(stepErrors('action', cloud())).toEqual({});
+      expect(stepErrors('action', cloud({ credentialId: '', region: '', timeoutSeconds: '5' }))).toEqual({
+        credentialId: 'pick the credential the action acts with', region: 'enter the region of the instances, e.g. eu-west-1', timeoutSeconds: 'must be from 10 to 3600',
+      });
+      expect(stepErrors('action', cloud({ region: 'Ireland' }))).toEqual({ region: '“Ireland” is not an AWS region name such as eu-west-1' });
+      expect(stepErrors('action', cloud({ infrastructureType: 'CLOUD_GCP', region: '' }))).toEqual({});
+      expect(stepErrors('action', cloud({ instanceField: ' ' }))).toEqual({ instanceField: expect.stringMatching(/payload field/) });
+      expect(stepErrors('action', cloud({ instancesFrom: 'ids', instanceIds: '' }))).toEqual({ instanceIds: 'list at least one instance id' });
+      expect(stepErrors('action', cloud({ instancesFrom: 'ids', instanceIds: 'i-0000000a web-1' }))).toEqual({ instanceIds: expect.stringMatching(/“web-1” is not an EC2 instance id/) });
+      expect(stepErrors('action', cloud({ operation: 'terminate' }))).toEqual({ confirmTerminate: expect.stringMatching(/tick the box/) });
+      // A host target is not asked for; a schedule cannot carry a cloud action in the wizard.
+      expect(stepErrors('target', cloud({ targetType: 'specific_host' }))).toEqual({});
+      expect(stepErrors('target', cloud({ trigger: { type: 'cron' } }))).toEqual({ actionType: expect.stringMatching(/scheduled cloud action/) });
+      expect(stepErrors('target', cloud({ infrastructureType: 'On_Premise' }))).toEqual({ actionType: expect.stringMatching(/cloud infrastructure type/) });
+    });
+
+    it('round-trips a stored cloud rule, and titles its step', () => {
+      const rule = {
+        id: 'r3', name: 'reboot', enabled: true, trigger: { type: 'webhook', triggerId: 't' },
+        action: { type: 'cloud', provider: 'aws', operation: 'stop', region: 'us-east-1', credentialId: 'c9', instances: { ids: ['i-0000000a'] }, timeoutSeconds: 600 },
+        target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2', actionLimit: null,
+        flapping: { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600, maxStateChanges: 3 },
+      } as unknown as Rule;
+      const form = formFromRule(rule)!;
+      expect(form).toMatchObject({ actionType: 'cloud', operation: 'stop', instancesFrom: 'ids', instanceIds: 'i-0000000a', timeoutSeconds: '600' });
+      expect(toRuleInput(form).action).toEqual(rule.action);
+      expect(stepTitle(STEPS[3], form)).toBe('Cloud action');
+      expect(stepTitle(STEPS[3], emptyForm())).toBe('Runbook');
+      const payload = formFromRule({ ...rule, action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: 'c9' } } as unknown as Rule)!;
+      expect(payload).toMatchObject({ instancesFrom: 'payload', instanceField: 'InstanceId', timeoutSeconds: '300' });
+    });
+
+    it('places the service errors at the cloud fields', () => {
+      const { errors } = placeFieldErrors([
+        { path: '/body/action/credentialId', message: 'no credential c1 in this tenant' },
+        { path: '/body/action/region', message: 'an AWS action needs the region' },
+        { path: '/body/action/confirmTerminate', message: 'set confirmTerminate' },
+        { path: '/body/action/instances/ids/0', message: 'must NOT have fewer than 1 characters' },
+        { path: '/body/action/provider', message: 'aws actions belong to CLOUD_EC2' },
+        { path: '/body/action/timeoutSeconds', message: 'must be <= 3600' },
+      ], (path) => formFieldOf(path, 'cloud'));
+      expect(errors).toEqual({
+        credentialId: 'no credential c1 in this tenant', region: 'an AWS action needs the region', confirmTerminate: 'set confirmTerminate',
+        instanceIds: 'must NOT have fewer than 1 characters', actionType: 'aws actions belong to CLOUD_EC2', timeoutSeconds: 'must be <= 3600',
+      });
+      expect(formFieldOf('/body/action', 'cloud')).toBe('operation');
+      expect(formFieldOf('/body/action', 'script')).toBe('script');
+      expect([stepOf('credentialId'), stepOf('confirmTerminate'), stepOf('actionType')]).toEqual(['action', 'action', 'target']);
+    });
   });
 
   describe('a cron rule', () => {

@@ -1,9 +1,11 @@
 import type { Flavour, InfrastructureType, Interpreter, Overlap, Rule, RuleInput, Target, TargetPick, TargetType } from '../../api/types';
+import { providerOfInfrastructure } from '../../credentials/providers';
 import { toNumber, wholeNumberError } from '../../ui/numbers';
 import { browserTimeZone } from '../schedule';
+import { CLOUD_BODY_FIELDS, cloudFieldsOf, cloudStepErrors, emptyCloudFields, toCloudAction, type CloudFields } from './cloud-form';
 
 /** What the wizard edits: text for numbers, so a half-typed value is never silently changed. */
-export interface RuleForm {
+export interface RuleForm extends CloudFields {
   name: string;
   enabled: boolean;
   /** The trigger sent as is for a webhook or an alert; a cron trigger is only its type here, its fields are below. */
@@ -19,6 +21,8 @@ export interface RuleForm {
   flappingCooldownSeconds: string;
   flappingMaxStateChanges: string;
   infrastructureType: InfrastructureType;
+  /** A runbook on hosts, or a cloud action on instances (offered by a cloud infrastructure type; its fields are CloudFields). */
+  actionType: 'script' | 'cloud';
   targetType: Exclude<TargetType, 'cli_machine'>;
   hostname: string;
   tags: string[];
@@ -31,6 +35,7 @@ export interface RuleForm {
   interpreter: Interpreter;
   script: string;
   notes: string;
+  /** The script's timeout, or the cloud action's wait for the instance's state. */
   timeoutSeconds: string;
   limitEnabled: boolean;
   limitMax: string;
@@ -44,13 +49,22 @@ export type FormErrors = Partial<Record<FormField, string>>;
 export const STEPS = [
   { id: 'trigger', title: 'Trigger', fields: ['name', 'trigger', 'schedule', 'timezone', 'overlap'] },
   { id: 'flapping', title: 'Flapping protection', fields: ['flappingEnabled', 'flappingMaxEvents', 'flappingWindowSeconds', 'flappingCooldownSeconds', 'flappingMaxStateChanges'] },
-  { id: 'target', title: 'Infrastructure and target', fields: ['infrastructureType', 'targetType', 'hostname', 'tags', 'pick', 'maxConcurrency', 'maxErrors'] },
-  { id: 'runbook', title: 'Runbook', fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds'] },
+  { id: 'target', title: 'Infrastructure and target', fields: ['infrastructureType', 'actionType', 'targetType', 'hostname', 'tags', 'pick', 'maxConcurrency', 'maxErrors'] },
+  {
+    id: 'action',
+    title: 'Runbook',
+    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'confirmTerminate'],
+  },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
 ] as const satisfies ReadonlyArray<{ id: string; title: string; fields: readonly FormField[] }>;
 
 export type StepId = (typeof STEPS)[number]['id'];
+
+/** A step's title for this form: the action step is the runbook, or the cloud action. */
+export function stepTitle(step: (typeof STEPS)[number], form: Pick<RuleForm, 'actionType'>): string {
+  return step.id === 'action' && form.actionType === 'cloud' ? 'Cloud action' : step.title;
+}
 
 export const SAMPLE_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
 export const SCHEDULE_SAMPLE_SCRIPT = '#!/bin/sh\n# Each tick gives its time as $PITCREW_SCHEDULED_TIME (UTC) and the rule\'s zone as $PITCREW_SCHEDULE_TIMEZONE.\nset -eu\necho "tick of $PITCREW_SCHEDULED_TIME on $PITCREW_HOSTNAME"\n';
@@ -75,6 +89,7 @@ export function emptyForm(): RuleForm {
     flappingCooldownSeconds: '600',
     flappingMaxStateChanges: '3',
     infrastructureType: 'On_Premise',
+    actionType: 'script',
     targetType: 'trigger_host',
     hostname: '',
     tags: [],
@@ -90,17 +105,21 @@ export function emptyForm(): RuleForm {
     limitMax: '3',
     limitWindowSeconds: '3600',
     onLimit: 'escalate',
+    ...emptyCloudFields(),
   };
 }
 
-/** The form of an existing rule, or null when the wizard cannot edit its kind (not a script action). */
+/** The form of an existing rule, or null when the wizard cannot edit its kind (a CLI, graph or email action; instances by tag). */
 export function formFromRule(rule: Rule): RuleForm | null {
   const { action, target } = rule;
-  if (action.type !== 'script' || target.type === 'cli_machine') return null;
+  if (target.type === 'cli_machine') return null;
+  const actionFields = action.type === 'script' ? scriptFieldsOf(action) : action.type === 'cloud' ? cloudFormOf(action) : null;
+  if (!actionFields) return null;
   const { triggerId: _id, webhookUrl: _url, curl: _curl, ...trigger } = rule.trigger;
   const cron = trigger.type === 'cron';
   return {
     ...emptyForm(),
+    ...actionFields,
     name: rule.name,
     enabled: rule.enabled,
     trigger: cron ? { type: 'cron' } : trigger,
@@ -117,16 +136,27 @@ export function formFromRule(rule: Rule): RuleForm | null {
     pick: target.pick,
     maxConcurrency: target.maxConcurrency === undefined ? '' : String(target.maxConcurrency),
     maxErrors: target.maxErrors === undefined ? '' : String(target.maxErrors),
-    flavour: action.flavour,
-    interpreter: action.runbook.interpreter ?? 'sh',
-    script: action.runbook.script,
-    notes: action.runbook.notes ?? '',
-    timeoutSeconds: String(action.timeoutSeconds ?? 300),
     limitEnabled: rule.actionLimit !== null,
     limitMax: String(rule.actionLimit?.max ?? 3),
     limitWindowSeconds: String(rule.actionLimit?.windowSeconds ?? 3600),
     onLimit: rule.actionLimit?.onLimit ?? 'escalate',
   };
+}
+
+function scriptFieldsOf(action: Extract<Rule['action'], { type: 'script' }>): Partial<RuleForm> {
+  return {
+    actionType: 'script',
+    flavour: action.flavour,
+    interpreter: action.runbook.interpreter ?? 'sh',
+    script: action.runbook.script,
+    notes: action.runbook.notes ?? '',
+    timeoutSeconds: String(action.timeoutSeconds ?? 300),
+  };
+}
+
+function cloudFormOf(action: Extract<Rule['action'], { type: 'cloud' }>): Partial<RuleForm> | null {
+  const fields = cloudFieldsOf(action);
+  return fields && { actionType: 'cloud', ...fields, timeoutSeconds: String(action.timeoutSeconds ?? 300) };
 }
 
 /** An optional number: left empty, the field is not sent. */
@@ -171,21 +201,29 @@ function toTrigger(form: RuleForm): RuleInput['trigger'] {
   return { type: 'cron', schedule: form.schedule.trim(), ...(timezone ? { timezone } : {}), overlap: form.overlap };
 }
 
+function toAction(form: RuleForm): RuleInput['action'] {
+  if (form.actionType === 'cloud') return toCloudAction(form);
+  return {
+    type: 'script',
+    flavour: form.flavour,
+    runbook: { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) },
+    timeoutSeconds: toNumber(form.timeoutSeconds),
+  };
+}
+
 export function toRuleInput(form: RuleForm): RuleInput {
-  const target = toTarget(form);
   return {
     name: form.name.trim(),
     enabled: form.enabled,
     trigger: toTrigger(form),
-    action: {
-      type: 'script',
-      flavour: form.flavour,
-      runbook: { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) },
-      timeoutSeconds: toNumber(form.timeoutSeconds),
-    },
-    target,
+    action: toAction(form),
+    // A cloud action acts on its instances; the service asks a target of every rule, and the alert's is the one that says nothing more.
+    target: form.actionType === 'cloud' ? { type: 'trigger_host' } : toTarget(form),
     infrastructureType: form.infrastructureType,
-    actionLimit: form.limitEnabled ? { max: toNumber(form.limitMax), windowSeconds: toNumber(form.limitWindowSeconds), onLimit: form.onLimit } : null,
+    // A cloud action past its limit is recorded, never escalated (docs/cloud-actions.md): onLimit would say nothing.
+    actionLimit: form.limitEnabled
+      ? { max: toNumber(form.limitMax), windowSeconds: toNumber(form.limitWindowSeconds), ...(form.actionType === 'cloud' ? {} : { onLimit: form.onLimit }) }
+      : null,
     flapping: form.flappingEnabled
       ? {
           enabled: true,
@@ -217,6 +255,7 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/target\/maxErrors/, 'maxErrors'],
   [/^\/body\/target\/pick/, 'pick'],
   [/^\/body\/target/, 'targetType'],
+  ...CLOUD_BODY_FIELDS,
   [/^\/body\/action\/flavour/, 'flavour'],
   [/^\/body\/action\/runbook\/interpreter/, 'interpreter'],
   [/^\/body\/action\/runbook\/notes/, 'notes'],
@@ -227,9 +266,10 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/actionLimit/, 'onLimit'],
 ];
 
-/** The wizard's field that a service error's JSON pointer into the body names, if any. */
-export function formFieldOf(path: string): FormField | undefined {
-  return BODY_FIELDS.find(([pattern]) => pattern.test(path))?.[1];
+/** The wizard's field that a service error's JSON pointer into the body names, if any; what else is wrong with a cloud action goes to its operation. */
+export function formFieldOf(path: string, actionType: RuleForm['actionType'] = 'script'): FormField | undefined {
+  const field = BODY_FIELDS.find(([pattern]) => pattern.test(path))?.[1];
+  return field === 'script' && actionType === 'cloud' ? 'operation' : field;
 }
 
 export function stepOf(field: FormField): StepId {
@@ -259,6 +299,12 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       }
       break;
     case 'target':
+      if (form.actionType === 'cloud') {
+        if (!providerOfInfrastructure(form.infrastructureType)) set('actionType', 'a cloud action needs a cloud infrastructure type: AWS EC2, Azure, Google Cloud or OpenStack');
+        // The service asks a scheduled rule for a host target (a tick names no host), which a cloud action does not use.
+        else if (form.trigger.type === 'cron') set('actionType', 'a scheduled cloud action is not made in the wizard yet: choose a webhook or alert trigger, or create it with the API (docs/cloud-actions.md)');
+        break;
+      }
       if (form.trigger.type === 'cron' && form.targetType === 'trigger_host') {
         set('targetType', 'a schedule names no host: choose one specific host, or hosts with tags');
       }
@@ -271,7 +317,8 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
         if (pickOf(form) === 'all' && form.maxErrors.trim()) set('maxErrors', wholeNumberError(form.maxErrors, 1, 10_000));
       }
       break;
-    case 'runbook':
+    case 'action':
+      if (form.actionType === 'cloud') return cloudStepErrors(form);
       set('script', form.script.trim() ? undefined : 'write the script to run');
       set('timeoutSeconds', wholeNumberError(form.timeoutSeconds, 1, 86_400));
       break;

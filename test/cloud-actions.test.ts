@@ -127,7 +127,7 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     const db2 = await env.enrol(`db-2-${dialect}`, ['workers']);
     const rule = await cloudRule({ operation: 'start' });
     const unmapped = await fire(rule.triggerId, { HostName: `db-1-${dialect}` });
-    expect(unmapped).toMatchObject({ outcome: 'no_target', reason: expect.stringMatching(new RegExp(`and host db-1-${dialect} has a cloud instance id: set it with PATCH`)) });
+    expect(unmapped).toMatchObject({ outcome: 'no_target', reason: expect.stringMatching(new RegExp(`and host db-1-${dialect} has no cloud instance id: set it with PATCH`)) });
     const [i1, i2] = [instance('stopped'), instance('stopped')];
     const set = await env.api('PATCH', `/api/v1/hosts/${db1.hostId}`, { cloudInstanceId: i1 });
     expect(set.statusCode, set.body).toBe(200);

@@ -5,7 +5,7 @@ import { crossFieldErrors } from './validate.js';
 const script = { type: 'script', flavour: 'autofix', runbook: { script: 'systemctl restart nginx' } } as const;
 const ACTIONS = {
   script,
-  cloud: { type: 'cloud', operation: 'reboot' },
+  cloud: { type: 'cloud', operation: 'reboot', region: 'eu-west-1', credentialId: '01900000-0000-7000-8000-0000000000c1' },
   cli: { type: 'cli', runbook: { script: 'aws ec2 describe-instances' } },
   graph_snapshot: { type: 'graph_snapshot' },
   email_runbook: { type: 'email_runbook', runbook: { notes: 'Page the DBA.' } },
@@ -57,6 +57,15 @@ describe('crossFieldErrors', () => {
 
   it.each(['CLOUD_EC2', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK'] as const)('accepts a cloud action on %s', (infrastructureType) => {
     expect(crossFieldErrors(rule({ action: ACTIONS.cloud, infrastructureType }))).toEqual([]);
+  });
+
+  it('asks a cloud action for its credential, an AWS one for its region, terminate for its confirmation, and the provider of its type', () => {
+    const cloud = (action: Record<string, unknown>, infrastructureType = 'CLOUD_EC2') => paths(rule({ action: { type: 'cloud', operation: 'reboot', ...action } as never, infrastructureType: infrastructureType as never }));
+    expect(cloud({})).toEqual(['/action/credentialId', '/action/region']);
+    expect(cloud({ credentialId: 'c' }, 'CLOUD_OPENSTACK')).toEqual([]);
+    expect(cloud({ credentialId: 'c', region: 'eu-west-1', operation: 'terminate' })).toEqual(['/action/confirmTerminate']);
+    expect(cloud({ credentialId: 'c', region: 'eu-west-1', operation: 'terminate', confirmTerminate: true })).toEqual([]);
+    expect(cloud({ credentialId: 'c', provider: 'gcp' })).toEqual(['/action/provider']);
   });
 
   it('refuses a cloud action on On_Premise, at infrastructureType', () => {

@@ -35,10 +35,10 @@ const RUNNING = {
 export type RunningProvider = keyof typeof RUNNING;
 
 /**
- * A VM operation at the rule's cloud provider, run by the service (actions/cloud/aws.ts), one
+ * A VM operation at the rule's cloud provider, run by the service (actions/cloud/runner.ts), one
  * execution per instance: the action limit counts per instance as it counts per host, so an
  * alert storm calls the provider at most `max` times per instance per window. This version runs
- * AWS EC2; the other providers' actions are recorded with the reason.
+ * AWS EC2 and OpenStack Nova; the other providers' actions are recorded with the reason.
  */
 export const cloudKind: ActionKind = {
   type: 'cloud',
@@ -100,7 +100,7 @@ function instancesOfHosts(rule: Rule, event: EventFacts, hosts: readonly HostFac
   const ids = [...new Set(targets.flatMap((host) => (host.cloudInstanceId ? [host.cloudInstanceId] : [])))];
   if (ids.length > 0) return ids;
   const names = targets.slice(0, 5).map((host) => host.hostname).join(', ');
-  return `${none}, and ${targets.length === 1 ? `host ${names} has` : `none of the hosts ${names} has`} a cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "i-…"}`;
+  return `${none}, and ${targets.length === 1 ? `host ${names} has no` : `none of the hosts ${names} has a`} cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "…"}`;
 }
 
 function providerOfAction(rule: Rule): string | undefined {

@@ -24,10 +24,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DescribeInstancesCommand, EC2Client, RebootInstancesCommand } from '@aws-sdk/client-ec2';
-import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
+import { codeVersion, envNumber, fmtInt, fmtPct, inParallel, table } from './common.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { budgetSeconds, cleanupAll, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds } from './procs.js';
+import { runBench, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds } from './procs.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -61,17 +61,6 @@ const codeAtStart = env.BENCH_E2E_CODE_VERSION || codeVersion(root);
 const instanceId = (series, n) => `i-${(series + n).toString(16).padStart(8, '0')}`;
 const PITCREW_SERIES = 0xa0000000;
 const BASELINE_SERIES = 0xb0000000;
-
-async function inParallel(items, limit, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 // ---------------------------------------------------------------------------------------------
 // The EC2 responder.
@@ -447,25 +436,4 @@ function report(r) {
   return ok;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Lifetime: bounded, and cleaned up on every path.
-
-budgetSeconds(BUDGET_SECONDS, progress);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    progress(`${signal}: cleaning up`);
-    cleanupAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async (ok) => {
-    await cleanupAll();
-    process.exit(ok ? 0 : 1);
-  },
-  async (error) => {
-    progress(`failed: ${error?.stack ?? error}`);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+runBench(main, BUDGET_SECONDS, progress);

@@ -46,3 +46,15 @@ export function table(rows) {
     })
     .join('\n');
 }
+
+/** Runs fn over items with at most `limit` at once. */
+export async function inParallel(items, limit, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -22,11 +22,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
-import { Fleet, inParallel } from './fleet-agents.js';
+import { codeVersion, envNumber, fmtInt, fmtPct, inParallel, table } from './common.js';
+import { Fleet } from './fleet-agents.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { budgetSeconds, cleanupAll, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, waitFor } from './procs.js';
+import { runBench, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, waitFor } from './procs.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -388,25 +388,4 @@ function report(r, seconds) {
   return ok;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Lifetime: bounded, and cleaned up on every path.
-
-budgetSeconds(BUDGET_SECONDS, progress);
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    progress(`${signal}: cleaning up`);
-    cleanupAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async (ok) => {
-    await cleanupAll();
-    process.exit(ok ? 0 : 1);
-  },
-  async (error) => {
-    progress(`failed: ${error?.stack ?? error}`);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+runBench(main, BUDGET_SECONDS, progress);

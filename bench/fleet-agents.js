@@ -7,18 +7,7 @@ import { Backoff } from '../dist/agent/backoff.js';
 import { Connection } from '../dist/agent/connection.js';
 import { enrol } from '../dist/agent/enrol.js';
 import { tlsOptionsFor } from '../dist/agent/tls.js';
-
-/** Runs fn over items with at most `limit` at once. */
-export async function inParallel(items, limit, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
+import { inParallel } from './common.js';
 
 class SimExecutor {
   constructor(agent, fleet) {

@@ -39,6 +39,31 @@ export function budgetSeconds(seconds, progress) {
 }
 
 /** A port free on 127.0.0.1 right now (tiny race with other processes; fine for a bench). */
+/**
+ * A benchmark's lifetime: bounded by `seconds`, cleaned up on every path (done, failed, SIGINT or
+ * SIGTERM), exit 0 when `main` resolves true, 1 when false or failed, 130 when stopped.
+ */
+export function runBench(main, seconds, progress) {
+  budgetSeconds(seconds, progress);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      progress(`${signal}: cleaning up`);
+      cleanupAll().finally(() => process.exit(130));
+    });
+  }
+  main().then(
+    async (ok) => {
+      await cleanupAll();
+      process.exit(ok ? 0 : 1);
+    },
+    async (error) => {
+      progress(`failed: ${error?.stack ?? error}`);
+      await cleanupAll();
+      process.exit(1);
+    },
+  );
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

@@ -7,19 +7,11 @@ import { pageRequest, toPage } from '../store/pagination.js';
 import type { CredentialRow, Database } from '../store/schema.js';
 import { PitcrewError } from '../errors/catalogue.js';
 import { createCredential, deleteCredential, getCredential, listCredentials, openCredential, recordTest, updateCredential } from './repository.js';
-import { CredentialInput, CredentialPatch, CredentialTestView, CredentialView, type Provider, type Secret } from './schema.js';
+import { CredentialInput, CredentialPatch, CredentialTestView, CredentialView, type Probe, type Provider } from './schema.js';
 
 const tags = ['credentials'];
 
 /** A tenant's cloud credentials (docs/credentials.md): a secret goes in, never comes out. */
-export interface ProbeResult {
-  call: string;
-  message: string;
-}
-
-/** One harmless read at the provider with a secret (actions/cloud/: each provider's probe); throws a PitcrewError. */
-export type Probe = (provider: Provider, secret: Secret) => Promise<ProbeResult>;
-
 export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kysely<Database>; box: SecretBox; probe: Probe }): void {
   app.post('/credentials', {
     schema: {

@@ -74,3 +74,12 @@ export type CredentialInput = Static<typeof CredentialInput>;
 export type CredentialPatch = Static<typeof CredentialPatch>;
 export type CredentialView = Static<typeof CredentialView>;
 export type CredentialTestView = Static<typeof CredentialTestView>;
+
+/** What "test credential" learned: the call made and the provider's answer in words. */
+export interface ProbeResult {
+  call: string;
+  message: string;
+}
+
+/** One harmless read at the provider with a secret (actions/cloud/: each provider's probe); throws a PitcrewError. */
+export type Probe = (provider: Provider, secret: Secret) => Promise<ProbeResult>;

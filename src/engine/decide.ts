@@ -14,6 +14,8 @@ export interface RuleFacts {
   trigger?: { type: string };
   action: Action;
   target: Target;
+  /** CLOUD_EC2, On_Premise…: a cloud action's provider when it names none. */
+  infrastructureType?: string;
   actionLimit?: ActionLimit | null;
   flapping?: Required<Flapping>;
 }

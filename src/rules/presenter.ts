@@ -1,5 +1,6 @@
 import { NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { MAX_DATE_MS, nextTicks, type CronTrigger } from './cron.js';
+import { providerOf } from './validate.js';
 import type { Rule } from './rule.js';
 import type { RuleView } from './schema.js';
 
@@ -14,10 +15,10 @@ const SAMPLE = { HostName: 'web-1', AppName: 'shop', AlarmName: 'disk_full', Sev
 /** The curl's body: a cloud action that reads its instance from the payload gets one to read. */
 function sampleBody(rule: Rule): string {
   const { action } = rule;
-  if (action.type !== 'cloud' || (action.instances && !('from' in action.instances))) return JSON.stringify(SAMPLE);
-  const field = action.instances && 'from' in action.instances ? (action.instances.field ?? 'InstanceId') : 'InstanceId';
-  const instance = (action.provider ?? (rule.infrastructureType === 'CLOUD_OPENSTACK' ? 'openstack' : 'aws')) === 'openstack' ? '8d5b4a1e-2c3f-4e6a-9b7c-0d1e2f3a4b5c' : 'i-0123456789abcdef0';
-  return JSON.stringify({ ...SAMPLE, [field]: instance });
+  const instances = action.type === 'cloud' ? (action.instances ?? { from: 'payload' as const }) : undefined;
+  if (action.type !== 'cloud' || !instances || !('from' in instances)) return JSON.stringify(SAMPLE);
+  const openstack = (action.provider ?? providerOf(rule.infrastructureType)) === 'openstack';
+  return JSON.stringify({ ...SAMPLE, [instances.field ?? 'InstanceId']: openstack ? '8d5b4a1e-2c3f-4e6a-9b7c-0d1e2f3a4b5c' : 'i-0123456789abcdef0' });
 }
 
 /**
@@ -59,7 +60,7 @@ export const NEXT_TICKS = 5;
  */
 function presentSchedule(trigger: CronTrigger, schedule: RuleActivity['schedule']): NonNullable<RuleView['schedule']> {
   const waitingTick = schedule?.waiting_tick == null ? null : iso(schedule.waiting_tick);
-  if (!schedule || schedule.next_at > MAX_DATE_MS) return { nextTicks: [], waitingTick };
+  if (!schedule || schedule.next_at >= MAX_DATE_MS) return { nextTicks: [], waitingTick };
   const ticks = [schedule.next_at, ...nextTicks(trigger, schedule.next_at, NEXT_TICKS - 1)];
   return { nextTicks: ticks.map(iso), waitingTick };
 }

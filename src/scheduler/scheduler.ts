@@ -35,16 +35,14 @@ interface DueRow {
   trigger: string;
 }
 
-
 /** A run of the rule that has not ended. */
 type Unfinished = { id: string; state: string } | undefined;
 
 /** Whether the pass needs to know if the rule's last run ended: a tick waits for it, or the due tick's overlap depends on it. */
-function watchesRuns(row: DueRow, now: number): boolean {
+function watchesRuns(row: DueRow, trigger: CronTrigger, now: number): boolean {
   if (row.waiting_tick !== null) return true;
-  return Number(row.next_at) <= now && ((JSON.parse(row.trigger) as CronTrigger).overlap ?? 'skip') !== 'allow';
+  return Number(row.next_at) <= now && (trigger.overlap ?? 'skip') !== 'allow';
 }
-
 
 /**
  * Fires cron rules (docs/scheduler.md). Every node looks for due ticks at the next one, and at
@@ -119,8 +117,9 @@ export class Scheduler {
     const seen = new Set(due.map((row) => row.rule_id));
     const waiting = (await rows().where('schedules.waiting_tick', 'is not', null).limit(PASS_LIMIT).execute()) as DueRow[];
     due.push(...waiting.filter((row) => !seen.has(row.rule_id)));
-    const unfinished = await this.unfinishedRuns(due.filter((row) => watchesRuns(row, now)).map((row) => row.rule_id));
-    const handled = await Promise.allSettled(due.map((row) => this.fire(row, now, unfinished.get(row.rule_id))));
+    const parsed = due.map((row) => ({ row, trigger: JSON.parse(row.trigger) as CronTrigger }));
+    const unfinished = await this.unfinishedRuns(parsed.filter(({ row, trigger }) => watchesRuns(row, trigger, now)).map(({ row }) => row.rule_id));
+    const handled = await Promise.allSettled(parsed.map(({ row, trigger }) => this.fire(row, trigger, now, unfinished.get(row.rule_id))));
     for (const outcome of handled) {
       if (outcome.status !== 'rejected') continue;
       this.failed = true;
@@ -129,8 +128,7 @@ export class Scheduler {
     return due.length;
   }
 
-  private async fire(row: DueRow, now: number, unfinished: Unfinished): Promise<void> {
-    const trigger = JSON.parse(row.trigger) as CronTrigger;
+  private async fire(row: DueRow, trigger: CronTrigger, now: number, unfinished: Unfinished): Promise<void> {
     const due = Number(row.next_at);
     const plan = due <= now ? planTick(trigger, due, now, this.deps.graceMs) : undefined;
     const waiting = row.waiting_tick === null ? null : Number(row.waiting_tick);

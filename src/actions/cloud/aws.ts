@@ -1,6 +1,5 @@
 import { DescribeInstancesCommand, DescribeRegionsCommand, EC2Client, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import type { ProbeResult } from '../../credentials/routes.js';
-import type { Secret } from '../../credentials/schema.js';
+import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';
 import { PROBE_TIMEOUT_MS, providerError, VERBS, waitForState, type CloudProvider } from './provider.js';

@@ -1,4 +1,4 @@
-import { resolveTargets, type EventFacts, type HostFacts } from '../../engine/decide.js';
+import { resolveTargets, type EventFacts, type HostFacts, type RuleFacts } from '../../engine/decide.js';
 import { pickOf, type Rule } from '../../rules/rule.js';
 import { providerOf } from '../../rules/validate.js';
 import type { ActionKind, KindSpec } from '../kind.js';
@@ -44,10 +44,10 @@ export const cloudKind: ActionKind = {
   type: 'cloud',
   escalatesAtLimit: false,
   plan(rule, event, hosts) {
-    const action = cloudAction(rule as Rule);
-    const provider = providerOfAction(rule as Rule);
+    const action = cloudAction(rule);
+    const provider = providerOfAction(rule);
     if (provider !== 'aws' && provider !== 'openstack') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only` };
-    const instances = instancesOf(rule as Rule, provider, action, event, hosts);
+    const instances = instancesOf(rule, provider, action, event, hosts);
     return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
   },
   limitedReason(used, about, limit) {
@@ -81,7 +81,7 @@ export const cloudKind: ActionKind = {
  * instances of the rule's target hosts (PATCH /api/v1/hosts/{id} {cloudInstanceId}): the host the
  * alert names, the rule's host, or the hosts of its tags. Tags at the provider: not in this version.
  */
-function instancesOf(rule: Rule, provider: RunningProvider, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
+function instancesOf(rule: RuleFacts, provider: RunningProvider, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   const instances = action.instances ?? { from: 'payload' as const };
   if ('ids' in instances) return instances.ids;
   if ('tags' in instances) return 'instances chosen by tag are not run by this version yet: name them (instances.ids) or send their id in the payload';
@@ -92,7 +92,7 @@ function instancesOf(rule: Rule, provider: RunningProvider, action: CloudAction,
   return [value];
 }
 
-function instancesOfHosts(rule: Rule, event: EventFacts, hosts: readonly HostFacts[], field: string): string[] | string {
+function instancesOfHosts(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], field: string): string[] | string {
   const none = `the payload names no instance (send its id in ${field}, or set the action's instances.field)`;
   if (rule.target.type === 'trigger_host' && !event.hostName) return `${none}, nor a host whose cloud instance id is set (HostName)`;
   const targets = resolveTargets(rule.target, event, hosts, pickOf(rule));
@@ -103,15 +103,15 @@ function instancesOfHosts(rule: Rule, event: EventFacts, hosts: readonly HostFac
   return `${none}, and ${targets.length === 1 ? `host ${names} has no` : `none of the hosts ${names} has a`} cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "…"}`;
 }
 
-function providerOfAction(rule: Rule): string | undefined {
-  return cloudAction(rule).provider ?? providerOf(rule.infrastructureType);
+function providerOfAction(rule: RuleFacts): string | undefined {
+  return cloudAction(rule).provider ?? (rule.infrastructureType === undefined ? undefined : providerOf(rule.infrastructureType));
 }
 
 export function isCloudSpec(spec: unknown): spec is CloudSpec {
   return typeof spec === 'object' && spec !== null && (spec as { kind?: unknown }).kind === 'cloud';
 }
 
-function cloudAction(rule: Rule): CloudAction {
-  if (rule.action.type !== 'cloud') throw new Error(`rule ${rule.id} has no cloud action`);
+function cloudAction(rule: Pick<RuleFacts, 'action'>): CloudAction {
+  if (rule.action.type !== 'cloud') throw new Error(`a ${rule.action.type} action is not a cloud action`);
   return rule.action;
 }

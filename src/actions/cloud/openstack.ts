@@ -1,5 +1,4 @@
-import type { ProbeResult } from '../../credentials/routes.js';
-import type { Secret } from '../../credentials/schema.js';
+import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { PolicyFetch } from '../../egress/fetch.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';

@@ -1,7 +1,6 @@
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd } from '../../executions/service-executor.js';
-import type { ProbeResult } from '../../credentials/routes.js';
-import type { Secret } from '../../credentials/schema.js';
+import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { CloudSpec } from './kind.js';
 
 /** One cloud's side of a cloud execution: the call with the credential, then the wait for the state. */

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { openCredential } from '../../credentials/repository.js';
-import type { ProbeResult } from '../../credentials/routes.js';
-import type { Provider, Secret } from '../../credentials/schema.js';
+import type { ProbeResult, Provider, Secret } from '../../credentials/schema.js';
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { SecretBox } from '../../identity/secret-box.js';

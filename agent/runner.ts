@@ -4,9 +4,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Execute, ExecutionResult } from '../src/agents/protocol.js';
 import { collectArtifacts } from './artifacts.js';
-import { CappedOutput } from './capped-output.js';
+import { CappedOutput } from '../src/executions/capped-output.js';
 import { scriptEnvironment } from './environment.js';
-import { resolveInterpreter, type Program } from './interpreters.js';
+import { resolveInterpreter, type Program } from '../src/executions/interpreters.js';
 import { fileNameFor } from './names.js';
 import { signalGroup } from './process-group.js';
 

@@ -1,12 +1,12 @@
 import { assertNever } from '../errors/assert-never.js';
 import type { Action } from '../rules/schema.js';
+import { cliKind } from './cli/kind.js';
 import { cloudKind } from './cloud/kind.js';
 import { emailRunbookKind } from './email-runbook/kind.js';
 import type { ActionKind } from './kind.js';
 import { recordedOnly } from './recorded.js';
 import { scriptKind } from './script/kind.js';
 
-const CLI = recordedOnly('cli');
 const GRAPH_SNAPSHOT = recordedOnly('graph_snapshot');
 
 /** Every action kind of the rules API: the one list. A new kind is a case here and a module beside. */
@@ -19,7 +19,7 @@ export function builtInKind(type: Action['type']): ActionKind {
     case 'cloud':
       return cloudKind;
     case 'cli':
-      return CLI;
+      return cliKind;
     case 'graph_snapshot':
       return GRAPH_SNAPSHOT;
     default:

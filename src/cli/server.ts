@@ -36,6 +36,7 @@ export async function runServer(config: Config): Promise<number> {
     logger,
     publicUrl: config.publicUrl,
     awsEndpoint: config.awsEndpoint,
+    cli: config.cli,
     webhookBodyLimitBytes: config.webhookBodyLimitBytes,
     throttleDefaults: config.throttleDefaults,
     ingest: config.ingest,

@@ -1,8 +1,11 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { cliUser, ConfigError, loadConfig, type Config } from './config.js';
 
 const cwd = '/srv/pitcrew';
+/** A service run as root runs CLI runbooks as nobody by default. */
+const asRoot = process.getuid?.() === 0;
 
 function failure(env: Record<string, string>): unknown {
   try {
@@ -38,6 +41,7 @@ describe('loadConfig', () => {
       scheduleGraceSeconds: 300,
       retentionDays: undefined,
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
+      cli: { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
     });
   });
 
@@ -82,6 +86,11 @@ describe('loadConfig', () => {
       PITCREW_SCHEDULE_GRACE_SECONDS: '60',
       PITCREW_METRICS_ADDR: '0.0.0.0:9100',
       PITCREW_METRICS_TOKEN: 'scrape-token-0123456789',
+      PITCREW_CLI_MACHINE: 'off',
+      PITCREW_CLI_PATH: '/opt/clis/bin',
+      PITCREW_CLI_SCRATCH_DIR: '/var/tmp/pitcrew-cli',
+      PITCREW_CLI_MAX_PER_TENANT: '2',
+      PITCREW_CLI_MAX_OUTPUT_BYTES: '65536',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -107,7 +116,19 @@ describe('loadConfig', () => {
       scheduleGraceSeconds: 60,
       retentionDays: 90,
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
+      cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
     });
+  });
+
+  it('keeps the CLI Machine away from the data directory and from root', () => {
+    expect(() => loadConfig({ PITCREW_DATA_DIR: '/srv/pitcrew', PITCREW_CLI_SCRATCH_DIR: '/srv/pitcrew/tmp' }, cwd)).toThrow(/PITCREW_CLI_SCRATCH_DIR must be outside the data directory/);
+    expect(() => loadConfig({ PITCREW_CLI_MACHINE: 'yes' }, cwd)).toThrow(/PITCREW_CLI_MACHINE must be on or off/);
+    expect(cliUser(undefined, false)).toBeUndefined();
+    expect(cliUser(undefined, true)).toEqual({ name: 'nobody', uid: 65534, gid: 65534 });
+    expect(cliUser('65534', true)).toMatchObject({ name: 'nobody' });
+    expect(() => cliUser('nobody', false)).toThrow(/switching user needs the service to run as root/);
+    expect(() => cliUser('root', true)).toThrow(/is root: CLI runbooks would reach the data directory/);
+    expect(() => cliUser('no-such-user-here', true)).toThrow(/no such user on this machine/);
   });
 
   it('trusts X-Forwarded-For only from named proxies or a hop count, never from anyone', () => {

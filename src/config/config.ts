@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Everything the service reads from its environment, validated once at start. */
@@ -37,6 +39,23 @@ export interface Config {
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
   retentionDays: number | undefined;
   metrics: MetricsSettings;
+  cli: CliMachineSettings;
+}
+
+/** How the CLI Machine runs CLI runbooks (docs/cli-machine.md). */
+export interface CliMachineSettings {
+  /** PITCREW_CLI_MACHINE: off on nodes that must not run CLI runbooks (a cluster with a worker for them). */
+  enabled: boolean;
+  /** PITCREW_CLI_PATH: the PATH runbooks get, where the CLIs the operator allows are. */
+  path: string;
+  /** PITCREW_CLI_SCRATCH_DIR: where each run's throwaway HOME is made (the system's temp directory). */
+  scratchDir: string;
+  /** PITCREW_CLI_MAX_PER_TENANT: runs of one tenant at once on a node. */
+  maxPerTenant: number;
+  /** PITCREW_CLI_MAX_OUTPUT_BYTES: kept of each of stdout and stderr. */
+  maxOutputBytes: number;
+  /** PITCREW_CLI_USER: the user runs switch to; `nobody` when the service runs as root and it is unset. */
+  runAs: { name: string; uid: number; gid: number } | undefined;
 }
 
 /** Where Prometheus reads /metrics (docs/configuration.md#metrics). */
@@ -132,7 +151,51 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     scheduleGraceSeconds: integer(env, 'PITCREW_SCHEDULE_GRACE_SECONDS', 300, 0, 7 * 86_400),
     retentionDays: retentionDays(env),
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
+    cli: cliMachine(env, cwd),
   };
+}
+
+function cliMachine(env: Env, cwd: string): CliMachineSettings {
+  const scratchDir = path.resolve(cwd, env.PITCREW_CLI_SCRATCH_DIR || os.tmpdir());
+  const dataDir = path.resolve(cwd, env.PITCREW_DATA_DIR ?? 'data');
+  if (scratchDir === dataDir || scratchDir.startsWith(`${dataDir}${path.sep}`)) {
+    throw new ConfigError(`PITCREW_CLI_SCRATCH_DIR must be outside the data directory (${dataDir}): CLI runbooks must not reach the database or the secret key`);
+  }
+  const machine = (env.PITCREW_CLI_MACHINE ?? 'on').trim();
+  if (machine !== 'on' && machine !== 'off') throw new ConfigError(`PITCREW_CLI_MACHINE must be on or off, got "${machine}"`);
+  return {
+    enabled: machine === 'on',
+    path: env.PITCREW_CLI_PATH || '/usr/local/bin:/usr/bin:/bin',
+    scratchDir,
+    maxPerTenant: integer(env, 'PITCREW_CLI_MAX_PER_TENANT', 4, 1, 1000),
+    maxOutputBytes: integer(env, 'PITCREW_CLI_MAX_OUTPUT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    runAs: cliUser(env.PITCREW_CLI_USER),
+  };
+}
+
+/**
+ * A service running as root runs CLI runbooks as another user (nobody unless told), so they cannot
+ * read the data directory; any other service user can only run them as itself.
+ */
+export function cliUser(raw: string | undefined, isRoot = process.getuid?.() === 0): CliMachineSettings['runAs'] {
+  const name = raw?.trim() || (isRoot ? 'nobody' : '');
+  if (name === '') return undefined;
+  if (!isRoot) throw new ConfigError(`PITCREW_CLI_USER=${name}: switching user needs the service to run as root; unset it to run CLI runbooks as the service's own user, or see docs/cli-machine.md for a sandboxed worker`);
+  const entry = readPasswd().find((user) => user.name === name || String(user.uid) === name);
+  if (!entry) throw new ConfigError(`PITCREW_CLI_USER=${name}: no such user on this machine (getent passwd ${name}); create it or name another`);
+  if (entry.uid === 0) throw new ConfigError(`PITCREW_CLI_USER=${name} is root: CLI runbooks would reach the data directory and the secret key; name an unprivileged user`);
+  return entry;
+}
+
+function readPasswd(): Array<{ name: string; uid: number; gid: number }> {
+  try {
+    return fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter((line) => line && !line.startsWith('#')).map((line) => {
+      const [name, , uid, gid] = line.split(':');
+      return { name: name!, uid: Number(uid), gid: Number(gid) };
+    });
+  } catch {
+    return [];
+  }
 }
 
 /** The CLI's view of the environment: where the service is and the management token. */

@@ -36,7 +36,7 @@ describe('decide', () => {
     ['tags: every host with all of them', rule({ type: 'specific_tags', tags: ['web'] }), { act: true }, 'accepted', ['h1', 'h2'], null],
     ['tags: all must match', rule({ type: 'specific_tags', tags: ['web', 'eu'] }), { act: true }, 'accepted', ['h1'], null],
     ['tags: none match', rule({ type: 'specific_tags', tags: ['web', 'asia'] }), { act: true }, 'no_target', [], /no host carries all of the tags web, asia/],
-    ['cli machine', rule({ type: 'cli_machine' }, { action: { type: 'cli', runbook: { script: 'az vm list' } } }), { act: true }, 'accepted', [], /does not run them yet/],
+    ['cli machine', rule({ type: 'cli_machine' }, { action: { type: 'cli', runbook: { script: 'az vm list' } } }), { act: true }, 'accepted', [], null],
     ['cloud action', rule({ type: 'trigger_host' }, { action: { type: 'cloud', operation: 'stop' } }), { act: true, hostName: 'web-1' }, 'accepted', [], /cloud actions are recorded/],
   ])('%s → %s', (_case, facts, event, outcome, targetIds, reason) => {
     const decision = decideOf(facts, { hostName: undefined, ...event }, hosts);

@@ -117,6 +117,11 @@ export class ExecutionLedger {
     return this.submitMove({ kind: 'move', ids, to: 'dispatched', reason, from: ['queued'], nodeId });
   }
 
+  /** A run by the service ended with a process's result (the CLI Machine): stored as an agent's is. */
+  serviceResult(result: ExecutionResult): Promise<Recorded> {
+    return this.queue.submit({ kind: 'result', hostId: null, result }) as Promise<Recorded>;
+  }
+
   private submitMove(op: Extract<LedgerOp, { kind: 'move' }>): Promise<string[]> {
     if (op.ids.length === 0) return Promise.resolve([]);
     return this.queue.submit(op) as Promise<string[]>;

@@ -8,7 +8,8 @@ import { endingOf, isTerminal, statesBefore, type ExecutionState } from './state
 export type LedgerOp =
   | { kind: 'claim'; hostId: string; ids: string[] | 'all_queued'; sessionId: string; nodeId: string }
   | { kind: 'started'; hostId: string; executionId: string; startedAt: number }
-  | { kind: 'result'; hostId: string; result: ExecutionResult }
+  /** `hostId` null: a run by the service (no host) ended with a process's result. */
+  | { kind: 'result'; hostId: string | null; result: ExecutionResult }
   /** `hostId`: asked for by that host's agent, so it moves only that host's executions. */
   | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string }
   /** A queued run whose host went offline, to another host its target may pick (executions/placement.ts). */
@@ -61,7 +62,7 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
   };
 
   for (const op of ops) {
-    if (op.hostId !== undefined) refuseForeign(current, op, op.hostId, plan);
+    if (op.hostId !== undefined && op.hostId !== null) refuseForeign(current, op, op.hostId, plan);
     switch (op.kind) {
       case 'claim': {
         const ids = op.ids === 'all_queued' ? (queuedByHost.get(op.hostId) ?? []) : op.ids;
@@ -179,7 +180,7 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
     stderr_truncated: result.stderrTruncated ? 1 : 0,
     started_at: row.started_at ?? result.startedAt,
     finished_at: result.finishedAt,
-  }, op.hostId);
+  }, op.hostId ?? undefined);
   if (moved) {
     row.finished_at = result.finishedAt;
     for (const artifact of result.artifacts) plan.artifacts.push({ execution_id: result.executionId, ...artifact });
@@ -194,7 +195,7 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
     const late = { ending: result.ending, exitCode: result.exitCode, signal: result.signal, finishedAt: result.finishedAt, stdout: result.stdout, stderr: result.stderr, reason: ending.reason };
     row.late_result = JSON.stringify(late);
     plan.updates.set(row.id, { ...plan.updates.get(row.id), late_result: row.late_result });
-    plan.hostOf.set(row.id, op.hostId);
+    if (op.hostId !== null) plan.hostOf.set(row.id, op.hostId);
   }
   return { state: row.state as ExecutionState, late: true };
 }

@@ -13,7 +13,7 @@ export const ExecutionView = Type.Object({
   hostId: Type.Union([Type.String(), Type.Null()]),
   hostname: Type.String(),
   state: Type.Enum([...EXECUTION_STATES]),
-  actionType: Type.String({ description: 'the action kind: script (on the host by its agent), email_runbook (by the service: no host); the kinds to come: cloud, cli, graph_snapshot' }),
+  actionType: Type.String({ description: 'the action kind: script (on the host by its agent); email_runbook, cloud and cli (by the service: no host); graph_snapshot is recorded only' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   flavour: Type.String(),
   interpreter: Type.String(),

@@ -14,7 +14,8 @@ const tags = ['executions'];
 export interface ExecutionRouteDeps extends StreamDeps {
   ledger: ExecutionLedger;
   /** Tells the agent of the host to cancel, whichever service node it is connected to. */
-  cancelOnHost(hostId: string, executionId: string): void;
+  /** Stops a running execution: its agent (hostId), or the node running it for the service (null). */
+  cancelRunning(hostId: string | null, executionId: string): void;
 }
 
 export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): void {
@@ -66,7 +67,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
       if (moved.length === 0) return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
     } else {
       await db.updateTable('executions').set({ cancel_requested_at: Date.now() }).where('id', '=', row.id).where('cancel_requested_at', 'is', null).execute();
-      deps.cancelOnHost(row.host_id!, row.id);
+      deps.cancelRunning(row.host_id, row.id);
     }
     return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
   });

@@ -1,13 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { ExecutionResult } from './result.js';
 import type { Database, ExecutionRow } from '../store/schema.js';
+import type { Recorded } from './plan.js';
 import type { ExecutionState } from './states.js';
 
-/** How a run by the service ended. */
-export interface RunEnd {
+/**
+ * How a run by the service ended: a state and its reason, or a process's result (exit code and
+ * output, stored as an agent's is; `skippedEnv`: payload names it was not given).
+ */
+export type RunEnd = RunState | { result: ExecutionResult; skippedEnv?: string[] };
+export interface RunState {
   state: Extract<ExecutionState, 'succeeded' | 'failed'>;
   reason: string;
 }
+
+/** Live output of a run in process, for people watching it (executions/live.ts). */
+export type OutputSink = (stream: 'stdout' | 'stderr', chunk: string) => void;
+
+/** A place for one run (release it when the run ends), or undefined: none free now, it stays queued. */
+export type Admission = (() => void) | undefined;
 
 /**
  * How the service runs one kind's executions (the kinds of actions/ that run on no host).
@@ -21,13 +33,15 @@ export interface RunEnd {
  */
 export type ServiceRunner =
   /** `close`: lets go of what the runner keeps between runs (connections), once the executor stopped. */
-  | { kind: string; mode: 'in_process'; run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd>; close?(): void }
-  | { kind: string; mode: 'hand_off'; handOff(execution: ExecutionRow): Promise<RunEnd | { handedOff: string }>; settle(): Promise<Array<RunEnd & { id: string }>> };
+  | { kind: string; mode: 'in_process'; run(execution: ExecutionRow, signal: AbortSignal, output: OutputSink): Promise<RunEnd>; admit?(execution: ExecutionRow): Admission; close?(): void }
+  | { kind: string; mode: 'hand_off'; handOff(execution: ExecutionRow): Promise<RunState | { handedOff: string }>; settle(): Promise<Array<RunState & { id: string }>> };
 
 /** The ledger's conditional moves the executor makes. */
 export interface ServiceLedger {
   claimForService(ids: string[], nodeId: string, reason: string): Promise<string[]>;
   move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
+  /** A run's result with its output, as an agent's is stored (running → its end). */
+  serviceResult(result: ExecutionResult): Promise<Recorded>;
 }
 
 export interface ServiceExecutorDeps {
@@ -38,11 +52,14 @@ export interface ServiceExecutorDeps {
   logger: FastifyBaseLogger;
   /** A pass at least this often; a commit that queued service work wakes it at once. */
   pollMs: number;
+  /** Where live output of runs in process goes. */
+  output?: (executionId: string, stream: 'stdout' | 'stderr', chunk: string) => void;
   clock?: () => number;
 }
 
-/** Why a run was told to stop: its timeout (anything else is the service stopping). */
+/** Why a run was told to stop: its timeout, a person's cancel (anything else is the service stopping). */
 const TIMED_OUT = new Error('the run passed its timeout');
+const CANCELLED = new Error('cancelled on request');
 
 /** Executions taken per pass; the rest wait for the next one. */
 const PER_PASS = 100;
@@ -59,7 +76,7 @@ export class ServiceExecutor {
   private again = false;
   private stopped = true;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly aborts = new Set<AbortController>();
+  private readonly aborts = new Map<string, AbortController>();
   private readonly unknownKinds = new Set<string>();
 
   constructor(private readonly deps: ServiceExecutorDeps) {
@@ -88,10 +105,17 @@ export class ServiceExecutor {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    for (const abort of this.aborts) abort.abort();
+    for (const abort of this.aborts.values()) abort.abort();
     await this.pass;
     await Promise.all(this.inFlight);
     for (const runner of this.deps.runners) if (runner.mode === 'in_process') runner.close?.();
+  }
+
+  /** Stops a run in process on this node (a person's cancel); false when it does not run here. */
+  cancel(executionId: string): boolean {
+    const abort = this.aborts.get(executionId);
+    abort?.abort(CANCELLED);
+    return abort !== undefined;
   }
 
   /** One pass: ends of hand-offs, timeouts, then new work. */
@@ -110,12 +134,32 @@ export class ServiceExecutor {
 
   private async claimQueued(): Promise<void> {
     const queued = await this.deps.db.selectFrom('executions').selectAll().where('state', '=', 'queued').where('host_id', 'is', null).where('held', '=', 0).orderBy('id').limit(PER_PASS).execute();
-    const runnable = queued.filter((row) => this.runnerOf(row));
-    if (runnable.length === 0) return;
-    const claimed = new Set(await this.deps.ledger.claimForService(runnable.map((row) => row.id), this.deps.nodeId, 'taken by the service to run'));
-    for (const row of runnable) {
-      if (!claimed.has(row.id)) continue; // another node took it
-      const running = this.runOne(this.runnerOf(row)!, row).catch((error: unknown) => this.deps.logger.error({ err: error, executionId: row.id }, 'a run by the service failed to record its end; the sweeper settles it'));
+    // A run whose runner has no place for it now (a tenant's concurrency cap) stays queued.
+    const admitted = new Map<string, () => void>();
+    for (const row of queued) {
+      const runner = this.runnerOf(row);
+      if (!runner) continue;
+      const release = runner.mode === 'in_process' && runner.admit ? runner.admit(row) : () => undefined;
+      if (release) admitted.set(row.id, release);
+    }
+    if (admitted.size === 0) return;
+    const claimed = new Set(await this.deps.ledger.claimForService([...admitted.keys()], this.deps.nodeId, 'taken by the service to run').catch((error: unknown) => {
+      for (const release of admitted.values()) release();
+      throw error;
+    }));
+    for (const row of queued) {
+      const release = admitted.get(row.id);
+      if (!release) continue;
+      if (!claimed.has(row.id)) {
+        release(); // another node took it
+        continue;
+      }
+      const running = this.runOne(this.runnerOf(row)!, row)
+        .catch((error: unknown) => this.deps.logger.error({ err: error, executionId: row.id }, 'a run by the service failed to record its end; the sweeper settles it'))
+        .finally(() => {
+          release();
+          this.wake();
+        });
       this.inFlight.add(running);
       void running.finally(() => this.inFlight.delete(running));
     }
@@ -132,18 +176,37 @@ export class ServiceExecutor {
     const started = await ledger.move([row.id], 'running', 'running on the service', ['dispatched']);
     if (started.length === 0) return;
     const abort = new AbortController();
-    this.aborts.add(abort);
+    this.aborts.set(row.id, abort);
     const timeoutMs = timeoutSecondsOf(row) * 1000;
     const timer = setTimeout(() => abort.abort(TIMED_OUT), timeoutMs).unref();
+    const output: OutputSink = (stream, chunk) => this.deps.output?.(row.id, stream, chunk);
     try {
-      const end = await runner.run(row, abort.signal).catch((error: unknown) => ({ state: 'failed' as const, reason: errorText(error) }));
-      if (!abort.signal.aborted) return void (await ledger.move([row.id], end.state, end.reason, ['running']));
-      if (abort.signal.reason === TIMED_OUT) await ledger.move([row.id], 'timed_out', `ran past its timeout of ${timeoutMs / 1000} s and was stopped`, ['running']);
-      else await ledger.move([row.id], 'lost', 'the service stopped while it ran; it was not re-run', ['running']);
+      const end = await runner.run(row, abort.signal, output).catch((error: unknown) => ({ state: 'failed' as const, reason: errorText(error) }));
+      if ('result' in end && end.skippedEnv?.length) this.deps.logger.warn({ executionId: row.id, names: end.skippedEnv }, 'left out payload variables a service run does not take');
+      await this.recordEnd(row, end, abort.signal, timeoutMs);
     } finally {
       clearTimeout(timer);
-      this.aborts.delete(abort);
+      this.aborts.delete(row.id);
     }
+  }
+
+  /** Its end as the run reports it; past its timeout or cancelled, that (with what it printed); the service stopping: lost. */
+  private async recordEnd(row: ExecutionRow, end: RunEnd, signal: AbortSignal, timeoutMs: number): Promise<void> {
+    const { ledger } = this.deps;
+    const stop = !signal.aborted ? undefined
+      : signal.reason === TIMED_OUT ? { ending: 'timed_out' as const, reason: `ran past its timeout of ${timeoutMs / 1000} s and was stopped` }
+        : signal.reason === CANCELLED ? { ending: 'cancelled' as const, reason: 'cancelled on request; it was stopped' }
+          : undefined;
+    if (signal.aborted && !stop) {
+      await ledger.move([row.id], 'lost', 'the service stopped while it ran; it was not re-run', ['running']);
+      return;
+    }
+    if ('result' in end) {
+      await ledger.serviceResult(stop ? { ...end.result, ending: stop.ending, reason: `${stop.reason}; its process group was killed` } : end.result);
+      return;
+    }
+    if (stop) await ledger.move([row.id], stop.ending, stop.reason, ['running']);
+    else await ledger.move([row.id], end.state, end.reason, ['running']);
   }
 
   /** Hand-offs that never settled end `timed_out` after their spec's timeoutSeconds since dispatch. */

@@ -108,8 +108,9 @@ async function assertIntegrationExists(db: Kysely<Database>, tenantId: string, i
   throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/trigger/integrationId: ${message}`, { fieldErrors: [{ path: '/body/trigger/integrationId', message }] });
 }
 
-/** A cloud action acts with one of the tenant's own credentials: it must exist (another tenant's does not, here). */
+/** A cloud or CLI action acts with the tenant's own credentials: each must exist (another tenant's does not, here). */
 async function assertCredentialExists(db: Kysely<Database>, tenantId: string, input: RuleInput): Promise<void> {
+  if (input.action.type === 'cli') return assertCliCredentials(db, tenantId, input.action.credentialIds ?? []);
   if (input.action.type !== 'cloud' || input.action.credentialId === undefined) return;
   const { credentialId } = input.action;
   const found = await db.selectFrom('credentials').select(['name', 'provider']).where('id', '=', credentialId).where('tenant_id', '=', tenantId).executeTakeFirst();
@@ -117,8 +118,30 @@ async function assertCredentialExists(db: Kysely<Database>, tenantId: string, in
   if (found && (provider === undefined || found.provider === provider)) return;
   const message = found
     ? `credential "${found.name}" is for ${found.provider}, and this action for ${provider}: pick one for ${provider}`
-    : `no credential ${credentialId} in this tenant; store one with POST /api/v1/credentials, or pick one from GET /api/v1/credentials`;
-  throw new PitcrewError('PITCREW_ERR_VALIDATION', `/body/action/credentialId: ${message}`, { fieldErrors: [{ path: '/body/action/credentialId', message }] });
+    : missingCredential(credentialId);
+  throw credentialError('/body/action/credentialId', message);
+}
+
+/** A CLI runbook gets each credential in its CLI's variables: two of one provider would overwrite each other. */
+async function assertCliCredentials(db: Kysely<Database>, tenantId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await db.selectFrom('credentials').select(['id', 'name', 'provider']).where('id', 'in', ids).where('tenant_id', '=', tenantId).execute();
+  const seen = new Map<string, string>();
+  for (const [i, id] of ids.entries()) {
+    const credential = found.find((row) => row.id === id);
+    if (!credential) throw credentialError(`/body/action/credentialIds/${i}`, missingCredential(id));
+    const other = seen.get(credential.provider);
+    if (other) throw credentialError(`/body/action/credentialIds/${i}`, `credentials "${other}" and "${credential.name}" are both for ${credential.provider}, whose CLI reads one set of variables: give one per provider`);
+    seen.set(credential.provider, credential.name);
+  }
+}
+
+function missingCredential(id: string): string {
+  return `no credential ${id} in this tenant; store one with POST /api/v1/credentials, or pick one from GET /api/v1/credentials`;
+}
+
+function credentialError(path: string, message: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_VALIDATION', `${path}: ${message}`, { fieldErrors: [{ path, message }] });
 }
 
 function assertConsistent(input: RuleInput): void {

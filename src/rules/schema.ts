@@ -86,7 +86,12 @@ export const CloudAction = Type.Object(
   { additionalProperties: false },
 );
 export const CliAction = Type.Object(
-  { type: Type.Literal('cli'), runbook: Runbook, timeoutSeconds: Type.Optional(TimeoutSeconds) },
+  {
+    type: Type.Literal('cli'),
+    runbook: Runbook,
+    credentialIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 4, uniqueItems: true, description: "the tenant's credentials the CLI runbook gets, each in its CLI's own environment variables (docs/cli-machine.md); at most one per provider" })),
+    timeoutSeconds: Type.Optional(TimeoutSeconds),
+  },
   { additionalProperties: false },
 );
 export const GraphSnapshotAction = Type.Object(

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -23,7 +24,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import type { NotifySettings } from '../config/config.js';
+import type { CliMachineSettings, NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -36,6 +37,7 @@ import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
 import { NovaServers } from '../actions/cloud/openstack.js';
+import { CliRunner } from '../actions/cli/runner.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
@@ -70,6 +72,8 @@ export interface AppDeps {
   publicUrl?: string | undefined;
   /** PITCREW_AWS_ENDPOINT_URL: EC2 calls go there instead of AWS's regional endpoints. */
   awsEndpoint?: string | undefined;
+  /** How the CLI Machine runs CLI runbooks (config PITCREW_CLI_*); the defaults of a service not run as root. */
+  cli?: Partial<CliMachineSettings>;
   /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
   cloudPollMs?: number;
   webhookBodyLimitBytes: number;
@@ -111,6 +115,9 @@ export interface AppDeps {
   scheduleGraceSeconds?: number;
 }
 
+/** A cancel announced to other nodes for a run by the service names this instead of a host. */
+const SERVICE_RUN = 'service';
+const CLI_DEFAULTS: CliMachineSettings = { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: undefined };
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
 
 /** The services buildApp made and wired together: for listen(), the CLI and tests. */
@@ -171,18 +178,26 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
     describeAction: (spec) => kinds.describe(spec),
   });
+  const cli = { ...CLI_DEFAULTS, ...deps.cli };
   const executor = new ServiceExecutor({
-    db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a) }, nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock,
-    runners: [new EmailRunbookRunner(deps.store.db, links), new CloudRunner(deps.store.db, secretBox, clouds), ...(deps.extraKinds?.runners ?? [])],
+    db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a), serviceResult: (result) => ledger.serviceResult(result) },
+    nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),
+    runners: [
+      new EmailRunbookRunner(deps.store.db, links),
+      new CloudRunner(deps.store.db, secretBox, clouds),
+      ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint })] : []),
+      ...(deps.extraKinds?.runners ?? []),
+    ],
   });
   // Work for agents connected here is pushed now; other nodes are told (PostgreSQL NOTIFY).
   const dispatchQueued = (executions: QueuedExecution[]) => {
     gateway.dispatch(executions);
     wakeups.publish('queued', executions.filter((e) => !e.claim && !gateway.holds(e.hostId)));
   };
-  // A cancel for an agent connected elsewhere is announced to the other nodes.
-  const cancelOnHost = (hostId: string, executionId: string) => {
-    if (!gateway.cancel(hostId, executionId)) wakeups.publish('cancel', [{ id: executionId, hostId }]);
+  // A cancel for an agent connected elsewhere, or a run by another node, is announced to the other nodes.
+  const cancelRunning = (hostId: string | null, executionId: string) => {
+    const here = hostId === null ? executor.cancel(executionId) : gateway.cancel(hostId, executionId);
+    if (!here) wakeups.publish('cancel', [{ id: executionId, hostId: hostId ?? SERVICE_RUN }]);
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
     onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
@@ -205,7 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
     queued: (executions) => gateway.dispatch(executions.filter((e) => gateway.holds(e.hostId))),
-    cancel: (executions) => executions.forEach((e) => gateway.cancel(e.hostId, e.id)),
+    cancel: (executions) => executions.forEach((e) => (e.hostId === SERVICE_RUN ? executor.cancel(e.id) : gateway.cancel(e.hostId, e.id))),
     live: (notice) => liveRelay.received(notice),
     tenantChanged: (tenantId) => context.directory.forgetTenant(tenantId),
   }, deps.logger);
@@ -295,7 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
-      registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelOnHost });
+      registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });

@@ -77,6 +77,8 @@ export interface TestEnvOptions {
   publicUrl?: string;
   /** Where EC2 calls go (an emulator). */
   awsEndpoint?: string;
+  /** The CLI Machine's settings (the service's defaults unless set). */
+  cli?: AppDeps['cli'];
   cloudPollMs?: number;
   /** How long close() lets requests in flight finish (the app's default unless a test is about it). */
   shutdownGraceMs?: number;
@@ -134,6 +136,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
     awsEndpoint: options.awsEndpoint,
+    cli: options.cli,
     cloudPollMs: options.cloudPollMs ?? 20,
     shutdownGraceMs: options.shutdownGraceMs,
     retentionDays: options.retentionDays,

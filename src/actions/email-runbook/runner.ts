@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
+import type { RunState, ServiceRunner } from '../../executions/service-executor.js';
 import type { UiLinks } from '../../notify/links.js';
 import type { RunbookNotification } from '../../notify/notification.js';
 import { enqueue, routingOf } from '../../notify/outbox.js';
@@ -28,7 +28,7 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async handOff(execution: ExecutionRow): Promise<RunEnd | { handedOff: string }> {
+  async handOff(execution: ExecutionRow): Promise<RunState | { handedOff: string }> {
     const spec = JSON.parse(execution.spec) as unknown;
     if (!isEmailRunbookSpec(spec)) return { state: 'failed', reason: 'not an email_runbook execution' };
     const event = await this.db.selectFrom('events').selectAll().where('id', '=', execution.event_id).executeTakeFirstOrThrow();
@@ -46,7 +46,7 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
     return { handedOff: `sending the runbook by email to ${recipients.join(', ')}` };
   }
 
-  async settle(): Promise<Array<RunEnd & { id: string }>> {
+  async settle(): Promise<Array<RunState & { id: string }>> {
     const sent = await this.db
       .selectFrom('executions')
       .innerJoin('notify_messages', 'notify_messages.execution_id', 'executions.id')
@@ -56,7 +56,7 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
       .where('executions.host_id', 'is', null)
       .limit(PER_PASS)
       .execute();
-    const ends: Array<RunEnd & { id: string }> = [];
+    const ends: Array<RunState & { id: string }> = [];
     for (const delivery of sent) {
       if (delivery.state === 'delivered') {
         const to = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]).join(', ') : 'on-call';

@@ -50,7 +50,7 @@ export const scriptKind: ActionKind = {
  * a payload can never set one (ingress/env.ts reserves the prefix), and the agent takes them only
  * as context, so they go there.
  */
-function eventEnvAndContext(env: Record<string, string>): { env: Record<string, string>; context: Record<string, string> } {
+export function eventEnvAndContext(env: Record<string, string>): { env: Record<string, string>; context: Record<string, string> } {
   const own: Record<string, string> = {};
   const context: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) (name.startsWith('PITCREW_') ? context : own)[name] = value;

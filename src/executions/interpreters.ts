@@ -1,8 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import type { Execute } from '../src/agents/protocol.js';
-
-export type Interpreter = Execute['interpreter'];
+/** The interpreters a runbook names (rules/schema.ts, agents/protocol.ts). */
+export type Interpreter = 'sh' | 'bash' | 'python' | 'pwsh';
 
 export interface Program {
   path: string;

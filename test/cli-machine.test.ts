@@ -1,0 +1,213 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+import { waitState } from './support/notify.js';
+import { waitFor } from './support/wait.js';
+
+/*
+ * Issue 19.4: the CLI Machine runs a rule's CLI runbook on the service side, as a child process
+ * with a clean environment holding only the rule's credentials. Debian's real `aws` CLI (package
+ * awscli, installed by .ci/run) starts an EC2 instance at the EC2 emulator
+ * (test/support/ec2-emulator.ts), which checks the SigV4 signature of every call with the key
+ * the credential holds. The credential's secret never shows in stored output, live output,
+ * replies or logs.
+ */
+const AWS_CLI = '/usr/bin/aws';
+const KEY = { accessKeyId: 'AKIAIOSFODNN7CLIMACH', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzCLIMACHINE' };
+const SECRET_PATTERN = new RegExp(`${KEY.secretAccessKey}|${KEY.accessKeyId}`);
+
+describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
+  let env: TestEnv;
+  let ec2: Ec2Emulator;
+  let credentialId: string;
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-test-'));
+  const root = process.getuid?.() === 0;
+
+  beforeAll(async () => {
+    ec2 = await startEc2Emulator();
+    ec2.transitionPolls = 0;
+    ec2.addKey(KEY.accessKeyId, KEY.secretAccessKey);
+    fs.chmodSync(scratchDir, 0o755);
+    env = await startTestEnv(dialect, {
+      awsEndpoint: ec2.url,
+      listen: true,
+      cli: { scratchDir, maxPerTenant: 1, maxOutputBytes: 4096, runAs: root ? { name: 'nobody', uid: 65534, gid: 65534 } : undefined },
+    });
+    credentialId = (await env.api('POST', '/api/v1/credentials', { name: 'aws-cli', provider: 'aws', secret: KEY })).json().id;
+  });
+  afterAll(async () => {
+    await env?.close();
+    await ec2?.close();
+    fs.rmSync(scratchDir, { recursive: true, force: true });
+  });
+
+  const cliRule = async (script: string, action: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => {
+    const response = await env.api('POST', '/api/v1/rules', {
+      name: `cli-${Math.random().toString(36).slice(2, 8)}`, trigger: { type: 'webhook' }, infrastructureType: 'CLOUD_EC2',
+      action: { type: 'cli', runbook: { script }, credentialIds: [credentialId], ...action }, target: { type: 'cli_machine' }, ...extra,
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json().trigger.triggerId as string;
+  };
+  const fire = async (triggerId: string, body: Record<string, unknown> = {}) => {
+    const reply = await env.webhook(triggerId, body);
+    expect(reply.statusCode, reply.body).toBe(202);
+    return reply.json() as { outcome: string; executionIds: string[]; skippedEnv: string[] };
+  };
+  const ended = async (id: string, state: string) => (await waitState(env, id, state)) as { stdout: string; stderr: string; exitCode: number | null; reason: string | null; stdoutTruncated: boolean; startedAt: string; finishedAt: string };
+
+  it("runs Debian's aws CLI with the rule's credential: a signed StartInstances at EC2, its answer in the output", async () => {
+    expect(fs.existsSync(AWS_CLI), `${AWS_CLI} (Debian package awscli, installed by .ci/run)`).toBe(true);
+    const id = `i-${(dialect === 'sqlite' ? 0xc1000001 : 0xc2000001).toString(16)}`;
+    ec2.addInstance({ id, region: 'eu-west-1', state: 'stopped' });
+    const triggerId = await cliRule('aws --endpoint-url "$AWS_ENDPOINT_URL_EC2" --region eu-west-1 --output json ec2 start-instances --instance-ids "$InstanceId"');
+    const reply = await fire(triggerId, { HostName: 'web-1', InstanceId: id });
+    expect(reply.outcome).toBe('accepted');
+    const execution = await ended(reply.executionIds[0]!, 'succeeded');
+    expect(JSON.parse(execution.stdout)).toMatchObject({ StartingInstances: [{ InstanceId: id, PreviousState: { Name: 'stopped' }, CurrentState: { Name: expect.stringMatching(/^(pending|running)$/) } }] });
+    expect(ec2.instance(id)!.state).toBe('running');
+    const calls = ec2.requests.filter((r) => r.action === 'StartInstances' && r.params['InstanceId.1'] === id);
+    expect(calls).toEqual([expect.objectContaining({ accessKeyId: KEY.accessKeyId, region: 'eu-west-1', authorized: true, status: 200 })]);
+  }, 60_000);
+
+  it('never shows a credential value: not in stored or live output, replies or logs', async () => {
+    // The runbook prints its whole environment, the key twice, and a line cut inside the secret.
+    const script = 'env; echo "key=$AWS_SECRET_ACCESS_KEY"; printf "%s" "$AWS_SECRET_ACCESS_KEY" | head -c 20; echo; echo "id=$AWS_ACCESS_KEY_ID" >&2';
+    const triggerId = await cliRule(script);
+    const [id] = (await fire(triggerId, { HostName: 'web-2' })).executionIds;
+    const stream = fetch(`${env.listening!.httpUrl}/api/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${env.tenant.token}` } }).then((r) => r.text());
+    const execution = await ended(id!, 'succeeded');
+    const live = await stream;
+    expect(execution.stdout).toContain('key=********');
+    expect(execution.stdout).toContain('AWS_SECRET_ACCESS_KEY=********');
+    expect(execution.stderr).toContain('id=********');
+    const seen = [execution.stdout, execution.stderr, live, (await env.api('GET', `/api/v1/executions/${id}`)).body, (await env.api('GET', `/api/v1/credentials/${credentialId}`)).body, env.logs.join('\n')];
+    for (const text of seen) expect(text).not.toMatch(SECRET_PATTERN);
+    // The part of the secret that head cut out is masked too.
+    expect(execution.stdout).not.toContain(KEY.secretAccessKey.slice(0, 20));
+    expect(execution.stdout.split('\n').filter((line) => line === '********')).toHaveLength(1);
+  });
+
+  it('gives a clean environment: no service variables, a throwaway HOME outside the data directory, removed after', async () => {
+    process.env.PITCREW_TEST_SERVICE_ONLY = 'service-side';
+    const triggerId = await cliRule('echo "home=$HOME"; echo "path=$PATH"; env | cut -d= -f1 | sort | tr "\\n" " "; echo; pwd; touch "$HOME/made"; id -un');
+    const [id] = (await fire(triggerId, { HostName: 'web-3', AWS_ENDPOINT_URL_EC2: 'http://attacker.example', Note: 'kept' })).executionIds;
+    const execution = await ended(id!, 'succeeded');
+    delete process.env.PITCREW_TEST_SERVICE_ONLY;
+    const home = /^home=(.*)$/m.exec(execution.stdout)![1]!;
+    expect(path.dirname(home)).toBe(scratchDir);
+    expect(home.startsWith(env.database.dataDir)).toBe(false);
+    expect(fs.existsSync(home)).toBe(false);
+    expect(execution.stdout).toContain(`path=/usr/local/bin:/usr/bin:/bin`);
+    const names = execution.stdout.split('\n')[2]!.trim().split(' ');
+    expect(names).not.toContain('PITCREW_TEST_SERVICE_ONLY');
+    expect(names).not.toContain('DATABASE_URL');
+    expect(names).toEqual(expect.arrayContaining(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_EC2_METADATA_DISABLED', 'Note', 'PITCREW_EXECUTION_ID', 'HOME']));
+    // The payload cannot point the CLI's credentialed calls elsewhere: the service's endpoint stays.
+    expect(execution.stdout).not.toContain('attacker.example');
+    expect(env.logs.find((line) => line.includes('left out payload variables a service run does not take'))).toContain('"names":["AWS_ENDPOINT_URL_EC2"]');
+    expect(execution.stdout).toMatch(new RegExp(`^${home}/work$`, 'm'));
+    expect(execution.stdout.trim().split('\n').at(-1)).toBe(root ? 'nobody' : os.userInfo().username);
+  });
+
+  it.runIf(root)('runs as its own user, who cannot read the data directory', async () => {
+    const triggerId = await cliRule(`ls "${env.database.dataDir}" && echo READ`);
+    const [id] = (await fire(triggerId, { HostName: 'web-4' })).executionIds;
+    const execution = await ended(id!, 'failed');
+    expect(execution.stderr).toMatch(/Permission denied/);
+    expect(execution.stdout).not.toContain('READ');
+  });
+
+  it('stops a runbook past its timeout, with what it printed, and nothing it started lives on', async () => {
+    const marker = `pitcrew-cli-marker-${dialect}-${Date.now()}`;
+    const triggerId = await cliRule('', { runbook: { script: `echo begun; (exec -a ${marker} sleep 300) & sleep 300`, interpreter: 'bash' }, timeoutSeconds: 1 });
+    const [id] = (await fire(triggerId, { HostName: 'web-5' })).executionIds;
+    const execution = await ended(id!, 'timed_out');
+    expect(execution.stdout).toBe('begun\n');
+    expect(execution.reason).toMatch(/ran past its timeout of 1 s/);
+    await waitFor(() => !fs.readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && readCmdline(pid).startsWith(marker)), 'the background process to be gone', 5000);
+  });
+
+  it('stops a running runbook a person cancels, keeping what it printed', async () => {
+    const triggerId = await cliRule('echo waiting; sleep 300');
+    const [id] = (await fire(triggerId, { HostName: 'web-7' })).executionIds;
+    await waitFor(async () => (await env.api('GET', `/api/v1/executions/${id}`)).json().state === 'running', 'the runbook to run');
+    expect((await env.api('POST', `/api/v1/executions/${id}/cancel`)).statusCode).toBe(202);
+    const execution = await ended(id!, 'cancelled');
+    expect(execution.stdout).toBe('waiting\n');
+    expect(execution.reason).toMatch(/^cancelled on request/);
+  });
+
+  it('keeps output within its limit and says it was cut', async () => {
+    const triggerId = await cliRule('yes pitcrew | head -c 100000');
+    const [id] = (await fire(triggerId, { HostName: 'web-6' })).executionIds;
+    const execution = await ended(id!, 'succeeded');
+    expect(execution.stdout.length).toBe(4096);
+    expect(execution.stdoutTruncated).toBe(true);
+  });
+
+  it("runs a tenant's runbooks one at a time with a cap of 1: the second waits queued", async () => {
+    const triggerId = await cliRule('sleep 0.5');
+    const ids = [...(await fire(triggerId, { HostName: 'a' })).executionIds, ...(await fire(triggerId, { HostName: 'b' })).executionIds];
+    const [first, second] = await Promise.all(ids.map((id) => ended(id, 'succeeded')));
+    const runs = [first!, second!].sort((x, y) => Date.parse(x.startedAt) - Date.parse(y.startedAt));
+    expect(Date.parse(runs[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(runs[0]!.finishedAt));
+  });
+
+  it('refuses a rule whose credential is not this tenant’s, and two credentials of one provider', async () => {
+    const other = await env.addTenant(`other-${dialect}`);
+    const theirs = (await env.api('POST', '/api/v1/credentials', { name: 'theirs', provider: 'aws', secret: KEY }, other.token)).json().id as string;
+    const body = (credentialIds: string[]) => ({ name: 'x', trigger: { type: 'webhook' }, infrastructureType: 'CLOUD_EC2', action: { type: 'cli', runbook: { script: 'true' }, credentialIds }, target: { type: 'cli_machine' } });
+    const foreign = await env.api('POST', '/api/v1/rules', body([theirs]));
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().errors[0]).toMatchObject({ path: '/body/action/credentialIds/0', message: expect.stringMatching(/^no credential .* in this tenant/) });
+    const second = (await env.api('POST', '/api/v1/credentials', { name: 'aws-2', provider: 'aws', secret: KEY })).json().id as string;
+    const twice = await env.api('POST', '/api/v1/rules', body([credentialId, second]));
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().errors[0]).toMatchObject({ path: '/body/action/credentialIds/1', message: expect.stringContaining('both for aws') });
+  });
+});
+
+function readCmdline(pid: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+// The separate worker mode (docs/cli-machine.md): an API node with its CLI Machine off leaves CLI
+// runs to a worker node on the same PostgreSQL, which runs them in its own scratch directory.
+describe.skipIf(!testDialects().includes('postgres'))('a CLI worker node beside an API node on PostgreSQL', () => {
+  let api: TestEnv;
+  let worker: TestEnv;
+  const workerScratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-worker-'));
+
+  beforeAll(async () => {
+    fs.chmodSync(workerScratch, 0o755);
+    api = await startTestEnv('postgres', { cli: { enabled: false } });
+    worker = await startTestEnv('postgres', { database: api.database, cli: { scratchDir: workerScratch } });
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await api?.close();
+    fs.rmSync(workerScratch, { recursive: true, force: true });
+  });
+
+  it('runs on the worker what the API node accepted', async () => {
+    const rule = await api.api('POST', '/api/v1/rules', {
+      name: 'on the worker', trigger: { type: 'webhook' }, infrastructureType: 'On_Premise',
+      action: { type: 'cli', runbook: { script: 'echo "$HOME"' } }, target: { type: 'cli_machine' },
+    });
+    expect(rule.statusCode, rule.body).toBe(201);
+    const reply = await api.webhook(rule.json().trigger.triggerId, { HostName: 'db-1' });
+    expect(reply.statusCode).toBe(202);
+    const execution = (await waitState(api, reply.json().executionIds[0], 'succeeded')) as { stdout: string };
+    expect(path.dirname(execution.stdout.trim())).toBe(workerScratch);
+    expect(api.logs.join('\n')).toMatch(/no runner for this kind of service run on this node/);
+  });
+});

@@ -23,7 +23,7 @@ export interface Runbook {
 export type Action =
   | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
   | CloudAction
-  | { type: 'cli'; runbook: Runbook; timeoutSeconds?: number }
+  | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number }
   | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
   | { type: 'email_runbook'; runbook: { notes: string; script?: string }; recipients?: string[] };
 

@@ -4,12 +4,12 @@ import { EscalationBadge, LimitedBadge } from '../ui/Badge';
 import { seconds } from '../ui/format';
 import { EmptyState, Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
-import { describeLimit } from './describe';
+import { describeLimit, limitUnitOf, type LimitUnit } from './describe';
 import { useRuleLimits } from './queries';
 
 /** The rule's action limit as it stands now: how much of it each host has used, and who was told. */
 export function RuleLimits({ rule }: { rule: Rule }) {
-  const per = rule.action.type === 'cloud' ? 'instance' : 'host';
+  const per = limitUnitOf(rule.action.type);
   return (
     <section className="panel" aria-labelledby="limits-heading">
       <h2 id="limits-heading">Action limit per {per}</h2>
@@ -24,7 +24,7 @@ export function RuleLimits({ rule }: { rule: Rule }) {
   );
 }
 
-function LimitUsage({ ruleId, limit, per }: { ruleId: string; limit: ActionLimit; per: 'host' | 'instance' }) {
+function LimitUsage({ ruleId, limit, per }: { ruleId: string; limit: ActionLimit; per: LimitUnit }) {
   const usage = useRuleLimits(ruleId);
   return (
     <>

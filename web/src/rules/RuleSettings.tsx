@@ -3,7 +3,7 @@ import type { CloudAction, Rule } from '../api/types';
 import { useCredentials } from '../credentials/queries';
 import { Definitions, optionalRow, type Definition } from '../ui/Definitions';
 import { seconds } from '../ui/format';
-import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS } from './describe';
+import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, limitUnitOf, describeTrigger, INFRASTRUCTURE_LABELS } from './describe';
 
 export function RuleSettings({ rule }: { rule: Rule }) {
   const { action } = rule;
@@ -13,9 +13,10 @@ export function RuleSettings({ rule }: { rule: Rule }) {
     ...(action.type === 'cloud'
       ? cloudRows(rule, action)
       : ([['Action', describeAction(action)], ['Target', describeTarget(rule.target, rule.trigger.type)], ...optionalRow('Fan-out', describeFanOut(rule.target, rule.trigger.type))] satisfies Definition[])),
+    ...(action.type === 'cli' ? ([['Credentials', <CliCredentials ids={action.credentialIds ?? []} />]] satisfies Definition[]) : []),
     ['Infrastructure', INFRASTRUCTURE_LABELS[rule.infrastructureType]],
     ['Flapping protection', describeFlapping(rule.flapping)],
-    ['Action limit', describeLimit(rule.actionLimit, action.type === 'cloud' ? 'instance' : 'host')],
+    ['Action limit', describeLimit(rule.actionLimit, limitUnitOf(action.type))],
   ];
   if (action.type === 'script' || action.type === 'cli') rows.push(['Timeout', seconds(action.timeoutSeconds ?? 300)]);
   return (
@@ -40,6 +41,22 @@ function cloudRows(rule: Rule, action: CloudAction): Definition[] {
     ['Action', <CloudActionWords rule={rule} action={action} />],
     ['Wait', describeCloudWait(action)],
   ];
+}
+
+/** A CLI runbook's credentials, each named and linked. */
+function CliCredentials({ ids }: { ids: string[] }) {
+  const credentials = useCredentials();
+  if (ids.length === 0) return <span className="muted">none: the runbook has no cloud identity</span>;
+  return (
+    <span data-cli-credentials>
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 ? ', ' : null}
+          <Link to={`/credentials/${id}`}>{credentials.data?.items.find((c) => c.id === id)?.name ?? id}</Link>
+        </span>
+      ))}
+    </span>
+  );
 }
 
 /** The cloud action in words, its credential named and linked. */

@@ -28,7 +28,7 @@ export function describeAction(action: Action): string {
     case 'cloud':
       return `Cloud · ${action.operation}`;
     case 'cli':
-      return 'CLI script';
+      return 'CLI runbook on the CLI Machine';
     case 'graph_snapshot':
       return 'Graph snapshot';
     case 'email_runbook':
@@ -105,9 +105,17 @@ export function describeFanOut(target: Target, trigger: TriggerType = 'webhook')
   return `${pace}, ${stop}`;
 }
 
-/** An action limit counts per host, or per instance for a cloud action, which never escalates: the provider is just not called again. */
-export function describeLimit(limit: ActionLimit | null | undefined, per: 'host' | 'instance' = 'host'): string {
+/** What an action limit counts per: hosts for a script, instances for a cloud action, the host the alert names for the other runs by the service. */
+export type LimitUnit = 'host' | 'instance' | 'alert host';
+
+export function limitUnitOf(type: Action['type']): LimitUnit {
+  return type === 'script' ? 'host' : type === 'cloud' ? 'instance' : 'alert host';
+}
+
+/** An action limit per host escalates (or drops); a run by the service at its limit is only recorded: the provider is not called, the CLI not run. */
+export function describeLimit(limit: ActionLimit | null | undefined, per: LimitUnit = 'host'): string {
   if (!limit) return 'none';
   if (per === 'instance') return `${limit.max} per instance per ${seconds(limit.windowSeconds)}, then recorded as limited without calling the provider`;
+  if (per === 'alert host') return `${limit.max} per host the alert names per ${seconds(limit.windowSeconds)}, then recorded as limited without running`;
   return `${limit.max} per host per ${seconds(limit.windowSeconds)}, then ${limit.onLimit === 'drop' ? 'drop' : 'escalate to a human'}`;
 }

@@ -1,17 +1,23 @@
 import { Field } from '../../ui/Field';
 import { NumberField } from '../../ui/NumberField';
+import { limitUnitOf } from '../describe';
 import type { StepProps } from './step';
 
 export function LimitStep({ form, update, errors }: StepProps) {
   const off = !form.limitEnabled;
-  const cloud = form.actionType === 'cloud';
-  const per = cloud ? 'instance' : 'host';
+  const byService = form.actionType !== 'script';
+  const per = limitUnitOf(form.actionType);
   return (
     <>
-      {cloud ? (
+      {form.actionType === 'cloud' ? (
         <p className="step-intro">
           An alert storm should not call the cloud again and again for the same instance. The limit counts calls per instance; other instances keep
           their own count. Events past the limit are recorded with outcome <code>limited</code>, and the provider is not called.
+        </p>
+      ) : form.actionType === 'cli' ? (
+        <p className="step-intro">
+          An alert storm should not run the CLI runbook again and again for the same host. The limit counts runs per host the alert names; other
+          hosts keep their own count. Events past the limit are recorded with outcome <code>limited</code>, and the runbook does not run.
         </p>
       ) : (
         <p className="step-intro">
@@ -41,7 +47,7 @@ export function LimitStep({ form, update, errors }: StepProps) {
         <div className="field-row">
           <NumberField label="Runs allowed" error={errors.limitMax} hint={`per ${per}`} value={form.limitMax} onChange={(limitMax) => update({ limitMax })} />
           <NumberField label="Per window (seconds)" error={errors.limitWindowSeconds} hint="a sliding window" value={form.limitWindowSeconds} onChange={(limitWindowSeconds) => update({ limitWindowSeconds })} />
-          {cloud ? null : (
+          {byService ? null : (
             <Field label="Then" error={errors.onLimit}>
               <select value={form.onLimit} onChange={(event) => update({ onLimit: event.target.value as 'escalate' | 'drop' })}>
                 <option value="escalate">escalate to a human</option>

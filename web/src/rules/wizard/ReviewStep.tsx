@@ -2,7 +2,7 @@ import type { RuleInput } from '../../api/types';
 import { Definitions, optionalRow, type Definition } from '../../ui/Definitions';
 import { seconds } from '../../ui/format';
 import { useCredentials } from '../../credentials/queries';
-import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
+import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, limitUnitOf, describeTrigger, INFRASTRUCTURE_LABELS, INTERPRETER_LABELS } from '../describe';
 import { OVERLAPS, scheduleInWords } from '../schedule';
 import { toRuleInput } from './form';
 import type { StepProps } from './step';
@@ -11,16 +11,20 @@ export function ReviewStep({ form, update }: StepProps) {
   const input = toRuleInput(form);
   const credentials = useCredentials();
   const { action } = input;
+  const nameOf = (id: string | undefined) => credentials.data?.items.find((c) => c.id === id)?.name ?? id;
+  const runbookRow: Definition = ['Runbook', `${describeAction(action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`];
   const actionRows: Definition[] =
     action.type === 'cloud'
       ? [
-          ['Cloud action', describeCloudAction(action, input.infrastructureType, credentials.data?.items.find((c) => c.id === action.credentialId)?.name)],
+          ['Cloud action', describeCloudAction(action, input.infrastructureType, nameOf(action.credentialId))],
           ['Wait', describeCloudWait(action)],
         ]
-      : [
+      : action.type === 'cli'
+        ? [runbookRow, ['Credentials', action.credentialIds?.map(nameOf).join(', ') ?? 'none: no cloud identity']]
+        : [
           ['Target', describeTarget(input.target, input.trigger.type)],
           ...optionalRow('Fan-out', describeFanOut(input.target, input.trigger.type)),
-          ['Runbook', `${describeAction(action)} · ${INTERPRETER_LABELS[form.interpreter]} · ${form.script.split('\n').length} lines · timeout ${seconds(Number(form.timeoutSeconds))}`],
+          runbookRow,
         ];
   const rows: Definition[] = [
     ['Name', input.name || <span className="muted">unnamed</span>],
@@ -29,7 +33,7 @@ export function ReviewStep({ form, update }: StepProps) {
     ['Flapping protection', describeFlapping(input.flapping ?? { enabled: false })],
     ['Infrastructure', INFRASTRUCTURE_LABELS[input.infrastructureType]],
     ...actionRows,
-    ['Action limit', describeLimit(input.actionLimit, action.type === 'cloud' ? 'instance' : 'host')],
+    ['Action limit', describeLimit(input.actionLimit, limitUnitOf(action.type))],
   ];
   return (
     <>

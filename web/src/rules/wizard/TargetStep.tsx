@@ -3,7 +3,7 @@ import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/provi
 import { Field } from '../../ui/Field';
 import { INFRASTRUCTURE_LABELS } from '../describe';
 import { FanOutFields } from './FanOutFields';
-import { pickOf, type RuleForm } from './form';
+import { CLI_SAMPLE_SCRIPT, pickOf, sampleScriptFor, type RuleForm } from './form';
 import { HostPicker } from './HostPicker';
 import type { StepProps } from './step';
 import { TagPicker } from './TagPicker';
@@ -31,8 +31,10 @@ export function TargetStep(props: StepProps) {
   // The infrastructure type leads: a cloud's offers its cloud action, and another cloud's credential no longer fits.
   const chooseInfrastructure = (type: InfrastructureType) => {
     if (type === form.infrastructureType) return;
-    update({ infrastructureType: type, credentialId: '', ...(providerOfInfrastructure(type) ? {} : { actionType: 'script' as const }) });
+    update({ infrastructureType: type, credentialId: '', ...(providerOfInfrastructure(type) || form.actionType !== 'cloud' ? {} : { actionType: 'script' as const }) });
   };
+  // A script still at its sample becomes the CLI sample: what the run gets differs.
+  const chooseCli = () => update({ actionType: 'cli', ...(sampleScriptFor(form.trigger.type, form.script) ? { script: CLI_SAMPLE_SCRIPT } : {}) });
   return (
     <>
       <Field label="Infrastructure type" error={errors.infrastructureType} hint="Where the target hosts run. A cloud offers its cloud action: start, stop, reboot or terminate instances.">
@@ -44,16 +46,16 @@ export function TargetStep(props: StepProps) {
           ))}
         </select>
       </Field>
-      {provider ? (
-        <fieldset className="choices choices-inline" aria-describedby={errors.actionType ? 'action-type-error' : undefined}>
-          <legend>What the rule does</legend>
-          <label className={`choice${form.actionType === 'script' ? ' choice-selected' : ''}`}>
-            <input type="radio" name="actionType" checked={form.actionType === 'script'} onChange={() => update({ actionType: 'script' })} />
-            <span>
-              <strong>Runbook on hosts</strong>
-              <span className="choice-text">A script on the target hosts, run by their agents.</span>
-            </span>
-          </label>
+      <fieldset className="choices choices-inline" aria-describedby={errors.actionType ? 'action-type-error' : undefined}>
+        <legend>What the rule does</legend>
+        <label className={`choice${form.actionType === 'script' ? ' choice-selected' : ''}`}>
+          <input type="radio" name="actionType" checked={form.actionType === 'script'} onChange={() => update({ actionType: 'script' })} />
+          <span>
+            <strong>Runbook on hosts</strong>
+            <span className="choice-text">A script on the target hosts, run by their agents.</span>
+          </span>
+        </label>
+        {provider ? (
           <label className={`choice${form.actionType === 'cloud' ? ' choice-selected' : ''}`}>
             <input type="radio" name="actionType" checked={form.actionType === 'cloud'} onChange={() => update({ actionType: 'cloud' })} />
             <span>
@@ -64,15 +66,24 @@ export function TargetStep(props: StepProps) {
               </span>
             </span>
           </label>
-          {errors.actionType ? (
-            <p className="field-error" id="action-type-error">
-              {errors.actionType}
-            </p>
-          ) : null}
-        </fieldset>
-      ) : null}
-      {provider && form.actionType === 'cloud' ? (
+        ) : null}
+        <label className={`choice${form.actionType === 'cli' ? ' choice-selected' : ''}`}>
+          <input type="radio" name="actionType" checked={form.actionType === 'cli'} onChange={chooseCli} />
+          <span>
+            <strong>CLI runbook</strong>
+            <span className="choice-text">A script of cloud CLIs (aws, az, gcloud, openstack, kubectl) run by the service itself, the CLI Machine, with stored credentials. No agent needed.</span>
+          </span>
+        </label>
+        {errors.actionType ? (
+          <p className="field-error" id="action-type-error">
+            {errors.actionType}
+          </p>
+        ) : null}
+      </fieldset>
+      {form.actionType === 'cloud' ? (
         <p className="field-hint">A cloud action acts on the instances you choose in the next step (named by the alert, or a fixed list): it needs no host target.</p>
+      ) : form.actionType === 'cli' ? (
+        <p className="field-hint">A CLI runbook runs once per alert on the service side, in a clean environment with the credentials you pick next: it needs no host target.</p>
       ) : (
         <HostTarget {...props} />
       )}

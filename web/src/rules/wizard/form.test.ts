@@ -53,7 +53,23 @@ describe('the rule wizard form', () => {
   it('does not edit kinds it cannot show', () => {
     const rule = { action: { type: 'cloud', operation: 'reboot', instances: { tags: { env: 'dev' } } }, target: { type: 'trigger_host' } } as unknown as Rule;
     expect(formFromRule(rule)).toBeNull();
-    expect(formFromRule({ ...rule, action: { type: 'cli', runbook: { script: 'x' } }, target: { type: 'cli_machine' } } as unknown as Rule)).toBeNull();
+    expect(formFromRule({ ...rule, action: { type: 'email_runbook', runbook: { notes: 'x' } }, target: { type: 'cli_machine' } } as unknown as Rule)).toBeNull();
+  });
+
+  it('edits a CLI runbook on the CLI Machine, its credentials and a limit that never escalates', () => {
+    const rule = {
+      id: 'r1', name: 'scale', enabled: true, trigger: { type: 'cron', schedule: '*/5 * * * *', timezone: 'UTC', overlap: 'skip' },
+      action: { type: 'cli', runbook: { script: 'aws sts get-caller-identity', interpreter: 'bash' }, credentialIds: ['c-aws'], timeoutSeconds: 60 },
+      target: { type: 'cli_machine' }, infrastructureType: 'CLOUD_EC2', actionLimit: { max: 2, windowSeconds: 600, onLimit: 'escalate' },
+      flapping: { enabled: false, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600, maxStateChanges: 3 },
+    } as unknown as Rule;
+    const form = formFromRule(rule)!;
+    expect(form).toMatchObject({ actionType: 'cli', credentialIds: ['c-aws'], interpreter: 'bash' });
+    expect(stepTitle(STEPS[3], form)).toBe('CLI runbook');
+    expect(stepErrors('target', form)).toEqual({});
+    expect(toRuleInput(form)).toMatchObject({ action: rule.action, target: { type: 'cli_machine' }, actionLimit: { max: 2, windowSeconds: 600 } });
+    expect(toRuleInput(form).actionLimit).not.toHaveProperty('onLimit');
+    expect(formFieldOf('/body/action/credentialIds/0', 'cli')).toBe('credentialIds');
   });
 
   it('places the service field errors at the wizard fields, and keeps the rest for a banner', () => {

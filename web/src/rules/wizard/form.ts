@@ -21,8 +21,10 @@ export interface RuleForm extends CloudFields {
   flappingCooldownSeconds: string;
   flappingMaxStateChanges: string;
   infrastructureType: InfrastructureType;
-  /** A runbook on hosts, or a cloud action on instances (offered by a cloud infrastructure type; its fields are CloudFields). */
-  actionType: 'script' | 'cloud';
+  /** A runbook on hosts, a cloud action on instances (offered by a cloud infrastructure type; its fields are CloudFields), or a CLI runbook on the CLI Machine. */
+  actionType: 'script' | 'cloud' | 'cli';
+  /** cli: the credentials its CLIs get, one per provider. */
+  credentialIds: string[];
   targetType: Exclude<TargetType, 'cli_machine'>;
   hostname: string;
   tags: string[];
@@ -53,7 +55,7 @@ export const STEPS = [
   {
     id: 'action',
     title: 'Runbook',
-    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'confirmTerminate'],
+    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'confirmTerminate'],
   },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
@@ -61,10 +63,14 @@ export const STEPS = [
 
 export type StepId = (typeof STEPS)[number]['id'];
 
-/** A step's title for this form: the action step is the runbook, or the cloud action. */
+/** A step's title for this form: the action step is the runbook, the cloud action or the CLI runbook. */
 export function stepTitle(step: (typeof STEPS)[number], form: Pick<RuleForm, 'actionType'>): string {
-  return step.id === 'action' && form.actionType === 'cloud' ? 'Cloud action' : step.title;
+  if (step.id !== 'action' || form.actionType === 'script') return step.title;
+  return form.actionType === 'cloud' ? 'Cloud action' : 'CLI runbook';
 }
+
+/** Where a CLI runbook starts: the credentials it may use arrive in each CLI's own variables. */
+export const CLI_SAMPLE_SCRIPT = '#!/bin/sh\n# Runs on the CLI Machine with the credentials you pick: aws, az, gcloud, openstack read them from their own variables.\nset -eu\naws sts get-caller-identity\n';
 
 export const SAMPLE_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
 export const SCHEDULE_SAMPLE_SCRIPT = '#!/bin/sh\n# Each tick gives its time as $PITCREW_SCHEDULED_TIME (UTC) and the rule\'s zone as $PITCREW_SCHEDULE_TIMEZONE.\nset -eu\necho "tick of $PITCREW_SCHEDULED_TIME on $PITCREW_HOSTNAME"\n';
@@ -90,6 +96,7 @@ export function emptyForm(): RuleForm {
     flappingMaxStateChanges: '3',
     infrastructureType: 'On_Premise',
     actionType: 'script',
+    credentialIds: [],
     targetType: 'trigger_host',
     hostname: '',
     tags: [],
@@ -109,11 +116,10 @@ export function emptyForm(): RuleForm {
   };
 }
 
-/** The form of an existing rule, or null when the wizard cannot edit its kind (a CLI, graph or email action; instances by tag). */
+/** The form of an existing rule, or null when the wizard cannot edit its kind (a graph or email action; instances by tag). */
 export function formFromRule(rule: Rule): RuleForm | null {
   const { action, target } = rule;
-  if (target.type === 'cli_machine') return null;
-  const actionFields = action.type === 'script' ? scriptFieldsOf(action) : action.type === 'cloud' ? cloudFormOf(action) : null;
+  const actionFields = action.type === 'cli' ? cliFieldsOf(action) : target.type === 'cli_machine' ? null : action.type === 'script' ? scriptFieldsOf(action) : action.type === 'cloud' ? cloudFormOf(action) : null;
   if (!actionFields) return null;
   const { triggerId: _id, webhookUrl: _url, curl: _curl, ...trigger } = rule.trigger;
   const cron = trigger.type === 'cron';
@@ -130,7 +136,7 @@ export function formFromRule(rule: Rule): RuleForm | null {
     flappingCooldownSeconds: String(rule.flapping.cooldownSeconds),
     flappingMaxStateChanges: String(rule.flapping.maxStateChanges),
     infrastructureType: rule.infrastructureType,
-    targetType: target.type,
+    targetType: target.type === 'cli_machine' ? 'trigger_host' : target.type,
     hostname: target.hostname ?? '',
     tags: target.tags ?? [],
     pick: target.pick,
@@ -150,6 +156,17 @@ function scriptFieldsOf(action: Extract<Rule['action'], { type: 'script' }>): Pa
     interpreter: action.runbook.interpreter ?? 'sh',
     script: action.runbook.script,
     notes: action.runbook.notes ?? '',
+    timeoutSeconds: String(action.timeoutSeconds ?? 300),
+  };
+}
+
+function cliFieldsOf(action: Extract<Rule['action'], { type: 'cli' }>): Partial<RuleForm> {
+  return {
+    actionType: 'cli',
+    interpreter: action.runbook.interpreter ?? 'sh',
+    script: action.runbook.script,
+    notes: action.runbook.notes ?? '',
+    credentialIds: action.credentialIds ?? [],
     timeoutSeconds: String(action.timeoutSeconds ?? 300),
   };
 }
@@ -203,12 +220,18 @@ function toTrigger(form: RuleForm): RuleInput['trigger'] {
 
 function toAction(form: RuleForm): RuleInput['action'] {
   if (form.actionType === 'cloud') return toCloudAction(form);
-  return {
-    type: 'script',
-    flavour: form.flavour,
-    runbook: { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) },
-    timeoutSeconds: toNumber(form.timeoutSeconds),
-  };
+  const runbook = { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) };
+  if (form.actionType === 'cli') {
+    return { type: 'cli', runbook, ...(form.credentialIds.length > 0 ? { credentialIds: form.credentialIds } : {}), timeoutSeconds: toNumber(form.timeoutSeconds) };
+  }
+  return { type: 'script', flavour: form.flavour, runbook, timeoutSeconds: toNumber(form.timeoutSeconds) };
+}
+
+/** The service asks a target of every rule: a cloud action's instances are its own (the alert's target says nothing more), a CLI runbook runs on the CLI Machine. */
+function targetOf(form: RuleForm): Target {
+  if (form.actionType === 'cloud') return { type: 'trigger_host' };
+  if (form.actionType === 'cli') return { type: 'cli_machine' };
+  return toTarget(form);
 }
 
 export function toRuleInput(form: RuleForm): RuleInput {
@@ -217,12 +240,11 @@ export function toRuleInput(form: RuleForm): RuleInput {
     enabled: form.enabled,
     trigger: toTrigger(form),
     action: toAction(form),
-    // A cloud action acts on its instances; the service asks a target of every rule, and the alert's is the one that says nothing more.
-    target: form.actionType === 'cloud' ? { type: 'trigger_host' } : toTarget(form),
+    target: targetOf(form),
     infrastructureType: form.infrastructureType,
-    // A cloud action past its limit is recorded, never escalated (docs/cloud-actions.md): onLimit would say nothing.
+    // A run by the service past its limit is recorded, never escalated (docs/cloud-actions.md): onLimit would say nothing.
     actionLimit: form.limitEnabled
-      ? { max: toNumber(form.limitMax), windowSeconds: toNumber(form.limitWindowSeconds), ...(form.actionType === 'cloud' ? {} : { onLimit: form.onLimit }) }
+      ? { max: toNumber(form.limitMax), windowSeconds: toNumber(form.limitWindowSeconds), ...(form.actionType === 'script' ? { onLimit: form.onLimit } : {}) }
       : null,
     flapping: form.flappingEnabled
       ? {
@@ -255,6 +277,7 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/target\/maxErrors/, 'maxErrors'],
   [/^\/body\/target\/pick/, 'pick'],
   [/^\/body\/target/, 'targetType'],
+  [/^\/body\/action\/credentialIds/, 'credentialIds'],
   ...CLOUD_BODY_FIELDS,
   [/^\/body\/action\/flavour/, 'flavour'],
   [/^\/body\/action\/runbook\/interpreter/, 'interpreter'],
@@ -299,6 +322,7 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       }
       break;
     case 'target':
+      if (form.actionType === 'cli') break;
       if (form.actionType === 'cloud') {
         if (!providerOfInfrastructure(form.infrastructureType)) set('actionType', 'a cloud action needs a cloud infrastructure type: AWS EC2, Azure, Google Cloud or OpenStack');
         // The service asks a scheduled rule for a host target (a tick names no host), which a cloud action does not use.

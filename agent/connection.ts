@@ -5,7 +5,7 @@ import type { CredentialStore, Credentials } from './credentials.js';
 import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
 import type { Executor } from './executor.js';
 import type { Logger } from './log.js';
-import { tlsOptionsFor, trustAdvice, type Trust } from './tls.js';
+import { ServerTrust, trustAdvice, type Trust } from './tls.js';
 
 export interface ConnectionDeps {
   server: URL;
@@ -52,9 +52,11 @@ export class Connection {
    */
   private replace: boolean;
   private wake: (() => void) | undefined;
+  private readonly serverTrust: ServerTrust;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.replace = deps.replace ?? false;
+    this.serverTrust = new ServerTrust(deps.server, deps.trust);
   }
 
   /** Runs until stop() (0) or until nothing can be retried (1). */
@@ -84,6 +86,7 @@ export class Connection {
         }
         failure = error as Error;
       }
+      if (failure) this.serverTrust.failed(failure);
       if (stable) backoff.reset();
       const delay = backoff.next(isRefused(failure) ? 'refused' : 'other');
       if (failure === undefined) unreachable.loggedAt = -Infinity;
@@ -117,7 +120,7 @@ export class Connection {
       return saved;
     }
     if (!apiKey) throw new Fatal(`this agent is not enrolled with ${server.origin} (no ${credentials.path}); start it with --api-key KEY (or PITCREW_API_KEY) to enrol`);
-    const enrolment = await enrol(server, apiKey, this.deps.host, await tlsOptionsFor(server, this.deps.trust), this.replace);
+    const enrolment = await enrol(server, apiKey, this.deps.host, await this.serverTrust.options(), this.replace);
     this.replace = false;
     const issued: Credentials = { ...enrolment, server: server.href, ...(this.deps.trust.kind === 'pin' ? { fingerprint: this.deps.trust.fingerprint } : {}) };
     await credentials.save(issued);
@@ -130,7 +133,7 @@ export class Connection {
     const { server, executor, log } = this.deps;
     const url = endpoint(server, 'api/v1/agents/connect');
     url.protocol = server.protocol === 'https:' ? 'wss:' : 'ws:';
-    const tls = (await tlsOptionsFor(server, this.deps.trust)) as ClientOptions;
+    const tls = (await this.serverTrust.options()) as ClientOptions;
     if (this.stopping) return { kind: 'closed', stable: false };
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${credentials.token}` }, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_FRAME, perMessageDeflate: false, ...tls });
     this.socket = socket;

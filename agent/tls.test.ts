@@ -6,7 +6,7 @@ import selfsigned from 'selfsigned';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer, type ClientOptions } from 'ws';
 import { enrol } from './enrol.js';
-import { normaliseFingerprint, pinCheck, tlsOptionsFor, trustAdvice } from './tls.js';
+import { normaliseFingerprint, pinCheck, ServerTrust, tlsOptionsFor, trustAdvice } from './tls.js';
 
 interface Pair {
   key: string;
@@ -115,6 +115,32 @@ describe('a pinned certificate', () => {
     const fingerprint = normaliseFingerprint(serviceCert.fingerprint)!;
     expect(pinCheck(fingerprint)('x', { fingerprint256: serviceCert.fingerprint } as PeerCertificate)).toBeUndefined();
     expect(pinCheck(fingerprint)('x', { fingerprint256: otherCert.fingerprint } as PeerCertificate)).toBeInstanceOf(Error);
+  });
+});
+
+describe('a pin kept between connections', () => {
+  it('fetches the chain once, connects with it again and again, and fetches again only after a certificate failure', async () => {
+    const service = await recordingTlsServer(serviceCert);
+    const trust = new ServerTrust(service.url, { kind: 'pin', fingerprint: normaliseFingerprint(serviceCert.fingerprint)! });
+    const first = await trust.options();
+    expect(await trust.options()).toBe(first);
+    expect(service.connections()).toBe(1);
+    // A refused or dropped connection (a restarting service) keeps it: no second handshake per reconnect.
+    trust.failed(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    expect(await trust.options()).toBe(first);
+    expect(service.connections()).toBe(1);
+    // A certificate the kept chain no longer verifies (the service has a new one): fetched again, and checked against the pin.
+    trust.failed(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }));
+    expect(await trust.options()).not.toBe(first);
+    expect(service.connections()).toBe(2);
+    await service.allClosed();
+    expect(service.received).toEqual([]);
+  });
+
+  it('reports a changed fingerprint on the fetch after a failure', async () => {
+    const other = await recordingTlsServer(otherCert);
+    const trust = new ServerTrust(other.url, { kind: 'pin', fingerprint: normaliseFingerprint(serviceCert.fingerprint)! });
+    await expect(trust.options()).rejects.toThrow('not the pinned');
   });
 });
 

@@ -45,6 +45,38 @@ export async function tlsOptionsFor(server: URL, trust: Trust): Promise<TlsOptio
   }
 }
 
+/**
+ * The TLS options of one server, kept between connections. A pin's chain is fetched once, not
+ * before every connection: each preflight is a full TLS handshake on both sides, and a fleet
+ * reconnecting to a restarted service paid two handshakes per agent. Every real connection still
+ * verifies the chain and compares the fingerprint; a connection refused for its certificate forgets
+ * the kept options, so the next one fetches the chain again (and reports a changed fingerprint).
+ */
+export class ServerTrust {
+  private kept: TlsOptions | undefined;
+
+  constructor(
+    private readonly server: URL,
+    private readonly trust: Trust,
+  ) {}
+
+  async options(): Promise<TlsOptions> {
+    this.kept ??= await tlsOptionsFor(this.server, this.trust);
+    return this.kept;
+  }
+
+  /** After a failed connection: a certificate this host no longer trusts means fetching again. */
+  failed(error: unknown): void {
+    if (isCertificateFailure(error)) this.kept = undefined;
+  }
+}
+
+function isCertificateFailure(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && (UNTRUSTED.has(code) || code.startsWith('ERR_TLS_CERT') || code.startsWith('CERT_')))
+    || (typeof message === 'string' && message.includes('not the pinned'));
+}
+
 /** Accepts only the certificate with this fingerprint; replaces the host name check, which a pin makes moot. */
 export function pinCheck(fingerprint: string): (host: string, cert: PeerCertificate) => Error | undefined {
   return (_host, cert) =>

@@ -8,6 +8,8 @@ export interface HostDescription {
   os: string;
   arch: string;
   version: string;
+  /** This machine's instance id at its cloud (agent/cloud-instance.ts), said in the hello. */
+  cloudInstanceId?: string;
 }
 
 export interface Enrolment {
@@ -28,7 +30,9 @@ const MAX_BODY = 64 * 1024;
  */
 export async function enrol(server: URL, apiKey: string, host: HostDescription, tls: TlsOptions, replace = false): Promise<Enrolment> {
   const url = endpoint(server, 'api/v1/agents/enrol');
-  const body = JSON.stringify(replace ? { ...host, replace } : host);
+  // The instance id goes in the hello, which every service version takes; enrolment's body is strict.
+  const { cloudInstanceId: _reportedInHello, ...facts } = host;
+  const body = JSON.stringify(replace ? { ...facts, replace } : facts);
   const { status, text } = await post(url, body, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, tls);
   if (status === 201) {
     const reply = parseJson(text) as Partial<Enrolment> | undefined;

@@ -1,6 +1,7 @@
 import { arch, release, type } from 'node:os';
 import { join } from 'node:path';
 import { takeAccount, SetupError, type Account } from './account.js';
+import { detectCloudInstance } from './cloud-instance.js';
 import { Connection } from './connection.js';
 import { CredentialStore } from './credentials.js';
 import { baseEnvironment, type RunUser } from './environment.js';
@@ -61,10 +62,11 @@ export async function runAgent(argv: string[]): Promise<number> {
 
 async function serve(options: AgentOptions, runUser: RunUser, keyOnCommandLine: boolean): Promise<number> {
   const log = createLogger();
-  const host = { hostname: options.hostname, tags: options.tags, os: `${type()} ${release()}`.slice(0, 200), arch: arch(), version: AGENT_VERSION };
+  const cloudInstanceId = options.cloudInstanceId ?? detectCloudInstance();
+  const host = { hostname: options.hostname, tags: options.tags, os: `${type()} ${release()}`.slice(0, 200), arch: arch(), version: AGENT_VERSION, ...(cloudInstanceId ? { cloudInstanceId } : {}) };
   log.info('pitcrew-agent starting', {
     version: AGENT_VERSION, user: runUser.name, uid: process.getuid!(), gid: process.getgid!(), server: options.server.origin,
-    hostname: host.hostname, tags: host.tags, stateDir: options.stateDir, allowPatterns: options.allow.length,
+    hostname: host.hostname, tags: host.tags, cloudInstanceId, stateDir: options.stateDir, allowPatterns: options.allow.length,
   });
   if (keyOnCommandLine) log.warn('the API key was given with --api-key, where every user of this host can read it in ps until the agent hid it; set PITCREW_API_KEY instead');
   const journal = await Journal.open(join(options.stateDir, 'journal'));

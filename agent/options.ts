@@ -12,6 +12,8 @@ export interface AgentOptions {
   /** Take over an existing host of this name at this start's enrolment (a reinstalled machine). */
   replace: boolean;
   tags: string[];
+  /** --cloud-instance-id; undefined: read from the firmware (agent/cloud-instance.ts). */
+  cloudInstanceId: string | undefined;
   trust: Trust;
   runAs: string | undefined;
   group: string | undefined;
@@ -57,6 +59,8 @@ This host
   --replace                   this machine replaces the enrolled host of that name (a reinstall):
                               the previous agent's credential stops working; recorded on the host
   --tags a,b                  tags for rules that target hosts by tag (repeatable)
+  --cloud-instance-id ID      this machine's instance id at its cloud, for cloud actions (default: read
+                              from the firmware on EC2, and on OpenStack as root)
 
 Safety
   --run-as USER               start as root, then drop to USER for everything (scripts included)
@@ -81,6 +85,7 @@ const DEFAULT_MAX_ARTIFACTS = 5 * 1024 * 1024;
 // The service's enrolment schema (src/agents/routes.ts): checked here so a typo fails at once.
 const HOSTNAME = /^[A-Za-z0-9_.:-]{1,253}$/;
 const TAG = /^[A-Za-z0-9_.:/=-]{1,128}$/;
+const CLOUD_INSTANCE = /^[A-Za-z0-9_./:-]{1,200}$/;
 
 class UsageError extends Error {}
 
@@ -106,6 +111,7 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       hostname: { type: 'string' },
       replace: { type: 'boolean' },
       tags: { type: 'string', multiple: true },
+      'cloud-instance-id': { type: 'string' },
       'ca-file': { type: 'string' },
       'server-fingerprint': { type: 'string' },
       'run-as': { type: 'string' },
@@ -138,6 +144,8 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
   const badTag = tags.find((t) => !TAG.test(t));
   if (badTag !== undefined) throw new UsageError(`tag ${JSON.stringify(badTag)} is not valid (letters, digits, _ . : / = -, at most 128)`);
   if (tags.length > 50) throw new UsageError(`${tags.length} tags given; at most 50`);
+  const cloudInstanceId = values['cloud-instance-id'];
+  if (cloudInstanceId !== undefined && !CLOUD_INSTANCE.test(cloudInstanceId)) throw new UsageError(`--cloud-instance-id ${JSON.stringify(cloudInstanceId)} is not an instance id (letters, digits, _ . / : -, at most 200), e.g. i-0123456789abcdef0`);
   const allow = (values.allow ?? []).map((p) => p.trim());
   if (allow.some((p) => p === '')) throw new UsageError('--allow needs a pattern, e.g. --allow "systemctl restart *"');
   if (values['run-as'] !== undefined && values['run-as'] === '') throw new UsageError('--run-as needs a user name');
@@ -151,6 +159,7 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       hostname,
       replace: values.replace === true,
       tags,
+      cloudInstanceId,
       trust,
       runAs: values['run-as'],
       group: values.group,

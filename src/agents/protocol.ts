@@ -27,6 +27,8 @@ export const Hello = Type.Object({
   os: Type.String({ maxLength: 200 }),
   arch: Type.String({ maxLength: 50 }),
   version: Type.String({ maxLength: 50 }),
+  /** The machine's instance id at its cloud (EC2 i-…, a Nova server id), when the agent knows it. */
+  cloudInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_./:-]+$' })),
   /** Executions this agent process is running now. */
   running: Type.Array(Id),
   /** Executions a previous agent process started and could not finish (it died): never re-run. */

@@ -18,6 +18,8 @@ export interface AgentFacts {
   os: string;
   arch: string;
   version: string;
+  /** Reported by the agent: it wins over one set through the API (the machine knows itself). */
+  cloudInstanceId?: string | undefined;
 }
 
 /** The per-agent credential issued at enrolment; the prefix tells it apart from keys and tokens. */
@@ -115,6 +117,7 @@ export function attachedRow(row: HostRow, facts: AgentFacts, session: { sessionI
     os: facts.os,
     arch: facts.arch,
     agent_version: facts.version,
+    cloud_instance_id: facts.cloudInstanceId ?? row.cloud_instance_id,
     last_seen_at: now,
     session_id: session.sessionId,
     node_id: session.nodeId,

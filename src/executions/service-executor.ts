@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { ExecutionResult } from './result.js';
 import type { Database, ExecutionRow } from '../store/schema.js';
 import type { Recorded } from './plan.js';
+import type { ExecutionResult } from './result.js';
 import type { ExecutionState } from './states.js';
 
 /**

@@ -47,6 +47,10 @@ class EchoRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
   }
 }
 
+/** A kind whose runner never has room (a tenant's CLI cap, full): its runs stay queued. */
+const waitKind: ActionKind = { ...echoKind, type: 'wait', spec: () => ({ kind: 'wait', timeoutSeconds: 30 }), describe: () => 'wait' };
+const waitRunner: ServiceRunner = { kind: 'wait', mode: 'in_process', admit: () => undefined, run: () => Promise.reject(new Error('never admitted')) };
+
 const stallRunner: ServiceRunner = {
   kind: 'stall',
   mode: 'in_process',
@@ -59,7 +63,7 @@ describe.each(testDialects())('a kind and a source of occurrences made in a test
   const echo = new EchoRunner();
 
   beforeAll(async () => {
-    env = await startTestEnv(dialect, { extraKinds: { kinds: [echoKind, stallKind], runners: [echo, stallRunner] }, notify: { groupWaitSeconds: 0 } });
+    env = await startTestEnv(dialect, { extraKinds: { kinds: [echoKind, stallKind, waitKind], runners: [echo, stallRunner, waitRunner] }, notify: { groupWaitSeconds: 0 } });
     receiver = await startReceiver();
     await createChannel(env, { name: 'all', type: 'webhook', mode: 'all', config: { url: `${receiver.url}/hook`, secret: 'whsec-spine-0123456789' } });
   });
@@ -109,6 +113,22 @@ describe.each(testDialects())('a kind and a source of occurrences made in a test
     if (stored.status !== 'stored') throw new Error(stored.status);
     const execution = await waitState(env, stored.executionIds[0]!, 'timed_out');
     expect(execution.reason).toMatch(/past its timeout of 1 s/);
+  });
+
+  it("runs another tenant's work while more than a pass of one tenant's runs wait for room", async () => {
+    const waiting = await ruleOf({ type: 'wait' });
+    for (let i = 0; i < 120; i++) expect((await raise(waiting, { HostName: `w-${i}` })).status).toBe('stored');
+    const other = await env.addTenant(`patient-${dialect}`);
+    const rule = await env.createWebhookRule(scriptRule(), other.token);
+    await env.store.db.updateTable('rules').set({ action: JSON.stringify({ type: 'echo', message: 'not hidden' }) }).where('id', '=', rule.id).execute();
+    const stored = await env.app.context.writer.submit({
+      tenantId: other.tenantId, rule: { by: 'rule', ruleId: rule.id }, source: 'manual', sourceIp: null, receivedAt: Date.now(), credential: { kind: 'service' }, payload: (parseAlertPayload({ HostName: 'b-1' }) as { payload: Occurrence['payload'] }).payload,
+    });
+    if (stored.status !== 'stored') throw new Error(stored.status);
+    const state = async () => (await env.store.db.selectFrom('executions').select('state').where('id', '=', stored.executionIds[0]!).executeTakeFirstOrThrow()).state;
+    await waitFor(async () => (await state()) === 'succeeded', "the other tenant's run", 10_000);
+    const stillQueued = await env.store.db.selectFrom('executions').select(({ fn }) => fn.countAll<number>().as('n')).where('tenant_id', '=', env.tenant.tenantId).where('state', '=', 'queued').executeTakeFirstOrThrow();
+    expect(Number(stillQueued.n)).toBe(120);
   });
 
   it('checks the credential an occurrence carries in the transaction: an unknown key fails at once', async () => {

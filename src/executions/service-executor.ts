@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, ExecutionRow } from '../store/schema.js';
 import type { Recorded } from './plan.js';
 import type { ExecutionResult } from './result.js';
@@ -61,8 +61,12 @@ export interface ServiceExecutorDeps {
 const TIMED_OUT = new Error('the run passed its timeout');
 const CANCELLED = new Error('cancelled on request');
 
-/** Executions taken per pass; the rest wait for the next one. */
-const PER_PASS = 100;
+/**
+ * Queued runs looked at per pass, oldest first within each tenant: a tenant whose runs wait for
+ * room (its CLI cap) shows only its oldest few, so they never hide another tenant's work.
+ */
+const PER_TENANT_PASS = 20;
+const PER_PASS = 1000;
 
 /**
  * Runs the executions the service makes itself, on any node: each is claimed by one node (queued →
@@ -133,7 +137,7 @@ export class ServiceExecutor {
   }
 
   private async claimQueued(): Promise<void> {
-    const queued = await this.deps.db.selectFrom('executions').selectAll().where('state', '=', 'queued').where('host_id', 'is', null).where('held', '=', 0).orderBy('id').limit(PER_PASS).execute();
+    const queued = await this.queuedByTenant();
     // A run whose runner has no place for it now (a tenant's concurrency cap) stays queued.
     const admitted = new Map<string, () => void>();
     for (const row of queued) {
@@ -163,6 +167,16 @@ export class ServiceExecutor {
       this.inFlight.add(running);
       void running.finally(() => this.inFlight.delete(running));
     }
+  }
+
+  /** Every tenant's oldest queued runs by the service (window functions: SQLite 3.25+, PostgreSQL). */
+  private async queuedByTenant(): Promise<ExecutionRow[]> {
+    const { rows } = await sql<ExecutionRow>`
+      select * from (
+        select e.*, row_number() over (partition by e.tenant_id order by e.id) as turn
+        from executions e where e.state = 'queued' and e.host_id is null and e.held = 0
+      ) queued where turn <= ${PER_TENANT_PASS} order by id limit ${PER_PASS}`.execute(this.deps.db);
+    return rows;
   }
 
   private async runOne(runner: ServiceRunner, row: ExecutionRow): Promise<void> {

@@ -159,9 +159,10 @@ async function restart(fleet, current, start, alive) {
 
 async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
   const port = await freePort();
-  const start = async () => {
+  // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
+  const start = async ({ healthTimeoutMs = 15_000 } = {}) => {
     const child = spawnChild('bare ws server', [path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
-    await waitFor(child, async () => child.output().includes('"ready":true'), 15_000, 'the bare ws server to listen', 10);
+    await waitFor(child, async () => child.output().includes('"ready":true'), healthTimeoutMs, 'the bare ws server to listen', 10);
     child.listeningAt = Date.now();
     return child;
   };

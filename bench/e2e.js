@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, cleanupAll, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, spawnChild, waitFor } from './procs.js';
+import { allProcessSeconds, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -731,33 +731,5 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
 // ---------------------------------------------------------------------------------------------
 // Lifetime: bounded, and cleaned up on every path.
 
-// Once a signal or the budget stops the bench, main()'s own failure (its children vanish) is noise.
-let stopping = false;
-const budget = setTimeout(() => {
-  stopping = true;
-  progress(`time budget of ${BUDGET_SECONDS} s exceeded (BENCH_E2E_TIMEOUT); stopping`);
-  cleanupAll().finally(() => process.exit(2));
-}, BUDGET_SECONDS * 1000);
-budget.unref();
-onCleanup(() => clearTimeout(budget));
 onCleanup(() => httpAgent.destroy());
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    stopping = true;
-    progress(`${signal}: cleaning up`);
-    cleanupAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async (consistent) => {
-    await cleanupAll();
-    process.exit(consistent ? 0 : 1);
-  },
-  async (error) => {
-    if (!stopping) progress(`failed: ${error?.stack ?? error}`);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+runBench(main, BUDGET_SECONDS, progress, 'BENCH_E2E_TIMEOUT');

@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
 import { Fleet } from './fleet-agents.js';
 import { startPitcrew } from './pitcrew.js';
-import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, spawnChild, waitFor } from './procs.js';
+import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, runBench, spawnChild, waitFor } from './procs.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -373,30 +373,4 @@ async function main() {
 // ---------------------------------------------------------------------------------------------
 // Lifetime: bounded, and cleaned up on every path.
 
-let stopping = false;
-const budget = setTimeout(() => {
-  stopping = true;
-  progress(`time budget of ${BUDGET_SECONDS.toFixed(0)} s exceeded (BENCH_FLEET_TIMEOUT); stopping`);
-  cleanupAll().finally(() => process.exit(2));
-}, BUDGET_SECONDS * 1000);
-budget.unref();
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    stopping = true;
-    progress(`${signal}: cleaning up`);
-    cleanupAll().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async (ok) => {
-    await cleanupAll();
-    process.exit(ok ? 0 : 1);
-  },
-  async (error) => {
-    if (!stopping) progress(`failed: ${error?.stack ?? error}`);
-    await cleanupAll();
-    process.exit(1);
-  },
-);
+runBench(main, BUDGET_SECONDS, progress, 'BENCH_FLEET_TIMEOUT');

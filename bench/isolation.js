@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
-import { budgetSeconds, cleanupAll, cpuSeconds, spawnChild } from './procs.js';
+import { cpuSeconds, runBench, spawnChild } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -117,17 +117,5 @@ if (process.argv[2] === '--flood') {
     process.exit(1);
   });
 } else {
-  budgetSeconds(BUDGET_SECONDS, progress);
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanupAll().finally(() => process.exit(130)));
-  main().then(
-    async (ok) => {
-      await cleanupAll();
-      process.exit(ok ? 0 : 1);
-    },
-    async (error) => {
-      progress(`failed: ${error?.stack ?? error}`);
-      await cleanupAll();
-      process.exit(1);
-    },
-  );
+  runBench(main, BUDGET_SECONDS, progress);
 }

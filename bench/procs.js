@@ -28,10 +28,14 @@ export function cleanupAll() {
   return cleaning;
 }
 
+/** Set once a signal or the time budget stops the bench: main()'s own failure (its children vanish) is noise then. */
+let stopping = false;
+
 /** Stops everything (exit 2) once `seconds` have passed: a bench never runs unbounded. */
-export function budgetSeconds(seconds, progress) {
+export function budgetSeconds(seconds, progress, variable = 'BENCH_TIMEOUT') {
   const budget = setTimeout(() => {
-    progress(`time budget of ${seconds} s exceeded (BENCH_TIMEOUT); stopping`);
+    stopping = true;
+    progress(`time budget of ${seconds.toFixed(0)} s exceeded (${variable}); stopping`);
     cleanupAll().finally(() => process.exit(2));
   }, seconds * 1000);
   budget.unref();
@@ -43,10 +47,11 @@ export function budgetSeconds(seconds, progress) {
  * A benchmark's lifetime: bounded by `seconds`, cleaned up on every path (done, failed, SIGINT or
  * SIGTERM), exit 0 when `main` resolves true, 1 when false or failed, 130 when stopped.
  */
-export function runBench(main, seconds, progress) {
-  budgetSeconds(seconds, progress);
+export function runBench(main, seconds, progress, budgetVariable = 'BENCH_TIMEOUT') {
+  budgetSeconds(seconds, progress, budgetVariable);
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
+      stopping = true;
       progress(`${signal}: cleaning up`);
       cleanupAll().finally(() => process.exit(130));
     });
@@ -57,7 +62,7 @@ export function runBench(main, seconds, progress) {
       process.exit(ok ? 0 : 1);
     },
     async (error) => {
-      progress(`failed: ${error?.stack ?? error}`);
+      if (!stopping) progress(`failed: ${error?.stack ?? error}`);
       await cleanupAll();
       process.exit(1);
     },

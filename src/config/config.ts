@@ -155,8 +155,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
 }
 
+/** The CLI Machine's settings when nothing is set, as a service not run as root has them. */
+export const CLI_MACHINE_DEFAULTS: CliMachineSettings = {
+  enabled: true,
+  path: '/usr/local/bin:/usr/bin:/bin',
+  scratchDir: os.tmpdir(),
+  maxPerTenant: 4,
+  maxOutputBytes: 1024 * 1024,
+  runAs: undefined,
+};
+
 function cliMachine(env: Env, cwd: string): CliMachineSettings {
-  const scratchDir = path.resolve(cwd, env.PITCREW_CLI_SCRATCH_DIR || os.tmpdir());
+  const defaults = CLI_MACHINE_DEFAULTS;
+  const scratchDir = path.resolve(cwd, env.PITCREW_CLI_SCRATCH_DIR || defaults.scratchDir);
   const dataDir = path.resolve(cwd, env.PITCREW_DATA_DIR ?? 'data');
   if (scratchDir === dataDir || scratchDir.startsWith(`${dataDir}${path.sep}`)) {
     throw new ConfigError(`PITCREW_CLI_SCRATCH_DIR must be outside the data directory (${dataDir}): CLI runbooks must not reach the database or the secret key`);
@@ -165,10 +176,10 @@ function cliMachine(env: Env, cwd: string): CliMachineSettings {
   if (machine !== 'on' && machine !== 'off') throw new ConfigError(`PITCREW_CLI_MACHINE must be on or off, got "${machine}"`);
   return {
     enabled: machine === 'on',
-    path: env.PITCREW_CLI_PATH || '/usr/local/bin:/usr/bin:/bin',
+    path: env.PITCREW_CLI_PATH || defaults.path,
     scratchDir,
-    maxPerTenant: integer(env, 'PITCREW_CLI_MAX_PER_TENANT', 4, 1, 1000),
-    maxOutputBytes: integer(env, 'PITCREW_CLI_MAX_OUTPUT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    maxPerTenant: integer(env, 'PITCREW_CLI_MAX_PER_TENANT', defaults.maxPerTenant, 1, 1000),
+    maxOutputBytes: integer(env, 'PITCREW_CLI_MAX_OUTPUT_BYTES', defaults.maxOutputBytes, 1024, 64 * 1024 * 1024),
     runAs: cliUser(env.PITCREW_CLI_USER),
   };
 }

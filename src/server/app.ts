@@ -1,4 +1,3 @@
-import os from 'node:os';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -24,7 +23,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import type { CliMachineSettings, NotifySettings } from '../config/config.js';
+import { CLI_MACHINE_DEFAULTS, type CliMachineSettings, type NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -117,7 +116,6 @@ export interface AppDeps {
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
 const SERVICE_RUN = 'service';
-const CLI_DEFAULTS: CliMachineSettings = { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: undefined };
 const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
 
 /** The services buildApp made and wired together: for listen(), the CLI and tests. */
@@ -178,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
     describeAction: (spec) => kinds.describe(spec),
   });
-  const cli = { ...CLI_DEFAULTS, ...deps.cli };
+  const cli = { ...CLI_MACHINE_DEFAULTS, ...deps.cli };
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a), serviceResult: (result) => ledger.serviceResult(result) },
     nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),

@@ -37,9 +37,9 @@ export interface CliEnvironmentSettings {
  * redirect the tenant's keys to a server of its own.
  */
 const CLI_PREFIXES = ['AWS_', 'AZURE_', 'ARM_', 'GOOGLE_', 'GCLOUD_', 'CLOUDSDK_', 'GCE_', 'OS_', 'OPENSTACK_', 'KUBE', 'BOTO_', 'SDK_'];
-const CLI_NAMES = new Set(['REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_EXTRA_CA_CERTS', 'NO_GCE_CHECK', 'CLOUDSDK_CONFIG']);
+const CLI_NAMES = new Set(['REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_EXTRA_CA_CERTS', 'NO_GCE_CHECK']);
 
-export function configuresACli(name: string): boolean {
+function configuresACli(name: string): boolean {
   return CLI_NAMES.has(name) || CLI_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 

@@ -200,7 +200,8 @@ class CliProcess {
       artifactsTruncated: false,
     };
     if ('error' in spawned) return { ...base, ending: 'failed_to_start', exitCode: null, signal: null, reason: spawned.error, startedAt: null };
-    return { ...base, ending: this.stopped ? 'timed_out' : 'exited', exitCode: spawned.exitCode, signal: spawned.signal, reason: null, startedAt: spawned.startedAt };
+    // A run that was stopped is ended by the service executor, which knows why (timeout, cancel, shutdown).
+    return { ...base, ending: 'exited', exitCode: spawned.exitCode, signal: spawned.signal, reason: null, startedAt: spawned.startedAt };
   }
 }
 

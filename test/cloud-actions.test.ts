@@ -30,10 +30,10 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
   });
 
   let n = 0;
-  const instance = (state: 'running' | 'stopped', region = 'eu-west-1') => {
+  const instance = (state: 'running' | 'stopped' | 'terminated', region = 'eu-west-1', tags: Record<string, string> = {}) => {
     n += 1;
     const id = `i-${(dialect === 'sqlite' ? 0xa0000000 : 0xb0000000) + n}`.replace(/^i-(\d+)$/, (_, d: string) => `i-${Number(d).toString(16).padStart(8, '0')}`);
-    ec2.addInstance({ id, region, state });
+    ec2.addInstance({ id, region, state, tags });
     return id;
   };
   const cloudRule = (action: Record<string, unknown>, extra: Record<string, unknown> = {}) => env.createWebhookRule({
@@ -94,6 +94,35 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran 2 times on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
     for (const id of started) await waitState(env, id, 'succeeded');
     expect([calls('RebootInstances', x).length, calls('RebootInstances', y).length]).toEqual([2, 2]);
+  });
+
+  it('acts on the instances carrying the rule’s tags when the run starts, each within the action limit', async () => {
+    const team = `team-${dialect}`;
+    const tagged = [instance('running', 'eu-west-1', { team, env: 'prod' }), instance('running', 'eu-west-1', { team, env: 'prod' })];
+    instance('running', 'eu-west-1', { team, env: 'staging' });
+    instance('running', 'us-west-2', { team, env: 'prod' });
+    instance('terminated', 'eu-west-1', { team, env: 'prod' });
+    const rule = await cloudRule({ operation: 'reboot', instances: { tags: { team, env: 'prod' } } }, { actionLimit: { max: 1, windowSeconds: 3600 } });
+    const first = await fire(rule.triggerId, {});
+    expect(first).toMatchObject({ outcome: 'accepted', executionIds: [expect.any(String)] });
+    const resolved = await waitState(env, first.executionIds[0]!, 'succeeded');
+    expect(resolved.reason).toBe(`2 instances tagged team=${team}, env=prod in eu-west-1: reboot queued for ${tagged.join(', ')} (one execution each, on this event)`);
+    const listed = ec2.requests.filter((r) => r.action === 'DescribeInstances' && r.params['Filter.1.Name'] === 'tag:team' && r.params['Filter.1.Value.1'] === team);
+    expect(listed).toEqual([expect.objectContaining({ authorized: true, region: 'eu-west-1' })]);
+    const runs = (await env.api('GET', `/api/v1/executions?eventId=${resolved.eventId}`)).json().items as Array<{ id: string; hostname: string }>;
+    expect(runs.map((run) => run.hostname).sort()).toEqual(['(service)', ...tagged].sort());
+    for (const run of runs) await waitState(env, run.id, 'succeeded');
+    expect(tagged.map((id) => calls('RebootInstances', id).length)).toEqual([1, 1]);
+
+    // The limit counts per instance: a third instance tagged since runs; the two others do not again.
+    const joined = instance('running', 'eu-west-1', { team, env: 'prod' });
+    const second = await waitState(env, (await fire(rule.triggerId, {})).executionIds[0]!, 'succeeded');
+    expect(second.reason).toBe(`3 instances tagged team=${team}, env=prod in eu-west-1: reboot queued for ${joined} (one execution each, on this event); at the action limit (max 1 within 3600 s), not called again: ${tagged.join(', ')}`);
+    await waitFor(async () => calls('RebootInstances', joined).length === 1 && ec2.instance(joined)!.reboots === 1, 'the new instance rebooted');
+    expect(tagged.map((id) => calls('RebootInstances', id).length)).toEqual([1, 1]);
+
+    const none = await cloudRule({ operation: 'stop', instances: { tags: { team: `nobody-${dialect}` } } });
+    expect(await waitState(env, (await fire(none.triggerId, {})).executionIds[0]!, 'failed')).toMatchObject({ reason: `no instances tagged team=nobody-${dialect} in eu-west-1: nothing to stop` });
   });
 
   it('says what EC2 answered when it refuses, and what the payload lacks', async () => {

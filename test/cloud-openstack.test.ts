@@ -33,9 +33,9 @@ describe.each(testDialects())('cloud actions on OpenStack Nova on %s', (dialect)
     await nova.close();
   });
 
-  const server = (status: 'ACTIVE' | 'SHUTOFF', projectId = project.id) => {
+  const server = (status: 'ACTIVE' | 'SHUTOFF', projectId = project.id, metadata: Record<string, string> = {}) => {
     const id = randomUUID();
-    nova.addServer({ id, projectId, status });
+    nova.addServer({ id, projectId, status, metadata });
     return id;
   };
   const rule = (operation: string, extra: Record<string, unknown> = {}) => env.createWebhookRule({
@@ -82,6 +82,29 @@ describe.each(testDialects())('cloud actions on OpenStack Nova on %s', (dialect)
     nova.expireTokens();
     await waitState(env, (await fire(start.triggerId, { InstanceId: id })).executionIds[0]!, 'succeeded');
     expect(nova.tokens().length).toBe(issued + 1);
+  });
+
+  it('stops the servers whose metadata carries the rule’s tags, read page by page, each within the action limit', async () => {
+    const role = `queue-${dialect}`;
+    const tagged = [server('ACTIVE', project.id, { role, env: 'prod' }), server('ACTIVE', project.id, { role, env: 'prod' }), server('ACTIVE', project.id, { role, env: 'prod' })].sort();
+    server('ACTIVE', project.id, { role, env: 'dev' });
+    server('ACTIVE', 'c0ffee00c0ffee00c0ffee00c0ffee00', { role, env: 'prod' });
+    nova.maxLimit = 2; // a cloud whose max_limit is below the page asked: the next link is followed
+    try {
+      const stop = await rule('stop', { instances: { tags: { role, env: 'prod' } } });
+      await env.api('PATCH', `/api/v1/rules/${stop.id}`, { actionLimit: { max: 1, windowSeconds: 3600 } });
+      const resolved = await waitState(env, (await fire(stop.triggerId, {})).executionIds[0]!, 'succeeded');
+      expect(resolved.reason).toBe(`3 servers with metadata role=${role}, env=prod: stop queued for ${tagged.join(', ')} (one execution each, on this event)`);
+      const runs = (await env.api('GET', `/api/v1/executions?eventId=${String(resolved.eventId)}`)).json().items as Array<{ id: string; hostname: string }>;
+      for (const run of runs) await waitState(env, run.id, 'succeeded');
+      expect(tagged.map((id) => nova.server(id)!.status)).toEqual(['SHUTOFF', 'SHUTOFF', 'SHUTOFF']);
+      const pages = nova.requests.filter((r) => r.path.includes('/servers/detail'));
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      const again = await waitState(env, (await fire(stop.triggerId, {})).executionIds[0]!, 'succeeded');
+      expect(again.reason).toMatch(/: none queued; at the action limit \(max 1 within 3600 s\), not called again: /);
+    } finally {
+      nova.maxLimit = 1000;
+    }
   });
 
   it('says what Nova answered: another project’s server, a server in the wrong state, a payload without a server id', async () => {

@@ -69,6 +69,16 @@ describe('decide', () => {
     expect(decideOf(facts, { act: true, hostName: undefined }, [], history(2, undefined)).outcome).toBe('limited');
   });
 
+  it('plans one run for a cloud tag filter, which the action limit does not hold back (each instance it finds is counted then)', () => {
+    const action: Action = { type: 'cloud', provider: 'aws', operation: 'reboot', region: 'eu-west-1', credentialId: 'c1', instances: { tags: { env: 'prod' } } };
+    const facts = rule({ type: 'trigger_host' }, { action, actionLimit: { max: 1, windowSeconds: 600, onLimit: 'escalate' } });
+    const full = { ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey(undefined), 5]]) };
+    expect(decideOf(facts, { act: true, hostName: 'web-1' }, hosts, full)).toEqual({ outcome: 'accepted', reason: null, targets: [], held: [], limited: [], escalate: false, serviceRuns: [{ about: undefined, unlimited: true }] });
+    const named = { ...action, instances: { ids: ['i-0123456789abcdef0'] } };
+    const atLimit = { ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey('i-0123456789abcdef0'), 1]]) };
+    expect(decideOf({ ...facts, action: named }, { act: true, hostName: 'web-1' }, hosts, atLimit).outcome).toBe('limited');
+  });
+
   it('records an email_runbook rule without sending when it is off or a dry run', () => {
     const action: Action = { type: 'email_runbook', runbook: { notes: 'x' } };
     expect(decideOf(rule({ type: 'cli_machine' }, { action, enabled: false }), { act: true, hostName: undefined }, []).outcome).toBe('rule_off');

@@ -89,6 +89,11 @@ export type Decision =
 /** One execution the service runs itself (no agent involved), and the host it is about, if any. */
 export interface ServiceRun {
   about: string | undefined;
+  /**
+   * Acts on nothing itself, so the action limit does not hold it back: it finds what to act on
+   * when it runs (a cloud action's tag filter) and queues a run per instance, each counted then.
+   */
+  unlimited?: true;
 }
 
 /**
@@ -171,7 +176,7 @@ function serviceRunsWithinLimit(rule: RuleFacts, runs: ServiceRun[], executionsI
   const refused: string[] = [];
   for (const run of runs) {
     const used = executionsInWindow.get(serviceRunKey(run.about)) ?? 0;
-    if (!limit || used < limit.max) allowed.push(run);
+    if (!limit || run.unlimited || used < limit.max) allowed.push(run);
     else refused.push(kind.limitedReason?.(used, run.about, limit) ?? `action limit reached about ${describeHost(run.about)}: ${used} executions within ${limit.windowSeconds} s already (max ${limit.max}); not run`);
   }
   if (allowed.length === 0 && refused.length > 0) return { outcome: 'limited', reason: refused.join('; '), targets: [], limited: [], escalate: false };

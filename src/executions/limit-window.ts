@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { serviceRunKey } from '../engine/decide.js';
 import type { Database } from '../store/schema.js';
 import { SERVICE_HOSTNAME } from './service-runs.js';
@@ -50,4 +50,17 @@ export function countPerLimitKey(rows: readonly WindowRow[]): Map<string, Window
     });
   }
   return counted;
+}
+
+/** A namespace of PostgreSQL's two-key advisory locks, apart from the single-key ones nodes hold. */
+const RULE_LOCK_CLASS = 0x70637231;
+
+/**
+ * PostgreSQL: a transaction lock per rule, so that service nodes sharing the database count a
+ * rule's window one after the other (each then reads what the other committed) and a limit holds
+ * exactly across nodes. SQLite has a single writer already.
+ */
+export function lockRules(db: Kysely<Database>, ruleIds: readonly string[]): CompiledQuery {
+  // One statement, keys in ascending order: two transactions wanting the same rules never deadlock.
+  return sql`select pg_advisory_xact_lock(${RULE_LOCK_CLASS}, k) from (select distinct hashtext(id) as k from unnest(${ruleIds}::text[]) as id order by k) as ordered`.compile(db);
 }

@@ -2,14 +2,11 @@ import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { IDEMPOTENCY_TTL_MS, type StoredOutcome } from '../engine/decide.js';
 import type { AlarmState } from '../engine/alarm-history.js';
 import type { SkippedEnv } from './alert.js';
-import { countPerLimitKey, executionsInWindow, type WindowRow } from '../executions/limit-window.js';
+import { countPerLimitKey, executionsInWindow, lockRules, type WindowRow } from '../executions/limit-window.js';
 import type { Rule } from '../rules/rule.js';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { pair, type BatchHistory } from './batch-history.js';
-
-/** A namespace of PostgreSQL's two-key advisory locks, apart from the single-key ones nodes hold. */
-const RULE_LOCK_CLASS = 0x70637231;
 
 /** What a rule's events need read before deciding, per (rule, payload host) or idempotency key. */
 export interface GuardedEvent {
@@ -26,9 +23,8 @@ interface Reader {
 /**
  * The statements that read the history of a batch's guarded rules (flapping, action limit,
  * idempotency keys), run in the ingest transaction right after its first reads. On PostgreSQL
- * they start by taking a transaction lock per guarded rule, in one order, so that service nodes
- * sharing the database decide one after the other for the same rule: each then reads what the
- * other committed, and a limit holds exactly across nodes. SQLite has a single writer already.
+ * they start by taking a transaction lock per guarded rule (lockRules), so that service nodes
+ * sharing the database decide one after the other for the same rule.
  */
 export function safetyReads(db: Kysely<Database>, dialect: Dialect, events: GuardedEvent[], now: number) {
   const readers: Reader[] = [];
@@ -59,11 +55,6 @@ export function safetyReads(db: Kysely<Database>, dialect: Dialect, events: Guar
       readers.forEach((reader, i) => reader.load(results[offset + i]!.rows, history));
     },
   };
-}
-
-function lockRules(db: Kysely<Database>, ruleIds: string[]): CompiledQuery {
-  // One statement, keys in ascending order: two transactions wanting the same rules never deadlock.
-  return sql`select pg_advisory_xact_lock(${RULE_LOCK_CLASS}, k) from (select distinct hashtext(id) as k from unnest(${ruleIds}::text[]) as id order by k) as ordered`.compile(db);
 }
 
 interface AlarmRow {

@@ -9,7 +9,7 @@ import type { Database } from '../store/schema.js';
 const DAY_MS = 86_400_000;
 /** How often a pass runs once the backlog is gone; while rows are left, every sweep takes a batch. */
 const IDLE_INTERVAL_MS = 10 * 60_000;
-/** Its own key of PostgreSQL's two-key advisory locks (safety-reads.ts has rules'). */
+/** Its own key of PostgreSQL's two-key advisory locks (executions/limit-window.ts has rules'). */
 const RETENTION_LOCK_CLASS = 0x70637232;
 
 export type PrunedTable = 'executions' | 'events' | 'alerts' | 'escalations' | 'notify_messages' | 'notify_attempts';

@@ -70,7 +70,7 @@ export const ScriptAction = Type.Object(
 const Instances = Type.Union([
   Type.Object({ from: Type.Literal('payload'), field: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the payload field (or MetaData key) that holds the instance id; default InstanceId' })) }, { additionalProperties: false }),
   Type.Object({ ids: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true }) }, { additionalProperties: false }),
-  Type.Object({ tags: Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: 256 }), { minProperties: 1 }) }, { additionalProperties: false }),
+  Type.Object({ tags: Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.String({ maxLength: 256 }), { minProperties: 1, maxProperties: 10, description: 'every one of these tags (name: value) at the provider, resolved when the run starts: one execution per instance found' }) }, { additionalProperties: false }),
 ], { description: 'the instances it acts on: named by the payload (default), a fixed list, or a provider tag filter' });
 export const CloudAction = Type.Object(
   {

@@ -69,6 +69,9 @@ import type { AddressInfo } from 'node:net';
  *   (also while rebooting_hard or powering-on); powering-off and deleting do not change it.
  *   OS-EXT-STS:power_state 1 running, 4 shutdown (compute/power_state.py).
  * - GET /v2.1/servers(?limit, marker) -> {servers:[{id, links, name}], servers_links?:[{rel:"next"}]};
+ *   a page holds min(limit, max_limit) servers, max_limit being osapi_max_limit (1000 by default;
+ *   api/openstack/common.py get_limit_and_marker); /servers/detail shows each as GET /servers/{id},
+ *   its `metadata` included;
  *   an unknown marker -> 400 "marker [<m>] not found" (servers.py, doc/api_samples/servers/
  *   servers-list-resp.json). GET /v2.1/servers/{id} -> {server:{…}} shaped as
  *   doc/api_samples/servers/server-get-resp.json. Once deleted a server is 404.
@@ -126,7 +129,7 @@ export interface NovaEmulator {
   addApplicationCredential(id: string, secret: string, project: { id: string; name?: string }, options?: { region?: string; name?: string; projectInUrl?: boolean }): void;
   /** Forget a credential: it can no longer authenticate and its tokens stop working. */
   removeApplicationCredential(id: string): void;
-  addServer(server: { id: string; projectId: string; name?: string; status: 'ACTIVE' | 'SHUTOFF' }): void;
+  addServer(server: { id: string; projectId: string; name?: string; status: 'ACTIVE' | 'SHUTOFF'; metadata?: Record<string, string> }): void;
   /** The server as held now (a copy; reading it is not a poll); undefined if never added. */
   server(id: string): EmulatedServer | undefined;
   /** Every request, in order of arrival. */
@@ -135,6 +138,8 @@ export interface NovaEmulator {
   tokens(): { token: string; credentialId: string; projectId: string; expiresAt: Date }[];
   /** GETs of a server a state change stays transitional for (see above). Default 1. */
   transitionPolls: number;
+  /** Nova's max_limit (osapi_max_limit, 1000 by default): the most servers a list page holds, whatever limit asks. */
+  maxLimit: number;
   /** Expire every token issued so far: Nova refuses them (401) and a client must authenticate again. */
   expireTokens(): void;
   close(): Promise<void>;
@@ -166,6 +171,7 @@ interface HeldServer {
   vmState: NovaVmState;
   taskState: NovaTaskState;
   pollsLeft: number;
+  metadata: Record<string, string>;
   reboots: number;
   created: string;
   updated: string;
@@ -354,7 +360,7 @@ export async function startNovaEmulator(): Promise<NovaEmulator> {
         { href: self, rel: 'self' },
         { href: bookmark, rel: 'bookmark' },
       ],
-      metadata: {},
+      metadata: server.metadata,
       name: server.name,
       'OS-DCF:diskConfig': 'MANUAL',
       'OS-EXT-AZ:availability_zone': 'nova',
@@ -383,9 +389,11 @@ export async function startNovaEmulator(): Promise<NovaEmulator> {
       start = at + 1;
     }
     const limitParam = url.searchParams.get('limit');
-    const limit = limitParam === null ? 1000 : Number(limitParam);
-    if (!Number.isInteger(limit) || limit < 0) throw novaFault(400, `Invalid input for query parameters limit. Value: ${limitParam}. '${limitParam}' does not match '^[0-9]*$'`);
-    let page = mine.slice(start, start + (limit === 0 ? 1000 : limit));
+    const asked = limitParam === null ? emulator.maxLimit : Number(limitParam);
+    if (!Number.isInteger(asked) || asked < 0) throw novaFault(400, `Invalid input for query parameters limit. Value: ${limitParam}. '${limitParam}' does not match '^[0-9]*$'`);
+    // api/openstack/common.py get_limit_and_marker: min(max_limit, limit), 0 meaning max_limit.
+    const limit = Math.min(emulator.maxLimit, asked === 0 ? emulator.maxLimit : asked);
+    let page = mine.slice(start, start + limit);
     if (detail) {
       page.forEach(poll);
       page = page.filter((s) => s.vmState !== 'deleted'); // a delete may have settled just now
@@ -577,6 +585,7 @@ export async function startNovaEmulator(): Promise<NovaEmulator> {
     computeUrl: `${base}/v2.1`,
     requests,
     transitionPolls: 1,
+    maxLimit: 1000,
     addApplicationCredential(id, secret, project, options = {}) {
       if (credentials.has(id)) throw new Error(`application credential ${id} already exists`);
       credentials.set(id, {
@@ -607,6 +616,7 @@ export async function startNovaEmulator(): Promise<NovaEmulator> {
         reboots: 0,
         created: now,
         updated: now,
+        metadata: { ...server.metadata },
       });
     },
     server(id) {

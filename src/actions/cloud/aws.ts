@@ -1,4 +1,4 @@
-import { DescribeInstancesCommand, DescribeRegionsCommand, EC2Client, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand, DescribeRegionsCommand, EC2Client, paginateDescribeInstances, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';
@@ -13,6 +13,9 @@ export interface AwsSettings {
 
 /** Clients kept for reuse (each holds its connections and its credential). */
 const CLIENTS = 50;
+
+/** Instances a tag filter may act on: not those shutting down or terminated. */
+const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped'];
 
 /** What each operation asks of EC2, and the state it waits for. */
 const OPERATIONS: Record<CloudOperation, { call: string; target: string }> = {
@@ -47,6 +50,22 @@ export class AwsEc2 implements CloudProvider<'aws'> {
       if (signal.aborted) throw error;
       return { state: 'failed', reason: providerError('AWS', `ec2:${call} on ${spec.instanceId} in ${spec.region}`, error, [secret.secretAccessKey, secret.sessionToken]).message };
     }
+  }
+
+  async instancesTagged(tags: Readonly<Record<string, string>>, region: string, secret: Secret<'aws'>, credentialKey: string, signal: AbortSignal): Promise<string[]> {
+    const client = this.clientFor(`${credentialKey} ${region}`, region, secret);
+    // EC2 matches tag values as filters: * and ? are wildcards (docs/cloud-actions.md).
+    const Filters = [...Object.entries(tags).map(([name, value]) => ({ Name: `tag:${name}`, Values: [value] })), { Name: 'instance-state-name', Values: LIVE_STATES }];
+    const ids: string[] = [];
+    try {
+      for await (const page of paginateDescribeInstances({ client }, { Filters }, { abortSignal: signal })) {
+        for (const reservation of page.Reservations ?? []) for (const instance of reservation.Instances ?? []) if (instance.InstanceId) ids.push(instance.InstanceId);
+      }
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw providerError('AWS', `ec2:DescribeInstances in ${region}`, error, [secret.secretAccessKey, secret.sessionToken]);
+    }
+    return ids.sort();
   }
 
   async probe(secret: Secret<'aws'>): Promise<ProbeResult> {

@@ -4,6 +4,7 @@ import { providerOf } from '../../rules/validate.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 
 type CloudAction = Extract<Rule['action'], { type: 'cloud' }>;
+type Instances = NonNullable<CloudAction['instances']>;
 export type CloudOperation = CloudAction['operation'];
 
 /** What one cloud execution does, copied from the rule when the event arrives: one operation on one instance. */
@@ -13,7 +14,14 @@ export interface CloudSpec extends KindSpec {
   operation: CloudOperation;
   region: string;
   credentialId: string | null;
+  /** The instance it acts on; '' while `tags` are to be resolved. */
   instanceId: string;
+  /**
+   * A provider tag filter to resolve when it runs (actions/cloud/tagged.ts): the run then queues
+   * one execution per instance found, each within `actionLimit` as the rule's limit was then.
+   */
+  tags?: Record<string, string>;
+  actionLimit?: { max: number; windowSeconds: number } | null;
   /** How long it waits for the instance to reach its state. */
   waitSeconds: number;
   /** The run's own limit: the wait and a minute for the calls. */
@@ -47,7 +55,9 @@ export const cloudKind: ActionKind = {
     const action = cloudAction(rule);
     const provider = providerOfAction(rule);
     if (provider !== 'aws' && provider !== 'openstack') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only` };
-    const instances = instancesOf(rule, provider, action, event, hosts);
+    const chosen = action.instances ?? { from: 'payload' as const };
+    if ('tags' in chosen) return { runsOn: 'service', runs: [{ about: undefined, unlimited: true }] };
+    const instances = instancesOf(rule, provider, chosen, event, hosts);
     return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
   },
   limitedReason(used, about, limit) {
@@ -55,6 +65,7 @@ export const cloudKind: ActionKind = {
   },
   spec(rule, run): CloudSpec {
     const action = cloudAction(rule);
+    const tagged = action.instances && 'tags' in action.instances ? { tags: action.instances.tags, actionLimit: rule.actionLimit ? { max: rule.actionLimit.max, windowSeconds: rule.actionLimit.windowSeconds } : null } : {};
     return {
       kind: 'cloud',
       provider: providerOfAction(rule) as RunningProvider,
@@ -62,29 +73,36 @@ export const cloudKind: ActionKind = {
       // OpenStack: none means the credential's region, or the catalog's only one.
       region: action.region ?? '',
       credentialId: action.credentialId ?? null,
-      instanceId: run.hostname,
+      instanceId: 'tags' in tagged ? '' : run.hostname,
+      ...tagged,
       waitSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       timeoutSeconds: (action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) + 60,
     };
   },
   describe(spec) {
     const cloud = RUNNING[spec.provider as RunningProvider] ?? RUNNING.aws;
-    return `${String(spec.operation)} ${cloud.name} ${spec.provider === 'openstack' ? 'server' : 'instance'} ${String(spec.instanceId)}${spec.region ? ` in ${String(spec.region)}` : ''}`;
+    const noun = spec.provider === 'openstack' ? 'server' : 'instance';
+    const what = isCloudSpec(spec) && spec.tags ? `${noun}s tagged ${tagWords(spec.tags)}` : `${noun} ${String(spec.instanceId)}`;
+    return `${String(spec.operation)} ${cloud.name} ${what}${spec.region ? ` in ${String(spec.region)}` : ''}`;
   },
   notDone(rule, instance) {
     return `did not ${cloudAction(rule).operation} instance ${instance} for this alarm or later ones in the window`;
   },
 };
 
+/** A tag filter in words: env=prod, role=web. */
+export function tagWords(tags: Readonly<Record<string, string>>): string {
+  return Object.entries(tags).map(([name, value]) => `${name}=${value}`).join(', ');
+}
+
 /**
  * The instances the event asks for, or why there are none: the payload's field, else the cloud
  * instances of the rule's target hosts (PATCH /api/v1/hosts/{id} {cloudInstanceId}): the host the
- * alert names, the rule's host, or the hosts of its tags. Tags at the provider: not in this version.
+ * alert names, the rule's host, or the hosts of its tags. (Tags at the provider are resolved when
+ * the run starts, not here: actions/cloud/tagged.ts.)
  */
-function instancesOf(rule: RuleFacts, provider: RunningProvider, action: CloudAction, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
-  const instances = action.instances ?? { from: 'payload' as const };
+function instancesOf(rule: RuleFacts, provider: RunningProvider, instances: Exclude<Instances, { tags: unknown }>, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   if ('ids' in instances) return instances.ids;
-  if ('tags' in instances) return 'instances chosen by tag are not run by this version yet: name them (instances.ids) or send their id in the payload';
   const field = instances.field ?? DEFAULT_FIELD;
   const value = event.env?.[field]?.trim();
   if (!value) return instancesOfHosts(rule, event, hosts, field);

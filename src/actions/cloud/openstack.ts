@@ -19,6 +19,17 @@ interface Session {
   expiresAt: number;
 }
 
+/** A page of the detailed server list, and how many pages a tag filter reads at most (100,000 servers). */
+const PAGE = 1000;
+const MAX_PAGES = 100;
+
+interface ListedServer {
+  id: string;
+  status?: string;
+  metadata?: Record<string, string>;
+  'OS-EXT-STS:task_state'?: string | null;
+}
+
 /** A server as GET /servers/{id} shows it; `gone` once Nova no longer knows it (deleted). */
 interface ServerState {
   status: string;
@@ -74,6 +85,35 @@ export class NovaServers implements CloudProvider<'openstack'> {
     } catch (error) {
       if (signal.aborted) throw error;
       return { state: 'failed', reason: providerError('OpenStack', `${where}${region ? ` in ${region}` : ''}`, error, [secret.applicationCredentialSecret]).message };
+    }
+  }
+
+  /**
+   * Nova's server tags are bare strings; name: value pairs are a server's metadata, which Nova
+   * does not filter a project's list by: the detailed list is read page by page and matched here.
+   */
+  async instancesTagged(tags: Readonly<Record<string, string>>, region: string, secret: Secret<'openstack'>, credentialKey: string, signal: AbortSignal): Promise<string[]> {
+    const wanted = Object.entries(tags);
+    const where = region || secret.region;
+    try {
+      return await this.withSession(secret, credentialKey, where, signal, async (session) => {
+        const ids: string[] = [];
+        for (let marker: string | undefined, pages = 0; pages < MAX_PAGES; pages += 1) {
+          const query = new URLSearchParams({ limit: String(PAGE), ...(marker ? { marker } : {}) });
+          const answer = (await this.nova(session, 'GET', `/servers/detail?${query}`, undefined, signal)) as { servers?: ListedServer[]; servers_links?: Array<{ rel?: string }> };
+          const servers = answer.servers ?? [];
+          for (const server of servers) {
+            if (server.status !== 'DELETED' && server['OS-EXT-STS:task_state'] !== 'deleting' && wanted.every(([name, value]) => server.metadata?.[name] === value)) ids.push(server.id);
+          }
+          // Nova may give fewer than asked (its max_limit); a "next" link says more follow.
+          if (servers.length === 0 || !answer.servers_links?.some((link) => link.rel === 'next')) break;
+          marker = servers.at(-1)!.id;
+        }
+        return ids.sort();
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw providerError('OpenStack', `nova servers/detail${where ? ` in ${where}` : ''}`, error, [secret.applicationCredentialSecret]);
     }
   }
 

@@ -8,6 +8,13 @@ export interface CloudProvider<P extends CloudSpec['provider'] = CloudSpec['prov
   /** `credentialKey` changes whenever the credential is saved again: what a provider may cache under. */
   run(spec: CloudSpec, secret: Secret<P>, credentialKey: string, signal: AbortSignal): Promise<RunEnd>;
   /**
+   * The instances that carry every one of `tags` (name: value) where the credential can see
+   * (`region`: the spec's region, '' for none), as `run` takes them in `spec.instanceId`, sorted;
+   * instances already gone (terminated, deleted) left out. Throws as `run` fails: the provider's
+   * refusal or silence, through providerError.
+   */
+  instancesTagged(tags: Readonly<Record<string, string>>, region: string, secret: Secret<P>, credentialKey: string, signal: AbortSignal): Promise<string[]>;
+  /**
    * "Test credential": one harmless read with the secret, as the runs call the provider. Throws a
    * PitcrewError saying what the provider answered (502) or that it did not answer (503).
    */

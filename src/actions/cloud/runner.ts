@@ -4,8 +4,10 @@ import type { ProbeResult, Provider, Secret } from '../../credentials/schema.js'
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { SecretBox } from '../../identity/secret-box.js';
+import type { Dialect } from '../../store/database.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
-import { isCloudSpec, type CloudSpec } from './kind.js';
+import { isCloudSpec, tagWords, type CloudSpec } from './kind.js';
+import { queueTagged } from './tagged.js';
 import type { CloudProvider } from './provider.js';
 
 /**
@@ -32,6 +34,7 @@ export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' 
 
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
     private readonly box: SecretBox,
     private readonly providers: CloudProviders,
   ) {}
@@ -44,7 +47,16 @@ export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' 
     if (credential.provider !== spec.provider) return { state: 'failed', reason: `the rule's credential "${credential.name}" is for ${credential.provider}, and the action for ${spec.provider}: the provider was not called` };
     const key = `${credential.id} ${credential.updated_at}`;
     const provider: CloudProvider = this.providers[spec.provider];
-    return provider.run(spec, openCredential<CloudSpec['provider']>(this.box, credential), key, signal);
+    const secret = openCredential<CloudSpec['provider']>(this.box, credential);
+    if (!spec.tags) return provider.run(spec, secret, key, signal);
+    let found: string[];
+    try {
+      found = await provider.instancesTagged(spec.tags, spec.region, secret, key, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { state: 'failed', reason: `finding the instances tagged ${tagWords(spec.tags)}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return queueTagged(this.db, this.dialect, execution, spec, found);
   }
 
   close(): void {

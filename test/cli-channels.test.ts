@@ -6,6 +6,7 @@ import { slackShape } from './support/platforms.js';
 import { runCli, startServer, type ServerProcess } from './support/process.js';
 import { startReceiver } from './support/receivers.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { waitFor } from './support/wait.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
 
@@ -14,11 +15,12 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
 describe('pitcrew channels', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let token: string;
+  let apiKey: string;
   let ec2: Ec2Emulator;
   const cli = (args: string[], extra: Record<string, string> = {}) => runCli(['channels', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token, ...extra });
 
   beforeAll(async () => {
-    token = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout).token;
+    ({ token, apiKey } = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout));
     // The test receivers listen on loopback, which notifications reach only when the operator opens it.
     ec2 = await startEc2Emulator();
     server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8', PITCREW_AWS_ENDPOINT_URL: ec2.url });
@@ -145,6 +147,51 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/AWS refused ec2:DescribeRegions: AuthFailure/) });
     expect(refused.stderr + listed.stdout).not.toMatch(/cli\/(secret|rotated)/);
     expect((await credentials(['delete', id])).stdout).toBe(`deleted credential ${id}: its sealed secret is gone\n`);
+  });
+
+  it('pitcrew rules makes a cloud rule from a file and turns it off; pitcrew executions lists, shows and cancels its runs', { timeout: 180_000 }, async () => {
+    const rules = (args: string[]) => runCli(['rules', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const executions = (args: string[]) => runCli(['executions', ...args], { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+    const key = { accessKeyId: 'AKIAJ2EXAMPLE7RULES1', secretAccessKey: 'rules/secret/EXAMPLEKEY/0123456789ab' };
+    ec2.addKey(key.accessKeyId, key.secretAccessKey);
+    const credential = await (await fetch(`${server.url}/api/v1/credentials`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'aws rules', provider: 'aws', secret: key }) })).json() as { id: string };
+    const file = path.join(dataDir, 'rule.json');
+    fs.writeFileSync(file, JSON.stringify({
+      name: 'start stopped workers', trigger: { type: 'webhook' }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2',
+      action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: credential.id, instances: { from: 'payload' } },
+    }));
+    expect((await rules(['create', '--file', '{"name":"x"}'])).code).toBe(2);
+    const made = await rules(['create', '--file', `@${file}`]);
+    expect(made.code, made.stderr).toBe(0);
+    const ruleId = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
+    expect(made.stdout).toMatch(new RegExp(`^created rule "start stopped workers" \\(${ruleId}\\): webhook, cloud start \\(aws\\), trigger_host\nfire it: curl `));
+    expect((await rules(['list'])).stdout).toContain(`${ruleId}  start stopped workers  on  webhook  cloud start (aws)  trigger_host  never`);
+
+    // A start whose instance never settles: the run waits for it (PITCREW polls every 5 s), and is cancelled.
+    ec2.transitionPolls = 1_000;
+    ec2.addInstance({ id: 'i-0c1c2c3c', region: 'eu-west-1', state: 'stopped' });
+    const rule = JSON.parse((await rules(['show', ruleId])).stdout) as { trigger: { triggerId: string } };
+    const fired = await (await fetch(`${server.url}/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ InstanceId: 'i-0c1c2c3c' }) })).json() as { executionIds: string[] };
+    const executionId = fired.executionIds[0]!;
+    const stateOf = async () => ((await (await fetch(`${server.url}/api/v1/executions/${executionId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { state: string }).state;
+    await waitFor(async () => (await stateOf()) === 'running', 'the run waiting for the instance');
+    const listed = (await executions(['list', '--rule', ruleId])).stdout;
+    expect(listed).toMatch(new RegExp(`^ID {2}STATE {2}KIND {2}WHERE {2}QUEUED {2}REASON\n${executionId} {2}running {2}cloud {2}i-0c1c2c3c {2}\\S+Z {2}running on the service\n$`));
+    const cancelled = await executions(['cancel', executionId]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toMatch(new RegExp(`^(cancelled|cancel requested \\(it is running; .*\\)): execution ${executionId} on i-0c1c2c3c\n$`));
+    await waitFor(async () => (await stateOf()) === 'cancelled', 'the run cancelled');
+    const shown = (await executions(['show', executionId])).stdout;
+    expect(shown).toMatch(new RegExp(`^execution ${executionId} \\(cloud\\) on i-0c1c2c3c: cancelled\n`));
+    expect(shown).toMatch(/reason: cancelled on request; it was stopped\n/);
+    expect(shown).toMatch(/ running → cancelled: cancelled on request/);
+    expect((await executions(['cancel', executionId]))).toMatchObject({ code: 1, stderr: expect.stringMatching(/already ended \(cancelled\); there is nothing to cancel/) });
+    ec2.transitionPolls = 1;
+
+    expect((await rules(['disable', ruleId])).stdout).toBe('rule "start stopped workers" is off: its events are recorded, nothing runs\n');
+    expect((await rules(['list', '--json'])).stdout).toContain('"enabled": false');
+    expect((await rules(['delete', ruleId])).stdout).toBe(`deleted rule ${ruleId}\n`);
+    expect((await executions(['list', '--state', 'sleeping'])).code).toBe(1);
   });
 
   it('sets and shows the escalation contacts', async () => {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadClientConfig, loadConfig } from '../config/config.js';
+import { ConfigError, loadClientConfig, loadConfig, type ClientConfig } from '../config/config.js';
 import { API_KEYS_USAGE, runApiKeys } from './api-keys.js';
 import { INTEGRATIONS_USAGE, runIntegrations } from './integrations.js';
 import { runBootstrap } from './bootstrap.js';
@@ -7,7 +7,9 @@ import { CHANNELS_USAGE, runChannels } from './channels.js';
 import { CliError } from './client.js';
 import { CONTACTS_USAGE, runContacts } from './contacts.js';
 import { CREDENTIALS_USAGE, runCredentials } from './credentials.js';
+import { EXECUTIONS_USAGE, runExecutions } from './executions.js';
 import { runMigrate } from './migrate.js';
+import { RULES_USAGE, runRules } from './rules.js';
 import { runSchedules, SCHEDULES_USAGE } from './schedules.js';
 import { runServer } from './server.js';
 
@@ -22,6 +24,9 @@ commands:
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
   integrations list|create|alerts|test|delete
                                    monitoring tools' alerts, through the API (npx pitcrew integrations --help)
+  rules list|show|create|enable|disable|delete
+                                   rules of every trigger and action kind, through the API (npx pitcrew rules --help)
+  executions list|show|cancel       what ran where, its output, and stopping it (npx pitcrew executions --help)
   schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
   credentials list|create|test|rotate|delete
                                    cloud credentials (sealed; secrets read from a file or stdin)
@@ -29,8 +34,30 @@ commands:
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
 
+type ApiCommand = (args: string[], client: ClientConfig, out: (line: string) => void) => Promise<number>;
+
+/** The commands that work through the management API, each with its usage. */
+const API_COMMANDS: Record<string, { usage: string; run: ApiCommand }> = {
+  'api-keys': { usage: API_KEYS_USAGE, run: runApiKeys },
+  integrations: { usage: INTEGRATIONS_USAGE, run: runIntegrations },
+  channels: { usage: CHANNELS_USAGE, run: runChannels },
+  credentials: { usage: CREDENTIALS_USAGE, run: runCredentials },
+  schedules: { usage: SCHEDULES_USAGE, run: runSchedules },
+  rules: { usage: RULES_USAGE, run: runRules },
+  executions: { usage: EXECUTIONS_USAGE, run: runExecutions },
+  'escalation-contacts': { usage: CONTACTS_USAGE, run: runContacts },
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const apiCommand = command === undefined ? undefined : API_COMMANDS[command];
+  if (apiCommand) {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      console.log(apiCommand.usage);
+      return 0;
+    }
+    return apiCommand.run(rest, loadClientConfig(), (line) => console.log(line));
+  }
   switch (command) {
     case 'server':
       parseArgs({ args: rest, options: {}, strict: true });
@@ -42,42 +69,6 @@ async function main(argv: string[]): Promise<number> {
       const { runAgent } = await import('../../agent/main.js');
       return runAgent(rest);
     }
-    case 'api-keys':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(API_KEYS_USAGE);
-        return 0;
-      }
-      return runApiKeys(rest, loadClientConfig(), (line) => console.log(line));
-    case 'integrations':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(INTEGRATIONS_USAGE);
-        return 0;
-      }
-      return runIntegrations(rest, loadClientConfig(), (line) => console.log(line));
-    case 'channels':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(CHANNELS_USAGE);
-        return 0;
-      }
-      return runChannels(rest, loadClientConfig(), (line) => console.log(line));
-    case 'credentials':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(CREDENTIALS_USAGE);
-        return 0;
-      }
-      return runCredentials(rest, loadClientConfig(), (line) => console.log(line));
-    case 'schedules':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(SCHEDULES_USAGE);
-        return 0;
-      }
-      return runSchedules(rest, loadClientConfig(), (line) => console.log(line));
-    case 'escalation-contacts':
-      if (rest.includes('--help') || rest.includes('-h')) {
-        console.log(CONTACTS_USAGE);
-        return 0;
-      }
-      return runContacts(rest, loadClientConfig(), (line) => console.log(line));
     case 'bootstrap': {
       const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' } }, strict: true });
       return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default' });

@@ -46,6 +46,9 @@ export interface CloudAction {
   confirmTerminate?: boolean;
   /** How long to wait for the instance to reach its state (10..3600, default 300). */
   timeoutSeconds?: number;
+  /** The instances' fan-out: at most so many at once; the waiting ones cancelled after so many failed. */
+  maxConcurrency?: number;
+  maxErrors?: number;
 }
 
 export interface Target {

@@ -5,6 +5,7 @@ import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/provi
 import { useCredentials } from '../../credentials/queries';
 import { Field } from '../../ui/Field';
 import { INFRASTRUCTURE_LABELS } from '../describe';
+import { FanOutFields } from './FanOutFields';
 import type { StepProps } from './step';
 
 const OPERATIONS: Array<{ value: CloudOperation; title: string; text: string }> = [
@@ -13,6 +14,13 @@ const OPERATIONS: Array<{ value: CloudOperation; title: string; text: string }> 
   { value: 'reboot', title: 'Reboot', text: 'Reboot a running instance; done once it runs again.' },
   { value: 'terminate', title: 'Terminate', text: 'Destroy the instance and its local disks. It cannot be undone.' },
 ];
+
+const REGION_HINTS = {
+  aws: 'The AWS region of the instances, e.g. eu-west-1.',
+  azure: 'Not needed: a VM is named by its resource group (or its resource id).',
+  gcp: 'The zone of instances named without one, e.g. europe-west1-b (optional).',
+  openstack: "The region of the servers (optional: the credential's, or the only one).",
+};
 
 /** The cloud action: what to do, where, with which credential, to which instances. The provider is the infrastructure type's. */
 export function CloudActionStep({ form, update, errors }: StepProps) {
@@ -24,11 +32,6 @@ export function CloudActionStep({ form, update, errors }: StepProps) {
         {info.title} {info.instances}, from the infrastructure type {INFRASTRUCTURE_LABELS[form.infrastructureType]} (change it on the previous step). The
         service makes the call itself and waits for the state asked for: one execution per instance.
       </p>
-      {provider === 'aws' ? null : (
-        <p className="banner banner-warn" role="status">
-          This version runs AWS EC2 cloud actions only: the rule is stored and its events are recorded with the reason, and {info.title} is not called yet.
-        </p>
-      )}
       <fieldset className="choices choices-inline" aria-describedby={errors.operation ? 'operation-error' : undefined}>
         <legend>Operation</legend>
         {OPERATIONS.map((operation) => (
@@ -48,7 +51,7 @@ export function CloudActionStep({ form, update, errors }: StepProps) {
       </fieldset>
       {form.operation === 'terminate' ? <ConfirmTerminate form={form} update={update} errors={errors} /> : null}
       <div className="field-row">
-        <Field label="Region" error={errors.region} hint={provider === 'aws' ? 'The AWS region of the instances, e.g. eu-west-1.' : 'The region of the instances (optional).'}>
+        <Field label={provider === 'gcp' ? 'Zone' : 'Region'} error={errors.region} hint={REGION_HINTS[provider]}>
           <input value={form.region} onChange={(event) => update({ region: event.target.value })} placeholder={provider === 'aws' ? 'eu-west-1' : ''} autoComplete="off" spellCheck={false} />
         </Field>
         <Field label="Wait for the state (seconds)" error={errors.timeoutSeconds} hint="10 to 3600. Past it, the execution fails and says which state the instance reached.">
@@ -57,6 +60,13 @@ export function CloudActionStep({ form, update, errors }: StepProps) {
       </div>
       <CredentialPicker form={form} update={update} errors={errors} />
       <InstancesFields form={form} update={update} errors={errors} />
+      {form.instancesFrom === 'payload' ? null : (
+        <FanOutFields
+          what="instances"
+          atOnce={{ value: form.instancesAtOnce, error: errors.instancesAtOnce, onChange: (instancesAtOnce) => update({ instancesAtOnce }) }}
+          failed={{ value: form.failedInstances, error: errors.failedInstances, onChange: (failedInstances) => update({ failedInstances }) }}
+        />
+      )}
     </>
   );
 }
@@ -153,6 +163,21 @@ function InstancesFields({ form, update, errors }: StepProps) {
       {form.instancesFrom === 'ids' ? (
         <Field label="Instance ids" error={errors.instanceIds} hint="One a line (or separated by spaces or commas), at most 100.">
           <textarea className="mono" rows={3} value={form.instanceIds} onChange={(event) => update({ instanceIds: event.target.value })} placeholder={provider === 'aws' ? 'i-0123456789abcdef0' : ''} spellCheck={false} />
+        </Field>
+      ) : null}
+      <label className={`choice${form.instancesFrom === 'tags' ? ' choice-selected' : ''}`}>
+        <input type="radio" name="instancesFrom" checked={form.instancesFrom === 'tags'} onChange={() => update({ instancesFrom: 'tags' })} />
+        <span>
+          <strong>The instances carrying these tags</strong>
+          <span className="choice-text">
+            Found at {info.title} when the action runs (an instance tagged since is included), then one execution each, each within the action limit. A filter that
+            matches none fails; one that matches over 500 calls nothing.
+          </span>
+        </span>
+      </label>
+      {form.instancesFrom === 'tags' ? (
+        <Field label={provider === 'openstack' ? 'Server metadata' : provider === 'gcp' ? 'Labels' : 'Tags'} error={errors.instanceTags} hint="name=value, one a line, at most 10: an instance must carry every one.">
+          <textarea className="mono" rows={3} value={form.instanceTags} onChange={(event) => update({ instanceTags: event.target.value })} placeholder={'env=prod\nrole=web'} spellCheck={false} />
         </Field>
       ) : null}
       {errors.instancesFrom ? (

@@ -1,32 +1,37 @@
 import { NumberField } from '../../ui/NumberField';
 import type { StepProps } from './step';
 
-/** How a fan-out over tags rolls: a few hosts at a time, stopping after failures. */
-export function FanOutFields({ form, update, errors }: StepProps) {
+interface FanOutProps {
+  /** What fans out: a tag target's hosts, or a cloud action's instances. */
+  what: 'hosts' | 'instances';
+  atOnce: { value: string; error: string | undefined; onChange: (value: string) => void };
+  failed: { value: string; error: string | undefined; onChange: (value: string) => void };
+}
+
+/** How a fan-out rolls: a few at a time, stopping after failures. */
+export function FanOutFields({ what, atOnce, failed }: FanOutProps) {
+  const title = what === 'hosts' ? 'Hosts' : 'Instances';
   return (
     <fieldset className="fanout">
       <legend>Fan-out safety</legend>
       <p className="field-hint">
-        A bad fix should not roll over the whole fleet at once. Hosts are taken in name order; leave a box empty for no limit.
+        A bad fix should not roll over the whole fleet at once. {title} are taken in name order; leave a box empty for no limit.
       </p>
       <div className="field-row">
-        <NumberField
-          label="Hosts at once"
-          error={errors.maxConcurrency}
-          hint={<>the others wait their turn (<code>maxConcurrency</code>)</>}
-          placeholder="all"
-          value={form.maxConcurrency}
-          onChange={(maxConcurrency) => update({ maxConcurrency })}
-        />
-        <NumberField
-          label="Failed hosts before stopping"
-          error={errors.maxErrors}
-          hint={<>hosts not started yet are cancelled (<code>maxErrors</code>)</>}
-          placeholder="never stop"
-          value={form.maxErrors}
-          onChange={(maxErrors) => update({ maxErrors })}
-        />
+        <NumberField label={`${title} at once`} error={atOnce.error} hint={<>the others wait their turn (<code>maxConcurrency</code>)</>} placeholder="all" value={atOnce.value} onChange={atOnce.onChange} />
+        <NumberField label={`Failed ${what} before stopping`} error={failed.error} hint={<>{what} not started yet are cancelled (<code>maxErrors</code>)</>} placeholder="never stop" value={failed.value} onChange={failed.onChange} />
       </div>
     </fieldset>
+  );
+}
+
+/** The fan-out of a tag target's hosts (the target step). */
+export function HostFanOutFields({ form, update, errors }: StepProps) {
+  return (
+    <FanOutFields
+      what="hosts"
+      atOnce={{ value: form.maxConcurrency, error: errors.maxConcurrency, onChange: (maxConcurrency) => update({ maxConcurrency }) }}
+      failed={{ value: form.maxErrors, error: errors.maxErrors, onChange: (maxErrors) => update({ maxErrors }) }}
+    />
   );
 }

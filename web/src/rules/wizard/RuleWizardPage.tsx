@@ -41,7 +41,7 @@ function EditRule({ id }: { id: string }) {
           return (
             <EmptyState title="This rule's action is edited through the API for now">
               <p>
-                The wizard edits script actions on hosts, cloud actions on instances named by the alert or listed, and CLI runbooks. Change this one with <code>PATCH /api/v1/rules/{id}</code> (docs/rules.md), or go back to{' '}
+                The wizard edits script actions on hosts, cloud actions and CLI runbooks. Change this one with <code>PATCH /api/v1/rules/{id}</code> (docs/rules.md), or go back to{' '}
                 <Link to={`/rules/${id}`}>the rule</Link>.
               </p>
             </EmptyState>

@@ -2,7 +2,7 @@ import type { InfrastructureType, TargetPick } from '../../api/types';
 import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/providers';
 import { Field } from '../../ui/Field';
 import { INFRASTRUCTURE_LABELS } from '../describe';
-import { FanOutFields } from './FanOutFields';
+import { HostFanOutFields } from './FanOutFields';
 import { CLI_SAMPLE_SCRIPT, pickOf, sampleScriptFor, type RuleForm } from './form';
 import { HostPicker } from './HostPicker';
 import type { StepProps } from './step';
@@ -134,7 +134,7 @@ function HostTarget({ form, update, errors }: StepProps) {
               {errors.pick ? <p className="field-error">{errors.pick}</p> : null}
             </fieldset>
           ) : null}
-          {pick === 'all' ? <FanOutFields form={form} update={update} errors={errors} /> : null}
+          {pick === 'all' ? <HostFanOutFields form={form} update={update} errors={errors} /> : null}
         </>
       ) : null}
     </>

@@ -51,9 +51,8 @@ describe('the rule wizard form', () => {
   });
 
   it('does not edit kinds it cannot show', () => {
-    const rule = { action: { type: 'cloud', operation: 'reboot', instances: { tags: { env: 'dev' } } }, target: { type: 'trigger_host' } } as unknown as Rule;
+    const rule = { action: { type: 'email_runbook', runbook: { notes: 'x' } }, target: { type: 'cli_machine' } } as unknown as Rule;
     expect(formFromRule(rule)).toBeNull();
-    expect(formFromRule({ ...rule, action: { type: 'email_runbook', runbook: { notes: 'x' } }, target: { type: 'cli_machine' } } as unknown as Rule)).toBeNull();
   });
 
   it('edits a CLI runbook on the CLI Machine, its credentials and a limit that never escalates', () => {
@@ -125,7 +124,10 @@ describe('the rule wizard form', () => {
       });
       expect(input.action).not.toHaveProperty('confirmTerminate');
       expect(toRuleInput(cloud({ instancesFrom: 'ids', instanceIds: 'i-0000000a, i-0000000b\ni-0000000a' })).action).toMatchObject({ instances: { ids: ['i-0000000a', 'i-0000000b'] } });
+      expect(toRuleInput(cloud({ instancesFrom: 'tags', instanceTags: 'env = prod\n\nrole=web=1' })).action).toMatchObject({ instances: { tags: { env: 'prod', role: 'web=1' } } });
       expect(toRuleInput(cloud({ operation: 'terminate', confirmTerminate: true })).action).toMatchObject({ operation: 'terminate', confirmTerminate: true });
+      expect(toRuleInput(cloud({ instancesFrom: 'tags', instanceTags: 'env=prod', instancesAtOnce: '2', failedInstances: ' 1 ' })).action).toMatchObject({ maxConcurrency: 2, maxErrors: 1 });
+      expect(toRuleInput(cloud()).action).not.toHaveProperty('maxConcurrency');
       expect(toRuleInput(cloud({ infrastructureType: 'CLOUD_AZURE', region: '' })).action).toMatchObject({ provider: 'azure' });
       expect(toRuleInput(cloud({ infrastructureType: 'CLOUD_AZURE', region: '' })).action).not.toHaveProperty('region');
     });
@@ -140,10 +142,16 @@ describe('the rule wizard form', () => {
       expect(stepErrors('action', cloud({ instanceField: ' ' }))).toEqual({ instanceField: expect.stringMatching(/payload field/) });
       expect(stepErrors('action', cloud({ instancesFrom: 'ids', instanceIds: '' }))).toEqual({ instanceIds: 'list at least one instance id' });
       expect(stepErrors('action', cloud({ instancesFrom: 'ids', instanceIds: 'i-0000000a web-1' }))).toEqual({ instanceIds: expect.stringMatching(/“web-1” is not an EC2 instance id/) });
+      expect(stepErrors('action', cloud({ instancesFrom: 'tags', instanceTags: '' }))).toEqual({ instanceTags: 'enter at least one tag, name=value, e.g. env=prod' });
+      expect(stepErrors('action', cloud({ instancesFrom: 'tags', instanceTags: 'env=prod\nweb' }))).toEqual({ instanceTags: '“web” is not name=value' });
+      expect(stepErrors('action', cloud({ instancesFrom: 'tags', instanceTags: Array.from({ length: 11 }, (_, i) => `t${i}=x`).join('\n') }))).toEqual({ instanceTags: 'at most 10 tags' });
       expect(stepErrors('action', cloud({ operation: 'terminate' }))).toEqual({ confirmTerminate: expect.stringMatching(/tick the box/) });
-      // A host target is not asked for; a schedule cannot carry a cloud action in the wizard.
+      expect(stepErrors('action', cloud({ instancesFrom: 'ids', instanceIds: 'i-0000000a', instancesAtOnce: '0', failedInstances: 'x' }))).toEqual({ instancesAtOnce: expect.any(String), failedInstances: expect.any(String) });
+      // A host target is not asked for; a schedule's cloud action names its instances or finds them by tag.
       expect(stepErrors('target', cloud({ targetType: 'specific_host' }))).toEqual({});
-      expect(stepErrors('target', cloud({ trigger: { type: 'cron' } }))).toEqual({ actionType: expect.stringMatching(/scheduled cloud action/) });
+      expect(stepErrors('target', cloud({ trigger: { type: 'cron' } }))).toEqual({});
+      expect(stepErrors('action', cloud({ trigger: { type: 'cron' } }))).toEqual({ instancesFrom: 'a schedule’s tick names no instance: list the instances, or choose them by tag' });
+      expect(stepErrors('action', cloud({ trigger: { type: 'cron' }, instancesFrom: 'tags', instanceTags: 'env=dev' }))).toEqual({});
       expect(stepErrors('target', cloud({ infrastructureType: 'On_Premise' }))).toEqual({ actionType: expect.stringMatching(/cloud infrastructure type/) });
     });
 
@@ -161,6 +169,9 @@ describe('the rule wizard form', () => {
       expect(stepTitle(STEPS[3], emptyForm())).toBe('Runbook');
       const payload = formFromRule({ ...rule, action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: 'c9' } } as unknown as Rule)!;
       expect(payload).toMatchObject({ instancesFrom: 'payload', instanceField: 'InstanceId', timeoutSeconds: '300' });
+      const tagged = { ...rule, action: { ...rule.action, instances: { tags: { env: 'dev', team: 'ops' } } } } as unknown as Rule;
+      expect(formFromRule(tagged)).toMatchObject({ instancesFrom: 'tags', instanceTags: 'env=dev\nteam=ops' });
+      expect(toRuleInput(formFromRule(tagged)!).action).toEqual(tagged.action);
     });
 
     it('places the service errors at the cloud fields', () => {

@@ -55,7 +55,7 @@ export const STEPS = [
   {
     id: 'action',
     title: 'Runbook',
-    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'confirmTerminate'],
+    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'instanceTags', 'instancesAtOnce', 'failedInstances', 'confirmTerminate'],
   },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
@@ -171,9 +171,8 @@ function cliFieldsOf(action: Extract<Rule['action'], { type: 'cli' }>): Partial<
   };
 }
 
-function cloudFormOf(action: Extract<Rule['action'], { type: 'cloud' }>): Partial<RuleForm> | null {
-  const fields = cloudFieldsOf(action);
-  return fields && { actionType: 'cloud', ...fields, timeoutSeconds: String(action.timeoutSeconds ?? 300) };
+function cloudFormOf(action: Extract<Rule['action'], { type: 'cloud' }>): Partial<RuleForm> {
+  return { actionType: 'cloud', ...cloudFieldsOf(action), timeoutSeconds: String(action.timeoutSeconds ?? 300) };
 }
 
 /** An optional number: left empty, the field is not sent. */
@@ -325,8 +324,6 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       if (form.actionType === 'cli') break;
       if (form.actionType === 'cloud') {
         if (!providerOfInfrastructure(form.infrastructureType)) set('actionType', 'a cloud action needs a cloud infrastructure type: AWS EC2, Azure, Google Cloud or OpenStack');
-        // The service asks a scheduled rule for a host target (a tick names no host), which a cloud action does not use.
-        else if (form.trigger.type === 'cron') set('actionType', 'a scheduled cloud action is not made in the wizard yet: choose a webhook or alert trigger, or create it with the API (docs/cloud-actions.md)');
         break;
       }
       if (form.trigger.type === 'cron' && form.targetType === 'trigger_host') {

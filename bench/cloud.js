@@ -1,6 +1,9 @@
 // Cloud action benchmark (bench/README.md): EC2 reboots run by the service (src/actions/cloud/aws.ts)
 // against the bare @aws-sdk/client-ec2 doing the same calls from this process, in the same run,
-// against the same EC2 responder.
+// against the same EC2 responder; with BENCH_CLOUD_PROVIDER=azure, Azure VM restarts
+// (src/actions/cloud/azure.ts) against the bare Azure SDK, the same way (bench/cloud-azure.js); with
+// BENCH_CLOUD_PROVIDER=gcp, Compute Engine resets (src/actions/cloud/gcp.ts) against the bare
+// Google Cloud SDK (bench/cloud-gcp.js).
 //
 // - The responder: a minimal EC2 Query API on loopback in this process (below). It answers
 //   RebootInstances and DescribeInstances (always `running`) for any instance id and counts the
@@ -27,7 +30,7 @@ import { DescribeInstancesCommand, EC2Client, RebootInstancesCommand } from '@aw
 import { codeVersion, envNumber, fmtInt, fmtPct, inParallel, table } from './common.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { runBench, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds } from './procs.js';
+import { runBench, cpuSeconds, listenOnLoopback, machineProcessSeconds, onCleanup, ownCpuSeconds } from './procs.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -37,8 +40,10 @@ const number = (name, fallback, min) => envNumber(env, name, fallback, min);
 const EVENTS = Math.round(number('BENCH_CLOUD_EVENTS', 500, 1));
 const CONCURRENCY = Math.round(number('BENCH_CLOUD_CONCURRENCY', 20, 1));
 const WARMUP = Math.round(number('BENCH_CLOUD_WARMUP', 50, 0));
-/** `shared`: one EC2Client for the whole baseline; `per-operation`: a new one per instance, as pitcrew makes per execution. */
+/** `shared`: one SDK client for the whole baseline; `per-operation`: a new one per instance. */
 const BASELINE_CLIENT = env.BENCH_CLOUD_BASELINE_CLIENT || 'shared';
+/** `aws` (EC2, the default), `azure` (Azure VMs) or `gcp` (Compute Engine). */
+const PROVIDER = env.BENCH_CLOUD_PROVIDER || 'aws';
 /** How long after the last webhook of a run its executions may take to end before the bench fails. */
 const WAIT_SECONDS = number('BENCH_CLOUD_WAIT_SECONDS', 120, 5);
 const BUDGET_SECONDS = number('BENCH_TIMEOUT', 120 + 2 * WAIT_SECONDS + 0.1 * (EVENTS + WARMUP), 10);
@@ -57,8 +62,6 @@ const progress = (line) => process.stderr.write(`bench-cloud: ${line}\n`);
 const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const codeAtStart = env.BENCH_E2E_CODE_VERSION || codeVersion(root);
 
-/** The n-th instance id of a series (i- and 8 hex digits); pitcrew and the baseline use other series. */
-const instanceId = (series, n) => `i-${(series + n).toString(16).padStart(8, '0')}`;
 const PITCREW_SERIES = 0xa0000000;
 const BASELINE_SERIES = 0xb0000000;
 
@@ -75,7 +78,7 @@ const BASELINE_SERIES = 0xb0000000;
 // reservationSet/item/instancesSet/item{instanceId, instanceState{code 16, name running}} for
 // DescribeInstances).
 
-function startResponder() {
+async function startResponder() {
   /** Counts by action; by `${accessKeyId} ${action} ${instanceId}`; anything unexpected. */
   const stats = { byAction: {}, byCall: new Map(), byKey: {}, other: 0, requests: 0 };
   const answer = (res, status, xml) => {
@@ -111,18 +114,9 @@ function startResponder() {
       }
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      onCleanup(() => new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }));
-      /** How many calls of `action` on `id` with the access key `key`. */
-      const calls = (key, action, id) => stats.byCall.get(`${key} ${action} ${id}`) ?? 0;
-      resolve({ url: `http://127.0.0.1:${server.address().port}`, stats, calls });
-    });
-  });
+  /** How many calls of `action` on `id` with the access key `key`. */
+  const calls = (key, action, id) => stats.byCall.get(`${key} ${action} ${id}`) ?? 0;
+  return { url: await listenOnLoopback(server), stats, calls };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,20 +214,18 @@ async function fire({ port, webhookPath, ids, reader, ruleId, expected, server }
 }
 
 /**
- * The bare SDK: RebootInstances then DescribeInstances per instance, `CONCURRENCY` at a time, with
- * the shared client, or (BENCH_CLOUD_BASELINE_CLIENT=per-operation) a client made for each instance
- * and destroyed after it, as src/actions/cloud/aws.ts does per execution.
+ * The bare SDK: the driver's calls per instance (EC2: RebootInstances then DescribeInstances),
+ * `CONCURRENCY` at a time, with the shared client, or (BENCH_CLOUD_BASELINE_CLIENT=per-operation) a
+ * client made for each instance and destroyed after it.
  */
-async function baseline(endpoint, shared, ids) {
+async function baseline(driver, responder, shared, ids) {
   const results = new Map();
   await inParallel(ids, CONCURRENCY, async (id) => {
     const t0 = performance.now();
-    const client = shared ?? new EC2Client({ region: REGION, endpoint, credentials: BASELINE_KEY });
+    const client = shared ?? driver.baselineClient(responder);
     try {
-      await client.send(new RebootInstancesCommand({ InstanceIds: [id] }));
-      const answer = await client.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
-      const state = answer.Reservations?.[0]?.Instances?.[0]?.State?.Name;
-      results.set(id, { ms: performance.now() - t0, ok: state === 'running', error: state === 'running' ? null : `state ${state}` });
+      const outcome = await client.run(id);
+      results.set(id, { ms: performance.now() - t0, ...outcome });
     } catch (error) {
       results.set(id, { ms: performance.now() - t0, ok: false, error: error?.message ?? String(error) });
     } finally {
@@ -243,6 +235,48 @@ async function baseline(endpoint, shared, ids) {
   return results;
 }
 
+/** EC2 through @aws-sdk/client-ec2: RebootInstances, then DescribeInstances until `running` (it is at once). */
+const ec2Driver = {
+  title: 'EC2 reboots',
+  sdk: 'AWS SDK',
+  calls: 'EC2 calls',
+  distFile: 'dist/src/actions/cloud/aws.js',
+  infrastructureType: 'CLOUD_EC2',
+  action: { region: REGION },
+  keys: { pitcrew: PITCREW_KEY.accessKeyId, baseline: BASELINE_KEY.accessKeyId },
+  mutation: 'RebootInstances',
+  reads: { DescribeInstances: 1 },
+  /** The n-th instance id of a series (i- and 8 hex digits); pitcrew and the baseline use other series. */
+  instanceId: (series, n) => `i-${(series + n).toString(16).padStart(8, '0')}`,
+  vmOf: (id) => id,
+  start: startResponder,
+  pitcrewEnv: (responder) => ({ PITCREW_AWS_ENDPOINT_URL: responder.url }),
+  credential: () => ({ name: 'bench aws', provider: 'aws', secret: PITCREW_KEY }),
+  baselineClient: (responder) => {
+    const client = new EC2Client({ region: REGION, endpoint: responder.url, credentials: BASELINE_KEY });
+    return {
+      async run(id) {
+        await client.send(new RebootInstancesCommand({ InstanceIds: [id] }));
+        const answer = await client.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
+        const state = answer.Reservations?.[0]?.Instances?.[0]?.State?.Name;
+        return { ok: state === 'running', error: state === 'running' ? null : `state ${state}` };
+      },
+      destroy: () => client.destroy(),
+    };
+  },
+  describeResponder: (responder) => `a minimal Query API responder in this process on ${responder.url} (no SigV4 check; always running); PITCREW_AWS_ENDPOINT_URL`,
+  describeRule: () => `webhook rule, action cloud reboot in ${REGION}, instances from the payload`,
+  describeBaseline: (perOperation) => `${perOperation ? 'a new EC2Client per instance (BENCH_CLOUD_BASELINE_CLIENT=per-operation)' : 'one EC2Client'} (@aws-sdk/client-ec2) in this process: RebootInstances then DescribeInstances per instance`,
+};
+
+/** The driver of BENCH_CLOUD_PROVIDER; Azure's and Google's SDKs are loaded only for theirs. */
+async function driverOf(provider) {
+  if (provider === 'aws') return ec2Driver;
+  if (provider === 'azure') return (await import('./cloud-azure.js')).azureDriver;
+  if (provider === 'gcp') return (await import('./cloud-gcp.js')).gcpDriver;
+  throw new Error(`BENCH_CLOUD_PROVIDER must be aws, azure or gcp, got "${provider}"`);
+}
+
 const stats = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] };
@@ -250,29 +284,30 @@ const stats = (values) => {
 
 async function main() {
   const startedAt = Date.now();
-  if (!fs.existsSync(path.join(root, 'dist/src/actions/cloud/aws.js'))) throw new Error('dist/ is not built, or predates the cloud actions: run npx tsc -p tsconfig.build.json (or npm run build) first');
-  const ec2 = await startResponder();
-  progress(`EC2 responder on ${ec2.url}`);
-  const pc = await startPitcrew({ root, env: { ...env, PITCREW_AWS_ENDPOINT_URL: ec2.url }, tempPrefix: 'pitcrew-bench-cloud-', ruleName: 'bench webhook (unused)', progress });
+  const driver = await driverOf(PROVIDER);
+  if (!fs.existsSync(path.join(root, driver.distFile))) throw new Error('dist/ is not built, or predates the cloud actions: run npx tsc -p tsconfig.build.json (or npm run build) first');
+  const responder = await driver.start();
+  progress(`${driver.calls.split(' ')[0]} responder on ${responder.url}`);
+  const pc = await startPitcrew({ root, env: { ...env, ...driver.pitcrewEnv(responder) }, tempPrefix: 'pitcrew-bench-cloud-', ruleName: 'bench webhook (unused)', progress });
   const { server, base, port, apiKey, token, storage } = pc;
   const call = caller(base, token);
   // The tenant's throttle is raised by startPitcrew (10,000,000/s), so no webhook is answered 429.
-  const credential = await call('POST', '/api/v1/credentials', { name: 'bench aws', provider: 'aws', secret: PITCREW_KEY });
+  const credential = await call('POST', '/api/v1/credentials', driver.credential());
   const rule = await call('POST', '/api/v1/rules', {
     name: 'bench reboot',
     trigger: { type: 'webhook' },
-    action: { type: 'cloud', operation: 'reboot', region: REGION, credentialId: credential.id, instances: { from: 'payload' } },
+    action: { type: 'cloud', operation: 'reboot', ...driver.action, credentialId: credential.id, instances: { from: 'payload' } },
     target: { type: 'trigger_host' },
-    infrastructureType: 'CLOUD_EC2',
+    infrastructureType: driver.infrastructureType,
   });
   const webhookPath = `/api/v1/trigger/channel/webhook/${apiKey}/${rule.trigger.triggerId}`;
   const reader = await storage.openReader();
   if (!['shared', 'per-operation'].includes(BASELINE_CLIENT)) throw new Error(`BENCH_CLOUD_BASELINE_CLIENT must be shared or per-operation, got "${BASELINE_CLIENT}"`);
-  const client = BASELINE_CLIENT === 'shared' ? new EC2Client({ region: REGION, endpoint: ec2.url, credentials: BASELINE_KEY }) : null;
+  const client = BASELINE_CLIENT === 'shared' ? driver.baselineClient(responder) : null;
   onCleanup(() => client?.destroy());
 
-  const pitcrewIds = Array.from({ length: WARMUP + EVENTS }, (_, i) => instanceId(PITCREW_SERIES, i));
-  const baselineIds = Array.from({ length: WARMUP + EVENTS }, (_, i) => instanceId(BASELINE_SERIES, i));
+  const pitcrewIds = Array.from({ length: WARMUP + EVENTS }, (_, i) => driver.instanceId(PITCREW_SERIES, i));
+  const baselineIds = Array.from({ length: WARMUP + EVENTS }, (_, i) => driver.instanceId(BASELINE_SERIES, i));
   const warm = { pitcrew: pitcrewIds.slice(0, WARMUP), baseline: baselineIds.slice(0, WARMUP) };
   const measured = { pitcrew: pitcrewIds.slice(WARMUP), baseline: baselineIds.slice(WARMUP) };
 
@@ -282,15 +317,15 @@ async function main() {
     progress(`warm-up: ${WARMUP} webhooks, then ${WARMUP} bare SDK operations`);
     warmRun = await fire({ port, webhookPath, ids: warm.pitcrew, reader, ruleId: rule.id, expected: WARMUP, server });
     if (!warmRun.complete) throw new Error(`the warm-up's ${WARMUP} executions did not all end within ${WAIT_SECONDS} s: ${warmRun.n} made, ${warmRun.pending} still active`);
-    await baseline(ec2.url, client, warm.baseline);
+    await baseline(driver, responder, client, warm.baseline);
     await sleep(500);
   }
 
   progress(`pitcrew: ${fmtInt(EVENTS)} webhooks, ${CONCURRENCY} at a time, until every execution ended`);
   const p = await withCpu(server.pid, () => fire({ port, webhookPath, ids: measured.pitcrew, reader, ruleId: rule.id, expected: WARMUP + EVENTS, server }));
   await sleep(SETTLE_MS);
-  progress(`baseline: ${fmtInt(EVENTS)} × (RebootInstances, DescribeInstances) with the bare SDK, ${CONCURRENCY} at a time`);
-  const b = await withCpu(server.pid, () => baseline(ec2.url, client, measured.baseline));
+  progress(`baseline: ${fmtInt(EVENTS)} operations with the bare SDK, ${CONCURRENCY} at a time`);
+  const b = await withCpu(server.pid, () => baseline(driver, responder, client, measured.baseline));
   await sleep(SETTLE_MS);
 
   progress('reading the executions back (GET /api/v1/executions?ruleId=…)');
@@ -302,14 +337,14 @@ async function main() {
   await reader.close();
   const stopped = await server.stop(30_000);
 
-  return report({ storage, ec2, rule, executions, transitions, otherExecutions, warmRun, p, b, measured, pitcrewIds, baselineIds, stopped, seconds: (Date.now() - startedAt) / 1000 });
+  return report({ driver, storage, responder, rule, executions, transitions, otherExecutions, warmRun, p, b, measured, pitcrewIds, baselineIds, stopped, seconds: (Date.now() - startedAt) / 1000 });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Output
 
 function report(r) {
-  const { ec2, p, b } = r;
+  const { driver, responder, p, b } = r;
   const run = p.value;
   const measuredSet = new Set(r.measured.pitcrew);
   const byInstance = new Map();
@@ -331,9 +366,10 @@ function report(r) {
   const baseOk = base.filter((x) => x.ok).length;
   const baseRate = EVENTS / b.seconds;
   const baseLat = stats(base.map((x) => x.ms));
-  const callsOf = (key, ids) => ids.reduce((sum, id) => sum + ec2.calls(key, 'RebootInstances', id) + ec2.calls(key, 'DescribeInstances', id), 0);
-  const pitcrewCalls = callsOf(PITCREW_KEY.accessKeyId, r.measured.pitcrew);
-  const baselineCalls = callsOf(BASELINE_KEY.accessKeyId, r.measured.baseline);
+  const callNames = [driver.mutation, ...Object.keys(driver.reads)];
+  const callsOf = (key, ids) => ids.reduce((sum, id) => sum + callNames.reduce((n, action) => n + responder.calls(key, action, driver.vmOf(id)), 0), 0);
+  const pitcrewCalls = callsOf(driver.keys.pitcrew, r.measured.pitcrew);
+  const baselineCalls = callsOf(driver.keys.baseline, r.measured.baseline);
   const us = (seconds, n) => `${fmtInt((seconds / n) * 1e6)} µs`;
   const ms = (n) => (Number.isFinite(n) ? fmtInt(n) : 'n/a');
   const msDec = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
@@ -341,13 +377,13 @@ function report(r) {
   const cpu = os.cpus();
 
   log();
-  log(`pitcrew cloud action benchmark: ${fmtInt(EVENTS)} EC2 reboots run by the service, beside the bare AWS SDK`);
+  log(`pitcrew cloud action benchmark: ${fmtInt(EVENTS)} ${driver.title} run by the service, beside the bare ${driver.sdk}`);
   log(`  storage      ${r.storage.describe}`);
   log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
   log(`  code         ${codeAtStart} (at the start); load average before the run ${loadBefore}`);
-  log(`  EC2          a minimal Query API responder in this process on ${ec2.url} (no SigV4 check; always running); PITCREW_AWS_ENDPOINT_URL`);
-  log(`  pitcrew      webhook rule, action cloud reboot in ${REGION}, instances from the payload; ${fmtInt(EVENTS)} webhooks (one InstanceId each), ${CONCURRENCY} in flight, keep-alive`);
-  log(`  baseline     ${BASELINE_CLIENT === 'shared' ? 'one EC2Client' : 'a new EC2Client per instance (BENCH_CLOUD_BASELINE_CLIENT=per-operation)'} (@aws-sdk/client-ec2) in this process: RebootInstances then DescribeInstances per instance, ${CONCURRENCY} at a time`);
+  log(`  ${driver.calls.split(' ')[0].padEnd(12)} ${driver.describeResponder(responder)}`);
+  log(`  pitcrew      ${driver.describeRule()}; ${fmtInt(EVENTS)} webhooks (one InstanceId each), ${CONCURRENCY} in flight, keep-alive`);
+  log(`  baseline     ${driver.describeBaseline(BASELINE_CLIENT !== 'shared')}, ${CONCURRENCY} at a time`);
   log(`  warm-up      ${fmtInt(WARMUP)} of each before, not in the figures`);
   log();
   const rows = [
@@ -359,8 +395,8 @@ function report(r) {
     ['  webhook sent → queued', 'p50 / p99 ms', `${ms(stage.queued.p50)} / ${ms(stage.queued.p99)}`, '', ''],
     ['  queued → dispatched', 'p50 / p99 ms', `${ms(stage.dispatched.p50)} / ${ms(stage.dispatched.p99)}`, '', ''],
     ['  dispatched → running', 'p50 / p99 ms', `${ms(stage.started.p50)} / ${ms(stage.started.p99)}`, '', ''],
-    ['  running → finished (EC2 calls)', 'p50 / p99 ms', `${ms(stage.calls.p50)} / ${ms(stage.calls.p99)}`, `${msDec(baseLat.p50)} / ${msDec(baseLat.p99)}`, x(stage.calls.p50, baseLat.p50)],
-    ['EC2 calls per execution | op', '', (pitcrewCalls / EVENTS).toFixed(2), (baselineCalls / EVENTS).toFixed(2), ''],
+    [`  running → finished (${driver.calls})`, 'p50 / p99 ms', `${ms(stage.calls.p50)} / ${ms(stage.calls.p99)}`, `${msDec(baseLat.p50)} / ${msDec(baseLat.p99)}`, x(stage.calls.p50, baseLat.p50)],
+    [`${driver.calls} per execution | op`, '', (pitcrewCalls / EVENTS).toFixed(2), (baselineCalls / EVENTS).toFixed(2), ''],
     ['CPU per execution | op', 'server', us(p.cpu.server, EVENTS), `(idle) ${us(b.cpu.server, EVENTS)}`, ''],
     ['', 'bench', us(p.cpu.own, EVENTS), us(b.cpu.own, EVENTS), ''],
     ['', 'total', us(p.cpu.server + p.cpu.own, EVENTS), us(b.cpu.own, EVENTS), x(p.cpu.server + p.cpu.own, b.cpu.own)],
@@ -370,14 +406,15 @@ function report(r) {
   log(table(rows));
   log('  executions/s: R ÷ (last finishedAt − first webhook sent); operations/s: R ÷ the baseline run\'s wall time.');
   log('  webhook → finished: finishedAt (server clock) − the time this process sent that webhook (same machine clock), whole ms;');
-  log('       the rows under it split it by the execution\'s queuedAt, dispatchedAt, startedAt. operation: Reboot + Describe, one instance.');
-  log('  CPU: seconds used during the run ÷ R. bench = this process: the webhook client or the SDK, and the EC2 responder in both;');
+  log(`       the rows under it split it by the execution's queuedAt, dispatchedAt, startedAt. operation: ${callNames.join(' + ')}, one instance.`);
+  log(`  CPU: seconds used during the run ÷ R. bench = this process: the webhook client or the SDK, and the ${driver.calls.split(' ')[0]} responder in both;`);
   log('       total: server + bench for pitcrew, bench alone for the baseline (pitcrew only idles beside it: its "(idle)" figure).');
   log('       other procs above a few % means something else ran on the machine and disturbed the run.');
   log();
 
   // Verification: every webhook 202 with one execution; every execution of the rule succeeded,
-  // once per instance, with each transition once; each instance rebooted and described once.
+  // once per instance, with each transition once; each instance rebooted once, its state read as
+  // the driver expects (EC2: described once).
   const statuses = {};
   let oneExecution = 0;
   const allPosts = [...(r.warmRun?.posts.values() ?? []), ...run.posts.values()];
@@ -402,9 +439,9 @@ function report(r) {
     const list = transitionsOf.get(e.id) ?? [];
     return list.length === path4.length && list.every((tr) => tr.n === 1 && path4.includes(tr.key));
   }).length;
-  const reboots = r.pitcrewIds.map((id) => ec2.calls(PITCREW_KEY.accessKeyId, 'RebootInstances', id));
-  const describes = r.pitcrewIds.map((id) => ec2.calls(PITCREW_KEY.accessKeyId, 'DescribeInstances', id));
-  const baseReboots = r.baselineIds.map((id) => ec2.calls(BASELINE_KEY.accessKeyId, 'RebootInstances', id));
+  const reboots = r.pitcrewIds.map((id) => responder.calls(driver.keys.pitcrew, driver.mutation, driver.vmOf(id)));
+  const readsAsExpected = r.pitcrewIds.filter((id) => Object.entries(driver.reads).every(([action, n]) => responder.calls(driver.keys.pitcrew, action, driver.vmOf(id)) === n)).length;
+  const baseReboots = r.baselineIds.map((id) => responder.calls(driver.keys.baseline, driver.mutation, driver.vmOf(id)));
   const count = (list, pred) => list.filter(pred).length;
   const failedReasons = [...new Set(r.executions.filter((e) => e.state !== 'succeeded').map((e) => `${e.state}: ${e.reason}`))].slice(0, 3);
   const baseErrors = [...new Set(base.filter((x2) => !x2.ok).map((x2) => x2.error))].slice(0, 3);
@@ -413,8 +450,9 @@ function report(r) {
   log(`  webhooks: ${fmtInt(allPosts.length)} posted (warm-up included), statuses ${JSON.stringify(statuses)}, answered 202 with one execution ${fmtInt(oneExecution)}`);
   log(`  executions of the rule ${fmtInt(r.executions.length)} (expected ${fmtInt(expected)}), states ${JSON.stringify(states)}; instances with 0 / 1 / more executions ${count(perInstance, (n) => n === 0)} / ${count(perInstance, (n) => n === 1)} / ${count(perInstance, (n) => n > 1)}; for unknown instances ${strangers}; other executions ${r.otherExecutions}`);
   log(`  transitions: queued → dispatched → running → succeeded, each exactly once, for ${fmtInt(straightPath)} of ${fmtInt(r.executions.length)} executions`);
-  log(`  EC2 (pitcrew's key): instances rebooted 0 / 1 / more times ${count(reboots, (n) => n === 0)} / ${count(reboots, (n) => n === 1)} / ${count(reboots, (n) => n > 1)}; described 0 / 1 / more times ${count(describes, (n) => n === 0)} / ${count(describes, (n) => n === 1)} / ${count(describes, (n) => n > 1)}`);
-  log(`  EC2 requests by action ${JSON.stringify(ec2.stats.byAction)}, by access key ${JSON.stringify(ec2.stats.byKey)}, unanswerable ${ec2.stats.other}`);
+  const readWords = Object.entries(driver.reads).map(([action, n]) => `${action} × ${n}`).join(', ');
+  log(`  ${driver.calls.split(' ')[0]} (pitcrew's key): instances rebooted 0 / 1 / more times ${count(reboots, (n) => n === 0)} / ${count(reboots, (n) => n === 1)} / ${count(reboots, (n) => n > 1)}; read exactly ${readWords}: ${fmtInt(readsAsExpected)} of ${fmtInt(r.pitcrewIds.length)}`);
+  log(`  ${driver.calls.split(' ')[0]} requests by action ${JSON.stringify(responder.stats.byAction)}, by key ${JSON.stringify(responder.stats.byKey)}, unanswerable ${responder.stats.other}`);
   log(`  baseline: ${fmtInt(baseOk)} of ${fmtInt(EVENTS)} operations saw running; instances rebooted once ${count(baseReboots, (n) => n === 1)} of ${fmtInt(r.baselineIds.length)}; server exit ${r.stopped.code ?? r.stopped.signal}`);
   for (const reason of failedReasons) log(`  not succeeded: ${reason}`);
   for (const error of baseErrors) log(`  baseline error: ${error}`);
@@ -424,9 +462,9 @@ function report(r) {
     [r.executions.length === expected && (states.succeeded ?? 0) === expected, 'every execution succeeded'],
     [count(perInstance, (n) => n === 1) === expected && strangers === 0 && r.otherExecutions === 0, 'one execution per instance, no other execution'],
     [straightPath === expected, 'no execution moved twice (each transition once)'],
-    [count(reboots, (n) => n === 1) === expected && count(describes, (n) => n === 1) === expected, 'each instance rebooted once and described once by pitcrew'],
+    [count(reboots, (n) => n === 1) === expected && readsAsExpected === expected, `each instance rebooted once and read ${readWords} by pitcrew`],
     [baseOk === EVENTS && count(baseReboots, (n) => n === 1) === r.baselineIds.length, 'every baseline operation succeeded, each instance rebooted once'],
-    [ec2.stats.other === 0, 'no request the responder could not answer'],
+    [responder.stats.other === 0, 'no request the responder could not answer'],
   ];
   for (const [ok, what] of checks) if (!ok) log(`  FAILED: ${what}`);
   const ok = checks.every(([pass]) => pass);

@@ -69,6 +69,19 @@ export function runBench(main, seconds, progress, budgetVariable = 'BENCH_TIMEOU
   );
 }
 
+/** Listens on a free loopback port until the bench ends; its http://127.0.0.1:PORT. */
+export async function listenOnLoopback(server) {
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  onCleanup(() => new Promise((done) => {
+    server.closeAllConnections();
+    server.close(() => done());
+  }));
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { startStsEmulator, type StsEmulator } from './support/sts-emulator.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { waitState } from './support/notify.js';
@@ -12,21 +13,29 @@ import { waitFor } from './support/wait.js';
  * credential holds and answers as EC2's Query API does. Each run waits for the state asked for.
  */
 const KEY = { accessKeyId: 'AKIAI44QH8DHBEXAMPLE', secretAccessKey: 'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY' };
+/** A user's key that may only assume the role: EC2 does not know it, so a run that works used the role. */
+const ROLE_USER = { accessKeyId: 'AKIAJ7ROLEUSEREXAMPL', secretAccessKey: 'roleUserSecretKey/0123456789abcdefEXAMPLE', arn: 'arn:aws:iam::123456789012:user/pitcrew' };
+const ROLE = { arn: 'arn:aws:iam::210987654321:role/pitcrew-ops', externalId: 'pitcrew-ext-7f3a9c' };
 
 describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
   let env: TestEnv;
   let ec2: Ec2Emulator;
+  let sts: StsEmulator;
   let credentialId: string;
 
   beforeAll(async () => {
     ec2 = await startEc2Emulator();
     ec2.addKey(KEY.accessKeyId, KEY.secretAccessKey);
-    env = await startTestEnv(dialect, { awsEndpoint: ec2.url });
+    sts = await startStsEmulator((issued) => ec2.addKey(issued.accessKeyId, issued.secretAccessKey, issued.sessionToken));
+    sts.addKey(ROLE_USER.accessKeyId, ROLE_USER.secretAccessKey, ROLE_USER.arn);
+    sts.addRole(ROLE.arn, { trusts: [ROLE_USER.arn], externalId: ROLE.externalId });
+    env = await startTestEnv(dialect, { awsEndpoint: ec2.url, awsStsEndpoint: sts.url });
     credentialId = (await env.api('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: KEY })).json().id;
   });
   afterAll(async () => {
     await env.close();
     await ec2.close();
+    await sts.close();
   });
 
   let n = 0;
@@ -125,6 +134,76 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     expect(await waitState(env, (await fire(none.triggerId, {})).executionIds[0]!, 'failed')).toMatchObject({ reason: `no instances tagged team=nobody-${dialect} in eu-west-1: nothing to stop` });
   });
 
+  it('assumes the credential’s role at STS with its external id, and acts with the role’s temporary credentials', async () => {
+    const secret = { accessKeyId: ROLE_USER.accessKeyId, secretAccessKey: ROLE_USER.secretAccessKey, roleArn: ROLE.arn, externalId: ROLE.externalId };
+    const roleKey = (await env.api('POST', '/api/v1/credentials', { name: `role ${dialect}`, provider: 'aws', secret })).json();
+    const tested = await env.api('POST', `/api/v1/credentials/${roleKey.id}/test`);
+    expect(tested.statusCode, tested.body).toBe(200);
+    expect(tested.json()).toMatchObject({ call: 'sts:AssumeRole, ec2:DescribeRegions', message: `AWS accepted the key, and role ${ROLE.arn} was assumed with it: 6 regions visible to it` });
+
+    const assumedBefore = sts.requests.length;
+    const rule = await cloudRule({ operation: 'start', credentialId: roleKey.id });
+    const [a, b] = [instance('stopped'), instance('stopped')];
+    for (const id of [a, b]) await waitState(env, (await fire(rule.triggerId, { InstanceId: id })).executionIds[0]!, 'succeeded');
+    // One AssumeRole for both runs: the temporary credentials are kept until they near their end.
+    expect(sts.requests.slice(assumedBefore)).toEqual([{ accessKeyId: ROLE_USER.accessKeyId, roleArn: ROLE.arn, sessionName: 'pitcrew', externalId: ROLE.externalId, status: 200 }]);
+    for (const id of [a, b]) expect(calls('StartInstances', id)).toEqual([expect.objectContaining({ accessKeyId: expect.stringMatching(/^ASIA/), authorized: true })]);
+
+    // A wrong external id: STS refuses, the reason names the role, and EC2 is not called.
+    await env.api('PATCH', `/api/v1/credentials/${roleKey.id}`, { secret: { ...secret, externalId: 'not-the-external-id' } });
+    const c = instance('stopped');
+    const refused = await waitState(env, (await fire(rule.triggerId, { InstanceId: c })).executionIds[0]!, 'failed');
+    expect(refused.reason).toBe(`AWS refused sts:AssumeRole of ${ROLE.arn} (for ec2:StartInstances on ${c} in eu-west-1): AccessDenied (HTTP 403): User: ${ROLE_USER.arn} is not authorized to perform: sts:AssumeRole on resource: ${ROLE.arn}`);
+    expect(calls('StartInstances', c)).toEqual([]);
+    const seen = JSON.stringify(refused) + tested.body + env.logs.join('\n');
+    expect(seen).not.toContain(ROLE_USER.secretAccessKey);
+    expect(seen).not.toContain('not-the-external-id');
+  });
+
+  it('stops the instances of a tag on a schedule; a schedule with no instance to name is refused', async () => {
+    const team = `evening-${dialect}`;
+    const dev = [instance('running', 'eu-west-1', { team }), instance('running', 'eu-west-1', { team })];
+    const trigger = { type: 'cron', schedule: '0 19 * * 1-5', timezone: 'Europe/Berlin' };
+    const refused = await env.api('POST', '/api/v1/rules', { name: 'x', trigger, action: { type: 'cloud', operation: 'stop', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors).toEqual([{ path: '/body/action/instances', message: expect.stringMatching(/^a cron trigger carries no payload to name an instance: list the instances \(ids\), choose them by tag \(tags\)/) }]);
+    const made = await env.api('POST', '/api/v1/rules', { name: `stop ${team}`, trigger, action: { type: 'cloud', operation: 'stop', region: 'eu-west-1', credentialId, instances: { tags: { team } } }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
+    expect(made.statusCode, made.body).toBe(201);
+    const ruleId = made.json().id as string;
+    const next = await env.store.db.selectFrom('schedules').select('next_at').where('rule_id', '=', ruleId).executeTakeFirstOrThrow();
+    await env.app.context.scheduler.pass(Number(next.next_at));
+    const events = (await env.api('GET', `/api/v1/rules/${ruleId}/events`)).json().items as Array<{ id: string; outcome: string }>;
+    expect(events.map((e) => e.outcome)).toEqual(['accepted']);
+    await waitFor(() => dev.every((id) => ec2.instance(id)!.state === 'stopped'), 'the tagged instances stopped');
+    const runs = (await env.api('GET', `/api/v1/executions?ruleId=${ruleId}`)).json().items as Array<{ id: string; hostname: string }>;
+    expect(runs.map((run) => run.hostname).sort()).toEqual(['(service)', ...dev].sort());
+  });
+
+  it('reboots a tag’s instances one at a time (maxConcurrency), and stops a list after its first failure (maxErrors)', async () => {
+    const role = `rolling-${dialect}`;
+    const fleet = [instance('running', 'eu-west-1', { role }), instance('running', 'eu-west-1', { role }), instance('running', 'eu-west-1', { role })];
+    const rolling = await cloudRule({ operation: 'reboot', instances: { tags: { role } }, maxConcurrency: 1 });
+    const found = await waitState(env, (await fire(rolling.triggerId, {})).executionIds[0]!, 'succeeded');
+    const runs = () => env.api('GET', `/api/v1/executions?eventId=${String(found.eventId)}`).then((r) => (r.json().items as Array<{ id: string; hostname: string }>).filter((run) => run.hostname !== '(service)'));
+    expect((await runs()).length).toBe(3);
+    const ended = [];
+    for (const run of await runs()) ended.push(await waitState(env, run.id, 'succeeded'));
+    const spans = ended.map((run) => [Date.parse(String(run.startedAt)), Date.parse(String(run.finishedAt))] as const).sort((a, b) => a[0] - b[0]);
+    // Each started only once the one before it had ended.
+    expect(spans.slice(1).every(([start], i) => start >= spans[i]![1])).toBe(true);
+    expect(fleet.map((id) => ec2.instance(id)!.reboots)).toEqual([1, 1, 1]);
+
+    const [stopped, a, b] = [instance('stopped'), instance('running'), instance('running')];
+    const careful = await cloudRule({ operation: 'reboot', instances: { ids: [stopped, a, b] }, maxConcurrency: 1, maxErrors: 1 });
+    const reply = await fire(careful.triggerId, {});
+    expect(reply.executionIds).toHaveLength(3);
+    await waitState(env, reply.executionIds[0]!, 'failed');
+    for (const id of reply.executionIds.slice(1)) {
+      expect(await waitState(env, id, 'cancelled')).toMatchObject({ reason: 'cancelled before it ran: 1 instances of this fan-out failed (maxErrors 1), so the rest were stopped' });
+    }
+    expect([calls('RebootInstances', a).length, calls('RebootInstances', b).length]).toEqual([0, 0]);
+  });
+
   it('says what EC2 answered when it refuses, and what the payload lacks', async () => {
     const rule = await cloudRule({ operation: 'start' });
     const missing = await fire(rule.triggerId, { InstanceId: 'i-0000000000000dead' });
@@ -172,11 +251,8 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     expect((await env.api('PATCH', `/api/v1/hosts/${db1.hostId}`, { cloudInstanceId: null })).json().cloudInstanceId).toBeNull();
   });
 
-  it('records the actions of clouds this version does not run, with the reason', async () => {
+  it('refuses a rule whose cloud, credential or region does not fit, saying which fits', async () => {
     const azureKey = (await env.api('POST', '/api/v1/credentials', { name: 'azure', provider: 'azure', secret: { tenantId: '8f6a1c1e-0d6f-4d1b-9a43-5b0f1c2d3e4f', clientId: '2b7e1d4c-3a5f-4e6d-8c9b-0a1b2c3d4e5f', clientSecret: 'x'.repeat(20), subscriptionId: '11111111-2222-4333-8444-555555555555' } })).json();
-    const azure = await env.api('POST', '/api/v1/rules', { name: 'azure', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', credentialId: azureKey.id }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_AZURE' });
-    expect(azure.statusCode, azure.body).toBe(201);
-    expect(await fire(azure.json().trigger.triggerId, { InstanceId: 'vm-1' })).toMatchObject({ outcome: 'accepted', executionIds: [], reason: 'azure cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only' });
     const mismatch = await env.api('POST', '/api/v1/rules', { name: 'x', trigger: { type: 'webhook' }, action: { type: 'cloud', provider: 'aws', operation: 'start', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_GCP' });
     expect(mismatch.json().errors).toEqual([{ path: '/body/action/provider', message: 'aws actions belong to infrastructure type CLOUD_EC2, not CLOUD_GCP; change one of them' }]);
     const wrongKey = await env.api('POST', '/api/v1/rules', { name: 'z', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'start', region: 'eu-west-1', credentialId: azureKey.id }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import selfsigned from 'selfsigned';
 import { describe, expect, it } from 'vitest';
 import { cliUser, ConfigError, loadConfig, type Config } from './config.js';
 
@@ -25,6 +27,8 @@ describe('loadConfig', () => {
       dataDir: path.join(cwd, 'data'),
       databaseUrl: undefined,
       publicUrl: undefined,
+      azure: { authorityHost: 'https://login.microsoftonline.com', resourceManagerUrl: 'https://management.azure.com', caPem: undefined },
+      gcp: { tokenUrl: 'https://oauth2.googleapis.com/token', computeUrl: 'https://compute.googleapis.com' },
       logLevel: 'info',
       webhookBodyLimitBytes: 256 * 1024,
       sqliteBusyTimeoutMs: 5000,
@@ -59,6 +63,11 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgresql://pitcrew@db:5432/pitcrew',
       PITCREW_PUBLIC_URL: 'https://pitcrew.example.com/',
       PITCREW_AWS_ENDPOINT_URL: 'https://ec2.eu-west-1.amazonaws.com/',
+      PITCREW_AWS_STS_ENDPOINT_URL: 'https://sts.eu-west-1.amazonaws.com',
+      PITCREW_AZURE_AUTHORITY_HOST: 'https://login.microsoftonline.us/',
+      PITCREW_AZURE_RESOURCE_MANAGER_URL: 'https://management.usgovcloudapi.net',
+      PITCREW_GCP_TOKEN_URL: 'https://oauth2-pitcrew.p.googleapis.com/token',
+      PITCREW_GCP_COMPUTE_URL: 'https://compute-pitcrew.p.googleapis.com/',
       PITCREW_LOG_LEVEL: 'debug',
       PITCREW_WEBHOOK_BODY_LIMIT: '1024',
       PITCREW_SQLITE_BUSY_TIMEOUT_MS: '0',
@@ -100,6 +109,9 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://pitcrew@db:5432/pitcrew',
       publicUrl: 'https://pitcrew.example.com',
       awsEndpoint: 'https://ec2.eu-west-1.amazonaws.com',
+      awsStsEndpoint: 'https://sts.eu-west-1.amazonaws.com',
+      azure: { authorityHost: 'https://login.microsoftonline.us', resourceManagerUrl: 'https://management.usgovcloudapi.net', caPem: undefined },
+      gcp: { tokenUrl: 'https://oauth2-pitcrew.p.googleapis.com/token', computeUrl: 'https://compute-pitcrew.p.googleapis.com' },
       logLevel: 'debug',
       webhookBodyLimitBytes: 1024,
       sqliteBusyTimeoutMs: 0,
@@ -118,6 +130,31 @@ describe('loadConfig', () => {
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
     });
+  });
+
+  it('takes Azure endpoints over https only, and a CA file of certificates Node can read', async () => {
+    expect(() => loadConfig({ PITCREW_AZURE_AUTHORITY_HOST: 'http://login.example' }, cwd)).toThrow(/PITCREW_AZURE_AUTHORITY_HOST must use https/);
+    expect(() => loadConfig({ PITCREW_AZURE_RESOURCE_MANAGER_URL: 'management.azure.com' }, cwd)).toThrow(/PITCREW_AZURE_RESOURCE_MANAGER_URL must be an absolute URL/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-config-'));
+    try {
+      const { cert } = await selfsigned.generate([{ name: 'commonName', value: 'azurestack.local' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+      fs.writeFileSync(path.join(dir, 'ca.pem'), `# Azure Stack Hub root\n${cert}`);
+      fs.writeFileSync(path.join(dir, 'key.pem'), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
+      fs.writeFileSync(path.join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n');
+      expect(loadConfig({ PITCREW_AZURE_CA_FILE: 'ca.pem' }, dir).azure.caPem).toBe(cert.trim());
+      expect(() => loadConfig({ PITCREW_AZURE_CA_FILE: 'key.pem' }, dir)).toThrow(/PITCREW_AZURE_CA_FILE=.*key\.pem holds no PEM certificate/);
+      expect(() => loadConfig({ PITCREW_AZURE_CA_FILE: 'broken.pem' }, dir)).toThrow(/holds a certificate Node cannot read/);
+      expect(() => loadConfig({ PITCREW_AZURE_CA_FILE: 'missing.pem' }, dir)).toThrow(/PITCREW_AZURE_CA_FILE=.*missing\.pem cannot be read/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the GCP token URL whole and the Compute endpoint as an origin, never a path the SDK would drop', () => {
+    expect(loadConfig({ PITCREW_GCP_TOKEN_URL: 'http://127.0.0.1:8085/token', PITCREW_GCP_COMPUTE_URL: 'http://127.0.0.1:8086' }, cwd).gcp).toEqual({ tokenUrl: 'http://127.0.0.1:8085/token', computeUrl: 'http://127.0.0.1:8086' });
+    expect(() => loadConfig({ PITCREW_GCP_COMPUTE_URL: 'https://proxy.example/compute' }, cwd)).toThrow(/PITCREW_GCP_COMPUTE_URL must be an origin \(scheme, host and port only\).*got "https:\/\/proxy\.example\/compute"/);
+    expect(() => loadConfig({ PITCREW_GCP_TOKEN_URL: 'https://oauth2.example/token?x=1' }, cwd)).toThrow(/PITCREW_GCP_TOKEN_URL must be a URL without a query/);
+    expect(() => loadConfig({ PITCREW_GCP_TOKEN_URL: 'oauth2.googleapis.com/token' }, cwd)).toThrow(/PITCREW_GCP_TOKEN_URL must be an absolute URL/);
   });
 
   it('keeps the CLI Machine away from the data directory and from root', () => {

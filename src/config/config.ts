@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
@@ -15,6 +16,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** PITCREW_AWS_ENDPOINT_URL: where EC2 calls go instead of AWS's regional endpoints. */
   awsEndpoint: string | undefined;
+  /** PITCREW_AWS_STS_ENDPOINT_URL: where a credential's role is assumed instead of STS's regional endpoints. */
+  awsStsEndpoint: string | undefined;
+  /** PITCREW_AZURE_*: where Azure cloud actions get their tokens and call Resource Manager (docs/configuration.md). */
+  azure: AzureEndpoints;
+  /** PITCREW_GCP_*: where GCP cloud actions get their tokens and call Compute Engine (docs/configuration.md). */
+  gcp: GcpEndpoints;
   logLevel: string;
   webhookBodyLimitBytes: number;
   sqliteBusyTimeoutMs: number;
@@ -57,6 +64,40 @@ export interface CliMachineSettings {
   /** PITCREW_CLI_USER: the user runs switch to; `nobody` when the service runs as root and it is unset. */
   runAs: { name: string; uid: number; gid: number } | undefined;
 }
+
+/** Where Azure cloud actions go: another cloud than public Azure (a sovereign cloud, Azure Stack Hub). */
+export interface AzureEndpoints {
+  /** PITCREW_AZURE_AUTHORITY_HOST: Microsoft Entra ID (or the cloud's own), which issues the tokens. */
+  authorityHost: string;
+  /** PITCREW_AZURE_RESOURCE_MANAGER_URL: Azure Resource Manager; tokens are asked for `{url}/.default`. */
+  resourceManagerUrl: string;
+  /** PITCREW_AZURE_CA_FILE, read at start: certificates these calls trust beside Node's (Azure Stack Hub's own CA). */
+  caPem: string | undefined;
+}
+
+/** Public Azure's. */
+export const AZURE_DEFAULTS: AzureEndpoints = {
+  authorityHost: 'https://login.microsoftonline.com',
+  resourceManagerUrl: 'https://management.azure.com',
+  caPem: undefined,
+};
+
+/**
+ * Where GCP cloud actions go: the operator's, never a tenant's (a key file's own token_uri is not
+ * used): a Private Service Connect endpoint, a proxy, or an emulator.
+ */
+export interface GcpEndpoints {
+  /** PITCREW_GCP_TOKEN_URL: where the service account's signed assertion is exchanged for an access token. */
+  tokenUrl: string;
+  /** PITCREW_GCP_COMPUTE_URL: the Compute Engine API's origin; the SDK adds /compute/v1/…. */
+  computeUrl: string;
+}
+
+/** Google's own. */
+export const GCP_DEFAULTS: GcpEndpoints = {
+  tokenUrl: 'https://oauth2.googleapis.com/token',
+  computeUrl: 'https://compute.googleapis.com',
+};
 
 /** Where Prometheus reads /metrics (docs/configuration.md#metrics). */
 export interface MetricsSettings {
@@ -112,6 +153,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const publicUrl = env.PITCREW_PUBLIC_URL ? httpUrl('PITCREW_PUBLIC_URL', env.PITCREW_PUBLIC_URL, 'https://pitcrew.example.com') : undefined;
   // An AWS-compatible endpoint (a VPC endpoint, a private cloud): the operator's choice, never a tenant's.
   const awsEndpoint = env.PITCREW_AWS_ENDPOINT_URL ? httpUrl('PITCREW_AWS_ENDPOINT_URL', env.PITCREW_AWS_ENDPOINT_URL, 'https://ec2.eu-west-1.amazonaws.com') : undefined;
+  const awsStsEndpoint = env.PITCREW_AWS_STS_ENDPOINT_URL ? httpUrl('PITCREW_AWS_STS_ENDPOINT_URL', env.PITCREW_AWS_STS_ENDPOINT_URL, 'https://sts.eu-west-1.amazonaws.com') : undefined;
   return {
     host: env.HOST ?? '0.0.0.0',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -120,6 +162,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     databaseUrl,
     publicUrl,
     awsEndpoint,
+    awsStsEndpoint,
+    azure: azureEndpoints(env, cwd),
+    gcp: gcpEndpoints(env),
     logLevel,
     webhookBodyLimitBytes: integer(env, 'PITCREW_WEBHOOK_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
     sqliteBusyTimeoutMs: integer(env, 'PITCREW_SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000),
@@ -321,6 +366,51 @@ function httpUrl(name: string, raw: string, example: string): string {
     throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   }
   return url.toString().replace(/\/$/, '');
+}
+
+function azureEndpoints(env: Env, cwd: string): AzureEndpoints {
+  const caFile = env.PITCREW_AZURE_CA_FILE ? path.resolve(cwd, env.PITCREW_AZURE_CA_FILE) : undefined;
+  return {
+    authorityHost: env.PITCREW_AZURE_AUTHORITY_HOST ? httpsUrl('PITCREW_AZURE_AUTHORITY_HOST', env.PITCREW_AZURE_AUTHORITY_HOST, 'https://login.microsoftonline.us') : AZURE_DEFAULTS.authorityHost,
+    resourceManagerUrl: env.PITCREW_AZURE_RESOURCE_MANAGER_URL ? httpsUrl('PITCREW_AZURE_RESOURCE_MANAGER_URL', env.PITCREW_AZURE_RESOURCE_MANAGER_URL, 'https://management.usgovcloudapi.net') : AZURE_DEFAULTS.resourceManagerUrl,
+    caPem: caFile ? certificates('PITCREW_AZURE_CA_FILE', caFile) : undefined,
+  };
+}
+
+/** Entra ID and Resource Manager only over TLS: MSAL refuses another authority, and the Azure SDK to send a token over http. */
+function httpsUrl(name: string, raw: string, example: string): string {
+  const url = httpUrl(name, raw, example);
+  if (!url.startsWith('https://')) throw new ConfigError(`${name} must use https (Azure tokens are only sent over TLS), got "${raw}"`);
+  return url;
+}
+
+/** A PEM file of one or more certificates, checked readable and parsed now rather than at the first call. */
+function certificates(name: string, file: string): string {
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${name}=${file} cannot be read: ${(error as Error).message}`);
+  }
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new ConfigError(`${name}=${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new ConfigError(`${name}=${file} holds a certificate Node cannot read: ${(error as Error).message}`);
+    }
+  }
+  return blocks.join('\n');
+}
+
+function gcpEndpoints(env: Env): GcpEndpoints {
+  const tokenUrl = env.PITCREW_GCP_TOKEN_URL ? httpUrl('PITCREW_GCP_TOKEN_URL', env.PITCREW_GCP_TOKEN_URL, 'https://oauth2-myendpoint.p.googleapis.com/token') : GCP_DEFAULTS.tokenUrl;
+  if (new URL(tokenUrl).search) throw new ConfigError(`PITCREW_GCP_TOKEN_URL must be a URL without a query (the token endpoint is POSTed to), got "${env.PITCREW_GCP_TOKEN_URL}"`);
+  const computeUrl = env.PITCREW_GCP_COMPUTE_URL ? httpUrl('PITCREW_GCP_COMPUTE_URL', env.PITCREW_GCP_COMPUTE_URL, 'https://compute-myendpoint.p.googleapis.com') : GCP_DEFAULTS.computeUrl;
+  // The SDK takes a host and a port and builds the path itself (/compute/v1/projects/…): a path here would be dropped silently.
+  if (new URL(computeUrl).origin !== computeUrl) throw new ConfigError(`PITCREW_GCP_COMPUTE_URL must be an origin (scheme, host and port only), such as https://compute-myendpoint.p.googleapis.com, got "${env.PITCREW_GCP_COMPUTE_URL}"`);
+  return { tokenUrl, computeUrl };
 }
 
 function tlsFiles(env: Env): { certFile?: string; keyFile?: string } {

@@ -61,7 +61,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
     schema: {
       tags, security: bearer,
       summary: "Test a credential with one harmless read at the provider (AWS: ec2:DescribeRegions); 502 with the provider's answer when it refuses",
-      params: IdParams, response: { 200: CredentialTestView, ...problems(400, 401, 404, 501, 502, 503) },
+      params: IdParams, response: { 200: CredentialTestView, ...problems(400, 401, 404, 502, 503) },
     },
   }, async (request) => {
     const row = await getCredential(db, request.principal.tenantId, request.params.id);
@@ -71,7 +71,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
       await recordTest(db, row.id, { ok: true, message: result.message });
       return { ok: true as const, ...result, durationMs: Math.round(performance.now() - started) };
     } catch (error) {
-      if (error instanceof PitcrewError && error.code !== 'PITCREW_ERR_NOT_IMPLEMENTED') await recordTest(db, row.id, { ok: false, message: error.message });
+      if (error instanceof PitcrewError) await recordTest(db, row.id, { ok: false, message: error.message });
       throw error;
     }
   });

@@ -37,7 +37,7 @@ describe('decide', () => {
     ['tags: all must match', rule({ type: 'specific_tags', tags: ['web', 'eu'] }), { act: true }, 'accepted', ['h1'], null],
     ['tags: none match', rule({ type: 'specific_tags', tags: ['web', 'asia'] }), { act: true }, 'no_target', [], /no host carries all of the tags web, asia/],
     ['cli machine', rule({ type: 'cli_machine' }, { action: { type: 'cli', runbook: { script: 'az vm list' } } }), { act: true }, 'accepted', [], null],
-    ['cloud action', rule({ type: 'trigger_host' }, { action: { type: 'cloud', operation: 'stop' } }), { act: true, hostName: 'web-1' }, 'accepted', [], /cloud actions are recorded/],
+    ['cloud action naming no cloud', rule({ type: 'trigger_host' }, { action: { type: 'cloud', operation: 'stop' } }), { act: true, hostName: 'web-1' }, 'no_target', [], /names no cloud/],
   ])('%s → %s', (_case, facts, event, outcome, targetIds, reason) => {
     const decision = decideOf(facts, { hostName: undefined, ...event }, hosts);
     expect(decision.outcome).toBe(outcome);
@@ -77,6 +77,15 @@ describe('decide', () => {
     const named = { ...action, instances: { ids: ['i-0123456789abcdef0'] } };
     const atLimit = { ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey('i-0123456789abcdef0'), 1]]) };
     expect(decideOf({ ...facts, action: named }, { act: true, hostName: 'web-1' }, hosts, atLimit).outcome).toBe('limited');
+  });
+
+  it('holds a cloud action’s instances past its maxConcurrency, after the action limit took its share', () => {
+    const ids = ['i-0000000a', 'i-0000000b', 'i-0000000c', 'i-0000000d'];
+    const action: Action = { type: 'cloud', provider: 'aws', operation: 'reboot', region: 'eu-west-1', credentialId: 'c1', instances: { ids }, maxConcurrency: 2 };
+    const facts = rule({ type: 'trigger_host' }, { action, actionLimit: { max: 1, windowSeconds: 600, onLimit: 'escalate' } });
+    const history = { ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey('i-0000000a'), 1]]) };
+    const decision = decideOf(facts, { act: true, hostName: undefined }, hosts, history);
+    expect(decision.outcome === 'accepted' && decision.serviceRuns).toEqual([{ about: 'i-0000000b' }, { about: 'i-0000000c' }, { about: 'i-0000000d', held: true }]);
   });
 
   it('records an email_runbook rule without sending when it is off or a dry run', () => {

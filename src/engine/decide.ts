@@ -94,6 +94,14 @@ export interface ServiceRun {
    * when it runs (a cloud action's tag filter) and queues a run per instance, each counted then.
    */
   unlimited?: true;
+  /** Waits for its turn in the event's fan-out (the kind's maxConcurrency): released as others end. */
+  held?: true;
+}
+
+/** How one event's runs by the service fan out, as a tag target's hosts do (executions/fanout.ts). */
+export interface ServiceFanout {
+  maxConcurrency: number | null;
+  maxErrors: number | null;
 }
 
 /**
@@ -108,6 +116,8 @@ export interface KindDecision {
   escalatesAtLimit: boolean;
   /** How a service run refused at the limit is told; the default counts executions. */
   limitedReason?(used: number, about: string | undefined, limit: ActionLimit): string;
+  /** A kind whose runs by the service fan out (a cloud action over many instances): at most so many at once, stopped after so many failed. */
+  fanout?(rule: Pick<RuleFacts, 'action'>): ServiceFanout | undefined;
 }
 
 export type PlannedRuns =
@@ -180,7 +190,9 @@ function serviceRunsWithinLimit(rule: RuleFacts, runs: ServiceRun[], executionsI
     else refused.push(kind.limitedReason?.(used, run.about, limit) ?? `action limit reached about ${describeHost(run.about)}: ${used} executions within ${limit.windowSeconds} s already (max ${limit.max}); not run`);
   }
   if (allowed.length === 0 && refused.length > 0) return { outcome: 'limited', reason: refused.join('; '), targets: [], limited: [], escalate: false };
-  return { outcome: 'accepted', reason: refused.length > 0 ? refused.join('; ') : null, targets: [], held: [], limited: [], escalate: false, serviceRuns: allowed };
+  const concurrency = kind.fanout?.(rule)?.maxConcurrency ?? allowed.length;
+  const turns = allowed.map((run, i): ServiceRun => (i < concurrency ? run : { ...run, held: true }));
+  return { outcome: 'accepted', reason: refused.length > 0 ? refused.join('; ') : null, targets: [], held: [], limited: [], escalate: false, serviceRuns: turns };
 }
 
 /** How the action limit counts a service run: by the host it is about (none: one count of its own). */

@@ -2,7 +2,12 @@ import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionState } from './states.js';
 
 /** The columns a fan-out's rebalancing reads. */
-export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors'>;
+export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'host_id'>;
+
+/** Why an execution of a fan-out waits, over hosts or over a cloud action's instances. */
+export function heldReason(maxConcurrency: number, what: 'hosts' | 'instances'): string {
+  return `waiting for its turn: at most ${maxConcurrency} ${what} of this fan-out run at once (maxConcurrency)`;
+}
 
 /** What counts against maxErrors: the script ran and did not succeed, or may have and was lost. */
 export const ERROR_STATES: readonly ExecutionState[] = ['failed', 'timed_out', 'lost'];
@@ -24,7 +29,9 @@ export function rebalance(members: readonly FanoutMember[]): Rebalance {
   const errors = members.filter((m) => ERROR_STATES.includes(m.state as ExecutionState)).length;
   const waiting = members.filter((m) => m.state === 'queued');
   if (maxErrors !== null && errors >= maxErrors) {
-    const reason = `cancelled before it ran: ${errors} hosts of this fan-out failed (maxErrors ${maxErrors}), so the rest were stopped`;
+    // A fan-out is over hosts (their agents) or over a cloud action's instances (the service's runs).
+    const what = first.host_id === null ? 'instances' : 'hosts';
+    const reason = `cancelled before it ran: ${errors} ${what} of this fan-out failed (maxErrors ${maxErrors}), so the rest were stopped`;
     return { kind: 'stop', cancel: waiting.map((m) => m.id), reason };
   }
   const maxConcurrency = first.fanout_max_concurrency;

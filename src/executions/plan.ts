@@ -107,7 +107,8 @@ function rebalanceFanouts(current: Map<string, Current>, plan: Plan, move: Mover
     if (isTerminal(t.to_state as ExecutionState) && (row.fanout_max_concurrency !== null || row.fanout_max_errors !== null)) ended.add(row.event_id);
   }
   for (const eventId of ended) {
-    const members = [...current.values()].filter((row) => row.event_id === eventId);
+    // A cloud tag filter's own run shares the event with the instances' runs, outside their fan-out.
+    const members = [...current.values()].filter((row) => row.event_id === eventId && (row.fanout_max_concurrency !== null || row.fanout_max_errors !== null));
     const decision = rebalance(members);
     if (decision.kind === 'stop') {
       for (const id of decision.cancel) move(id, 'cancelled', decision.reason, ['queued'], { finished_at: now, held: 0 });
@@ -119,7 +120,8 @@ function rebalanceFanouts(current: Map<string, Current>, plan: Plan, move: Mover
       // Its wait for an agent starts now: the time it was held is not counted against its expiry.
       const expiresAt = now + (row.expires_at - row.queued_at);
       plan.updates.set(id, { ...plan.updates.get(id), held: 0, reason: null, expires_at: expiresAt });
-      plan.released.push({ id, hostId: row.host_id! });
+      // A run by the service needs no push: the executor looks again as each of its runs ends.
+      if (row.host_id !== null) plan.released.push({ id, hostId: row.host_id });
     }
   }
 }

@@ -66,7 +66,7 @@ export class BatchWrites {
     const executions = decision.outcome === 'accepted' ? [
       ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, kind, event, { host }, this.executionExpirySeconds, false))),
       ...decision.held.map((host) => executionRow(rule, kind, event, { host }, this.executionExpirySeconds, true)),
-      ...decision.serviceRuns.map((run) => executionRow(rule, kind, event, run, this.executionExpirySeconds, false)),
+      ...decision.serviceRuns.map((run) => executionRow(rule, kind, event, run, this.executionExpirySeconds, run.held === true)),
     ] : [];
     return { event, executions };
   }

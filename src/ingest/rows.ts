@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostKey, type HostFacts, type LimitedHost, type Outcome } from '../engine/decide.js';
 import type { ActionKind } from '../actions/kind.js';
+import { heldReason } from '../executions/fanout.js';
 import { queuedRow } from '../executions/repository.js';
 import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
 import type { AlarmState } from '../engine/alarm-history.js';
@@ -66,21 +67,17 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
   const host = 'host' in target ? target.host : undefined;
   const hostname = 'about' in target ? target.about || SERVICE_HOSTNAME : target.host.hostname;
   const spec = kind.spec(rule, { executionId: id, eventId: event.id, env: JSON.parse(event.env) as Record<string, string>, host, hostname, expirySeconds });
-  const { maxConcurrency, maxErrors } = rule.target;
+  const { maxConcurrency = null, maxErrors = null } = host ? rule.target : (kind.fanout?.(rule) ?? {});
   const ids = { id, tenantId: rule.tenantId, ruleId: rule.id, eventId: event.id };
   return {
     ...queuedRow(ids, { hostId: host?.id ?? null, hostname }, spec, event.received_at, expirySeconds),
-    reason: held ? heldReason(maxConcurrency!) : null,
+    reason: held ? heldReason(maxConcurrency!, host ? 'hosts' : 'instances') : null,
     held: held ? 1 : 0,
-    fanout_max_concurrency: host ? maxConcurrency ?? null : null,
-    fanout_max_errors: host ? maxErrors ?? null : null,
+    fanout_max_concurrency: maxConcurrency,
+    fanout_max_errors: maxErrors,
     // One host picked of the tags: the run may move to another of them if this one goes offline first.
     placement: host && rule.target.type === 'specific_tags' && pickOf(rule) === 'one' ? JSON.stringify(rule.target.tags ?? []) : null,
   };
-}
-
-export function heldReason(maxConcurrency: number): string {
-  return `waiting for its turn: at most ${maxConcurrency} hosts of this fan-out run at once (maxConcurrency)`;
 }
 
 export function escalationRow(rule: Rule, kind: ActionKind, limited: LimitedHost, window: OpenEscalation, eventId: string, now: number): EscalationsTable {

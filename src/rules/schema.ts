@@ -82,6 +82,8 @@ export const CloudAction = Type.Object(
     instances: Type.Optional(Instances),
     confirmTerminate: Type.Optional(Type.Boolean({ description: 'terminate destroys the instance: it runs only with this set to true' })),
     timeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'how long to wait for the instance to reach its state; default 300' })),
+    maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'at most this many instances of one event are acted on at once; the others wait their turn (a rolling reboot)' })),
+    maxErrors: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: "after this many of one event's instances failed, the instances still waiting are cancelled" })),
   },
   { additionalProperties: false },
 );

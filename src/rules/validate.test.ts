@@ -56,7 +56,9 @@ describe('crossFieldErrors', () => {
   });
 
   it.each(['CLOUD_EC2', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK'] as const)('accepts a cloud action on %s', (infrastructureType) => {
-    expect(crossFieldErrors(rule({ action: ACTIONS.cloud, infrastructureType }))).toEqual([]);
+    // A GCP action's region is a zone.
+    const action = infrastructureType === 'CLOUD_GCP' ? { ...ACTIONS.cloud, region: 'europe-west1-b' } : ACTIONS.cloud;
+    expect(crossFieldErrors(rule({ action, infrastructureType }))).toEqual([]);
   });
 
   it('asks a cloud action for its credential, an AWS one for its region, terminate for its confirmation, and the provider of its type', () => {
@@ -66,6 +68,11 @@ describe('crossFieldErrors', () => {
     expect(cloud({ credentialId: 'c', region: 'eu-west-1', operation: 'terminate' })).toEqual(['/action/confirmTerminate']);
     expect(cloud({ credentialId: 'c', region: 'eu-west-1', operation: 'terminate', confirmTerminate: true })).toEqual([]);
     expect(cloud({ credentialId: 'c', provider: 'gcp' })).toEqual(['/action/provider']);
+    expect(cloud({ credentialId: 'c' }, 'CLOUD_GCP')).toEqual([]);
+    expect(cloud({ credentialId: 'c', region: 'europe-west1' }, 'CLOUD_GCP')).toEqual(['/action/region']);
+    expect(cloud({ credentialId: 'c', instances: { tags: { env: 'prod', 'team_ü': 'søk-1' } } }, 'CLOUD_GCP')).toEqual([]);
+    expect(cloud({ credentialId: 'c', instances: { tags: { Env: 'prod' } } }, 'CLOUD_GCP')).toEqual(['/action/instances/tags']);
+    expect(cloud({ credentialId: 'c', instances: { tags: { env: 'x"y' } } }, 'CLOUD_GCP')).toEqual(['/action/instances/tags']);
   });
 
   it('refuses a cloud action on On_Premise, at infrastructureType', () => {
@@ -126,7 +133,16 @@ describe('crossFieldErrors', () => {
       target: { type: 'trigger_host', tags: ['x'] },
       infrastructureType: 'On_Premise',
     });
-    expect(paths(input).sort()).toEqual(['/infrastructureType', '/target/tags', '/target/type', '/trigger/schedule']);
+    expect(paths(input).sort()).toEqual(['/action/instances', '/infrastructureType', '/target/tags', '/trigger/schedule']);
+  });
+
+  it('lets a scheduled cloud action that names its instances, or finds them by tag, leave its target alone', () => {
+    const cron = { type: 'cron' as const, schedule: '0 19 * * 1-5' };
+    const named = (instances: object) => paths(rule({ trigger: cron, action: { ...ACTIONS.cloud, instances } as never, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' }));
+    expect(named({ ids: ['i-0123456789abcdef0'] })).toEqual([]);
+    expect(named({ tags: { env: 'dev' } })).toEqual([]);
+    expect(named({ from: 'payload' })).toEqual(['/action/instances']);
+    expect(paths(rule({ trigger: cron, action: ACTIONS.cloud, target: { type: 'specific_tags', tags: ['db'] }, infrastructureType: 'CLOUD_EC2' }))).toEqual([]);
   });
 });
 

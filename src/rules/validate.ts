@@ -82,6 +82,31 @@ function cloudErrors(action: Extract<Action, { type: 'cloud' }>, infrastructureT
   if ((action.provider ?? providerOf(infrastructureType)) === 'aws' && action.region === undefined) {
     errors.push({ path: '/action/region', message: 'an AWS action needs the region of its instances, e.g. eu-west-1' });
   }
+  if ((action.provider ?? providerOf(infrastructureType)) === 'gcp') errors.push(...gcpErrors(action));
+  return errors;
+}
+
+/**
+ * A Compute Engine zone (us-central1-a, europe-west1-b): a region, a dash and the zone's letter
+ * (https://cloud.google.com/compute/docs/regions-zones), loosely enough for newer zones' suffixes.
+ */
+export const GCE_ZONE = /^[a-z]+(?:-[a-z]+)*[0-9]+-[a-z][a-z0-9]*$/;
+/** GCE label keys and values: lowercase letters (international ones too), digits, _ and -, at most 63 (labeling-resources#requirements). */
+const GCE_LABEL_KEY = /^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u;
+const GCE_LABEL_VALUE = /^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u;
+
+/** A GCP action's region is a zone (it names the zone of instances given by name alone); its tags are GCE labels. */
+function gcpErrors(action: Extract<Action, { type: 'cloud' }>): FieldError[] {
+  const errors: FieldError[] = [];
+  if (action.region !== undefined && !GCE_ZONE.test(action.region)) {
+    errors.push({ path: '/action/region', message: `a GCP action's region is the Compute Engine zone of its instances, e.g. europe-west1-b (used for instances named without their zone); "${action.region}" is not a zone` });
+  }
+  const tags = action.instances && 'tags' in action.instances ? Object.entries(action.instances.tags) : [];
+  for (const [name, value] of tags) {
+    if (!GCE_LABEL_KEY.test(name) || !GCE_LABEL_VALUE.test(value)) {
+      errors.push({ path: '/action/instances/tags', message: `"${name}": "${value}" cannot be a Compute Engine label (lowercase letters, digits, _ and -, at most 63, the name starting with a letter), so no instance carries it` });
+    }
+  }
   return errors;
 }
 
@@ -99,7 +124,15 @@ function triggerErrors(rule: RuleInput): FieldError[] {
   }
   if (trigger.type !== 'cron') return [];
   const errors = scheduleErrors(trigger).map((e) => ({ ...e, path: `/trigger${e.path}` }));
-  if (rule.target.type === 'trigger_host') {
+  const { action } = rule;
+  // A cloud action that names its instances, or finds them by tag, has no use for the target.
+  const namesInstances = action.type === 'cloud' && action.instances !== undefined && !('from' in action.instances);
+  if (rule.target.type === 'trigger_host' && action.type === 'cloud' && !namesInstances) {
+    errors.push({
+      path: '/action/instances',
+      message: "a cron trigger carries no payload to name an instance: list the instances (ids), choose them by tag (tags), or target hosts whose cloudInstanceId is set (specific_host, specific_tags)",
+    });
+  } else if (rule.target.type === 'trigger_host' && !namesInstances) {
     errors.push({
       path: '/target/type',
       message: 'a cron trigger carries no host; choose specific_host, specific_tags (one healthy host of them runs it) or cli_machine',

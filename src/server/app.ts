@@ -23,7 +23,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import { CLI_MACHINE_DEFAULTS, type CliMachineSettings, type NotifySettings } from '../config/config.js';
+import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -35,6 +35,8 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
+import { AzureVms } from '../actions/cloud/azure.js';
+import { GceInstances } from '../actions/cloud/gcp.js';
 import { NovaServers } from '../actions/cloud/openstack.js';
 import { CliRunner } from '../actions/cli/runner.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
@@ -45,7 +47,7 @@ import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
 import { registerIntegrationIngress } from '../ingress/integration.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
-import type { TrustProxy } from '../config/config.js';
+import { GCP_DEFAULTS, type GcpEndpoints, type TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
 import type { ThrottleSettings } from '../tenants/repository.js';
@@ -71,6 +73,12 @@ export interface AppDeps {
   publicUrl?: string | undefined;
   /** PITCREW_AWS_ENDPOINT_URL: EC2 calls go there instead of AWS's regional endpoints. */
   awsEndpoint?: string | undefined;
+  /** PITCREW_AWS_STS_ENDPOINT_URL: where cloud actions assume a credential's role. */
+  awsStsEndpoint?: string | undefined;
+  /** PITCREW_AZURE_*: where Azure cloud actions get tokens and call Resource Manager, and a CA they trust; public Azure's unless set. */
+  azure?: Partial<AzureEndpoints>;
+  /** PITCREW_GCP_TOKEN_URL, PITCREW_GCP_COMPUTE_URL: where GCP cloud actions get tokens and call Compute Engine; Google's unless set. */
+  gcp?: Partial<GcpEndpoints>;
   /** How the CLI Machine runs CLI runbooks (config PITCREW_CLI_*); the defaults of a service not run as root. */
   cli?: Partial<CliMachineSettings>;
   /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
@@ -166,8 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Calls to services a tenant names (Keystone, Monasca, Nova), under the egress policy.
   const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
   const clouds: CloudProviders = {
-    aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, pollMs: deps.cloudPollMs }),
+    aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint, pollMs: deps.cloudPollMs }),
     openstack: new NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs }),
+    azure: new AzureVms({ ...AZURE_DEFAULTS, ...deps.azure, pollMs: deps.cloudPollMs }),
+    gcp: new GceInstances({ ...GCP_DEFAULTS, ...deps.gcp, pollMs: deps.cloudPollMs }),
   };
   const links = new UiLinks(deps.publicUrl);
   const kinds = new ActionKinds(deps.extraKinds?.kinds);

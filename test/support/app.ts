@@ -77,6 +77,11 @@ export interface TestEnvOptions {
   publicUrl?: string;
   /** Where EC2 calls go (an emulator). */
   awsEndpoint?: string;
+  awsStsEndpoint?: string;
+  /** Where Azure calls go (an emulator) and the CA they trust. */
+  azure?: AppDeps['azure'];
+  /** Where GCP token requests and Compute calls go (an emulator). */
+  gcp?: AppDeps['gcp'];
   /** The CLI Machine's settings (the service's defaults unless set). */
   cli?: AppDeps['cli'];
   cloudPollMs?: number;
@@ -136,6 +141,9 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
     publicUrl: options.publicUrl,
     awsEndpoint: options.awsEndpoint,
+    awsStsEndpoint: options.awsStsEndpoint,
+    azure: options.azure,
+    gcp: options.gcp,
     cli: options.cli,
     cloudPollMs: options.cloudPollMs ?? 20,
     shutdownGraceMs: options.shutdownGraceMs,

@@ -137,6 +137,15 @@ export interface RawRequest {
   body: Buffer | string;
 }
 
+/** The request as it came on the wire, which the signature covers. */
+export function rawRequestOf(req: http.IncomingMessage, body: Buffer): RawRequest {
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  const raw: RawRequest = { method: req.method ?? 'GET', path: q < 0 ? target : target.slice(0, q), query: q < 0 ? '' : target.slice(q + 1), headers: [], body };
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) raw.headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+  return raw;
+}
+
 /** UriEncode() of the guide: every byte but A-Z a-z 0-9 - _ . ~ as %XY (upper-case hex). */
 function uriEncode(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -445,10 +454,7 @@ export async function startEc2Emulator(options: Ec2EmulatorOptions = {}): Promis
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const target = req.url ?? '/';
-      const q = target.indexOf('?');
-      const raw: RawRequest = { method: req.method ?? 'GET', path: q < 0 ? target : target.slice(0, q), query: q < 0 ? '' : target.slice(q + 1), headers: [], body };
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) raw.headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+      const raw = rawRequestOf(req, body);
 
       const params: Record<string, string> = {};
       for (const [name, value] of new URLSearchParams(raw.query)) params[name] = value;

@@ -1,4 +1,5 @@
 import { DescribeInstancesCommand, DescribeRegionsCommand, EC2Client, paginateDescribeInstances, RebootInstancesCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';
@@ -7,6 +8,8 @@ import { PROBE_TIMEOUT_MS, providerError, VERBS, waitForState, type CloudProvide
 export interface AwsSettings {
   /** PITCREW_AWS_ENDPOINT_URL: an AWS-compatible endpoint instead of AWS's own. */
   awsEndpoint?: string | undefined;
+  /** PITCREW_AWS_STS_ENDPOINT_URL: where a credential's role is assumed instead of STS's regional endpoint. */
+  stsEndpoint?: string | undefined;
   /** How often the instance's state is read while waiting for it (5 s; tests shorten it). */
   pollMs?: number;
 }
@@ -31,7 +34,7 @@ const OPERATIONS: Record<CloudOperation, { call: string; target: string }> = {
  * reason records what EC2 answered: the state before, after the call, and at the end.
  */
 export class AwsEc2 implements CloudProvider<'aws'> {
-  private readonly clients = new Map<string, EC2Client>();
+  private readonly clients = new Map<string, Ec2Session>();
 
   constructor(private readonly settings: AwsSettings = {}) {}
 
@@ -42,13 +45,13 @@ export class AwsEc2 implements CloudProvider<'aws'> {
     try {
       const change = await this.call(client, spec, signal);
       const read = async () => (await client.send(new DescribeInstancesCommand({ InstanceIds: [spec.instanceId] }), { abortSignal: signal })).Reservations?.[0]?.Instances?.[0]?.State?.Name;
-      const final = await waitForState(read, (state) => state === target, spec.waitSeconds, this.settings.pollMs ?? 5000);
+      const final = await waitForState(read, (state) => state === target, spec.waitSeconds, this.settings.pollMs ?? 5000, signal);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       if (final !== target) return { state: 'failed', reason: `ec2:${call} on ${spec.instanceId} in ${spec.region}: ${change}; it was ${final ?? 'not found'} after ${seconds} s, not ${target} (timeoutSeconds ${spec.waitSeconds})` };
       return { state: 'succeeded', reason: `${VERBS[spec.operation]} ${spec.instanceId} in ${spec.region} (ec2:${call}): ${change}, ${target} after ${seconds} s` };
     } catch (error) {
       if (signal.aborted) throw error;
-      return { state: 'failed', reason: providerError('AWS', `ec2:${call} on ${spec.instanceId} in ${spec.region}`, error, [secret.secretAccessKey, secret.sessionToken]).message };
+      return { state: 'failed', reason: awsError(`ec2:${call} on ${spec.instanceId} in ${spec.region}`, error, secret).message };
     }
   }
 
@@ -63,31 +66,26 @@ export class AwsEc2 implements CloudProvider<'aws'> {
       }
     } catch (error) {
       if (signal.aborted) throw error;
-      throw providerError('AWS', `ec2:DescribeInstances in ${region}`, error, [secret.secretAccessKey, secret.sessionToken]);
+      throw awsError(`ec2:DescribeInstances in ${region}`, error, secret);
     }
     return ids.sort();
   }
 
   async probe(secret: Secret<'aws'>): Promise<ProbeResult> {
-    const client = new EC2Client({
-      region: 'us-east-1',
-      ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}),
-      credentials: credentialsOf(secret),
-      maxAttempts: 2,
-      requestHandler: { connectionTimeout: PROBE_TIMEOUT_MS, requestTimeout: PROBE_TIMEOUT_MS },
-    });
+    const session = this.session('us-east-1', secret, { maxAttempts: 2, requestHandler: { connectionTimeout: PROBE_TIMEOUT_MS, requestTimeout: PROBE_TIMEOUT_MS } });
     try {
-      const regions = (await client.send(new DescribeRegionsCommand({}))).Regions?.length ?? 0;
-      return { call: 'ec2:DescribeRegions', message: `AWS accepted the key: ${regions} region${regions === 1 ? '' : 's'} visible to it` };
+      const regions = (await session.ec2.send(new DescribeRegionsCommand({}))).Regions?.length ?? 0;
+      const who = secret.roleArn ? `the key, and role ${secret.roleArn} was assumed with it` : 'the key';
+      return { call: secret.roleArn ? 'sts:AssumeRole, ec2:DescribeRegions' : 'ec2:DescribeRegions', message: `AWS accepted ${who}: ${regions} region${regions === 1 ? '' : 's'} visible to it` };
     } catch (error) {
-      throw providerError('AWS', 'ec2:DescribeRegions', error, [secret.secretAccessKey, secret.sessionToken, secret.accessKeyId]);
+      throw awsError('ec2:DescribeRegions', error, secret);
     } finally {
-      client.destroy();
+      session.destroy();
     }
   }
 
   close(): void {
-    for (const client of this.clients.values()) client.destroy();
+    for (const session of this.clients.values()) session.destroy();
     this.clients.clear();
   }
 
@@ -114,28 +112,66 @@ export class AwsEc2 implements CloudProvider<'aws'> {
    * changes the credential's key, so the next run makes a new client.
    */
   private clientFor(key: string, region: string, secret: Secret<'aws'>): EC2Client {
-    let client = this.clients.get(key);
-    if (client) this.clients.delete(key);
-    else {
-      client = new EC2Client({
-        region,
-        ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}),
-        credentials: credentialsOf(secret),
-        maxAttempts: 3,
-      });
-    }
-    this.clients.set(key, client);
+    const session = this.clients.get(key) ?? this.session(region, secret, { maxAttempts: 3 });
+    this.clients.delete(key);
+    this.clients.set(key, session);
     for (const [oldest, stale] of this.clients) {
       if (this.clients.size <= CLIENTS) break;
       this.clients.delete(oldest);
       stale.destroy();
     }
-    return client;
+    return session.ec2;
+  }
+
+  /**
+   * An EC2 client with the secret's keys, or, when the secret names a role, with the role's
+   * temporary credentials: assumed with the keys at STS in the same region, kept by the SDK
+   * until five minutes before they expire, then assumed again.
+   */
+  private session(region: string, secret: Secret<'aws'>, options: { maxAttempts: number; requestHandler?: { connectionTimeout: number; requestTimeout: number } }): Ec2Session {
+    const keys = { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
+    const sts = secret.roleArn ? new STSClient({ region, ...(this.settings.stsEndpoint ? { endpoint: this.settings.stsEndpoint } : {}), credentials: keys, ...options }) : undefined;
+    const credentials = sts ? () => assumeRole(sts, secret) : keys;
+    const ec2 = new EC2Client({ region, ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}), credentials, ...options });
+    return {
+      ec2,
+      destroy: () => {
+        ec2.destroy();
+        sts?.destroy();
+      },
+    };
   }
 }
 
-function credentialsOf(secret: Secret<'aws'>) {
-  return { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
+/** An EC2 client and what it holds: with a role, the STS client that assumes it. */
+interface Ec2Session {
+  ec2: EC2Client;
+  destroy(): void;
+}
+
+/** Refused by STS, not EC2: the role is named, not the EC2 call the role was for. */
+class AssumeRoleFailed extends Error {
+  constructor(readonly roleArn: string, override readonly cause: unknown) {
+    super('sts:AssumeRole failed');
+  }
+}
+
+/** The role's temporary credentials (an hour: the most a role allows by default), named pitcrew in CloudTrail. */
+async function assumeRole(sts: STSClient, secret: Secret<'aws'>) {
+  try {
+    const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: secret.roleArn, RoleSessionName: 'pitcrew', DurationSeconds: 3600, ...(secret.externalId ? { ExternalId: secret.externalId } : {}) }));
+    if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS answered without credentials');
+    return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
+  } catch (error) {
+    throw new AssumeRoleFailed(secret.roleArn!, error);
+  }
+}
+
+/** What AWS answered, in words, every secret value blotted out; a role STS would not give is named as such. */
+function awsError(call: string, error: unknown, secret: Secret<'aws'>) {
+  const secrets = [secret.secretAccessKey, secret.sessionToken, secret.externalId, secret.accessKeyId];
+  if (error instanceof AssumeRoleFailed) return providerError('AWS', `sts:AssumeRole of ${error.roleArn} (for ${call})`, error.cause, secrets);
+  return providerError('AWS', call, error, secrets);
 }
 
 function changeWords(changes: Array<{ PreviousState?: { Name?: string }; CurrentState?: { Name?: string } }> | undefined): string {

@@ -1,7 +1,9 @@
-import { resolveTargets, type EventFacts, type HostFacts, type RuleFacts } from '../../engine/decide.js';
+import { resolveTargets, type EventFacts, type HostFacts, type RuleFacts, type ServiceFanout } from '../../engine/decide.js';
 import { pickOf, type Rule } from '../../rules/rule.js';
 import { providerOf } from '../../rules/validate.js';
+import type { Provider } from '../../credentials/schema.js';
 import type { ActionKind, KindSpec } from '../kind.js';
+import { GCE_INSTANCE, GCE_SHAPE, gceInstanceName } from './gce-names.js';
 
 type CloudAction = Extract<Rule['action'], { type: 'cloud' }>;
 type Instances = NonNullable<CloudAction['instances']>;
@@ -10,7 +12,7 @@ export type CloudOperation = CloudAction['operation'];
 /** What one cloud execution does, copied from the rule when the event arrives: one operation on one instance. */
 export interface CloudSpec extends KindSpec {
   kind: 'cloud';
-  provider: RunningProvider;
+  provider: Provider;
   operation: CloudOperation;
   region: string;
   credentialId: string | null;
@@ -22,6 +24,8 @@ export interface CloudSpec extends KindSpec {
    */
   tags?: Record<string, string>;
   actionLimit?: { max: number; windowSeconds: number } | null;
+  /** The action's fan-out, for the instances a tag filter finds (its own run is outside it). */
+  fanout?: ServiceFanout | null;
   /** How long it waits for the instance to reach its state. */
   waitSeconds: number;
   /** The run's own limit: the wait and a minute for the calls. */
@@ -34,19 +38,27 @@ const DEFAULT_FIELD = 'InstanceId';
 const EC2_INSTANCE = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 /** A Nova server id (a UUID). */
 const NOVA_SERVER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * An Azure VM: its resource id (segment names in any case, as ARM reads them) or resourceGroup/vmName
+ * in the credential's subscription. Groups are letters, digits and _ ( ) - . (up to 90), VM names
+ * letters, digits and _ - . (up to 64: resource-name-rules); neither may start with a dot, so no
+ * name walks up the request's path.
+ */
+export const AZURE_VM = /^(?:\/subscriptions\/(?<subscription>[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})\/resourceGroups\/(?<group>[\w()][\w().-]{0,89})\/providers\/Microsoft\.Compute\/virtualMachines\/(?<vm>\w[\w.-]{0,63})|(?<shortGroup>[\w()][\w().-]{0,89})\/(?<shortVm>\w[\w.-]{0,63}))$/i;
 
-/** The clouds this version runs actions on, and how each names an instance. */
-const RUNNING = {
+/** Each cloud's name for people, and how it names an instance. */
+const CLOUDS = {
   aws: { name: 'EC2', instance: EC2_INSTANCE, shape: 'an EC2 instance id (i- and 8 or 17 hexadecimal digits)' },
   openstack: { name: 'Nova', instance: NOVA_SERVER, shape: 'a Nova server id (a UUID)' },
-} as const;
-export type RunningProvider = keyof typeof RUNNING;
+  gcp: { name: 'Compute Engine', instance: GCE_INSTANCE, shape: GCE_SHAPE },
+  azure: { name: 'Azure', instance: AZURE_VM, shape: 'an Azure VM (/subscriptions/…/resourceGroups/…/providers/Microsoft.Compute/virtualMachines/…, or resourceGroup/vmName)' },
+} as const satisfies Record<Provider, { name: string; instance: RegExp; shape: string }>;
 
 /**
  * A VM operation at the rule's cloud provider, run by the service (actions/cloud/runner.ts), one
  * execution per instance: the action limit counts per instance as it counts per host, so an
  * alert storm calls the provider at most `max` times per instance per window. This version runs
- * AWS EC2 and OpenStack Nova; the other providers' actions are recorded with the reason.
+ * AWS EC2, OpenStack Nova, Azure VMs and Google Compute Engine; the other providers' actions are recorded with the reason.
  */
 export const cloudKind: ActionKind = {
   type: 'cloud',
@@ -54,21 +66,26 @@ export const cloudKind: ActionKind = {
   plan(rule, event, hosts) {
     const action = cloudAction(rule);
     const provider = providerOfAction(rule);
-    if (provider !== 'aws' && provider !== 'openstack') return { runsOn: 'nowhere', reason: `${provider ? `${provider} ` : ''}cloud actions are recorded; this version runs AWS EC2 and OpenStack Nova ones only` };
+    if (!provider) return 'the rule names no cloud: set action.provider, or a cloud infrastructureType';
     const chosen = action.instances ?? { from: 'payload' as const };
     if ('tags' in chosen) return { runsOn: 'service', runs: [{ about: undefined, unlimited: true }] };
     const instances = instancesOf(rule, provider, chosen, event, hosts);
     return typeof instances === 'string' ? instances : { runsOn: 'service', runs: instances.map((about) => ({ about })) };
+  },
+  fanout(rule) {
+    const action = cloudAction(rule);
+    // A tag filter's own run is no instance: the fan-out is the instances it finds (tagged.ts).
+    return action.instances && 'tags' in action.instances ? undefined : fanoutOf(action);
   },
   limitedReason(used, about, limit) {
     return `the cloud action ran ${used} times on instance ${about ?? '?'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not called again`;
   },
   spec(rule, run): CloudSpec {
     const action = cloudAction(rule);
-    const tagged = action.instances && 'tags' in action.instances ? { tags: action.instances.tags, actionLimit: rule.actionLimit ? { max: rule.actionLimit.max, windowSeconds: rule.actionLimit.windowSeconds } : null } : {};
+    const tagged = action.instances && 'tags' in action.instances ? { tags: action.instances.tags, actionLimit: rule.actionLimit ? { max: rule.actionLimit.max, windowSeconds: rule.actionLimit.windowSeconds } : null, fanout: fanoutOf(action) ?? null } : {};
     return {
       kind: 'cloud',
-      provider: providerOfAction(rule) as RunningProvider,
+      provider: providerOfAction(rule)!,
       operation: action.operation,
       // OpenStack: none means the credential's region, or the catalog's only one.
       region: action.region ?? '',
@@ -80,9 +97,9 @@ export const cloudKind: ActionKind = {
     };
   },
   describe(spec) {
-    const cloud = RUNNING[spec.provider as RunningProvider] ?? RUNNING.aws;
-    const noun = spec.provider === 'openstack' ? 'server' : 'instance';
-    const what = isCloudSpec(spec) && spec.tags ? `${noun}s tagged ${tagWords(spec.tags)}` : `${noun} ${String(spec.instanceId)}`;
+    const provider = spec.provider as Provider;
+    const cloud = CLOUDS[provider] ?? CLOUDS.aws;
+    const what = isCloudSpec(spec) && spec.tags ? taggedWords(provider, spec.tags) : `${NOUNS[provider] ?? 'instance'} ${String(spec.instanceId)}`;
     return `${String(spec.operation)} ${cloud.name} ${what}${spec.region ? ` in ${String(spec.region)}` : ''}`;
   },
   notDone(rule, instance) {
@@ -90,9 +107,18 @@ export const cloudKind: ActionKind = {
   },
 };
 
-/** A tag filter in words: env=prod, role=web. */
-export function tagWords(tags: Readonly<Record<string, string>>): string {
-  return Object.entries(tags).map(([name, value]) => `${name}=${value}`).join(', ');
+function fanoutOf(action: CloudAction): ServiceFanout | undefined {
+  const { maxConcurrency = null, maxErrors = null } = action;
+  return maxConcurrency === null && maxErrors === null ? undefined : { maxConcurrency, maxErrors };
+}
+
+/** What each cloud calls an instance, and the name: value pairs a tag filter matches. */
+const NOUNS: Record<Provider, string> = { aws: 'instance', azure: 'VM', gcp: 'instance', openstack: 'server' };
+const TAGGED: Record<Provider, string> = { aws: 'tagged', azure: 'tagged', gcp: 'labelled', openstack: 'with metadata' };
+
+/** A tag filter in words, as its cloud says it: "instances labelled env=prod, role=web". */
+export function taggedWords(provider: Provider, tags: Readonly<Record<string, string>>): string {
+  return `${NOUNS[provider] ?? 'instance'}s ${TAGGED[provider] ?? 'tagged'} ${Object.entries(tags).map(([name, value]) => `${name}=${value}`).join(', ')}`;
 }
 
 /**
@@ -101,13 +127,15 @@ export function tagWords(tags: Readonly<Record<string, string>>): string {
  * alert names, the rule's host, or the hosts of its tags. (Tags at the provider are resolved when
  * the run starts, not here: actions/cloud/tagged.ts.)
  */
-function instancesOf(rule: RuleFacts, provider: RunningProvider, instances: Exclude<Instances, { tags: unknown }>, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
+function instancesOf(rule: RuleFacts, provider: Provider, instances: Exclude<Instances, { tags: unknown }>, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   if ('ids' in instances) return instances.ids;
   const field = instances.field ?? DEFAULT_FIELD;
   const value = event.env?.[field]?.trim();
   if (!value) return instancesOfHosts(rule, event, hosts, field);
-  if (!RUNNING[provider].instance.test(value)) return `${field} is "${value.slice(0, 64)}", not ${RUNNING[provider].shape}`;
-  return [value];
+  // A GCE selfLink is recorded as the path it holds (one instance, one action limit), a name alone with the action's zone.
+  const id = provider === 'gcp' ? gceInstanceName(value, cloudAction(rule).region) : CLOUDS[provider].instance.test(value) ? value : undefined;
+  if (id === undefined) return `${field} is "${value.slice(0, 64)}", not ${CLOUDS[provider].shape}`;
+  return [id];
 }
 
 function instancesOfHosts(rule: RuleFacts, event: EventFacts, hosts: readonly HostFacts[], field: string): string[] | string {
@@ -121,7 +149,7 @@ function instancesOfHosts(rule: RuleFacts, event: EventFacts, hosts: readonly Ho
   return `${none}, and ${targets.length === 1 ? `host ${names} has no` : `none of the hosts ${names} has a`} cloud instance id: set it with PATCH /api/v1/hosts/{id} {"cloudInstanceId": "…"}`;
 }
 
-function providerOfAction(rule: RuleFacts): string | undefined {
+function providerOfAction(rule: RuleFacts): Provider | undefined {
   return cloudAction(rule).provider ?? (rule.infrastructureType === undefined ? undefined : providerOf(rule.infrastructureType));
 }
 

@@ -75,7 +75,7 @@ export class NovaServers implements CloudProvider<'openstack'> {
         const path = `/servers/${encodeURIComponent(spec.instanceId)}`;
         if (body === undefined) await this.nova(session, 'DELETE', path, undefined, signal);
         else await this.nova(session, 'POST', `${path}/action`, body, signal);
-        const final = await waitForState(() => this.server(session, spec.instanceId, signal), done, spec.waitSeconds, this.settings.pollMs ?? 5000);
+        const final = await waitForState(() => this.server(session, spec.instanceId, signal), done, spec.waitSeconds, this.settings.pollMs ?? 5000, signal);
         return { before, final, region: session.region };
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { ProbeResult, Secret } from '../../credentials/schema.js';
@@ -36,8 +37,16 @@ export function providerError(name: string, call: string, error: unknown, secret
   if (status !== undefined) {
     return new PitcrewError('PITCREW_ERR_PROVIDER_REFUSED', `${name} refused ${call}: ${e.name ?? 'error'} (HTTP ${status}): ${message}`);
   }
-  return new PitcrewError('PITCREW_ERR_PROVIDER_UNAVAILABLE', `${name} did not answer ${call}: ${message}; check the service's network access to the provider (PITCREW_AWS_ENDPOINT_URL, PITCREW_NOTIFY_ALLOW_NETWORKS)`);
+  return new PitcrewError('PITCREW_ERR_PROVIDER_UNAVAILABLE', `${name} did not answer ${call}: ${message}; check the service's network access to the provider (${REACHED_THROUGH[name] ?? 'its endpoint settings'})`);
 }
+
+/** The settings that say where each provider's calls go, named when it does not answer. */
+const REACHED_THROUGH: Record<string, string> = {
+  AWS: 'PITCREW_AWS_ENDPOINT_URL, PITCREW_AWS_STS_ENDPOINT_URL',
+  Azure: 'PITCREW_AZURE_AUTHORITY_HOST, PITCREW_AZURE_RESOURCE_MANAGER_URL, PITCREW_AZURE_CA_FILE',
+  GCP: 'PITCREW_GCP_COMPUTE_URL, PITCREW_GCP_TOKEN_URL',
+  OpenStack: 'the credential\'s authUrl, under PITCREW_NOTIFY_ALLOW_NETWORKS',
+};
 
 function redact(text: string, secrets: Array<string | undefined>): string {
   let out = text;
@@ -48,12 +57,17 @@ function redact(text: string, secrets: Array<string | undefined>): string {
 /** What each operation does to a VM, in words, and the state the run waits for is the provider's. */
 export const VERBS = { start: 'started', stop: 'stopped', reboot: 'rebooted', terminate: 'terminated' } as const;
 
-/** Reads a state until it is the one wanted or `waitSeconds` would pass; the last state read. */
-export async function waitForState<S>(read: () => Promise<S>, done: (state: S) => boolean, waitSeconds: number, pollMs: number): Promise<S> {
+/**
+ * Reads a state until it is the one wanted or `waitSeconds` would pass; the last state read. A
+ * cancel or a timeout (`signal`) ends the wait at once, not at the next read.
+ */
+export async function waitForState<S>(read: () => Promise<S>, done: (state: S) => boolean, waitSeconds: number, pollMs: number, signal: AbortSignal): Promise<S> {
   const deadline = performance.now() + waitSeconds * 1000;
   for (;;) {
     const state = await read();
     if (done(state) || performance.now() + pollMs > deadline) return state;
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    await sleep(pollMs, undefined, { signal }).catch(() => {
+      throw signal.reason as Error;
+    });
   }
 }

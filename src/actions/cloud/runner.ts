@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import { openCredential } from '../../credentials/repository.js';
 import type { ProbeResult, Provider, Secret } from '../../credentials/schema.js';
-import { PitcrewError } from '../../errors/catalogue.js';
 import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Dialect } from '../../store/database.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
-import { isCloudSpec, tagWords, type CloudSpec } from './kind.js';
+import { isCloudSpec, taggedWords, type CloudSpec } from './kind.js';
 import { queueTagged } from './tagged.js';
 import type { CloudProvider } from './provider.js';
 
@@ -19,13 +18,10 @@ import type { CloudProvider } from './provider.js';
 /** The clouds this version runs actions on, each with its provider. */
 export type CloudProviders = { [P in CloudSpec['provider']]: CloudProvider<P> };
 
-/** "Test credential" at its provider; a cloud whose actions are not in this version says so (501). */
+/** "Test credential": one harmless read at its provider. */
 export function probeCloud(providers: CloudProviders, provider: Provider, secret: Secret): Promise<ProbeResult> {
-  const cloud = (providers as Partial<Record<Provider, CloudProvider>>)[provider];
-  if (!cloud) {
-    throw new PitcrewError('PITCREW_ERR_NOT_IMPLEMENTED', `testing ${provider} credentials comes with the ${provider} actions, which this version does not run yet; the credential is stored sealed and can be used once they do`);
-  }
-  return cloud.probe(secret as Secret<CloudSpec['provider']>);
+  const cloud: CloudProvider = providers[provider];
+  return cloud.probe(secret);
 }
 
 export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
@@ -54,7 +50,7 @@ export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' 
       found = await provider.instancesTagged(spec.tags, spec.region, secret, key, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      return { state: 'failed', reason: `finding the instances tagged ${tagWords(spec.tags)}: ${error instanceof Error ? error.message : String(error)}` };
+      return { state: 'failed', reason: `finding the ${taggedWords(spec.provider, spec.tags)}: ${error instanceof Error ? error.message : String(error)}` };
     }
     return queueTagged(this.db, this.dialect, execution, spec, found);
   }

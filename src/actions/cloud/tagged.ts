@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { serviceRunKey } from '../../engine/decide.js';
+import { heldReason } from '../../executions/fanout.js';
 import { countPerLimitKey, executionsInWindow, lockRules } from '../../executions/limit-window.js';
 import { queuedInserts, queuedRow } from '../../executions/repository.js';
 import type { RunEnd } from '../../executions/service-executor.js';
@@ -7,7 +8,7 @@ import type { Dialect } from '../../store/database.js';
 import { newId } from '../../store/ids.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { Statements } from '../../store/statements.js';
-import { tagWords, type CloudSpec } from './kind.js';
+import { taggedWords, type CloudSpec } from './kind.js';
 
 /**
  * The most instances one tag filter acts on. A filter that matches more is refused whole: a
@@ -29,7 +30,7 @@ interface AtLimit {
  * filter's own run ends with what it queued in words; the instances' runs follow on their own.
  */
 export async function queueTagged(db: Kysely<Database>, dialect: Dialect, resolver: ExecutionRow, spec: CloudSpec, found: readonly string[]): Promise<RunEnd> {
-  const filter = `${spec.provider === 'openstack' ? 'servers with metadata' : 'instances tagged'} ${tagWords(spec.tags ?? {})}${spec.region ? ` in ${spec.region}` : ''}`;
+  const filter = `${taggedWords(spec.provider, spec.tags ?? {})}${spec.region ? ` in ${spec.region}` : ''}`;
   if (found.length === 0) return { state: 'failed', reason: `no ${filter}: nothing to ${spec.operation}` };
   if (found.length > MAX_TAGGED) return { state: 'failed', reason: `${found.length} ${filter}, more than the ${MAX_TAGGED} one tag filter acts on: none was called; narrow the tags` };
   const { queued, atLimit } = await db.transaction().execute(async (tx) => {
@@ -44,7 +45,7 @@ export async function queueTagged(db: Kysely<Database>, dialect: Dialect, resolv
       if (limit && used >= limit.max) refused.push({ id, used });
       else allowed.push(id);
     }
-    const rows = allowed.map((id) => instanceRow(resolver, spec, id, now));
+    const rows = allowed.map((id, i) => instanceRow(resolver, spec, id, now, i >= (spec.fanout?.maxConcurrency ?? Infinity)));
     for (const query of queuedInserts(new Statements(dialect), rows, now)) await tx.executeQuery(query);
     return { queued: allowed, atLimit: refused };
   });
@@ -53,9 +54,18 @@ export async function queueTagged(db: Kysely<Database>, dialect: Dialect, resolv
   return { state: 'succeeded', reason: `${found.length} ${filter}: ${ran}${limited}` };
 }
 
-/** One instance's execution: the filter's spec, for that instance alone, expiring as the filter's did. */
-function instanceRow(resolver: ExecutionRow, spec: CloudSpec, instanceId: string, now: number) {
-  const { tags: _tags, actionLimit: _limit, ...rest } = spec;
+/**
+ * One instance's execution: the filter's spec, for that instance alone, expiring as the filter's
+ * did, in the action's fan-out (held past maxConcurrency, released as the others end).
+ */
+function instanceRow(resolver: ExecutionRow, spec: CloudSpec, instanceId: string, now: number, held: boolean) {
+  const { tags: _tags, actionLimit: _limit, fanout, ...rest } = spec;
   const ids = { id: newId(now), tenantId: resolver.tenant_id, ruleId: resolver.rule_id, eventId: resolver.event_id };
-  return queuedRow(ids, { hostId: null, hostname: instanceId }, { ...rest, instanceId }, now, (resolver.expires_at - resolver.queued_at) / 1000);
+  return {
+    ...queuedRow(ids, { hostId: null, hostname: instanceId }, { ...rest, instanceId }, now, (resolver.expires_at - resolver.queued_at) / 1000),
+    held: held ? 1 : 0,
+    reason: held ? heldReason(fanout!.maxConcurrency!, 'instances') : null,
+    fanout_max_concurrency: fanout?.maxConcurrency ?? null,
+    fanout_max_errors: fanout?.maxErrors ?? null,
+  };
 }

@@ -10,6 +10,7 @@ import { CREDENTIALS_USAGE, runCredentials } from './credentials.js';
 import { EXECUTIONS_USAGE, runExecutions } from './executions.js';
 import { runMigrate } from './migrate.js';
 import { RULES_USAGE, runRules } from './rules.js';
+import { RUNBOOKS_USAGE, runRunbooks } from './runbooks.js';
 import { runSchedules, SCHEDULES_USAGE } from './schedules.js';
 import { runServer } from './server.js';
 
@@ -27,6 +28,8 @@ commands:
   rules list|show|create|enable|disable|delete
                                    rules of every trigger and action kind, through the API (npx pitcrew rules --help)
   executions list|show|cancel       what ran where, its output, and stopping it (npx pitcrew executions --help)
+  runbooks list|show|create|update|versions|diff|delete
+                                   the runbook store: every save a version, diffs between them (npx pitcrew runbooks --help)
   schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
   credentials list|create|test|rotate|delete
                                    cloud credentials (sealed; secrets read from a file or stdin)
@@ -44,6 +47,7 @@ const API_COMMANDS: Record<string, { usage: string; run: ApiCommand }> = {
   credentials: { usage: CREDENTIALS_USAGE, run: runCredentials },
   schedules: { usage: SCHEDULES_USAGE, run: runSchedules },
   rules: { usage: RULES_USAGE, run: runRules },
+  runbooks: { usage: RUNBOOKS_USAGE, run: runRunbooks },
   executions: { usage: EXECUTIONS_USAGE, run: runExecutions },
   'escalation-contacts': { usage: CONTACTS_USAGE, run: runContacts },
 };

@@ -17,6 +17,7 @@ import * as schedules from './migrations/0015_schedules.js';
 import * as placement from './migrations/0016_placement.js';
 import * as credentials from './migrations/0017_credentials.js';
 import * as hostInstances from './migrations/0018_host_instances.js';
+import * as runbooks from './migrations/0019_runbooks.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0016_placement': placement,
   '0017_credentials': credentials,
   '0018_host_instances': hostInstances,
+  '0019_runbooks': runbooks,
 };
 
 export interface MigrationReport {

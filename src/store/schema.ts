@@ -341,6 +341,32 @@ export interface CredentialsTable {
   last_test_message: string | null;
 }
 
+/** A tenant's runbook (migration 0019): its latest version's name and number. */
+export interface RunbooksTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  latest_version: number;
+  created_at: number;
+  updated_at: number;
+  /** The management token that created it, when known. */
+  created_by: string | null;
+}
+
+/** One immutable save of a runbook (migration 0019); never updated, deleted only with its runbook. */
+export interface RunbookVersionsTable {
+  runbook_id: string;
+  version: number;
+  name: string;
+  description: string;
+  interpreter: string;
+  script: string;
+  env: string; // JSON array of environment names
+  sha256: string; // hex, of the script's UTF-8 bytes
+  created_at: number;
+  created_by: string | null;
+}
+
 /** Every alert an integration took (migration 0014). */
 export interface AlertsTable {
   id: string;
@@ -367,6 +393,8 @@ export interface Database {
   alerts: AlertsTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
+  runbooks: RunbooksTable;
+  runbook_versions: RunbookVersionsTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -398,6 +426,8 @@ export type HostEnrolmentRow = Selectable<HostEnrolmentsTable>;
 export type ExecutionRow = Selectable<ExecutionsTable>;
 export type NewExecutionRow = Insertable<ExecutionsTable>;
 export type CredentialRow = Selectable<CredentialsTable>;
+export type RunbookRow = Selectable<RunbooksTable>;
+export type RunbookVersionRow = Selectable<RunbookVersionsTable>;
 export type EscalationRow = Selectable<EscalationsTable>;
 export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
 export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { notFound } from '../errors/catalogue.js';
 import { dropSchedule, syncSchedule } from './schedules.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
+import { containsText } from '../store/search.js';
 import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
@@ -49,12 +50,7 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
   let query = db.selectFrom('rules').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
   if (filter.enabled !== undefined) query = query.where('enabled', '=', filter.enabled ? 1 : 0);
   if (filter.triggerType) query = query.where('trigger_type', '=', filter.triggerType);
-  if (filter.search) {
-    const escaped = filter.search.replace(/[\\%_]/g, (c) => `\\${c}`);
-    // SQLite's LIKE has no escape character unless one is named. lower() on both sides, so that any
-    // exact part of a name finds it even where SQLite's lower() folds only ASCII letters.
-    query = query.where(sql<boolean>`lower(${sql.ref('name')}) like lower(${`%${escaped}%`}) escape '\\'`);
-  }
+  if (filter.search) query = query.where(containsText('name', filter.search));
   if (page.after) query = query.where('id', '>', page.after);
   const rows = await query.orderBy('id').limit(page.limit + 1).execute();
   return rows.map(fromRow);

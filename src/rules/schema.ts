@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject } from 'typebox';
+import { INTERPRETERS, MAX_SCRIPT_LENGTH } from '../runbooks/schema.js';
 
 /*
  * The rule contract (DESIGN.md §1, §7). These schemas are at once the API validation, the OpenAPI
@@ -21,7 +22,7 @@ function tagged<T extends TObject[]>(variants: [...T]) {
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const Hostname = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
-const ScriptText = Type.String({ minLength: 1, maxLength: 256 * 1024 });
+const ScriptText = Type.String({ minLength: 1, maxLength: MAX_SCRIPT_LENGTH });
 
 export const WebhookTrigger = Type.Object({ type: Type.Literal('webhook') }, { additionalProperties: false });
 export const AlertTrigger = Type.Object(
@@ -47,7 +48,7 @@ export const CronTrigger = Type.Object(
 );
 export const TriggerInput = tagged([WebhookTrigger, AlertTrigger, CronTrigger]);
 
-export const Interpreter = Type.Enum(['sh', 'bash', 'python', 'pwsh']);
+export const Interpreter = Type.Enum([...INTERPRETERS]);
 export const Runbook = Type.Object(
   {
     script: ScriptText,

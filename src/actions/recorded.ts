@@ -1,7 +1,7 @@
 import type { ActionKind } from './kind.js';
 
 /**
- * A kind the rules API accepts but this version does not run yet (cloud, cli, graph_snapshot):
+ * A kind the rules API accepts but this version does not run yet (graph_snapshot):
  * its events are recorded and accepted with the reason, and nothing is queued.
  */
 export function recordedOnly(type: string): ActionKind {

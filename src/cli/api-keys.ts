@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { apiCommand, callApi, CliError } from './client.js';
 
 export const API_KEYS_USAGE = `usage: pitcrew api-keys <list|create|narrow> [options]
 
@@ -25,8 +25,7 @@ export async function runApiKeys(args: string[], env: ClientConfig, out: (line: 
   const [verb, ...rest] = args;
   const options = { server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, name: { type: 'string' }, scope: { type: 'string', multiple: true } } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  const { client, show } = apiCommand(values, env, out);
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/api-keys?limit=1000')) as { items: KeyView[] };

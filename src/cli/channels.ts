@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
 
 export const CHANNELS_USAGE = `usage: pitcrew channels <list|create|test|delete> [options]
 
@@ -30,7 +30,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
   const [verb, ...rest] = args;
   const options = { ...COMMON, name: { type: 'string' }, type: { type: 'string' }, mode: { type: 'string' }, config: { type: 'string' }, rule: { type: 'string', multiple: true } } as const;
   const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
+  const { client } = apiCommand(values, env, out);
   const print = (value: unknown, human: () => string) => out(values.json ? JSON.stringify(value, null, 2) : human());
   const id = () => {
     if (!positionals[0]) throw new CliError(`pitcrew channels ${verb} needs the channel id (npx pitcrew channels list shows them)`, 2);

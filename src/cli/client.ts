@@ -8,6 +8,23 @@ export class CliError extends Error {
   }
 }
 
+/** The options every API command takes: where the service is, the token, and whether to print JSON. */
+export interface ApiOptions {
+  server?: string | undefined;
+  token?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/**
+ * An API command's client (its options over the environment's) and how it prints an answer: the
+ * API's JSON with --json, else its words.
+ */
+export function apiCommand(values: ApiOptions, env: ClientConfig, out: (line: string) => void): { client: ClientConfig; show: (value: unknown, text: string) => void } {
+  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
+  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  return { client, show };
+}
+
 /** Calls the management API with the token, turning problem+json replies into a CliError. */
 export async function callApi(client: ClientConfig, method: string, path: string, body?: unknown): Promise<unknown> {
   if (!client.token) throw new CliError('no management token: pass --token or set PITCREW_TOKEN (npx pitcrew bootstrap --json prints one)', 2);

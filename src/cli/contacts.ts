@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { apiCommand, callApi, CliError } from './client.js';
 
 export const CONTACTS_USAGE = `usage: pitcrew escalation-contacts <get|set> [options]
 
@@ -24,7 +24,7 @@ export async function runContacts(args: string[], env: ClientConfig, out: (line:
     email: { type: 'string', multiple: true }, channel: { type: 'string', multiple: true }, 'email-channel': { type: 'string' },
   } as const;
   const { values } = parseArgs({ args: rest, options, strict: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
+  const { client } = apiCommand(values, env, out);
   let contacts: Contacts;
   if (verb === 'get') contacts = (await callApi(client, 'GET', '/api/v1/escalation-contacts')) as Contacts;
   else if (verb === 'set') {

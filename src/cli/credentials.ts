@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
 
 export const CREDENTIALS_USAGE = `usage: pitcrew credentials <list|create|test|rotate|delete> [options]
 
@@ -28,8 +28,7 @@ export async function runCredentials(args: string[], env: ClientConfig, out: (li
   const [verb, ...rest] = args;
   const options = { server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, name: { type: 'string' }, provider: { type: 'string' }, secret: { type: 'string' } } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  const { client, show } = apiCommand(values, env, out);
   const id = () => {
     if (positionals.length !== 1) throw new CliError(`${verb} needs the credential id (npx pitcrew credentials list shows them)\n\n${CREDENTIALS_USAGE}`, 2);
     return encodeURIComponent(positionals[0]!);

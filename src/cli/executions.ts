@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { apiCommand, callApi, CliError } from './client.js';
 
 export const EXECUTIONS_USAGE = `usage: pitcrew executions <list|show|cancel> [options]
 
@@ -36,8 +36,7 @@ export async function runExecutions(args: string[], env: ClientConfig, out: (lin
     rule: { type: 'string' }, event: { type: 'string' }, host: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' },
   } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  const { client, show } = apiCommand(values, env, out);
   const id = () => {
     if (positionals.length !== 1) throw new CliError(`${verb} needs the execution id (npx pitcrew executions list shows them)\n\n${EXECUTIONS_USAGE}`, 2);
     return encodeURIComponent(positionals[0]!);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { apiCommand, callApi, CliError } from './client.js';
 
 export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|alerts|test|delete> [options]
 
@@ -35,8 +35,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
     limit: { type: 'string' }, host: { type: 'string' }, alarm: { type: 'string' }, act: { type: 'boolean' },
   } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  const { client, show } = apiCommand(values, env, out);
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/integrations?limit=1000')) as { items: IntegrationView[] };

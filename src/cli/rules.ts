@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
 
 export const RULES_USAGE = `usage: pitcrew rules <list|show|create|enable|disable|delete> [options]
 
@@ -28,8 +28,7 @@ export async function runRules(args: string[], env: ClientConfig, out: (line: st
   const [verb, ...rest] = args;
   const options = { server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, file: { type: 'string' }, search: { type: 'string' } } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, text: string) => out(values.json ? JSON.stringify(value, null, 2) : text);
+  const { client, show } = apiCommand(values, env, out);
   const id = () => {
     if (positionals.length !== 1) throw new CliError(`${verb} needs the rule id (npx pitcrew rules list shows them)\n\n${RULES_USAGE}`, 2);
     return encodeURIComponent(positionals[0]!);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { CliError, callApi } from './client.js';
+import { apiCommand, callApi, CliError } from './client.js';
 
 export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|versions|diff|delete> [options]
 
@@ -40,8 +40,7 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
   const text = { type: 'string' } as const;
   const options = { server: text, token: text, json: { type: 'boolean' }, search: text, version: text, name: text, file: text, interpreter: text, description: text, env: text, from: text, to: text } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-  const client: ClientConfig = { server: (values.server ?? env.server).replace(/\/$/, ''), token: values.token ?? env.token };
-  const show = (value: unknown, lines: string) => out(values.json ? JSON.stringify(value, null, 2) : lines);
+  const { client, show } = apiCommand(values, env, out);
   const id = () => {
     if (positionals.length !== 1) throw new CliError(`${verb} needs the runbook id (npx pitcrew runbooks list shows them)\n\n${RUNBOOKS_USAGE}`, 2);
     return encodeURIComponent(positionals[0]!);

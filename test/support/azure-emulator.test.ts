@@ -1,8 +1,8 @@
 import https from 'node:https';
-import net from 'node:net';
 import { ComputeManagementClient, isRestError, RestError } from '@azure/arm-compute';
 import { ClientSecretCredential } from '@azure/identity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOnly } from './loopback-only.js';
 import { type AzureEmulator, startAzureEmulator } from './azure-emulator.js';
 
 /**
@@ -32,8 +32,7 @@ const SUB = '1e2d3c4b-5a69-4788-9766-554433221100';
 const SUB_OTHER_TENANT = '99887766-5544-4332-8110-ffeeddccbbaa';
 
 let emulator: AzureEmulator;
-const connections: string[] = [];
-const realConnect = net.Socket.prototype.connect;
+let guard: ReturnType<typeof loopbackOnly>;
 
 function credential(principal: typeof SP): ClientSecretCredential {
   return new ClientSecretCredential(principal.tenantId, principal.clientId, principal.clientSecret, {
@@ -81,16 +80,7 @@ const vmPath = (group: string, name: string, sub = SUB) => `/subscriptions/${sub
 const API = 'api-version=2026-03-01';
 
 beforeAll(async () => {
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-    const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
-    const target = typeof first === 'object' && first !== null ? String((first as { host?: string; path?: string }).host ?? (first as { path?: string }).path) : `${String(args[1] ?? 'localhost')}:${String(first)}`;
-    connections.push(target);
-    if (!/^(127\.0\.0\.1|localhost|::1)$/.test(target)) {
-      this.destroy(new Error(`blocked a connection to ${target}`));
-      return this;
-    }
-    return (realConnect as (...a: unknown[]) => net.Socket).apply(this, args);
-  } as typeof realConnect;
+  guard = loopbackOnly();
   emulator = await startAzureEmulator();
   for (const principal of [SP, READER, OUTSIDER]) emulator.addServicePrincipal(principal);
   emulator.addSubscription(SUB, TENANT);
@@ -100,7 +90,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  net.Socket.prototype.connect = realConnect;
+  guard.restore();
   await emulator?.close();
 });
 
@@ -117,7 +107,7 @@ describe('Entra ID token endpoint', () => {
     expect(asked[1]!.form).not.toHaveProperty('client_secret');
     expect(emulator.tokens().at(-1)).toMatchObject({ token: issued, clientId: SP.clientId, tenantId: TENANT });
     // MSAL asked nothing of login.microsoftonline.com (instance discovery is off).
-    expect(connections.every((c) => /^(127\.0\.0\.1|localhost|::1)$/.test(c))).toBe(true);
+    expect(guard.connections.every((c) => /^(127\.0\.0\.1|localhost|::1)$/.test(c))).toBe(true);
   });
 
   it('refuses a wrong secret (401 AADSTS7000215), an unknown client, an unknown tenant, a scope without /.default and another resource', async () => {

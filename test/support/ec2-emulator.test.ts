@@ -1,4 +1,3 @@
-import net from 'node:net';
 import {
   DescribeInstancesCommand,
   DescribeRegionsCommand,
@@ -14,6 +13,7 @@ import {
   waitUntilInstanceTerminated,
 } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOnly } from './loopback-only.js';
 import { type Ec2Emulator, type RawRequest, sigV4, startEc2Emulator } from './ec2-emulator.js';
 
 /**
@@ -49,8 +49,7 @@ function client(config: Partial<EC2ClientConfig> = {}): EC2Client {
 }
 
 /** Where every TCP connection of this file went: nothing may leave loopback (no IMDS, no real endpoints). */
-const connections: string[] = [];
-const realConnect = net.Socket.prototype.connect;
+let guard: ReturnType<typeof loopbackOnly>;
 
 async function refusal(promise: Promise<unknown>): Promise<EC2ServiceException> {
   const error = await promise.then(
@@ -64,16 +63,7 @@ async function refusal(promise: Promise<unknown>): Promise<EC2ServiceException> 
 const waiter = (c: EC2Client) => ({ client: c, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.05 });
 
 beforeAll(async () => {
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-    const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
-    const target = typeof first === 'object' && first !== null ? String((first as { host?: string; path?: string }).host ?? (first as { path?: string }).path) : `${String(args[1] ?? 'localhost')}:${String(first)}`;
-    connections.push(target);
-    if (!/^(127\.0\.0\.1|localhost|::1)$/.test(target)) {
-      this.destroy(new Error(`blocked a connection to ${target}`));
-      return this;
-    }
-    return (realConnect as (...a: unknown[]) => net.Socket).apply(this, args);
-  } as typeof realConnect;
+  guard = loopbackOnly();
   emulator = await startEc2Emulator();
   emulator.addKey(KEY.accessKeyId, KEY.secretAccessKey);
   emulator.addKey(SESSION.accessKeyId, SESSION.secretAccessKey, SESSION.sessionToken);
@@ -84,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  net.Socket.prototype.connect = realConnect;
+  guard.restore();
   for (const c of clients) c.destroy();
   await emulator?.close();
 });
@@ -270,7 +260,7 @@ describe('authentication', () => {
 
 describe('isolation', () => {
   it('connected nowhere but the emulator', () => {
-    expect(connections.length).toBeGreaterThan(0);
-    expect(connections.filter((host) => host !== '127.0.0.1')).toEqual([]);
+    expect(guard.connections.length).toBeGreaterThan(0);
+    expect(guard.connections.filter((host) => host !== '127.0.0.1')).toEqual([]);
   });
 });

@@ -57,8 +57,8 @@ const CLOUDS = {
 /**
  * A VM operation at the rule's cloud provider, run by the service (actions/cloud/runner.ts), one
  * execution per instance: the action limit counts per instance as it counts per host, so an
- * alert storm calls the provider at most `max` times per instance per window. This version runs
- * AWS EC2, OpenStack Nova, Azure VMs and Google Compute Engine; the other providers' actions are recorded with the reason.
+ * alert storm calls the provider at most `max` times per instance per window. Instances a tag
+ * filter names are found when its run starts (tagged.ts).
  */
 export const cloudKind: ActionKind = {
   type: 'cloud',

@@ -35,7 +35,7 @@ export const PROVIDER_INFO: Record<Provider, ProviderInfo> = {
       { name: 'accessKeyId', label: 'Access key ID', kind: 'text', required: true, placeholder: 'AKIA…', hint: 'AKIA…, or ASIA… for temporary keys. Shown masked afterwards.' },
       { name: 'secretAccessKey', label: 'Secret access key', kind: 'password', required: true },
       { name: 'sessionToken', label: 'Session token (optional)', kind: 'password', required: false, hint: 'Only for temporary keys (ASIA…).' },
-      { name: 'roleArn', label: 'Role ARN (optional)', kind: 'text', required: false, placeholder: 'arn:aws:iam::123456789012:role/pitcrew', hint: 'A role to assume with the keys: CLI runbooks assume it; cloud actions do not yet.' },
+      { name: 'roleArn', label: 'Role ARN (optional)', kind: 'text', required: false, placeholder: 'arn:aws:iam::123456789012:role/pitcrew', hint: 'A role to assume with the keys (sts:AssumeRole): cloud actions and CLI runbooks act as it.' },
       { name: 'externalId', label: 'External ID (optional)', kind: 'text', required: false, hint: 'The role’s external ID, if its trust policy asks for one.' },
     ],
   },

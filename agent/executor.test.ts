@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -111,6 +112,24 @@ describe('Executor', () => {
     await executor.handle(execute('e1', 'df -h\nreboot'));
     expect(results(sent)[0]).toMatchObject({ ending: 'refused', startedAt: null, reason: 'line 2: "reboot" is not allowed by any --allow pattern, so the script was not run' });
     expect(journal.get('e1')?.state).toBe('finished');
+  });
+
+  it('runs a script only when its bytes have the SHA-256 the service recorded for its runbook', async () => {
+    const { executor, sent, link, journal } = await setUp();
+    await executor.connected(link, ADDRESS, []);
+    const marker = join(await tempDir(), 'ran');
+    const script = `touch ${marker}\necho 'déjà' \n`;
+    const sha256 = createHash('sha256').update(script, 'utf8').digest('hex');
+    await executor.handle(execute('e1', script.replace('déjà', 'deja'), { sha256 }));
+    expect(results(sent)[0]).toMatchObject({
+      executionId: 'e1', ending: 'refused', startedAt: null,
+      reason: expect.stringMatching(new RegExp(`^the script received has SHA-256 [0-9a-f]{64}, not the ${sha256} the service recorded for its runbook; not run$`)),
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect(journal.get('e1')?.state).toBe('finished');
+    await executor.handle(execute('e2', script, { sha256 }));
+    expect(results(sent)[1]).toMatchObject({ executionId: 'e2', ending: 'exited', exitCode: 0, stdout: 'déjà\n' });
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('cancels a running execution', async () => {

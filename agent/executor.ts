@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { assertNever, type AgentMessage, type Execute, type ExecutionResult, type Hello, type ServiceMessage } from '../src/agents/protocol.js';
 import { checkScript } from './allowlist.js';
 import type { Journal } from './journal.js';
@@ -118,6 +119,11 @@ export class Executor {
       log.info('ignored a repeated delivery', { executionId: id, journal: entry.state });
       return;
     }
+    const altered = scriptAltered(message);
+    if (altered) {
+      log.warn('refused a script whose hash is not the one the service recorded', { executionId: id });
+      return this.finish(refused(id, altered));
+    }
     const verdict = checkScript(message.script, message.interpreter, this.deps.allow);
     if (!verdict.allowed) {
       log.warn('refused a script outside the allowlist', { executionId: id, reason: verdict.reason });
@@ -211,4 +217,12 @@ function refused(executionId: string, reason: string): ExecutionResult {
     artifacts: [],
     artifactsTruncated: false,
   };
+}
+
+/** The script must be the bytes the service recorded for its runbook (a version, a git commit's file). */
+function scriptAltered(message: Execute): string | undefined {
+  if (message.sha256 === undefined) return undefined;
+  const actual = createHash('sha256').update(message.script, 'utf8').digest('hex');
+  if (actual === message.sha256) return undefined;
+  return `the script received has SHA-256 ${actual}, not the ${message.sha256} the service recorded for its runbook; not run`;
 }

@@ -222,7 +222,7 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
       ['an unknown field in the action', { action: { ...script, extra: 1 } }, '/body/action/extra', /not a known field/],
       ['a missing name', { name: undefined }, '/body/name', /is required/],
       ['a blank name', { name: '   ' }, '/body/name', /pattern/],
-      ['a missing runbook script', { action: { type: 'script', flavour: 'autofix', runbook: {} } }, '/body/action/runbook/script', /is required/],
+      ['a missing runbook script', { action: { type: 'script', flavour: 'autofix', runbook: {} } }, '/body/action/runbook', /^give the script to run \(script\), a stored runbook/],
       ['an unknown action type', { action: { type: 'ansible' } }, '/body/action/type', /"ansible".*script, cloud, cli, graph_snapshot, email_runbook/],
       ['an unknown trigger type', { trigger: { type: 'sms' } }, '/body/trigger/type', /"sms".*webhook, alert, cron/],
       ['a string for a boolean', { enabled: 'true' }, '/body/enabled', /boolean/],

@@ -62,6 +62,8 @@ export const Execute = Type.Object({
   flavour: Type.Enum(['autofix', 'diagnostics']),
   interpreter: Interpreter,
   script: Type.String(),
+  /** Hex SHA-256 of the script's UTF-8 bytes as the service recorded it: the agent runs nothing else. */
+  sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
   /** Variables from the event payload. */
   env: Type.Record(Type.String(), Type.String()),
   /** PITCREW_* variables describing the run; the agent adds PITCREW_ARTIFACTS for diagnostics. */

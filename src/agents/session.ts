@@ -131,6 +131,7 @@ export class AgentSession {
       flavour: spec.flavour,
       interpreter: spec.interpreter,
       script: spec.script,
+      ...(spec.runbook?.sha256 === undefined ? {} : { sha256: spec.runbook.sha256 }),
       env: spec.env,
       context: spec.context,
       timeoutSeconds: spec.timeoutSeconds,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { rebalance, type FanoutMember } from './fanout.js';
 
 const member = (id: string, state: string, held = 0, maxConcurrency: number | null = 2, maxErrors: number | null = null): FanoutMember => ({
-  id, state, held, fanout_max_concurrency: maxConcurrency, fanout_max_errors: maxErrors, host_id: 'h1',
+  id, state, held, fanout_max_concurrency: maxConcurrency, fanout_max_errors: maxErrors, host_id: 'h1', awaiting_runbook: 0,
 });
 
 describe('rebalance', () => {

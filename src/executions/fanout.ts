@@ -2,7 +2,7 @@ import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionState } from './states.js';
 
 /** The columns a fan-out's rebalancing reads. */
-export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'host_id'>;
+export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'host_id' | 'awaiting_runbook'>;
 
 /** Why an execution of a fan-out waits, over hosts or over a cloud action's instances. */
 export function heldReason(maxConcurrency: number, what: 'hosts' | 'instances'): string {
@@ -37,6 +37,7 @@ export function rebalance(members: readonly FanoutMember[]): Rebalance {
   const maxConcurrency = first.fanout_max_concurrency;
   if (maxConcurrency === null) return { kind: 'release', release: [] };
   const underway = members.filter((m) => m.state === 'dispatched' || m.state === 'running' || (m.state === 'queued' && m.held === 0)).length;
-  const held = waiting.filter((m) => m.held === 1).map((m) => m.id).sort();
+  // A run still waiting for its git runbook is released by the read (executions/runbook-read.ts), not here.
+  const held = waiting.filter((m) => m.held === 1 && m.awaiting_runbook !== 1).map((m) => m.id).sort();
   return { kind: 'release', release: held.slice(0, Math.max(0, maxConcurrency - underway)) };
 }

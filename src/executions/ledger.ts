@@ -8,6 +8,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
+import type { RunbookRead } from './runbook-read.js';
 import { planLedger, type Claimed, type Current, type LedgerOp, type LedgerResult, type Plan, type Recorded } from './plan.js';
 import type { ExecutionState } from './states.js';
 
@@ -50,7 +51,7 @@ export interface HostLedger {
   move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
 }
 
-const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'finished_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at'] as const;
+const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'finished_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at', 'awaiting_runbook'] as const;
 // The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
 const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
 
@@ -115,6 +116,12 @@ export class ExecutionLedger {
   /** queued → dispatched for runs the service makes itself, held by this node as a session holds an agent's. */
   claimForService(ids: string[], nodeId: string, reason: string): Promise<string[]> {
     return this.submitMove({ kind: 'move', ids, to: 'dispatched', reason, from: ['queued'], nodeId });
+  }
+
+  /** One event's git runbook read for its waiting runs: released to dispatch (told through onReleased), or failed; the ids changed. */
+  runbookRead(ids: string[], read: RunbookRead): Promise<string[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.queue.submit({ kind: 'runbook', ids, read }) as Promise<string[]>;
   }
 
   /** A run by the service ended with a process's result (the CLI Machine): stored as an agent's is. */
@@ -190,6 +197,12 @@ export class ExecutionLedger {
         ids.add(op.executionId);
       } else if (op.kind === 'place') {
         ids.add(op.id);
+      } else if (op.kind === 'runbook') {
+        // A read that failed ends them: their fan-out is read whole below.
+        for (const id of op.ids) {
+          ids.add(id);
+          ending.add(id);
+        }
       } else {
         for (const id of op.kind === 'move' ? op.ids : [op.result.executionId]) {
           ids.add(id);

@@ -4,7 +4,7 @@ import { planLedger, type Current, type LedgerOp } from './plan.js';
 
 const spec = JSON.stringify({ flavour: 'autofix', interpreter: 'sh', script: 'true', env: {}, context: {}, timeoutSeconds: 5 });
 const row = (id: string, state: string, host = 'h1', extra: Partial<Current> = {}): Current => ({
-  id, state, host_id: host, started_at: null, finished_at: null, late_result: null, spec, event_id: 'e1', held: 0, fanout_max_concurrency: null, fanout_max_errors: null, queued_at: 10, expires_at: 1010, ...extra,
+  id, state, host_id: host, started_at: null, finished_at: null, late_result: null, spec, event_id: 'e1', held: 0, fanout_max_concurrency: null, fanout_max_errors: null, queued_at: 10, expires_at: 1010, awaiting_runbook: 0, ...extra,
 });
 const result = (executionId: string, exitCode: number | null, ending: ExecutionResult['ending'] = 'exited'): ExecutionResult => ({
   executionId, ending, exitCode, signal: null, reason: null, startedAt: 100, finishedAt: 200,

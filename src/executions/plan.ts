@@ -2,6 +2,7 @@ import type { ExecutionResult } from './result.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { rebalance } from './fanout.js';
+import { applyRunbookRead, type RunbookRead } from './runbook-read.js';
 import { endingOf, isTerminal, statesBefore, type ExecutionState } from './states.js';
 
 /** What the ledger can be asked to do; each is a conditional move in the lifecycle. */
@@ -13,7 +14,9 @@ export type LedgerOp =
   /** `hostId`: asked for by that host's agent, so it moves only that host's executions. */
   | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string }
   /** A queued run whose host went offline, to another host its target may pick (executions/placement.ts). */
-  | { kind: 'place'; id: string; fromHostId: string; to: { hostId: string; hostname: string; hostKey: string }; reason: string; hostId?: undefined };
+  | { kind: 'place'; id: string; fromHostId: string; to: { hostId: string; hostname: string; hostKey: string }; reason: string; hostId?: undefined }
+  /** One event's git runbook was read (executions/runbook-stage.ts): its waiting runs are released, or fail before dispatch. */
+  | { kind: 'runbook'; ids: string[]; read: RunbookRead; hostId?: undefined };
 
 export interface Claimed {
   id: string;
@@ -24,7 +27,7 @@ export type Recorded = { state: ExecutionState; late: boolean } | undefined;
 export type LedgerResult = Claimed[] | boolean | Recorded | string[];
 
 /** The columns the planner reads. */
-export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'finished_at' | 'late_result' | 'spec' | 'event_id' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'queued_at' | 'expires_at'>;
+export type Current = Pick<ExecutionRow, 'id' | 'state' | 'host_id' | 'started_at' | 'finished_at' | 'late_result' | 'spec' | 'event_id' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'queued_at' | 'expires_at' | 'awaiting_runbook'>;
 
 export interface Plan {
   results: LedgerResult[];
@@ -84,6 +87,9 @@ export function planLedger(rows: Current[], queuedByHost: Map<string, string[]>,
       }
       case 'place':
         plan.results.push(place(current.get(op.id), op, plan));
+        break;
+      case 'runbook':
+        plan.results.push(runbookRead(current, op, plan, move, now));
         break;
     }
   }
@@ -145,6 +151,8 @@ function namedBy(op: LedgerOp): string[] {
       return op.ids;
     case 'place':
       return [op.id];
+    case 'runbook':
+      return op.ids;
   }
 }
 
@@ -165,6 +173,22 @@ function place(row: Current | undefined, op: Extract<LedgerOp, { kind: 'place' }
   plan.transitions.push({ execution_id: op.id, from_state: 'queued', to_state: 'queued', reason: op.reason });
   plan.released.push({ id: op.id, hostId: op.to.hostId });
   return true;
+}
+
+/** A git runbook read applied to the runs still waiting for it: released with their script, or failed. */
+function runbookRead(current: Map<string, Current>, op: Extract<LedgerOp, { kind: 'runbook' }>, plan: Plan, move: Mover, now: number): string[] {
+  const rows = op.ids.map((id) => current.get(id)).filter((row) => row !== undefined);
+  const outcome = applyRunbookRead(rows, op.read, now);
+  for (const [id, set] of outcome.updates) {
+    Object.assign(current.get(id)!, set);
+    plan.updates.set(id, { ...plan.updates.get(id), ...set });
+  }
+  if (outcome.failed !== undefined) {
+    const reason = outcome.failed;
+    return outcome.ids.filter((id) => move(id, 'failed', reason, ['queued'], { finished_at: now }));
+  }
+  for (const row of outcome.released) if (row.host_id !== null) plan.released.push({ id: row.id, hostId: row.host_id });
+  return outcome.ids;
 }
 
 type Mover = (id: string, to: ExecutionState, reason: string | null, allowed: readonly ExecutionState[], set: Partial<ExecutionRow>, hostId?: string) => boolean;

@@ -18,6 +18,18 @@ export const ExecutionView = Type.Object({
   flavour: Type.String(),
   interpreter: Type.String(),
   timeoutSeconds: Type.Integer(),
+  script: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "GET /executions/{id} only: the script it runs, as copied when the event arrived (a git file's once read, before dispatch); null for kinds that run none" })),
+  runbook: Type.Union([Type.Object({
+    runbookId: Type.Optional(Type.String({ description: 'a stored runbook' })),
+    version: Type.Optional(Type.Integer({ description: "the stored runbook's version that ran" })),
+    name: Type.Optional(Type.String()),
+    repositoryId: Type.Optional(Type.String({ description: 'a git repository' })),
+    repositoryName: Type.Optional(Type.String()),
+    path: Type.Optional(Type.String()),
+    ref: Type.Optional(Type.String()),
+    commit: Type.Optional(Type.String({ description: 'the commit the file was read at' })),
+    sha256: Type.Optional(Type.String({ description: "hex SHA-256 of the script's bytes, which the agent checked; absent until a git file is read" })),
+  }), Type.Null()], { description: 'which runbook ran: a stored version, a git commit, or the script written in the rule (sha256 only)' }),
   exitCode: Type.Union([Type.Integer(), Type.Null()]),
   signal: Type.Union([Type.String(), Type.Null()]),
   stdout: Type.String(),
@@ -61,6 +73,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     flavour: spec.flavour,
     interpreter: spec.interpreter,
     timeoutSeconds: spec.timeoutSeconds,
+    runbook: stored.runbook ?? null,
     exitCode: row.exit_code,
     signal: row.signal,
     stdout: row.stdout,
@@ -80,6 +93,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
   if (details) {
     view.transitions = details.transitions.map((t) => ({ from: t.from_state, to: t.to_state, reason: t.reason, at: iso(t.at)! }));
     view.artifacts = details.artifacts;
+    view.script = typeof stored.script === 'string' ? stored.script : null;
   }
   return view;
 }

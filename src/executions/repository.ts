@@ -9,10 +9,30 @@ import type { Database, ExecutionRow, NewExecutionRow } from '../store/schema.js
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** What an execution runs: a copy of the rule's runbook at trigger time, so edits never rewrite history. */
+/**
+ * Which runbook an execution runs (DESIGN.md §7): a stored runbook's version, a git file at a
+ * commit, or a script written in the rule; always the SHA-256 of the script's bytes once known,
+ * which the agent checks before it runs it. A git file's commit and hash are filled in when it is
+ * read, before dispatch.
+ */
+export interface RunbookRecord {
+  runbookId?: string;
+  version?: number;
+  name?: string;
+  repositoryId?: string;
+  repositoryName?: string;
+  path?: string;
+  ref?: string;
+  commit?: string;
+  sha256?: string;
+}
+
 export interface ExecutionSpec {
   flavour: 'autofix' | 'diagnostics';
   interpreter: 'sh' | 'bash' | 'python' | 'pwsh';
   script: string;
+  /** Absent on executions queued before runbooks were recorded (migration 0020). */
+  runbook?: RunbookRecord;
   env: Record<string, string>;
   /** PITCREW_* variables describing the run to the script. */
   context: Record<string, string>;
@@ -48,6 +68,7 @@ export function queuedRow(
     fanout_max_concurrency: null,
     fanout_max_errors: null,
     placement: null,
+    awaiting_runbook: 0,
   };
 }
 

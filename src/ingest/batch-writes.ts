@@ -47,6 +47,8 @@ export class BatchWrites {
   givesNotifierWork = false;
   /** Whether the batch queued runs for the service's executor (an email runbook). */
   givesServiceWork = false;
+  /** Whether the batch queued runs whose script is to be read from git first (executions/runbook-stage.ts). */
+  givesRunbookWork = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -74,7 +76,10 @@ export class BatchWrites {
   /** Keeps an event's rows (from `rowsOf`) with its escalations and idempotency key. */
   add({ rule, kind, decision, fingerprint, repeatKey }: Decided, { event, executions }: EventRows, history: BatchHistory): void {
     this.events.push(event);
-    for (const row of executions) this.executions.push(row);
+    for (const row of executions) {
+      this.executions.push(row);
+      if (row.awaiting_runbook === 1) this.givesRunbookWork = true;
+    }
     if (decision.outcome === 'accepted' && decision.serviceRuns.length > 0) this.givesServiceWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
       for (const limited of decision.limited) this.escalate(rule, kind, limited, history, event.id);
@@ -119,6 +124,8 @@ export class BatchWrites {
 
   /** Dispatched at once to the host's session on this node, when there is one (writer.ts). */
   private dispatchedIfReady(row: NewExecutionRow): NewExecutionRow {
+    // A run whose script is still to be read from git waits for it (executions/runbook-stage.ts).
+    if (row.awaiting_runbook === 1) return row;
     const session = this.readySession(row.host_id!);
     return session ? { ...row, state: 'dispatched', dispatched_at: this.now, session_id: session.sessionId, node_id: session.nodeId } : row;
   }

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { hostKey, type HostFacts, type LimitedHost, type Outcome } from '../engine/decide.js';
 import type { ActionKind } from '../actions/kind.js';
 import { heldReason } from '../executions/fanout.js';
+import { AWAITING_RUNBOOK } from '../executions/runbook-read.js';
+import { awaitsRunbook } from '../actions/runbook-record.js';
 import { queuedRow } from '../executions/repository.js';
 import { SERVICE_HOSTNAME } from '../executions/service-runs.js';
 import type { AlarmState } from '../engine/alarm-history.js';
@@ -69,10 +71,13 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
   const spec = kind.spec(rule, { executionId: id, eventId: event.id, env: JSON.parse(event.env) as Record<string, string>, host, hostname, expirySeconds });
   const { maxConcurrency = null, maxErrors = null } = host ? rule.target : (kind.fanout?.(rule) ?? {});
   const ids = { id, tenantId: rule.tenantId, ruleId: rule.id, eventId: event.id };
+  // A git runbook is read before the run may go anywhere: held until then, fan-out turns given after.
+  const awaiting = awaitsRunbook(spec);
   return {
     ...queuedRow(ids, { hostId: host?.id ?? null, hostname }, spec, event.received_at, expirySeconds),
-    reason: held ? heldReason(maxConcurrency!, host ? 'hosts' : 'instances') : null,
-    held: held ? 1 : 0,
+    reason: awaiting ? AWAITING_RUNBOOK : held ? heldReason(maxConcurrency!, host ? 'hosts' : 'instances') : null,
+    held: held || awaiting ? 1 : 0,
+    awaiting_runbook: awaiting ? 1 : 0,
     fanout_max_concurrency: maxConcurrency,
     fanout_max_errors: maxErrors,
     // One host picked of the tags: the run may move to another of them if this one goes offline first.

@@ -82,6 +82,8 @@ export interface EventWriterOptions {
   onNotifierWork?: () => void;
   /** Called after a commit that queued runs for the service itself (an email runbook): the executor's work. */
   onServiceWork?: () => void;
+  /** Called after a commit that queued runs whose script is to be read from git first: the runbook stage's work. */
+  onRunbookWork?: () => void;
   /** Told of an error after a commit (dispatch, wake-ups): the batch's events are stored all the same. */
   onAfterCommitError?: (error: unknown) => void;
 }
@@ -142,7 +144,7 @@ export class EventWriter {
 
   private async commitOccurrences(batch: Occurrence[]): Promise<Committed<OccurrenceResult[]>> {
     const queued: QueuedExecution[] = [];
-    let work = { notifier: false, service: false };
+    let work = { notifier: false, service: false, runbook: false };
     const now = this.now();
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const queries = BatchReads.queries(this.statements, batch);
@@ -159,8 +161,8 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork, givesServiceWork } = this.decideAll(batch, raised, reads, hosts, history, queued);
-      work = { notifier: givesNotifierWork, service: givesServiceWork };
+      const { results, writes, givesNotifierWork, givesServiceWork, givesRunbookWork } = this.decideAll(batch, raised, reads, hosts, history, queued);
+      work = { notifier: givesNotifierWork, service: givesServiceWork, runbook: givesRunbookWork };
       const stale = staleKeys(reads.usedKeys());
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
       await tx.commit(writes);
@@ -176,7 +178,7 @@ export class EventWriter {
    * and a caller told otherwise would retry and store them twice. The sweeper dispatches what
    * was not (executions/sweeper.ts), and the notifier's poll finds its work.
    */
-  private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], work: { notifier: boolean; service: boolean }): void {
+  private afterCommit(results: OccurrenceResult[], queued: QueuedExecution[], work: { notifier: boolean; service: boolean; runbook: boolean }): void {
     try {
       for (const r of results) {
         for (const e of r.status === 'alert' ? r.events : [r]) {
@@ -187,6 +189,7 @@ export class EventWriter {
       if (queued.length > 0) this.options.onQueued(queued);
       if (work.notifier) this.options.onNotifierWork?.();
       if (work.service) this.options.onServiceWork?.();
+      if (work.runbook) this.options.onRunbookWork?.();
     } catch (error) {
       this.options.onAfterCommitError?.(error);
     }
@@ -206,7 +209,7 @@ export class EventWriter {
         return { status: 'unstorable', error };
       }
     });
-    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork };
+    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork, givesRunbookWork: writes.givesRunbookWork };
   }
 }
 

@@ -2,6 +2,7 @@ import { NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { MAX_DATE_MS, nextTicks, type CronTrigger } from './cron.js';
 import { providerOf } from './validate.js';
 import type { Rule } from './rule.js';
+import { shownAction } from './runbook-refs.js';
 import type { RuleView } from './schema.js';
 
 export const API_KEY_PLACEHOLDER = '<api_key>';
@@ -32,7 +33,7 @@ export function presentRule(rule: Rule, baseUrl: string, activity: RuleActivity 
     name: rule.name,
     enabled: rule.enabled,
     trigger: presentTrigger(rule, baseUrl),
-    action: rule.action,
+    action: shownAction(rule.action),
     target: rule.target,
     infrastructureType: rule.infrastructureType as RuleView['infrastructureType'],
     actionLimit: rule.actionLimit,

@@ -8,6 +8,7 @@ import { containsText } from '../store/search.js';
 import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
+import { resolveRunbook, shownAction } from './runbook-refs.js';
 import type { Flapping, RuleInput } from './schema.js';
 
 type Db = Kysely<Database>;
@@ -28,6 +29,7 @@ export async function createRule(db: Db, tenantId: string, input: RuleInput, now
     updatedAt: now,
   };
   await db.transaction().execute(async (tx) => {
+    rule.action = await resolveRunbook(tx, tenantId, rule.action);
     await withUniqueName('rule', input.name, () => tx.insertInto('rules').values(toRow(rule)).execute());
     await syncSchedule(tx, rule, now);
   });
@@ -59,8 +61,9 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
 /** Replaces the rule's settings with `input` (already merged and validated by the caller). */
 export async function replaceRule(db: Db, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
-  const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
   await db.transaction().execute(async (tx) => {
+    rule.action = await resolveRunbook(tx, current.tenantId, rule.action);
+    const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
     await withUniqueName('rule', input.name, () =>
       tx.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
     );
@@ -89,7 +92,7 @@ export function ruleToInput(rule: Rule): RuleInput {
     name: rule.name,
     enabled: rule.enabled,
     trigger: rule.trigger,
-    action: rule.action,
+    action: shownAction(rule.action),
     target: rule.target,
     infrastructureType: rule.infrastructureType as RuleInput['infrastructureType'],
     actionLimit: rule.actionLimit,
@@ -130,7 +133,13 @@ export function toRow(rule: Rule): RuleRow {
     created_at: rule.createdAt,
     updated_at: rule.updatedAt,
     deleted_at: null,
+    runbook_id: runbookOf(rule)?.runbookId ?? null,
+    repository_id: runbookOf(rule)?.repositoryId ?? null,
   };
+}
+
+function runbookOf(rule: Rule) {
+  return rule.action.type === 'script' || rule.action.type === 'cli' ? rule.action.runbook : undefined;
 }
 
 export function fromRow(row: RuleRow): Rule {

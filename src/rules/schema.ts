@@ -49,14 +49,32 @@ export const CronTrigger = Type.Object(
 export const TriggerInput = tagged([WebhookTrigger, AlertTrigger, CronTrigger]);
 
 export const Interpreter = Type.Enum([...INTERPRETERS]);
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
+
+/**
+ * A script or CLI action's runbook, in one of three forms (DESIGN.md §7): written here
+ * `{script, interpreter?}`, a stored runbook `{runbookId, version?}` (no version: it follows the
+ * latest), or a file of a git repository `{repositoryId, path, ref?}` read before each run. One
+ * object rather than a union, so that a mistake is told at its field (validate.ts says which form
+ * a body mixes up). The read-only fields are the service's: shown, ignored when sent back.
+ */
 export const Runbook = Type.Object(
   {
-    script: ScriptText,
+    script: Type.Optional(ScriptText),
     interpreter: Type.Optional(Interpreter),
     notes: Type.Optional(Type.String({ maxLength: 256 * 1024, description: 'human-readable steps (Markdown)' })),
+    runbookId: Type.Optional(Type.String({ format: 'uuid', description: 'a stored runbook (POST /api/v1/runbooks)' })),
+    version: Type.Optional(Type.Integer({ minimum: 1, description: "with runbookId: the version it runs, pinned; absent: the latest, whenever the runbook is saved again" })),
+    repositoryId: Type.Optional(Type.String({ format: 'uuid', description: 'a connected git repository (POST /api/v1/repositories): its file at path is read before each run' })),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "with repositoryId: the file's path in the repository, e.g. runbooks/restart-nginx.sh" })),
+    ref: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "with repositoryId: a branch or tag; default the repository's" })),
+    name: Type.Optional(Type.String({ readOnly: true, description: "a stored runbook's name" })),
+    resolvedVersion: Type.Optional(Type.Integer({ readOnly: true, description: 'the version of the stored runbook that runs now' })),
+    sha256: Type.Optional({ ...Sha256, readOnly: true, description: "hex SHA-256 of the script that runs now (the agent checks it); none for a git file, whose script is read at each run" }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'one of {script, interpreter?}, {runbookId, version?} or {repositoryId, path, ref?, interpreter?}' },
 );
+export type RunbookRef = Static<typeof Runbook>;
 const TimeoutSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description: 'default 300' });
 
 export const ScriptAction = Type.Object(

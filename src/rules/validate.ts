@@ -8,7 +8,7 @@ import type { Action, RuleInput, Target } from './schema.js';
  * each pointing at the field a person has to change.
  */
 export function crossFieldErrors(rule: RuleInput): FieldError[] {
-  return [...targetErrors(rule.target), ...compatibilityErrors(rule), ...triggerErrors(rule)];
+  return [...targetErrors(rule.target), ...compatibilityErrors(rule), ...triggerErrors(rule), ...runbookErrors(rule.action)];
 }
 
 function targetErrors(target: Target): FieldError[] {
@@ -165,4 +165,33 @@ function isTimeZone(zone: string): boolean {
   } catch {
     return false;
   }
+}
+
+type RunbookRef = Extract<Action, { type: 'script' | 'cli' }>['runbook'];
+
+/**
+ * The fields each form of a runbook takes (schema.ts Runbook), with the read-only ones the view
+ * shows of it, so that a rule read back can be sent back.
+ */
+const RUNBOOK_FORMS = [
+  { key: 'script', fields: ['script', 'interpreter', 'notes', 'sha256'], says: 'a script written here' },
+  { key: 'runbookId', fields: ['runbookId', 'version', 'name', 'resolvedVersion', 'sha256', 'interpreter'], says: 'a stored runbook, which brings its own interpreter and notes' },
+  { key: 'repositoryId', fields: ['repositoryId', 'path', 'ref', 'interpreter'], says: 'a file of a git repository' },
+] as const;
+
+/** A script or CLI runbook is one of three forms, each with its own fields. */
+function runbookErrors(action: Action): FieldError[] {
+  if (action.type !== 'script' && action.type !== 'cli') return [];
+  const runbook: RunbookRef = action.runbook;
+  const path = '/action/runbook';
+  const forms = RUNBOOK_FORMS.filter((form) => runbook[form.key] !== undefined);
+  if (forms.length === 0) return [{ path, message: 'give the script to run (script), a stored runbook (runbookId, and version to pin one), or a file of a connected git repository (repositoryId and path)' }];
+  if (forms.length > 1) return [{ path: `${path}/${forms[1]!.key}`, message: `a runbook is ${forms.map((f) => f.says).join(' or ')}, not both: keep one of ${forms.map((f) => f.key).join(', ')}` }];
+  const form = forms[0]!;
+  const fields: readonly string[] = form.fields;
+  const errors: FieldError[] = Object.keys(runbook)
+    .filter((field) => !fields.includes(field))
+    .map((field) => ({ path: `${path}/${field}`, message: `${field} does not go with ${form.key}: the runbook is ${form.says}` }));
+  if (form.key === 'repositoryId' && runbook.path === undefined) errors.push({ path: `${path}/path`, message: "the path of the runbook's file in the repository, e.g. runbooks/restart-nginx.sh" });
+  return errors;
 }

@@ -33,10 +33,16 @@ interface Content {
 }
 
 /**
- * The records that use a runbook and keep it from being deleted. Rules will follow or pin runbooks
- * (issue 20); rules/ sits above runbooks/, so server/app.ts will pass their lookup in here.
+ * The records that use a runbook and keep it from being deleted: the rules that run it. rules/
+ * sits above runbooks/, so server/app.ts passes their lookup in here.
  */
 export type RunbookUsers = (tenantId: string, runbookId: string) => Promise<Array<{ id: string; name: string }>>;
+
+/**
+ * Told of every new version in the transaction that saves it: the rules that follow the runbook
+ * take it there (rules/runbook-refs.ts, passed in by server/app.ts), so no event runs a mix.
+ */
+export type RunbookFollowers = (tx: Transaction<Database>, tenantId: string, version: RunbookVersionRow, now: number) => Promise<void>;
 
 // Saves racing on one runbook each take the next number; one that lost the race reads again.
 const SAVE_ATTEMPTS = 5;
@@ -65,7 +71,7 @@ export async function createRunbook(db: Kysely<Database>, tenantId: string, inpu
  * Saves `input` as the runbook's next version, unless it equals the latest version: then nothing is
  * written and `created` is false. Versions are never changed afterwards.
  */
-export async function saveVersion(db: Kysely<Database>, tenantId: string, id: string, input: RunbookInput, save: Save): Promise<RunbookAt & { created: boolean }> {
+export async function saveVersion(db: Kysely<Database>, tenantId: string, id: string, input: RunbookInput, save: Save, followers?: RunbookFollowers): Promise<RunbookAt & { created: boolean }> {
   const content = contentOf(input);
   for (let attempt = 1; attempt <= SAVE_ATTEMPTS; attempt += 1) {
     let saved: (RunbookAt & { created: boolean }) | undefined;
@@ -81,6 +87,7 @@ export async function saveVersion(db: Kysely<Database>, tenantId: string, id: st
         if (Number(moved.numUpdatedRows) === 0) return undefined;
         const version = versionRow(id, next, content, save);
         await tx.insertInto('runbook_versions').values(version).execute();
+        await followers?.(tx, tenantId, version, save.now);
         return { runbook, version, created: true };
       });
     } catch (error) {

@@ -8,7 +8,7 @@ import type { Database, RunbookVersionRow } from '../store/schema.js';
 import { unifiedDiff } from './diff.js';
 import {
   changedFields, createRunbook, deleteRunbook, envOf, getLatest, getRunbook, getVersion, listRunbooks, listVersions, saveVersion,
-  type RunbookAt, type RunbookListRow, type RunbookUsers, type VersionListRow,
+  type RunbookAt, type RunbookFollowers, type RunbookListRow, type RunbookUsers, type VersionListRow,
 } from './repository.js';
 import { RunbookDiffView, RunbookInput, RunbookSaved, RunbookSummary, RunbookVersionSummary, RunbookVersionView, RunbookView, type Interpreter } from './schema.js';
 import { assertRunbook, type EnvNameCheck } from './validate.js';
@@ -19,8 +19,10 @@ export interface RunbookRouteDeps {
   db: Kysely<Database>;
   /** Why a name may not be in a runbook's `env` (ingress/env.ts's rules, passed in by server/app.ts). */
   envNameProblem: EnvNameCheck;
-  /** What uses a runbook and so keeps it from being deleted; nothing does until rules reference runbooks. */
+  /** What uses a runbook and so keeps it from being deleted: the rules that run it. */
   usedBy?: RunbookUsers;
+  /** The rules that follow a runbook, moved to each new version as it is saved. */
+  followers?: RunbookFollowers;
   clock?: () => number;
 }
 
@@ -31,7 +33,7 @@ const DiffQuery = Type.Object({
 }, { additionalProperties: false });
 
 /** The tenant's runbook store (docs/runbooks.md): every save an immutable version, diffs between them. */
-export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = async () => [], clock = Date.now }: RunbookRouteDeps): void {
+export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = async () => [], followers, clock = Date.now }: RunbookRouteDeps): void {
   app.post('/runbooks', {
     schema: {
       tags, security: bearer, summary: 'Store a runbook (a script and notes for people) as its version 1',
@@ -51,7 +53,7 @@ export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = a
     },
   }, async (request) => {
     assertRunbook(request.body, envNameProblem);
-    const saved = await saveVersion(db, request.principal.tenantId, request.params.id, request.body, { by: request.principal.tokenId, now: clock() });
+    const saved = await saveVersion(db, request.principal.tenantId, request.params.id, request.body, { by: request.principal.tokenId, now: clock() }, followers);
     return { ...presentRunbook(saved), versionCreated: saved.created };
   });
 

@@ -35,6 +35,7 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
+import { followRunbook, rulesUsingRunbook } from '../rules/runbook-refs.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
 import { AzureVms } from '../actions/cloud/azure.js';
@@ -325,7 +326,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       // A runbook's env names follow the rules of the names a payload may set (ingress/env.ts).
-      registerRunbookRoutes(scope as Api, { db, clock, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; } });
+      registerRunbookRoutes(scope as Api, {
+        db, clock, usedBy: (tenantId, id) => rulesUsingRunbook(db, tenantId, id), followers: followRunbook, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; },
+      });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

@@ -55,6 +55,10 @@ export interface RulesTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** The stored runbook its action runs (migration 0020): rules following it are rewritten when it is saved. */
+  runbook_id: string | null;
+  /** The git repository its action's runbook is read from (migration 0020). */
+  repository_id: string | null;
 }
 
 export interface IntegrationsTable {
@@ -179,6 +183,8 @@ export interface ExecutionsTable {
   fanout_max_errors: number | null;
   /** JSON tags a one-host target picked this run's host from: it may move to another of them before it starts. */
   placement: string | null;
+  /** 1 while its script is still to be read from a git repository: held from dispatch until then (migration 0020). */
+  awaiting_runbook: number;
 }
 
 export interface ExecutionTransitionsTable {

@@ -1,6 +1,8 @@
 import type { Rule } from '../../rules/rule.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 import { eventEnvAndContext } from '../script/kind.js';
+import { runbookCopy } from '../runbook-record.js';
+import type { RunbookRecord } from '../../executions/repository.js';
 
 type CliAction = Extract<Rule['action'], { type: 'cli' }>;
 export type CliInterpreter = NonNullable<CliAction['runbook']['interpreter']>;
@@ -9,7 +11,9 @@ export type CliInterpreter = NonNullable<CliAction['runbook']['interpreter']>;
 export interface CliSpec extends KindSpec {
   kind: 'cli';
   interpreter: CliInterpreter;
-  script: string;
+  /** Absent while it is read from a git repository, before the run. */
+  script?: string;
+  runbook: RunbookRecord;
   /** The tenant's credentials the runbook gets, in its CLIs' own variables. */
   credentialIds: string[];
   /** The payload's variables, checked again by the runner (actions/cli/environment.ts). */
@@ -40,8 +44,7 @@ export const cliKind: ActionKind = {
     const { env, context } = eventEnvAndContext(run.env);
     return {
       kind: 'cli',
-      interpreter: action.runbook.interpreter ?? 'sh',
-      script: action.runbook.script,
+      ...runbookCopy(action.runbook),
       credentialIds: action.credentialIds ?? [],
       env,
       context: { ...context, PITCREW_EXECUTION_ID: run.executionId, PITCREW_EVENT_ID: run.eventId, PITCREW_RULE_ID: rule.id, PITCREW_RULE_NAME: rule.name, PITCREW_HOSTNAME: run.hostname },

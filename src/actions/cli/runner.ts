@@ -12,6 +12,7 @@ import type { Admission, OutputSink, RunEnd, ServiceRunner } from '../../executi
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { cliEnvironment, type CliCredential, type CliEnvironmentSettings } from './environment.js';
+import { scriptMismatch } from '../runbook-record.js';
 import { isCliSpec, type CliSpec } from './kind.js';
 import { SecretMask } from './mask.js';
 
@@ -65,6 +66,8 @@ export class CliRunner implements Extract<ServiceRunner, { mode: 'in_process' }>
   async run(execution: ExecutionRow, signal: AbortSignal, output: OutputSink): Promise<RunEnd> {
     const spec = JSON.parse(execution.spec) as unknown;
     if (!isCliSpec(spec)) return { state: 'failed', reason: 'not a CLI execution' };
+    const mismatch = scriptMismatch(spec);
+    if (mismatch) return { state: 'failed', reason: mismatch };
     const credentials = await this.credentials(spec, execution.tenant_id);
     if (typeof credentials === 'string') return { state: 'failed', reason: credentials };
     const program = resolveInterpreter(spec.interpreter, this.settings.path);
@@ -72,7 +75,7 @@ export class CliRunner implements Extract<ServiceRunner, { mode: 'in_process' }>
     const home = mkdtempSync(join(this.settings.scratchDir, 'pitcrew-cli-'));
     try {
       const environment = cliEnvironment(home, this.settings, spec.env, spec.context, credentials);
-      const scriptPath = this.prepareHome(home, program, spec.script, environment.files);
+      const scriptPath = this.prepareHome(home, program, spec.script!, environment.files);
       const mask = new SecretMask(environment.secrets);
       const run = new CliProcess(execution.id, this.settings, mask, output);
       const spawned = await run.spawn(program, scriptPath, join(home, 'work'), environment.env, signal);

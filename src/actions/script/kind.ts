@@ -1,6 +1,7 @@
 import { resolveTargets } from '../../engine/decide.js';
 import { pickOf, type Rule } from '../../rules/rule.js';
 import type { ActionKind, KindSpec } from '../kind.js';
+import { runbookCopy, runbookWords } from '../runbook-record.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
@@ -19,8 +20,7 @@ export const scriptKind: ActionKind = {
     const { env, context } = eventEnvAndContext(run.env);
     return {
       flavour: action.flavour,
-      interpreter: action.runbook.interpreter ?? 'sh',
-      script: action.runbook.script,
+      ...runbookCopy(action.runbook),
       timeoutSeconds: action.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       env,
       context: {
@@ -40,8 +40,7 @@ export const scriptKind: ActionKind = {
   },
   notDone(rule, hostname) {
     const action = scriptAction(rule);
-    const firstLine = action.runbook.script.trim().split('\n')[0]!.slice(0, 120);
-    return `did not run the ${action.flavour} script "${firstLine}" on ${hostname} for this alarm or later ones in the window`;
+    return `did not run the ${action.flavour} script ${runbookWords(action.runbook)} on ${hostname} for this alarm or later ones in the window`;
   },
 };
 

@@ -376,8 +376,12 @@ describe.each(testDialects())('webhook trigger with small configured limits on %
     const ofSize = (bytes: number) => JSON.stringify({ MetaData: { Blob: 'x'.repeat(bytes - JSON.stringify({ MetaData: { Blob: '' } }).length) } });
     expect(Buffer.byteLength(ofSize(LIMIT))).toBe(LIMIT);
     expect((await env.webhook(rule.triggerId, ofSize(LIMIT))).statusCode).toBe(202);
-    expectProblem(await env.webhook(rule.triggerId, ofSize(LIMIT + 1)), 413, 'PITCREW_ERR_BODY_TOO_LARGE');
+    const refused = expectProblem(await env.webhook(rule.triggerId, ofSize(LIMIT + 1)), 413, 'PITCREW_ERR_BODY_TOO_LARGE');
+    expect(refused.detail).toBe(`the body is larger than the ${LIMIT / 1024} KiB this endpoint accepts; send less data, or raise PITCREW_WEBHOOK_BODY_LIMIT on the service`);
     expect(await eventsOf(rule.id)).toHaveLength(1);
+    // The management API's limit is not the operator's setting: it does not send people to it.
+    const big = expectProblem(await env.api('POST', '/api/v1/runbooks', { name: 'big', script: 'x'.repeat(1024 * 1024) }), 413, 'PITCREW_ERR_BODY_TOO_LARGE');
+    expect(big.detail).toBe('the body is larger than the 1 MiB this endpoint accepts; send less data (a script or description over 256 KiB is refused anyway)');
   });
 
   it('PITCREW_INGEST_MAX_QUEUED: 503 with Retry-After once the ingest queue is full; a refused call leaves no event', async () => {

@@ -17,7 +17,7 @@ export const MAX_JSON_DEPTH = 64;
  * monitoring tool that leaves a trailing comma or an unescaped quote is the usual cause of a 400.
  * `optional`: an empty body is no body rather than an error (the webhook's, DESIGN.md §3).
  */
-export function jsonBodyParser(app: FastifyInstance, { optional = false } = {}) {
+export function jsonBodyParser(app: FastifyInstance, { optional = false, refuseNul = false } = {}) {
   const parse = app.getDefaultJsonParser('error', 'error');
   return (request: FastifyRequest, body: string | Buffer, done: Parsed): void => {
     const text = String(body);
@@ -26,6 +26,9 @@ export function jsonBodyParser(app: FastifyInstance, { optional = false } = {}) 
       if (error) return done(malformed(text));
       // Each level takes two characters at least: a short body cannot be too deep, and is not walked.
       if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(tooDeep());
+      // JSON can only carry a NUL escaped: a body without the escape holds none, and is not walked.
+      const nul = refuseNul && text.includes('\\u0000') ? nulAt(value) : undefined;
+      if (nul !== undefined) return done(nulRefused(nul));
       return done(null, value);
     });
   };
@@ -42,6 +45,24 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(next.value)) if (typeof child === 'object' && child !== null) stack.push({ value: child, depth });
   }
   return false;
+}
+
+/** The JSON pointer of the first string (or key) holding a NUL character, if any. */
+export function nulAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\0')) return at;
+    const found = nulAt(child, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function nulRefused(path: string): PitcrewError {
+  const message = 'contains a NUL character (\\u0000), which pitcrew cannot store; remove it';
+  return new PitcrewError('PITCREW_ERR_VALIDATION', `/body${path}: ${message}`, { fieldErrors: [{ path: `/body${path}`, message }] });
 }
 
 function tooDeep(): PitcrewError {

@@ -37,7 +37,7 @@ export function sendProblem(reply: FastifyReply, error: PitcrewError): FastifyRe
  * else is a bug: logged in full, answered with a bare 500.
  */
 export function errorHandler(error: FastifyError | PitcrewError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const known = error instanceof PitcrewError ? error : translate(error as FastifyError) ?? connectionLost(error, request);
+  const known = error instanceof PitcrewError ? error : translate(error as FastifyError, request) ?? connectionLost(error, request);
   if (known) {
     if (known.status >= 500) request.log.warn({ code: known.code, url: redactUrl(request.url) }, known.message);
     return sendProblem(reply, known);
@@ -46,7 +46,7 @@ export function errorHandler(error: FastifyError | PitcrewError, request: Fastif
   return sendProblem(reply, new PitcrewError('PITCREW_ERR_INTERNAL', 'the service hit an unexpected error; it has been logged. Try again, and report it if it persists.'));
 }
 
-function translate(error: FastifyError): PitcrewError | undefined {
+function translate(error: FastifyError, request: FastifyRequest): PitcrewError | undefined {
   if (error.validation) {
     const part = error.validationContext ?? 'body';
     const fieldErrors = describeValidationErrors(error.validation as Parameters<typeof describeValidationErrors>[0], part);
@@ -56,7 +56,7 @@ function translate(error: FastifyError): PitcrewError | undefined {
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new PitcrewError('PITCREW_ERR_BODY_TOO_LARGE', 'the body is larger than this endpoint accepts; send less data (the webhook limit is set by PITCREW_WEBHOOK_BODY_LIMIT)');
+      return tooLarge(request);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new PitcrewError('PITCREW_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON with the header Content-Type: application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -69,6 +69,15 @@ function translate(error: FastifyError): PitcrewError | undefined {
     return new PitcrewError('PITCREW_ERR_VALIDATION', error.message);
   }
   return undefined;
+}
+
+/** A body over the route's limit: the triggers' is the operator's setting, the management API's fixed. */
+function tooLarge(request: FastifyRequest): PitcrewError {
+  const limit = request.routeOptions.bodyLimit;
+  const size = limit === undefined ? 'than this endpoint accepts' : `than the ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${Math.round(limit / 1024)} KiB`} this endpoint accepts`;
+  const trigger = /^\/api(\/v1)?\/trigger\//.test(request.url);
+  const advice = trigger ? 'send less data, or raise PITCREW_WEBHOOK_BODY_LIMIT on the service' : 'send less data (a script or description over 256 KiB is refused anyway)';
+  return new PitcrewError('PITCREW_ERR_BODY_TOO_LARGE', `the body is larger ${size}; ${advice}`);
 }
 
 function connectionLost(error: unknown, request: FastifyRequest): PitcrewError | undefined {

@@ -18,7 +18,7 @@ const CONTEXT_PREFIX = 'PITCREW_';
 
 const SHELL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export type EnvRefusal = 'invalid_name' | 'reserved' | 'not_scalar' | 'nul_character' | 'duplicate' | 'too_many' | 'too_long' | 'env_full';
+export type EnvRefusal = 'invalid_name' | 'reserved' | 'pitcrew_context' | 'not_scalar' | 'nul_character' | 'duplicate' | 'too_many' | 'too_long' | 'env_full';
 
 export const MAX_ENV_VARIABLES = 1000;
 /**
@@ -45,6 +45,7 @@ export function envEntryBytes(name: string, value: string): number {
 export const ENV_REFUSAL_TEXT: Record<EnvRefusal, string> = {
   invalid_name: 'not a valid shell variable name (letters, digits and _, not starting with a digit)',
   reserved: 'reserved: it would change how the script process runs',
+  pitcrew_context: 'reserved for pitcrew: PITCREW_* variables tell the script about its run (PITCREW_EXECUTION_ID, PITCREW_HOSTNAME…) and only the service sets them',
   not_scalar: 'objects and arrays are not exported; use a string, number or boolean',
   nul_character: 'the value contains a NUL character, which an environment cannot hold',
   duplicate: 'already set by a top-level field of the same name',
@@ -64,6 +65,7 @@ export function changesHowProcessRuns(name: string): boolean {
 
 export function refusalForName(name: string): EnvRefusal | undefined {
   if (!isShellIdentifier(name)) return 'invalid_name';
-  if (changesHowProcessRuns(name) || name.startsWith(CONTEXT_PREFIX)) return 'reserved';
+  if (name.startsWith(CONTEXT_PREFIX)) return 'pitcrew_context';
+  if (changesHowProcessRuns(name)) return 'reserved';
   return undefined;
 }

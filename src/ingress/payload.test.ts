@@ -259,7 +259,9 @@ describe('refusalForName', () => {
     expect(refusalForName(name)).toBe('reserved');
   });
 
-  it.each(['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_', 'DYLD_INSERT_LIBRARIES', 'PITCREW_RULE', 'PITCREW_', 'LC_ALL', 'LC_CTYPE', 'GLIBC_TUNABLES', 'GIT_DIR', 'BASH_FUNC_x'])(
+  it.each(['PITCREW_RULE', 'PITCREW_', 'PITCREW_EXECUTION_ID'])('keeps %s for the service, saying so', (name) => expect(refusalForName(name)).toBe('pitcrew_context'));
+
+  it.each(['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_', 'DYLD_INSERT_LIBRARIES', 'LC_ALL', 'LC_CTYPE', 'GLIBC_TUNABLES', 'GIT_DIR', 'BASH_FUNC_x'])(
     'reserves %s by its prefix',
     (name) => expect(refusalForName(name)).toBe('reserved'),
   );

@@ -290,7 +290,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The API takes JSON only: a text/plain body gets the 415 that says so, not "must be object".
   server.removeContentTypeParser('text/plain');
   server.removeContentTypeParser('application/json');
-  server.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(server));
+  // Management bodies become text columns, which PostgreSQL cannot give a NUL character.
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(server, { refuseNul: true }));
   const webUi = isWebUiBuilt(deps.webRoot);
   server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);

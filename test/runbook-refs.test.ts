@@ -140,4 +140,23 @@ describe.each(testDialects())('rules running stored runbooks on %s', (dialect) =
     const execution = await env.api('GET', `/api/v1/executions/${executionId!}`);
     expect(execution.json()).toMatchObject({ actionType: 'cli', script: '#!/bin/sh\necho buckets\n', runbook: { runbookId: runbook.id, version: 1, name: 'list buckets' } });
   });
+
+  it('an email runbook mails a stored runbook: its description as the notes, with its script, recorded on the execution', async () => {
+    const runbook = await saveRunbook('disk full by hand', V1);
+    const rule = await env.createWebhookRule({ action: { type: 'email_runbook', runbook: { runbookId: runbook.id }, recipients: ['oncall@example.com'] } });
+    expect(rule.body.action).toEqual({ type: 'email_runbook', runbook: { runbookId: runbook.id, name: 'disk full by hand', resolvedVersion: 1, sha256: sha256(V1) }, recipients: ['oncall@example.com'] });
+    const spec = async () => {
+      const reply = await env.webhook(rule.triggerId, { HostName: 'web-1' });
+      const [id] = reply.json().executionIds as string[];
+      return JSON.parse((await env.store.db.selectFrom('executions').select('spec').where('id', '=', id!).executeTakeFirstOrThrow()).spec);
+    };
+    expect(await spec()).toMatchObject({ kind: 'email_runbook', notes: 'restart it', script: V1, runbook: { runbookId: runbook.id, version: 1, sha256: sha256(V1) } });
+    await saveRunbook('disk full by hand', V2, runbook.id);
+    expect(await spec()).toMatchObject({ script: V2, runbook: { version: 2 } });
+
+    const mixed = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'email_runbook', runbook: { runbookId: runbook.id, notes: 'mine' } } }));
+    expect(expectProblem(mixed, 400, 'PITCREW_ERR_VALIDATION').errors).toEqual([{ path: '/body/action/runbook/notes', message: 'notes does not go with runbookId: a stored runbook mails its own description and script' }]);
+    const none = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'email_runbook', runbook: {} } }));
+    expect(expectProblem(none, 400, 'PITCREW_ERR_VALIDATION').errors).toEqual([{ path: '/body/action/runbook/notes', message: expect.stringMatching(/^give the steps to mail/) }]);
+  });
 });

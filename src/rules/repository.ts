@@ -138,8 +138,8 @@ export function toRow(rule: Rule): RuleRow {
   };
 }
 
-function runbookOf(rule: Rule) {
-  return rule.action.type === 'script' || rule.action.type === 'cli' ? rule.action.runbook : undefined;
+function runbookOf(rule: Rule): { runbookId?: string; repositoryId?: string } | undefined {
+  return rule.action.type === 'script' || rule.action.type === 'cli' || rule.action.type === 'email_runbook' ? rule.action.runbook : undefined;
 }
 
 export function fromRow(row: RuleRow): Rule {

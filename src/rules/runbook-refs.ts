@@ -17,6 +17,11 @@ export type StoredRunbook = RunbookRef;
  * at the same moment either comes first (and is the version read) or finds this rule to rewrite.
  */
 export async function resolveRunbook(tx: Tx, tenantId: string, action: Action): Promise<Action> {
+  if (action.type === 'email_runbook') {
+    const { runbookId, version } = action.runbook;
+    if (runbookId === undefined) return action;
+    return { ...action, runbook: followed(version, (await readRunbook(tx, tenantId, runbookId, version)).version) };
+  }
   if (action.type !== 'script' && action.type !== 'cli') return action;
   const given = action.runbook;
   if (given.runbookId !== undefined) {
@@ -31,7 +36,10 @@ export async function resolveRunbook(tx: Tx, tenantId: string, action: Action): 
   return { ...action, runbook: { script, ...(interpreter === undefined ? {} : { interpreter }), ...(notes === undefined ? {} : { notes }), sha256: scriptSha256(script!) } };
 }
 
-/** A stored runbook's version as a rule holds it; `pinned` is the version the rule asked for, if any. */
+/**
+ * A stored runbook's version as a rule holds it; `pinned` is the version the rule asked for, if
+ * any. Its description is the notes an email runbook mails.
+ */
 export function followed(pinned: number | undefined, version: RunbookVersionRow): StoredRunbook {
   return {
     runbookId: version.runbook_id,
@@ -40,6 +48,7 @@ export function followed(pinned: number | undefined, version: RunbookVersionRow)
     resolvedVersion: version.version,
     interpreter: version.interpreter as NonNullable<RunbookRef['interpreter']>,
     script: version.script,
+    ...(version.description === '' ? {} : { notes: version.description }),
     sha256: version.sha256,
   };
 }
@@ -65,9 +74,9 @@ async function readRunbook(tx: Tx, tenantId: string, runbookId: string, version:
 export async function followRunbook(tx: Tx, tenantId: string, version: RunbookVersionRow, now: number): Promise<void> {
   const rows = await tx.selectFrom('rules').select(['id', 'action']).where('tenant_id', '=', tenantId).where('runbook_id', '=', version.runbook_id).where('deleted_at', 'is', null).execute();
   for (const row of rows) {
-    const action = JSON.parse(row.action) as Extract<Action, { type: 'script' | 'cli' }>;
+    const action = JSON.parse(row.action) as Extract<Action, { type: 'script' | 'cli' | 'email_runbook' }>;
     const pinned = action.runbook.version;
-    action.runbook = pinned === undefined ? followed(undefined, version) : { ...action.runbook, name: version.name };
+    action.runbook = pinned === undefined ? followed(undefined, version) as typeof action.runbook : { ...action.runbook, name: version.name };
     await tx.updateTable('rules').set({ action: JSON.stringify(action), ...(pinned === undefined ? { updated_at: now } : {}) }).where('id', '=', row.id).execute();
   }
 }
@@ -79,7 +88,11 @@ export async function rulesUsingRunbook(db: Tx, tenantId: string, runbookId: str
 
 /** The action as people see and send it: a stored runbook's script is in the runbook, not shown with the rule. */
 export function shownAction(action: Action): Action {
-  if ((action.type !== 'script' && action.type !== 'cli') || action.runbook.runbookId === undefined) return action;
-  const { script: _script, ...reference } = action.runbook;
+  if ((action.type !== 'script' && action.type !== 'cli' && action.type !== 'email_runbook') || action.runbook.runbookId === undefined) return action;
+  const { script: _script, notes: _notes, ...reference } = action.runbook as StoredRunbook;
+  if (action.type === 'email_runbook') {
+    const { interpreter: _interpreter, ...mailed } = reference;
+    return { ...action, runbook: mailed };
+  }
   return { ...action, runbook: reference };
 }

@@ -128,8 +128,16 @@ export const EmailRunbookAction = Type.Object(
   {
     type: Type.Literal('email_runbook'),
     runbook: Type.Object(
-      { notes: Type.String({ minLength: 1, maxLength: 256 * 1024 }), script: Type.Optional(ScriptText) },
-      { additionalProperties: false },
+      {
+        notes: Type.Optional(Type.String({ minLength: 1, maxLength: 256 * 1024, description: 'the steps for people (Markdown)' })),
+        script: Type.Optional(ScriptText),
+        runbookId: Type.Optional(Type.String({ format: 'uuid', description: "a stored runbook: its description is mailed as the notes, with its script" })),
+        version: Type.Optional(Type.Integer({ minimum: 1, description: 'with runbookId: the version mailed, pinned; absent: the latest' })),
+        name: Type.Optional(Type.String({ readOnly: true })),
+        resolvedVersion: Type.Optional(Type.Integer({ readOnly: true })),
+        sha256: Type.Optional({ ...Sha256, readOnly: true }),
+      },
+      { additionalProperties: false, description: 'one of {notes, script?} or {runbookId, version?}' },
     ),
     recipients: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 320 }), { minItems: 1, maxItems: 50 })),
   },

@@ -181,6 +181,7 @@ const RUNBOOK_FORMS = [
 
 /** A script or CLI runbook is one of three forms, each with its own fields. */
 function runbookErrors(action: Action): FieldError[] {
+  if (action.type === 'email_runbook') return mailedRunbookErrors(action.runbook);
   if (action.type !== 'script' && action.type !== 'cli') return [];
   const runbook: RunbookRef = action.runbook;
   const path = '/action/runbook';
@@ -194,4 +195,18 @@ function runbookErrors(action: Action): FieldError[] {
     .map((field) => ({ path: `${path}/${field}`, message: `${field} does not go with ${form.key}: the runbook is ${form.says}` }));
   if (form.key === 'repositoryId' && runbook.path === undefined) errors.push({ path: `${path}/path`, message: "the path of the runbook's file in the repository, e.g. runbooks/restart-nginx.sh" });
   return errors;
+}
+
+/** An email runbook is notes written here (and a script), or a stored runbook, whose description is the notes. */
+function mailedRunbookErrors(runbook: Extract<Action, { type: 'email_runbook' }>['runbook']): FieldError[] {
+  const path = '/action/runbook';
+  if (runbook.runbookId === undefined) {
+    const stray = (['version', 'name', 'resolvedVersion'] as const).filter((field) => runbook[field] !== undefined);
+    const errors = stray.map((field) => ({ path: `${path}/${field}`, message: `${field} goes with runbookId, a stored runbook` }));
+    if (runbook.notes === undefined) errors.push({ path: `${path}/notes`, message: 'give the steps to mail (notes, Markdown, and a script if you like), or a stored runbook (runbookId)' });
+    return errors;
+  }
+  return (['notes', 'script'] as const)
+    .filter((field) => runbook[field] !== undefined)
+    .map((field) => ({ path: `${path}/${field}`, message: `${field} does not go with runbookId: a stored runbook mails its own description and script` }));
 }

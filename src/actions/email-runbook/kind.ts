@@ -40,8 +40,9 @@ export const emailRunbookKind: ActionKind = {
     return {
       kind: 'email_runbook',
       interpreter: 'markdown',
-      notes: action.runbook.notes,
+      notes: action.runbook.notes ?? '',
       script: action.runbook.script ?? null,
+      ...(action.runbook.runbookId === undefined ? {} : { runbook: { runbookId: action.runbook.runbookId, version: action.runbook.resolvedVersion!, name: action.runbook.name!, sha256: action.runbook.sha256! } }),
       recipients: action.recipients ?? null,
       ruleName: rule.name,
       timeoutSeconds: run.expirySeconds,

@@ -37,12 +37,9 @@ import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
 import { followRunbook, rulesUsingRunbook } from '../rules/runbook-refs.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
-import { AwsEc2 } from '../actions/cloud/aws.js';
-import { AzureVms } from '../actions/cloud/azure.js';
-import { GceInstances } from '../actions/cloud/gcp.js';
-import { NovaServers } from '../actions/cloud/openstack.js';
 import { CliRunner } from '../actions/cli/runner.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
+import { lazyProvider } from '../actions/cloud/lazy.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
@@ -177,10 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Calls to services a tenant names (Keystone, Monasca, Nova), under the egress policy.
   const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
   const clouds: CloudProviders = {
-    aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint, pollMs: deps.cloudPollMs }),
-    openstack: new NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs }),
-    azure: new AzureVms({ ...AZURE_DEFAULTS, ...deps.azure, pollMs: deps.cloudPollMs }),
-    gcp: new GceInstances({ ...GCP_DEFAULTS, ...deps.gcp, pollMs: deps.cloudPollMs }),
+    aws: lazyProvider(async () => new (await import('../actions/cloud/aws.js')).AwsEc2({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint, pollMs: deps.cloudPollMs })),
+    openstack: lazyProvider(async () => new (await import('../actions/cloud/openstack.js')).NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs })),
+    azure: lazyProvider(async () => new (await import('../actions/cloud/azure.js')).AzureVms({ ...AZURE_DEFAULTS, ...deps.azure, pollMs: deps.cloudPollMs })),
+    gcp: lazyProvider(async () => new (await import('../actions/cloud/gcp.js')).GceInstances({ ...GCP_DEFAULTS, ...deps.gcp, pollMs: deps.cloudPollMs })),
   };
   const links = new UiLinks(deps.publicUrl);
   const kinds = new ActionKinds(deps.extraKinds?.kinds);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExecutions } from '../src/cli/executions.js';
 import { startTestEnv, scriptRule, type TestEnv } from './support/app.js';
 import { connectRawAgent } from './support/agents.js';
 import { testDialects } from './support/databases.js';
@@ -53,6 +54,9 @@ describe.each(testDialects())('rules running stored runbooks on %s', (dialect) =
     expect(view.action.runbook).toEqual({ runbookId: runbook.id, name: 'restart a service', resolvedVersion: 2, interpreter: 'sh', sha256: sha256(V2) });
     const second = await fire(rule.triggerId);
     expect(second).toMatchObject({ script: V2, runbook: { runbookId: runbook.id, version: 2, name: 'restart a service', sha256: sha256(V2) } });
+    const printed: string[] = [];
+    expect(await runExecutions(['show', second.id], { server: env.listening!.httpUrl, token: env.tenant.token }, (line) => printed.push(line))).toBe(0);
+    expect(printed.join('\n')).toContain(`runbook: "restart a service" version 2 (${runbook.id}), sha256 ${sha256(V2)}`);
     // The first execution keeps what it was queued with.
     expect((await env.api('GET', `/api/v1/executions/${first.id}`)).json()).toMatchObject({ script: V1, runbook: { version: 1 } });
   });

@@ -1,3 +1,4 @@
+import type { ExecutionView } from '../executions/presenter.js';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
@@ -13,20 +14,6 @@ export const EXECUTIONS_USAGE = `usage: pitcrew executions <list|show|cancel> [o
 STATE: queued, dispatched, running, succeeded, failed, timed_out, cancelled, lost, expired
 options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json`;
 
-interface ExecutionView {
-  id: string;
-  ruleId: string;
-  hostname: string;
-  state: string;
-  actionType: string;
-  reason: string | null;
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  queuedAt: string;
-  finishedAt: string | null;
-  transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
-}
 
 /** `pitcrew executions …`: what ran where, and a way to stop it, from a terminal. */
 export async function runExecutions(args: string[], env: ClientConfig, out: (line: string) => void): Promise<number> {
@@ -71,10 +58,22 @@ function line(execution: ExecutionView): string {
   return [execution.id, execution.state, execution.actionType, execution.hostname, execution.queuedAt, (execution.reason ?? '').split('\n')[0]!.slice(0, 160)].join('  ');
 }
 
+/** Which runbook ran, as the execution recorded it: a stored version, a git commit's file, or the rule's own script. */
+export function runbookLine(runbook: NonNullable<ExecutionView['runbook']>): string {
+  const hash = runbook.sha256 ? `sha256 ${runbook.sha256}` : 'not read yet';
+  if (runbook.runbookId) return `"${runbook.name ?? runbook.runbookId}" version ${runbook.version} (${runbook.runbookId}), ${hash}`;
+  if (runbook.repositoryId) {
+    const at = runbook.commit ? ` @ ${runbook.commit.slice(0, 12)}` : '';
+    return `${runbook.path} in repository "${runbook.repositoryName ?? runbook.repositoryId}"${at}${runbook.ref ? ` (${runbook.ref})` : ''}, ${hash}`;
+  }
+  return `the rule's own script, ${hash}`;
+}
+
 function detail(execution: ExecutionView): string {
   const lines = [
     `execution ${execution.id} (${execution.actionType}) on ${execution.hostname}: ${execution.state}${execution.exitCode === null ? '' : `, exit code ${execution.exitCode}`}`,
     ...(execution.reason ? [`reason: ${execution.reason}`] : []),
+    ...(execution.runbook ? [`runbook: ${runbookLine(execution.runbook)}`] : []),
     ...(execution.transitions ?? []).map((t) => `  ${t.at}  ${t.from ?? '-'} → ${t.to}${t.reason ? `: ${t.reason}` : ''}`),
   ];
   if (execution.stdout) lines.push('--- stdout', execution.stdout.replace(/\n$/, ''));

@@ -35,6 +35,8 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
+import type { RunbookLibrary } from '../runbooks/library/library.js';
+import { registerRunbookLibraryRoutes } from '../runbooks/library/routes.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
 import { AzureVms } from '../actions/cloud/azure.js';
@@ -103,6 +105,8 @@ export interface AppDeps {
   webRoot?: string | undefined;
   /** The bundled agent (dist/pitcrew-agent.mjs), offered for download to hosts. */
   agentBundle?: string | undefined;
+  /** The starter runbooks shipped with pitcrew (RunbookLibrary.load of runbooks/library/catalogue.ts STARTER_DIR). */
+  runbookLibrary: RunbookLibrary;
   /** The 32-byte key that seals channel secrets (PITCREW_SECRET_KEY or $PITCREW_DATA_DIR/secret.key). */
   secretKey: Buffer;
   notify?: Partial<NotifySettings>;
@@ -326,6 +330,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       // A runbook's env names follow the rules of the names a payload may set (ingress/env.ts).
       registerRunbookRoutes(scope as Api, { db, clock, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; } });
+      registerRunbookLibraryRoutes(scope as Api, { db, clock, library: deps.runbookLibrary });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

@@ -81,11 +81,10 @@ whole_number CertConnectTimeoutSeconds "$connect_timeout" 1 120
 set -f # the lists are words, never globbed
 [ -n "$(printf '%s' "$endpoints$files" | tr -d ' \t\n')" ] || refuse "set CertEndpoints (host:port, separated by commas) or CertFiles (PEM files), or both"
 for endpoint in $endpoints; do
-  case $endpoint in
-    -* | *[!]A-Za-z0-9.:_[-]* | *:) refuse "\"$endpoint\" in CertEndpoints is not host:port" ;;
-    *:*) whole_number "the port of $endpoint" "${endpoint##*:}" 1 65535 ;;
-    *) refuse "\"$endpoint\" in CertEndpoints has no port: write host:port, e.g. $endpoint:443" ;;
-  esac
+  case $endpoint in -* | *[!]A-Za-z0-9.:_[-]*) refuse "\"$endpoint\" in CertEndpoints is not host:port" ;; esac
+  port=${endpoint##*:}
+  case $port in '' | *[!0-9]*) refuse "\"$endpoint\" in CertEndpoints has no port: write host:port, e.g. $endpoint:443" ;; esac
+  if [ "${#port}" -gt 5 ] || [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then refuse "the port of \"$endpoint\" in CertEndpoints is not from 1 to 65535"; fi
 done
 for file in $files; do
   case $file in /*) ;; *) refuse "\"$file\" in CertFiles is not an absolute path" ;; esac

@@ -423,7 +423,7 @@ describe('the starter runbooks, each run by a real agent', () => {
     it('finds the JVM by its main class and saves each dump as an artifact of a diagnostics run', async () => {
       const e = succeeded(await run('jvm-thread-dump', { JavaProcess: 'PitcrewSleepyApp', DumpCount: 2, DumpIntervalSeconds: 1 }, 'diagnostics'));
       expect(e.stdout).toContain(`JVM pid ${jvm.pid} on ${os.hostname()}: java ${path.join(dir, 'PitcrewSleepyApp.java')}\n`);
-      expect(e.stdout).toMatch(/taking 2 thread dumps, 1 s apart, with \S*\/jcmd\n/);
+      expect(e.stdout).toContain('taking 2 thread dumps, 1 s apart, with jcmd\n');
       expect(e.stdout).toMatch(/dump 1 of 2 at \S+Z: \d+ threads \(RUNNABLE \d+, TIMED_WAITING \d+, WAITING \d+\)\n/);
       expect(e.stdout).toContain(`OK: 2 of 2 thread dumps of pid ${jvm.pid} taken`);
       expect(e.artifacts!.map((a) => a.name)).toEqual([`thread-dump-${jvm.pid}-1.txt`, `thread-dump-${jvm.pid}-2.txt`]);

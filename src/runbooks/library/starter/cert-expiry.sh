@@ -15,10 +15,6 @@ whole_number() { # NAME VALUE MIN MAX
   if [ "${#2}" -gt 9 ] || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then refuse "$1=$2 is out of range: from $3 to $4"; fi
 }
 
-limited() { # SECONDS COMMAND...
-  if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi
-}
-
 # notAfter ("Jun  1 12:00:00 2026 GMT", as openssl prints it) to seconds since the epoch, in awk:
 # date -d is not POSIX. Days from the civil date: H. Hinnant's algorithm.
 epoch_of() {
@@ -38,7 +34,8 @@ report() { # LABEL PEM: one line for the certificate, counted in the totals
     unchecked=$((unchecked + 1))
     return
   fi
-  left=$(($(epoch_of "$end") - now))
+  expires_at=$(epoch_of "$end")
+  left=$((expires_at - now))
   days=$((left / 86400)) hours=$((left % 86400 / 3600))
   if [ "$left" -le 0 ]; then
     echo "EXPIRED     $1: $subject, expired $end, $((-left / 86400)) days ago"
@@ -54,7 +51,8 @@ report() { # LABEL PEM: one line for the certificate, counted in the totals
 
 check_pem() { # LABEL, PEM text on stdin: each certificate in it (a chain holds several)
   n=0 cert='' inside=false
-  while IFS= read -r line; do
+  # Plain read strips blanks around lines, which PEM lines lack (an --allow list refuses assigning IFS).
+  while read -r line; do
     line=${line%"$(printf '\r')"}
     case $line in
       '-----BEGIN CERTIFICATE-----') inside=true cert=$line ;;
@@ -109,7 +107,7 @@ for endpoint in $endpoints; do
   sni=${CertServerName:-$sni}
   set -- -connect "$endpoint" -showcerts
   [ -z "$sni" ] || set -- "$@" -servername "$sni"
-  output=$(limited "$connect_timeout" openssl s_client "$@" < /dev/null 2>&1)
+  output=$(timeout "$connect_timeout" openssl s_client "$@" < /dev/null 2>&1)
   case $output in
     *'-----BEGIN CERTIFICATE-----'*)
       check_pem "$endpoint" <<EOF

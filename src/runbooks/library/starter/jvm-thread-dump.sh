@@ -21,10 +21,6 @@ jvms() { # "pid args" of every running java process; JavaProcess (read by awk fr
   }'
 }
 
-limited() { # SECONDS COMMAND...: a tool that hangs on a stuck JVM is stopped
-  if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi
-}
-
 pid=${JavaPid:-}
 count=${DumpCount:-3}
 interval=${DumpIntervalSeconds:-5}
@@ -46,44 +42,53 @@ else
   refuse "set JavaPid (a process id) or JavaProcess (a main class, jar or other text of the JVM's command line)"
 fi
 
-# jcmd from PATH, else from the JVM's own JDK (a JDK's java and jcmd sit side by side).
-home=$(dirname "$(readlink "/proc/$pid/exe" 2>/dev/null || echo /nonexistent/java)")
-tool=
-for candidate in "$(command -v jcmd)" "$home/jcmd" "$(command -v jstack)" "$home/jstack"; do
-  if [ -n "$candidate" ] && [ -x "$candidate" ]; then tool=$candidate; break; fi
-done
 dir=${PITCREW_ARTIFACTS:-.}
 echo "JVM pid $pid on $(uname -n): $(ps -o args= -p "$pid" | cut -c 1-160)"
-echo "taking $count thread dumps, $interval s apart, with ${tool:-kill -3 (no jcmd or jstack found)}"
+# Tools by name from PATH only: a command chosen at run time is one an agent's --allow list could not check.
+if command -v jcmd >/dev/null 2>&1; then tool='jcmd'; elif command -v jstack >/dev/null 2>&1; then tool='jstack'; else tool='kill'; fi
+if [ "$tool" = kill ]; then
+  echo "taking $count thread dumps, $interval s apart, with kill -3: no jcmd or jstack on PATH"
+  jdk=$(dirname "$(readlink "/proc/$pid/exe" 2>/dev/null || echo /nonexistent/java)")
+  if [ -x "$jdk/jcmd" ]; then echo "(this JVM's own JDK has $jdk/jcmd: link it into /usr/local/bin for full dumps in this output)"; fi
+else
+  echo "taking $count thread dumps, $interval s apart, with $tool"
+fi
 
 taken=0
 n=1
 while [ "$n" -le "$count" ]; do
   [ "$n" -eq 1 ] || sleep "$interval"
-  file=$dir/thread-dump-$pid-$n.txt
   at=$(date -u '+%Y-%m-%dT%H:%M:%SZ')
-  case $tool in
-    */jcmd) limited 60 "$tool" "$pid" Thread.print -l > "$file" 2>&1 ;;
-    */jstack) limited 60 "$tool" -l "$pid" > "$file" 2>&1 ;;
-    *) kill -3 "$pid" && echo "sent SIGQUIT to pid $pid at $at: the JVM writes the dump to its own standard output (its console log, or journalctl for a systemd service)" > "$file" ;;
-  esac
+  if [ "$tool" = kill ]; then
+    if kill -3 "$pid"; then
+      taken=$((taken + 1))
+      echo "dump $n of $count at $at: sent SIGQUIT; the JVM writes the dump to its own standard output (its console log, or journalctl -u for a service)"
+    else
+      echo "dump $n of $count at $at FAILED: kill -3 $pid did not work" >&2
+    fi
+    n=$((n + 1))
+    continue
+  fi
+  file=$dir/thread-dump-$pid-$n.txt
+  if [ "$tool" = jcmd ]; then timeout 60 jcmd "$pid" Thread.print -l > "$file" 2>&1; else timeout 60 jstack -l "$pid" > "$file" 2>&1; fi
   status=$?
   threads=$(grep -c '^"' "$file")
-  if [ "$status" -ne 0 ] || { [ -n "$tool" ] && [ "$threads" -eq 0 ]; }; then
+  if [ "$status" -ne 0 ] || [ "$threads" -eq 0 ]; then
     echo "dump $n of $count at $at FAILED (exit $status):" >&2
     head -n 5 "$file" >&2
+    rm -f "$file"
   else
     taken=$((taken + 1))
     states=$(grep -o 'java.lang.Thread.State: [A-Z_]*' "$file" | sed 's/.*: //' | sort | uniq -c | awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
     echo "dump $n of $count at $at: $threads threads${states:+ ($states)}"
     if grep -q 'Found .*deadlock' "$file"; then echo "  DEADLOCK: $(grep -c 'Found .*deadlock' "$file") found; see the dump"; fi
-  fi
-  if [ -n "${PITCREW_ARTIFACTS:-}" ]; then
-    echo "  saved as $(basename "$file") (this execution's artifacts)"
-  else
-    echo "----- thread dump $n of $count, pid $pid, $at"
-    cat "$file"
-    rm -f "$file"
+    if [ -n "${PITCREW_ARTIFACTS:-}" ]; then
+      echo "  saved as $(basename "$file") (this execution's artifacts)"
+    else
+      echo "----- thread dump $n of $count, pid $pid, $at"
+      cat "$file"
+      rm -f "$file"
+    fi
   fi
   n=$((n + 1))
 done

@@ -50,6 +50,18 @@ for path in $paths; do
   esac
   roots="$roots $real"
 done
+# A root inside another on the same filesystem is already swept by that one: counted once. One on a
+# filesystem of its own stays, since find -xdev does not enter it from the root it is in.
+mount_of() { df -P -- "$1" | awk 'NR == 2 { print $6 }'; }
+distinct=
+for root in $roots; do
+  case " $distinct " in *" $root "*) continue ;; esac
+  for other in $roots; do
+    case $root in "$other"/*) [ "$(mount_of "$root")" != "$(mount_of "$other")" ] || continue 2 ;; esac
+  done
+  distinct="$distinct $root"
+done
+roots=$distinct
 
 set -- # the find expression: -name P1 -o -name P2 ...
 for pattern in $patterns; do

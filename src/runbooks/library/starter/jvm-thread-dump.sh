@@ -15,7 +15,7 @@ whole_number() { # NAME VALUE MIN MAX
 }
 
 jvms() { # "pid args" of every running java process; JavaProcess (read by awk from the environment) filters
-  ps -eo pid=,comm=,args= | awk -v self=$$ '$2 == "java" && $1 != self {
+  ps -eo pid=,comm=,args= | awk '$2 == "java" {
     pid = $1; $1 = ""; $2 = ""; args = substr($0, 3)
     if (ENVIRON["JavaProcess"] == "" || index(args, ENVIRON["JavaProcess"]) > 0) print pid, substr(args, 1, 160)
   }'
@@ -33,8 +33,9 @@ if [ -n "$pid" ]; then
   [ "$comm" = java ] || refuse "pid $pid (JavaPid) is $comm, not a java process"
 elif [ -n "${JavaProcess:-}" ]; then
   found=$(jvms)
+  all=$(JavaProcess='' jvms)
   [ -n "$found" ] || refuse "no java process on $(uname -n) has \"$JavaProcess\" (JavaProcess) in its command line; the java processes are:
-$(JavaProcess='' jvms)"
+${all:-(none)}"
   [ "$(printf '%s\n' "$found" | wc -l)" -eq 1 ] || refuse "several java processes have \"$JavaProcess\" (JavaProcess) in their command line; set JavaPid to one of them:
 $found"
   pid=${found%% *}

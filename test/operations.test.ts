@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/server/app.js';
 import { openStore } from '../src/store/database.js';
+import { RunbookLibrary } from '../src/runbooks/library/library.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { createTestDatabase, testDialects } from './support/databases.js';
 import { waitFor } from './support/wait.js';
@@ -62,7 +63,7 @@ describe('operations', () => {
     const store = openStore({ databaseUrl: 'postgres://pitcrew@127.0.0.1:1/pitcrew', dataDir: '' });
     const app = await buildApp({
       store, logger: pino({ level: 'silent' }), webhookBodyLimitBytes: 1024,
-      throttleDefaults: { ratePerSecond: 1, burst: 1 }, ingest: { maxBatch: 1, maxQueued: 1 }, secretKey: Buffer.alloc(32),
+      throttleDefaults: { ratePerSecond: 1, burst: 1 }, ingest: { maxBatch: 1, maxQueued: 1 }, secretKey: Buffer.alloc(32), runbookLibrary: new RunbookLibrary([]),
     });
     try {
       const response = await app.server.inject({ method: 'GET', url: '/readyz' });

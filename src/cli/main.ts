@@ -27,8 +27,9 @@ commands:
   rules list|show|create|enable|disable|delete
                                    rules of every trigger and action kind, through the API (npx pitcrew rules --help)
   executions list|show|cancel       what ran where, its output, and stopping it (npx pitcrew executions --help)
-  runbooks list|show|create|update|versions|diff|delete
-                                   the runbook store: every save a version, diffs between them (npx pitcrew runbooks --help)
+  runbooks list|show|create|update|versions|diff|delete|library|install
+                                   the runbook store: every save a version, diffs between them; the starter
+                                   library to install from (npx pitcrew runbooks --help)
   schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
   credentials list|create|test|rotate|delete
                                    cloud credentials (sealed; secrets read from a file or stdin)

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
 
-export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|versions|diff|delete> [options]
+export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|versions|diff|delete|library|install> [options]
 
   list [--search TEXT]                   the runbooks: latest version, interpreter, the environment each expects
   show ID [--version N]                  a runbook's notes and script: the latest version, or version N
@@ -16,8 +16,21 @@ export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|
   diff ID [--from N] [--to M]            what changed between two versions, the scripts as a unified diff
                                          (default: the latest version against the one before)
   delete ID                              delete it and every version of it, for good
+  library [SLUG]                         the starter runbooks shipped with pitcrew; with SLUG, one's notes and script
+  install SLUG [--name NAME]             save a copy of a starter runbook in this tenant's store (version 1),
+                                         under its library name or NAME
 
 options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json`;
+
+interface LibraryEntry {
+  slug: string;
+  name: string;
+  description: string;
+  interpreter: string;
+  env: string[];
+  sha256: string;
+  script?: string;
+}
 
 interface RunbookView {
   id: string;
@@ -107,6 +120,26 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
     case 'delete': {
       await callApi(client, 'DELETE', `/api/v1/runbooks/${id()}`);
       show({ deleted: positionals[0] }, `deleted runbook ${positionals[0]} and every version of it`);
+      return 0;
+    }
+    case 'library': {
+      if (positionals.length > 1) throw new CliError(`library takes at most one slug\n\n${RUNBOOKS_USAGE}`, 2);
+      if (positionals.length === 0) {
+        const library = (await callApi(client, 'GET', '/api/v1/runbook-library')) as { items: LibraryEntry[] };
+        show(library, ['SLUG  NAME  INTERPRETER  ENV', ...library.items.map((r) => [r.slug, r.name, r.interpreter, r.env.join(',') || '-'].join('  '))].join('\n'));
+        return 0;
+      }
+      const entry = (await callApi(client, 'GET', `/api/v1/runbook-library/${encodeURIComponent(positionals[0]!)}`)) as LibraryEntry;
+      const reads = entry.env.length > 0 ? `\nreads: ${entry.env.join(', ')}` : '';
+      show(entry, `library runbook ${entry.slug}: "${entry.name}", ${entry.interpreter}, sha256 ${entry.sha256}${reads}\n\n${entry.description.trimEnd()}\n\n${entry.script!.trimEnd()}`);
+      return 0;
+    }
+    case 'install': {
+      if (positionals.length !== 1) throw new CliError(`install needs the library runbook's slug (npx pitcrew runbooks library lists them)\n\n${RUNBOOKS_USAGE}`, 2);
+      const slug = positionals[0]!;
+      const body = values.name === undefined ? {} : { name: values.name };
+      const made = (await callApi(client, 'POST', `/api/v1/runbook-library/${encodeURIComponent(slug)}/install`, body)) as RunbookView;
+      show(made, `installed "${slug}" as runbook "${made.name}" (${made.id}), version 1, sha256 ${made.sha256}`);
       return 0;
     }
     default:

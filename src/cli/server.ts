@@ -10,8 +10,11 @@ import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
 import { loadSecretKey } from '../identity/secret-box.js';
 import { migrateToLatest } from '../store/migrations.js';
+import { STARTER_DIR } from '../runbooks/library/catalogue.js';
+import { RunbookLibrary } from '../runbooks/library/library.js';
 
-// This file runs as dist/src/cli/server.js; the UI and the agent bundle are built beside dist/src.
+// This file runs as dist/src/cli/server.js; the UI and the agent bundle are built beside dist/src,
+// and the starter runbooks are read from the source tree (runbooks/library/catalogue.ts says why).
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
@@ -50,6 +53,7 @@ export async function runServer(config: Config): Promise<number> {
     shutdownGraceMs: config.shutdownGraceMs,
     webRoot: path.join(packageRoot, 'web/dist'),
     agentBundle: path.join(packageRoot, 'dist/pitcrew-agent.mjs'),
+    runbookLibrary: RunbookLibrary.load(path.join(packageRoot, STARTER_DIR)),
     secretKey: secret.key,
     notify: config.notify,
     retentionDays: config.retentionDays,

@@ -36,6 +36,8 @@ import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
 import { followRunbook, rulesUsingRunbook } from '../rules/runbook-refs.js';
+import type { RunbookLibrary } from '../runbooks/library/library.js';
+import { registerRunbookLibraryRoutes } from '../runbooks/library/routes.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
 import { CliRunner } from '../actions/cli/runner.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
@@ -101,6 +103,8 @@ export interface AppDeps {
   webRoot?: string | undefined;
   /** The bundled agent (dist/pitcrew-agent.mjs), offered for download to hosts. */
   agentBundle?: string | undefined;
+  /** The starter runbooks shipped with pitcrew (RunbookLibrary.load of runbooks/library/catalogue.ts STARTER_DIR). */
+  runbookLibrary: RunbookLibrary;
   /** The 32-byte key that seals channel secrets (PITCREW_SECRET_KEY or $PITCREW_DATA_DIR/secret.key). */
   secretKey: Buffer;
   notify?: Partial<NotifySettings>;
@@ -327,6 +331,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerRunbookRoutes(scope as Api, {
         db, clock, usedBy: (tenantId, id) => rulesUsingRunbook(db, tenantId, id), followers: followRunbook, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; },
       });
+      registerRunbookLibraryRoutes(scope as Api, { db, clock, library: deps.runbookLibrary });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

@@ -21,6 +21,8 @@ export interface AgentOptions {
   args?: string[];
   asRoot?: boolean;
   stateDir?: string;
+  /** A command the agent is started through, which execs the rest of its arguments (a namespace of its own). */
+  launcher?: string[];
 }
 
 export interface AgentProcess {
@@ -60,7 +62,8 @@ export function spawnAgent(options: AgentOptions): AgentProcess {
   if (options.fingerprint) args.push('--server-fingerprint', options.fingerprint);
   if (options.asRoot !== false) args.push('--allow-root');
   args.push(...(options.args ?? []));
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() } });
+  const [program, ...before] = [...(options.launcher ?? []), process.execPath];
+  const child = spawn(program!, [...before, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() } });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

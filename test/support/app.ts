@@ -9,12 +9,17 @@ import { listen } from '../../src/server/listen.js';
 import { loggerOptions } from '../../src/http/logging.js';
 import type { NotifySettings } from '../../src/config/config.js';
 import { loadSecretKey } from '../../src/identity/secret-box.js';
+import { STARTER_DIR } from '../../src/runbooks/library/catalogue.js';
+import { RunbookLibrary } from '../../src/runbooks/library/library.js';
 import { loadTlsMaterial } from '../../src/http/tls.js';
 import type { TrustProxy } from '../../src/config/config.js';
 import type { Dialect, Store } from '../../src/store/database.js';
 import { bootstrapTenant, type BootstrapResult } from '../../src/tenants/bootstrap.js';
 import { AGENT_BUNDLE } from './agents.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+
+/** The starter runbooks, as the built server reads them (src/cli/server.ts). */
+export const RUNBOOK_LIBRARY = RunbookLibrary.load(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..', STARTER_DIR));
 
 /** The built web UI (npm test builds it first). */
 export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -135,6 +140,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     throttleDelayMs: options.throttleDelayMs ?? 0,
     webRoot: options.webUi ? WEB_ROOT : undefined,
     agentBundle: AGENT_BUNDLE,
+    runbookLibrary: RUNBOOK_LIBRARY,
     // The key file in the test's data directory, made on first use: a second node shares it.
     secretKey: loadSecretKey(database.dataDir, undefined).key,
     // The test receivers listen on loopback: opened to notifications as an operator would open a network.

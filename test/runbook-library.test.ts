@@ -185,6 +185,7 @@ interface Execution {
   stderr: string;
   reason: string | null;
   artifacts?: Array<{ id: string; name: string; size: number }>;
+  runbook: { runbookId?: string; version?: number; name?: string; sha256?: string } | null;
 }
 
 const HOST = 'library-host';
@@ -204,13 +205,12 @@ describe('the starter runbooks, each run by a real agent', () => {
     const { httpsUrl, fingerprint } = env.listening!;
     agent = spawnAgent({ server: httpsUrl, apiKey: env.tenant.apiKey, hostname: HOST, fingerprint, launcher: systemd.launcher });
     await waitOnline(env.api, HOST);
-    // Each runbook installed from the library; its rule runs the installed runbook's script.
+    // Each runbook installed from the library; its rules run the installed runbook by reference.
     for (const slug of SLUGS) {
       const installed = await env.api('POST', `/api/v1/runbook-library/${slug}/install`, {});
       expect(installed.statusCode, installed.body).toBe(201);
-      const { script, interpreter } = (await env.api('GET', `/api/v1/runbooks/${installed.json().id}`)).json();
       for (const flavour of ['autofix', 'diagnostics']) {
-        const rule = await env.api('POST', '/api/v1/rules', scriptRule({ name: `${slug} ${flavour}`, action: { type: 'script', flavour, runbook: { script, interpreter }, timeoutSeconds: 120 } }));
+        const rule = await env.api('POST', '/api/v1/rules', scriptRule({ name: `${slug} ${flavour}`, action: { type: 'script', flavour, runbook: { runbookId: installed.json().id }, timeoutSeconds: 120 } }));
         expect(rule.statusCode, rule.body).toBe(201);
         triggers.set(`${slug} ${flavour}`, rule.json().trigger.triggerId);
       }
@@ -506,6 +506,8 @@ describe('the starter runbooks, each run by a real agent', () => {
     it('prints the last lines of a log under the allowed roots', async () => {
       const e = succeeded(await run('log-tail', { LogFile: log, LogLines: 3, LogRoots: `/nonexistent,${logs}` }));
       expect(e.stdout).toMatch(new RegExp(`^== ${log} on ${os.hostname()}: ${fs.statSync(log).size} bytes, last modified \\S+Z\n== its last 3 lines:\n497 INFO ok\n498 INFO ok\n499 INFO ok\n$`));
+      // The execution ran the installed copy, version 1, whose bytes are the shipped file's (the agent checked).
+      expect(e.runbook).toMatchObject({ version: 1, name: 'log tail', sha256: sha256(starterFile('log-tail.sh')) });
     });
 
     it('prints only the last matching lines with a pattern, through a link inside the roots', async () => {

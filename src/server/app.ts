@@ -23,7 +23,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type NotifySettings } from '../config/config.js';
+import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type GitSettings, type NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -35,6 +35,8 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
+import { registerRepositoryRoutes } from '../runbooks/git/routes.js';
+import { GitSources } from '../runbooks/git/sources.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
 import { AwsEc2 } from '../actions/cloud/aws.js';
 import { AzureVms } from '../actions/cloud/azure.js';
@@ -83,6 +85,8 @@ export interface AppDeps {
   gcp?: Partial<GcpEndpoints>;
   /** How the CLI Machine runs CLI runbooks (config PITCREW_CLI_*); the defaults of a service not run as root. */
   cli?: Partial<CliMachineSettings>;
+  /** How runbooks are read from git repositories (config PITCREW_GIT_*); a temp cache unless set. */
+  git?: Partial<GitSettings>;
   /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
   cloudPollMs?: number;
   webhookBodyLimitBytes: number;
@@ -150,6 +154,8 @@ export interface Services {
   secretBox: SecretBox;
   /** The agent file and where agents connect; listen() sets the endpoint once the HTTPS port is open. */
   agentOffer: AgentOffer;
+  /** Reads runbooks from tenants' git repositories (before each execution that names one). */
+  gitSources: GitSources;
 }
 
 export interface App {
@@ -173,8 +179,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
-  // Calls to services a tenant names (Keystone, Monasca, Nova), under the egress policy.
-  const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
+  // Calls to services a tenant names (Keystone, Monasca, Nova, git servers), under the egress policy.
+  const egress = new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks);
+  const toolFetch = policyFetch(egress);
+  const gitSources = new GitSources({ db: deps.store.db, box: secretBox, egress, settings: { ...GIT_DEFAULTS, ...deps.git }, logger: deps.logger });
   const clouds: CloudProviders = {
     aws: new AwsEc2({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint, pollMs: deps.cloudPollMs }),
     openstack: new NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs }),
@@ -260,6 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults, (tenantId) => wakeups.publishTenantChanged(tenantId)),
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
+    gitSources,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -326,6 +335,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       // A runbook's env names follow the rules of the names a payload may set (ingress/env.ts).
       registerRunbookRoutes(scope as Api, { db, clock, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; } });
+      registerRepositoryRoutes(scope as Api, { db, box: secretBox, sources: gitSources, clock });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

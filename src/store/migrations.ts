@@ -18,6 +18,7 @@ import * as placement from './migrations/0016_placement.js';
 import * as credentials from './migrations/0017_credentials.js';
 import * as hostInstances from './migrations/0018_host_instances.js';
 import * as runbooks from './migrations/0019_runbooks.js';
+import * as repositories from './migrations/0021_repositories.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0017_credentials': credentials,
   '0018_host_instances': hostInstances,
   '0019_runbooks': runbooks,
+  '0021_repositories': repositories,
 };
 
 export interface MigrationReport {

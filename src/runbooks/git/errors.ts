@@ -68,8 +68,8 @@ export function remoteFailure(repository: RepositoryLabel, outcome: RemoteOutcom
   if (/SSL certificate problem|certificate verif|server certificate|unable to get local issuer/i.test(stderr)) {
     return unreachable('the server\'s TLS certificate is not trusted; if it is signed by a private CA, the operator gives that CA with PITCREW_GIT_CA_FILE');
   }
-  if (/Connection refused|Failed to connect/i.test(stderr)) return unreachable(`nothing answered at ${at} (connection refused)`);
   if (/timed out/i.test(stderr)) return unreachable(`the connection to ${at} timed out`);
+  if (/Connection refused|Failed to connect|Couldn't connect/i.test(stderr)) return unreachable(`nothing answered at ${at} (connection refused)`);
   if (/No route to host|Network is unreachable|Connection reset|Connection closed|kex_exchange_identification/i.test(stderr)) return unreachable(`the connection to ${at} failed (${lastLine(stderr)})`);
   return unreachable(`git said "${lastLine(stderr)}"`);
 }

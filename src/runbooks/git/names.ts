@@ -12,6 +12,7 @@ export function refProblem(ref: string): string | undefined {
   if (ref.length > MAX_REF_LENGTH) return `is longer than ${MAX_REF_LENGTH} characters`;
   if (ref.startsWith('-')) return 'starts with "-", which git would take for an option';
   if (ref === '@') return 'is "@", which git does not take as a ref name';
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(ref)) return 'holds a blank, a control character or one of ~ ^ : ? * [ \\, which a git ref name may not';
   if (ref.includes('..') || ref.includes('@{')) return 'holds ".." or "@{", which a git ref name may not';
   if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) return 'starts or ends with "/" or holds "//"; give it as git shows it, such as release/9';
@@ -32,6 +33,7 @@ export function runbookPathProblem(path: string): string | undefined {
   if (path === '') return 'is empty; give the file\'s path from the repository\'s root, such as runbooks/disk-cleanup.sh';
   if (path.length > MAX_PATH_LENGTH) return `is longer than ${MAX_PATH_LENGTH} characters`;
   if (path.includes('\u0000')) return 'holds a NUL character';
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0001-\u001f\u007f]/.test(path)) return 'holds a control character (a line feed, a tab…)';
   if (path.includes('\\')) return 'holds a backslash; separate folders with "/"';
   if (path.startsWith('/')) return 'starts with "/"; give the path from the repository\'s root without it, such as runbooks/disk-cleanup.sh';

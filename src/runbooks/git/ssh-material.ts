@@ -44,6 +44,7 @@ function parseLine(line: string): KnownHostsLine | string {
   const marker = fields[0]?.startsWith('@') ? fields.shift() : undefined;
   if (marker !== undefined && marker !== '@cert-authority' && marker !== '@revoked') return `starts with ${marker}, which is not @cert-authority or @revoked`;
   const [hosts, type, key] = fields;
+  if (hosts !== undefined && KEY_TYPES.has(hosts)) return 'starts with the key type, without the host it is the key of in front';
   if (hosts === undefined || type === undefined || key === undefined) return 'has fewer than three fields';
   if (!KEY_TYPES.has(type)) return `has the key type "${type.slice(0, 40)}", which is not one OpenSSH knows (ssh-ed25519, ecdsa-sha2-nistp256, ssh-rsa…)`;
   if (!BASE64.test(key) || !keyBlobNames(key, type)) return `has a key that is not the base64 of a ${type} key`;

@@ -17,6 +17,7 @@ const HTTPS_ADVICE = 'use https://host/path (with a read-only token as credentia
 
 /** The URL, parsed and rebuilt the way git will read it; or why it is refused. */
 export function parseRepositoryUrl(raw: string): { url: RepositoryUrl } | { problem: string } {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\s\u0000-\u001f\u007f\\]/.test(raw)) return { problem: 'holds blanks, control characters or a backslash; give the URL alone, as the server shows it for cloning' };
   if (raw.startsWith('-')) return { problem: 'starts with "-", which git would take for an option; give the repository\'s URL' };
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(raw)?.[1]?.toLowerCase();

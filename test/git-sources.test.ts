@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIT_DEFAULTS } from '../src/config/config.js';
-import { RunbookFetchError, GitSources, type RunbookSource } from '../src/runbooks/git/sources.js';
+import { RunbookFetchError, GitSources, type EgressGate, type RunbookSource } from '../src/runbooks/git/sources.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
-import { makeSshKey, startGitServers, startHttpsGitServer, type GitServers, type TestRepository } from './support/git-server.js';
+import { makeSshKey, PINNED_HOST, startGitServers, startHttpsGitServer, type GitServers, type TestRepository } from './support/git-server.js';
 import { freePort } from './support/process.js';
+import { waitFor } from './support/wait.js';
 
 /*
  * Issue 20, runbooks read from a tenant's git repository (docs/runbooks.md#git-repositories):
@@ -15,6 +18,17 @@ import { freePort } from './support/process.js';
  * at that commit, fetching a commit only once; what is not a regular UTF-8 file inside the
  * repository is refused, and every failure says what to change without showing the secret.
  */
+/** Live processes whose command line holds `text`, with their command line and environment (read as the tests' user). */
+function processesNaming(text: string): Array<{ cmdline: string; environ: string }> {
+  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+    try {
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      return cmdline.includes(text) ? [{ cmdline, environ: fs.readFileSync(`/proc/${pid}/environ`, 'utf8').replaceAll('\0', '\n') }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 const DISK = '#!/bin/sh\nset -eu\ndf -h /\n';
 const RESTART = '#!/bin/bash\nsystemctl restart "${Service:?}"\necho "redémarré ✓"\n';
@@ -111,6 +125,8 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     const second = repo.commit({ 'fix.sh': 'echo two\n' });
     expect(await read({ repositoryId: id, path: 'fix.sh' })).toMatchObject({ commit: second, script: 'echo two\n' });
     expect(connections()).toBe(5);
+    // Each read's key file and known_hosts were in a directory of their own, removed after it.
+    expect(fs.readdirSync(path.join(env.database.dataDir, 'git', 'tmp'))).toEqual([]);
   });
 
   it('serves concurrent reads of a new commit from one fetch', async () => {
@@ -200,18 +216,43 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     expect((await read({ repositoryId: named.id, path: 'runbooks/disk.sh' })).script).toBe(DISK);
   });
 
-  it('gives up on a server that does not answer after PITCREW_GIT_TIMEOUT_SECONDS, killing git', async () => {
+  it('pins git to the address the egress check resolved: a name only pitcrew’s lookup knows reaches both servers', async () => {
+    // DNS knows nothing of PINNED_HOST: only this lookup does. git could only reach the servers through the pinned address.
+    const lookup: EgressGate['lookup'] = (hostname, _options, callback) => {
+      if (hostname === PINNED_HOST) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      else callback(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }), []);
+    };
+    const sources = new GitSources({ db: env.store.db, box: env.app.context.secretBox, egress: { refusesHost: () => undefined, lookup }, settings: { ...GIT_DEFAULTS, caPem: servers.https.caPem, cacheDir: path.join(env.database.dataDir, 'pinned') } });
+    const httpsPort = new URL(servers.https.url('ops')).port;
+    const named = await connect({ name: 'pinned https', url: `https://${PINNED_HOST}:${httpsPort}/ops.git`, ref: 'main', credential: { token: servers.token } });
+    expect((await sources.read(env.tenant.tenantId, { repositoryId: named.id, path: 'runbooks/disk.sh' })).script).toBe(DISK);
+    const knownHosts = servers.ssh.knownHosts.replace('[127.0.0.1]', `[${PINNED_HOST}]`);
+    const overSsh = await connect({ name: 'pinned ssh', url: servers.ssh.url('ops').replace('127.0.0.1', PINNED_HOST), ref: 'main', credential: { sshPrivateKey: servers.deployKey.privateKey }, knownHosts });
+    expect((await sources.read(env.tenant.tenantId, { repositoryId: overSsh.id, path: 'runbooks/restart.sh' })).script).toBe(RESTART);
+    // The service's own lookup is the system's: the name is not found.
+    expect(await failure({ repositoryId: named.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(new RegExp(`the host ${PINNED_HOST.replaceAll('.', '\\.')} was not found \\(DNS`)) });
+  });
+
+  it('gives up on a server that does not answer after PITCREW_GIT_TIMEOUT_SECONDS, killing git, whose command line never held the token', async () => {
     const sockets: net.Socket[] = [];
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as net.AddressInfo).port;
-    const quick = await startTestEnv(dialect, { git: { timeoutSeconds: 1 } });
+    const quick = await startTestEnv(dialect, { git: { timeoutSeconds: 2 } });
     try {
-      const made = await quick.api('POST', '/api/v1/repositories', { name: 'silent', url: `https://127.0.0.1:${port}/ops.git`, ref: 'main' });
+      const made = await quick.api('POST', '/api/v1/repositories', { name: 'silent', url: `https://127.0.0.1:${port}/ops.git`, ref: 'main', credential: { token: servers.token } });
       const started = Date.now();
-      const error = await quick.app.context.gitSources.read(quick.tenant.tenantId, { repositoryId: made.json().id, path: 'x.sh' }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/could not be reached: no answer within 1 s \(PITCREW_GIT_TIMEOUT_SECONDS\)/) });
-      expect(Date.now() - started).toBeLessThan(5000);
+      const reading = quick.app.context.gitSources.read(quick.tenant.tenantId, { repositoryId: made.json().id, path: 'x.sh' }).catch((e: unknown) => e);
+      await waitFor(() => sockets.length > 0, 'git to connect to the silent server');
+      // While git waits: its command lines (any local user can read them) name the server, never the token; the token is in its environment.
+      const running = processesNaming(`127.0.0.1:${port}`);
+      expect(running.length).toBeGreaterThan(0);
+      for (const { cmdline } of running) expect(cmdline).not.toContain(servers.token);
+      expect(running.some(({ environ }) => environ.includes(`Authorization: Basic ${Buffer.from(`x-access-token:${servers.token}`).toString('base64')}`))).toBe(true);
+      expect(await reading).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/could not be reached: no answer within 2 s \(PITCREW_GIT_TIMEOUT_SECONDS\)/) });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      // The whole process group is gone: git and its remote helper.
+      expect(processesNaming(`127.0.0.1:${port}`)).toEqual([]);
     } finally {
       await quick.close();
       for (const socket of sockets) socket.destroy();

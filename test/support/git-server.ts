@@ -15,6 +15,12 @@ import selfsigned from 'selfsigned';
  * is refused by each.
  */
 
+/**
+ * A name no DNS server knows, in the servers' certificate: a test that reaches a server by it shows
+ * that git connected to the address pitcrew resolved and checked, not to one it looked up itself.
+ */
+export const PINNED_HOST = 'git.pitcrew.test';
+
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
 
 /** A request the HTTPS server answered: `command` is the protocol v2 command (ls-refs, fetch) of a POST. */
@@ -55,7 +61,7 @@ export interface HttpsGitOptions {
 export async function startHttpsGitServer(options: HttpsGitOptions): Promise<HttpsGitServer> {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec', curve: 'P-256', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true }, { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [{ name: 'basicConstraints', cA: true }, { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 2, value: PINNED_HOST }, { type: 7, ip: '127.0.0.1' }] }],
   });
   const requests: GitHttpRequest[] = [];
   const server = https.createServer({ key: pems.private, cert: pems.cert }, (request, response) => {

@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRepositories } from '../src/cli/repositories.js';
+import { GIT_DEFAULTS } from '../src/config/config.js';
+import { EgressPolicy } from '../src/egress/policy.js';
 import { deleteRepository } from '../src/runbooks/git/repository.js';
+import { GitSources } from '../src/runbooks/git/sources.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { makeSshKey, startGitServers, type GitServers, type TestRepository } from './support/git-server.js';
@@ -218,6 +221,13 @@ describe.each(testDialects())('the repositories API on %s', (dialect) => {
     expect((await api('DELETE', `/api/v1/repositories/${made.id}`)).statusCode).toBe(204);
     expect(fs.existsSync(cache)).toBe(false);
     expectProblem(await api('GET', `/api/v1/repositories/${made.id}`), 404, 'PITCREW_ERR_NOT_FOUND');
+
+    // After a restart, before any read: the cache a previous process left is still found and dropped.
+    const again = (await create(https({ name: 'doomed again' }))).json();
+    await env.app.context.gitSources.read(env.tenant.tenantId, { repositoryId: again.id, path: 'runbooks/disk.sh' });
+    const restarted = new GitSources({ db: env.store.db, box: env.app.context.secretBox, egress: new EgressPolicy([]), settings: { ...GIT_DEFAULTS, cacheDir: path.join(env.database.dataDir, 'git') } });
+    await restarted.forget(again.id);
+    expect(fs.existsSync(path.join(env.database.dataDir, 'git', `${again.id}.git`))).toBe(false);
   });
 
   it('keeps each tenant to its own repositories', async () => {

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { rootCertificates } from 'node:tls';
 import type { Kysely } from 'kysely';
 import type { GitSettings } from '../../config/config.js';
 import { SecretBoxError, type SecretBox } from '../../identity/secret-box.js';
 import type { Database, RepositoryRow } from '../../store/schema.js';
-import { openConnection, type Connection, type EgressGate } from './connection.js';
+import { gitEnv, openConnection, type Connection, type EgressGate } from './connection.js';
 import { labelOf, lastLine, remoteFailure, RunbookFetchError, type RepositoryLabel } from './errors.js';
 import { refProblem, runbookPathProblem } from './names.js';
+import { GitHost } from './host.js';
 import { findRepository, openRepositoryCredential } from './repository.js';
 import type { StoredCredential } from './schema.js';
 import { runGit, type GitRun } from './run.js';
@@ -69,22 +68,17 @@ export interface GitSourcesDeps {
 /** As an inline runbook's script (runbooks/schema.ts MAX_SCRIPT_LENGTH), in bytes. */
 export const MAX_RUNBOOK_BYTES = 256 * 1024;
 export const MAX_LISTED_FILES = 1000;
-const MIN_GIT = [2, 39] as const;
 // More than the paths of 1000 files take; a bigger tree is cut there, and the list says truncated.
 const MAX_LISTING_BYTES = 4 * 1024 * 1024;
 
+/** One read, test or listing of a repository: the server's connection, and the cache's commands without credentials. */
 interface Session {
   row: RepositoryRow;
   target: RepositoryLabel;
   connection: Connection;
   deadline: number;
-}
-
-interface Dirs {
-  cache: string;
-  home: string;
-  scratch: string;
-  caFile: string | undefined;
+  gitDir: string;
+  localEnv: Record<string, string>;
 }
 
 /**
@@ -97,10 +91,11 @@ interface Dirs {
 export class GitSources {
   /** Per repository, the tail of the fetches into its cache: one at a time, in this process. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  private gitChecked: Promise<void> | undefined;
-  private dirs: Promise<Dirs> | undefined;
+  private readonly host: GitHost;
 
-  constructor(private readonly deps: GitSourcesDeps) {}
+  constructor(private readonly deps: GitSourcesDeps) {
+    this.host = new GitHost(deps.settings);
+  }
 
   /** The runbook at the ref's commit now; throws RunbookFetchError with what to do. */
   async read(tenantId: string, source: RunbookSource): Promise<FetchedRunbook> {
@@ -143,26 +138,24 @@ export class GitSources {
 
   /** Drops a repository's cache: it was deleted, or now points elsewhere. */
   async forget(repositoryId: string): Promise<void> {
-    if (!this.dirs) return;
-    const { cache } = await this.dirs;
-    await this.serialised(repositoryId, () => fs.rm(path.join(cache, `${repositoryId}.git`), { recursive: true, force: true }));
+    const gitDir = await this.host.cacheOf(repositoryId);
+    if (gitDir) await this.serialised(repositoryId, () => fs.rm(gitDir, { recursive: true, force: true }));
   }
 
   private async session<T>(tenantId: string, repositoryId: string, work: (session: Session) => Promise<T>): Promise<T> {
     const row = await findRepository(this.deps.db, tenantId, repositoryId);
     if (!row) throw new RunbookFetchError('no_repository', `repository ${repositoryId} does not exist in this tenant (deleted?); point the rule at a repository of the tenant`);
-    await this.checkGit();
-    const dirs = await this.directories();
+    const dirs = await this.host.ready();
     const parsed = parseRepositoryUrl(row.url);
     if ('problem' in parsed) throw new RunbookFetchError('unreachable', `repository "${row.name}" has the URL ${row.url}, which ${parsed.problem}`);
     const target = labelFor(row, parsed.url);
     const deadline = Date.now() + this.deps.settings.timeoutSeconds * 1000;
     const connection = await openConnection(
       { ...target, parsed: parsed.url, credential: this.credentialOf(row), knownHosts: row.known_hosts },
-      { base: this.baseEnv(dirs), egress: this.deps.egress, scratchDir: dirs.scratch, caFile: dirs.caFile, connectTimeoutSeconds: this.deps.settings.timeoutSeconds },
+      { base: this.host.baseEnv(dirs), egress: this.deps.egress, scratchDir: dirs.scratch, caFile: dirs.caFile, connectTimeoutSeconds: this.deps.settings.timeoutSeconds },
     );
     try {
-      return await work({ row, target, connection, deadline });
+      return await work({ row, target, connection, deadline, gitDir: path.join(dirs.cache, `${row.id}.git`), localEnv: gitEnv(this.host.baseEnv(dirs), []) });
     } finally {
       await connection.close();
     }
@@ -198,15 +191,15 @@ export class GitSources {
 
   /** The commit in the cache, fetched (depth 1) only when it is not there yet; the commit read (the ref's, if the server moved it meanwhile). */
   private async ensureCommit(session: Session, resolved: ResolvedRef): Promise<string> {
-    const { cache } = await this.directories();
-    const gitDir = path.join(cache, `${session.row.id}.git`);
+    const { gitDir } = session;
     return this.serialised(session.row.id, async () => {
       const git = (args: string[]) => runGit(['--git-dir', gitDir, ...args], { env: session.connection.env, deadline: session.deadline });
       if (!(await exists(path.join(gitDir, 'HEAD')))) {
+        // No template: the bare repository gets no sample hooks (none would run: core.hooksPath is /dev/null).
         await fs.rm(gitDir, { recursive: true, force: true });
-        await this.checked(session, await runGit(['init', '--bare', '--quiet', '--template=', gitDir], { env: session.connection.env, deadline: session.deadline }), 'git init');
+        await this.checked(session, await runGit(['init', '--bare', '--quiet', '--template=', gitDir], { env: session.localEnv, deadline: session.deadline }), 'git init');
       }
-      if ((await git(['cat-file', '-e', `${resolved.commit}^{commit}`])).code === 0) return resolved.commit;
+      if ((await runGit(['--git-dir', gitDir, 'cat-file', '-e', `${resolved.commit}^{commit}`], { env: session.localEnv, deadline: session.deadline })).code === 0) return resolved.commit;
       const started = Date.now();
       const common = ['fetch', '--depth', '1', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet', session.connection.url];
       let fetched = await git([...common, resolved.commit]);
@@ -237,9 +230,7 @@ export class GitSources {
 
   /** A command on the cache alone (no server): fails as `unreachable` only if the cache is broken. */
   private async local(session: Session, args: string[], maxStdoutBytes?: number): Promise<GitRun> {
-    const { cache } = await this.directories();
-    const gitDir = path.join(cache, `${session.row.id}.git`);
-    const run = await runGit(['--git-dir', gitDir, ...args], { env: session.connection.env, deadline: session.deadline, maxStdoutBytes });
+    const run = await runGit(['--git-dir', session.gitDir, ...args], { env: session.localEnv, deadline: session.deadline, maxStdoutBytes });
     return run.cut ? run : this.checked(session, run, `git ${args[0]}`);
   }
 
@@ -268,59 +259,6 @@ export class GitSources {
       if (this.locks.get(repositoryId) === tail) this.locks.delete(repositoryId);
     });
     return mine;
-  }
-
-  /** git 2.39 or later, asked once; a node without git runs everything else and says so here. */
-  private checkGit(): Promise<void> {
-    this.gitChecked ??= (async () => {
-      let version = '';
-      try {
-        const run = await runGit(['--version'], { env: { PATH: this.deps.settings.path, LC_ALL: 'C' }, deadline: Date.now() + 10_000 });
-        version = run.stdout.toString('utf8').trim();
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-      const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
-      if (major < MIN_GIT[0] || (major === MIN_GIT[0] && minor < MIN_GIT[1])) {
-        const found = version ? `only ${version} is installed` : 'git is not installed (or not on its PATH)';
-        throw new RunbookFetchError('git_missing', `this pitcrew node cannot read runbooks from git repositories: ${found}; install git ${MIN_GIT.join('.')} or later (Debian: apt-get install git)`);
-      }
-    })();
-    // A failed check is asked again next time: git may be installed meanwhile.
-    this.gitChecked.catch(() => (this.gitChecked = undefined));
-    return this.gitChecked;
-  }
-
-  private directories(): Promise<Dirs> {
-    this.dirs ??= (async () => {
-      const cache = this.deps.settings.cacheDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'pitcrew-git-')));
-      const home = path.join(cache, 'home');
-      const scratch = path.join(cache, 'tmp');
-      for (const dir of [cache, home, scratch]) await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      let caFile: string | undefined;
-      if (this.deps.settings.caPem) {
-        // curl's CA file replaces its default bundle: the public CAs (Node's) go in beside the operator's.
-        caFile = path.join(cache, 'ca-bundle.pem');
-        await fs.writeFile(caFile, `${[...rootCertificates, this.deps.settings.caPem].join('\n')}\n`, { mode: 0o600 });
-      }
-      return { cache, home, scratch, caFile };
-    })();
-    this.dirs.catch(() => (this.dirs = undefined));
-    return this.dirs;
-  }
-
-  /** Nothing of the service's environment: a private HOME, no system or user git config, no prompts. */
-  private baseEnv(dirs: Dirs): Record<string, string> {
-    return {
-      PATH: this.deps.settings.path,
-      HOME: dirs.home,
-      LC_ALL: 'C',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_LITERAL_PATHSPECS: '1',
-      GIT_NO_REPLACE_OBJECTS: '1',
-    };
   }
 }
 

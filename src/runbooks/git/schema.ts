@@ -58,7 +58,7 @@ export const RepositoryView = Type.Object({
   lastTest: LastTest,
 });
 
-const Commit = Type.String({ pattern: '^[0-9a-f]{40}$', description: 'the commit the ref names at the server' });
+const Commit = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'the commit the ref names at the server' });
 
 export const RepositoryTestView = Type.Object({
   ok: Type.Boolean(),

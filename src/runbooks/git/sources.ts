@@ -16,7 +16,7 @@ import { isRegularFile, judgePath, parseTree, pathWithFolders } from './tree.js'
 import { parseRepositoryUrl, type RepositoryUrl } from './url.js';
 
 export { RunbookFetchError, type FetchProblem } from './errors.js';
-export { runbookPathProblem } from './names.js';
+export { refProblem, runbookPathProblem } from './names.js';
 export type { EgressGate } from './connection.js';
 
 /** A runbook in a repository, as a rule names it; `ref` defaults to the repository's. */
@@ -180,7 +180,8 @@ export class GitSources {
     const advertised = new Map<string, string>();
     for (const line of run.stdout.toString('utf8').split('\n')) {
       const [oid, name] = line.split('\t');
-      if (oid && name) advertised.set(name, oid);
+      // Object ids only (SHA-1 or SHA-256): they go on fetch's command line next.
+      if (oid && name && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(oid)) advertised.set(name, oid);
     }
     for (const name of names) {
       const commit = advertised.get(`${name}^{}`) ?? advertised.get(name);

@@ -12,7 +12,6 @@ import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { makeSshKey, startGitServers, type GitServers, type TestRepository } from './support/git-server.js';
 import { expectProblem } from './support/problems.js';
-import { freePort } from './support/process.js';
 
 /*
  * Issue 20, the repositories API (DESIGN.md §7 POST /api/v1/repositories, docs/runbooks.md#git-repositories):
@@ -37,7 +36,7 @@ describe.each(testDialects())('the repositories API on %s', (dialect) => {
   const replies: string[] = [];
 
   beforeAll(async () => {
-    servers = await startGitServers({ port: await freePort() });
+    servers = await startGitServers();
     ops = servers.repository('ops');
     head = ops.commit({ 'runbooks/disk.sh': 'df -h\n', 'runbooks/restart.sh': 'systemctl restart nginx\n', 'README.md': '# ops\n', 'link.sh': { symlink: 'runbooks/disk.sh' } });
     ops.tag('v2');

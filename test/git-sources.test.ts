@@ -44,7 +44,7 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
   const messages: string[] = [];
 
   beforeAll(async () => {
-    servers = await startGitServers({ port: await freePort() });
+    servers = await startGitServers();
     ops = servers.repository('ops');
     first = ops.commit({
       'runbooks/disk.sh': DISK,

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -204,7 +204,7 @@ export interface SshGitServer {
  * wrapper that serves git-upload-pack of a repository under `root` and nothing else: no shell, no
  * push, no forwarding.
  */
-export async function startSshGitServer(options: { root: string; deployKeyPublic: string; port: number }): Promise<SshGitServer> {
+export async function startSshGitServer(options: { root: string; deployKeyPublic: string }): Promise<SshGitServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-sshd-'));
   const user = os.userInfo().username;
   const hostKey = path.join(dir, 'host_ed25519');
@@ -225,8 +225,7 @@ export async function startSshGitServer(options: { root: string; deployKeyPublic
   ].join('\n'), { mode: 0o755 });
   fs.writeFileSync(path.join(dir, 'authorized_keys'), `command="${wrapper}",restrict ${options.deployKeyPublic.trim()}\n`, { mode: 0o600 });
   const config = path.join(dir, 'sshd_config');
-  fs.writeFileSync(config, [
-    `Port ${options.port}`,
+  const settings = [
     'ListenAddress 127.0.0.1',
     `HostKey ${hostKey}`,
     `PidFile ${path.join(dir, 'sshd.pid')}`,
@@ -242,33 +241,53 @@ export async function startSshGitServer(options: { root: string; deployKeyPublic
     'PermitUserEnvironment no',
     'LogLevel INFO',
     '',
-  ].join('\n'));
+  ];
   // The privilege separation directory sshd checks for when started as root.
   if (process.getuid?.() === 0) fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  const child: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Server listening on')) resolve();
+  let child: ChildProcess | undefined;
+  let port = 0;
+  // A free port can be taken by another process before sshd binds it: then another one.
+  for (let attempt = 1; !child; attempt++) {
+    port = await freeLoopbackPort();
+    fs.writeFileSync(config, [`Port ${port}`, ...settings].join('\n'));
+    const started = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let output = '';
+    const listening = await new Promise<boolean>((resolve, reject) => {
+      started.stderr!.on('data', (chunk) => {
+        output += chunk;
+        if (output.includes('Server listening on')) resolve(true);
+      });
+      started.once('exit', (code) => (attempt < 3 && output.includes('Address already in use') ? resolve(false) : reject(new Error(`sshd exited with ${code} before listening:\n${output}`))));
     });
-    child.once('exit', (code) => reject(new Error(`sshd exited with ${code} before listening:\n${output}`)));
-  });
+    if (listening) child = started;
+  }
+  const sshd = child;
   const publicKey = fs.readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
   return {
-    port: options.port,
-    url: (name) => `ssh://${user}@127.0.0.1:${options.port}/${name}.git`,
-    knownHosts: `[127.0.0.1]:${options.port} ${publicKey}`,
+    port,
+    url: (name) => `ssh://${user}@127.0.0.1:${port}/${name}.git`,
+    knownHosts: `[127.0.0.1]:${port} ${publicKey}`,
     commands: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),
     close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
+      if (sshd.exitCode === null) {
+        const exited = new Promise((resolve) => sshd.once('exit', resolve));
+        sshd.kill('SIGTERM');
         await exited;
       }
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** An SSH key pair made with ssh-keygen: the private key as a file holds it, the public line for authorized_keys. */
@@ -351,12 +370,12 @@ export interface GitServers {
   close(): Promise<void>;
 }
 
-export async function startGitServers(options: { port: number; token?: string }): Promise<GitServers> {
+export async function startGitServers(options: { token?: string } = {}): Promise<GitServers> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-git-root-'));
   const token = options.token ?? `ghp_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   const deployKey = makeSshKey();
   const served = await startHttpsGitServer({ root, token });
-  const ssh = await startSshGitServer({ root, deployKeyPublic: deployKey.publicKey, port: options.port });
+  const ssh = await startSshGitServer({ root, deployKeyPublic: deployKey.publicKey });
   const repositories: TestRepository[] = [];
   return {
     root, https: served, ssh, token, deployKey,

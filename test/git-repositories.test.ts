@@ -38,7 +38,7 @@ describe.each(testDialects())('the repositories API on %s', (dialect) => {
   beforeAll(async () => {
     servers = await startGitServers();
     ops = servers.repository('ops');
-    head = ops.commit({ 'runbooks/disk.sh': 'df -h\n', 'runbooks/restart.sh': 'systemctl restart nginx\n', 'README.md': '# ops\n', 'link.sh': { symlink: 'runbooks/disk.sh' } });
+    head = ops.commit({ 'runbooks/disk.sh': 'df -h\n', 'runbooks/restart.sh': 'systemctl restart nginx\n', 'README.md': '# ops\n', 'link.sh': { symlink: 'runbooks/disk.sh' }, 'vendor/lib': { gitlink: 'c0ffee'.padEnd(40, '0') } });
     ops.tag('v2');
     env = await startTestEnv(dialect, { git: { caPem: servers.https.caPem }, listen: true });
   });

@@ -58,6 +58,7 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
       'tool.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00]),
       'latin1.sh': Buffer.from('echo "caf\xe9"\n', 'latin1'),
       'bom.sh': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('echo bom\n')]),
+      'vendor/shared': { gitlink: 'c0ffee'.padEnd(40, '0') },
     });
     ops.tag('v1.0');
     env = await startTestEnv(dialect, { git: { caPem: servers.https.caPem, timeoutSeconds: 15 } });
@@ -144,6 +145,8 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     ['runbooks/disk.sh/x', 'path_missing', /runbooks\/disk\.sh is a file, not a folder/],
     ['runbooks', 'not_a_file', /^runbooks is a folder; give the path of the script file in it/],
     ['runbooks/lib', 'not_a_file', /is a folder/],
+    ['vendor/shared', 'not_a_file', /^vendor\/shared is a submodule \(another repository\), not a file/],
+    ['vendor/shared/run.sh', 'not_a_file', /^vendor\/shared\/run\.sh is inside vendor\/shared, which is a submodule \(another repository\); connect that repository instead/],
     ['link.sh', 'symlink', /^link\.sh is a symbolic link; pitcrew runs only regular files/],
     ['escape.sh', 'symlink', /is a symbolic link/],
     ['linked/disk.sh', 'symlink', /^linked\/disk\.sh goes through linked, which is a symbolic link/],

@@ -301,8 +301,8 @@ export function makeSshKey(type: 'ed25519' | 'ecdsa' = 'ed25519', passphrase = '
   }
 }
 
-/** A file to commit: text or bytes, or a symbolic link to `symlink`. */
-export type FileContent = string | Buffer | { symlink: string };
+/** A file to commit: text or bytes, a symbolic link to `symlink`, or a submodule at commit `gitlink`. */
+export type FileContent = string | Buffer | { symlink: string } | { gitlink: string };
 
 /**
  * A bare repository under a server's root (NAME.git) and a work tree that commits to it: what a
@@ -321,15 +321,19 @@ export class TestRepository {
 
   /** Writes the files (and removes those given as null), commits them and pushes main; the commit's id. */
   commit(files: Record<string, FileContent | null>, message = 'change runbooks'): string {
+    const gitlinks: string[] = [];
     for (const [file, content] of Object.entries(files)) {
       const target = path.join(this.work, file);
       fs.rmSync(target, { recursive: true, force: true });
       if (content === null) continue;
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      if (typeof content === 'object' && !Buffer.isBuffer(content)) fs.symlinkSync(content.symlink, target);
-      else fs.writeFileSync(target, content);
+      if (Buffer.isBuffer(content) || typeof content === 'string') fs.writeFileSync(target, content);
+      else if ('symlink' in content) fs.symlinkSync(content.symlink, target);
+      else gitlinks.push(`160000,${content.gitlink},${file}`);
     }
     this.git('add', '--all');
+    // A submodule's entry (mode 160000), as `git submodule add` leaves it, without fetching anything.
+    for (const gitlink of gitlinks) this.git('update-index', '--add', '--cacheinfo', gitlink);
     this.git('commit', '--quiet', '--allow-empty', '-m', message);
     this.git('push', '--quiet', this.bare, 'HEAD:refs/heads/main');
     return this.git('rev-parse', 'HEAD');

@@ -295,9 +295,9 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // one (bench/e2e.js), the throttling isolation one (bench/isolation.js) and the fleet one
 // (bench/fleet.js) as child processes once everything of the one before is stopped and removed,
 // so they never share the machine (the integration ingest one, bench/alerts.js, the cron one,
-// bench/cron.js, the cloud action one, bench/cloud.js, and the CLI Machine one, bench/cli.js, run
-// before the fleet one). BENCH_ONLY=ingest, e2e, isolation, alerts, cron, cloud, cli or fleet runs
-// one of them.
+// bench/cron.js, the cloud action one, bench/cloud.js, the CLI Machine one, bench/cli.js, and the
+// git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
+// isolation, alerts, cron, cloud, cli, git or fleet runs one of them.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -322,10 +322,13 @@ const runAlerts = () => runChildBench('alerts.js');
 const runCron = () => runChildBench('cron.js');
 const runCloud = () => runChildBench('cloud.js');
 const runCli = () => runChildBench('cli.js');
+const runGit = () => runChildBench('git-sources.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud or cli (or unset for all), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli or git (or unset for all), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'git') {
+  runGit().then((code) => process.exit(code));
 } else if (ONLY === 'cli') {
   runCli().then((code) => process.exit(code));
 } else if (ONLY === 'cloud') {
@@ -366,8 +369,10 @@ if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli
     log();
     const cli = await runCli();
     log();
+    const git = await runGit();
+    log();
     const fleet = await runFleet();
-    process.exit(Math.max(code, e2e, isolation, alerts, cron, cloud, cli, fleet));
+    process.exit(Math.max(code, e2e, isolation, alerts, cron, cloud, cli, git, fleet));
   };
 
   main().then(

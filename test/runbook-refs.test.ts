@@ -123,7 +123,7 @@ describe.each(testDialects())('rules running stored runbooks on %s', (dialect) =
     await refused({ runbookId: runbook.id, path: 'a.sh' }, '/body/action/runbook/path', /^path does not go with runbookId/);
     await refused({ script: 'true', version: 2 }, '/body/action/runbook/version', /^version does not go with script/);
     await refused({ notes: 'just notes' }, '/body/action/runbook', /^give the script to run \(script\), a stored runbook/);
-    await refused({ repositoryId: '0192f0c8-0000-7000-8000-000000000000' }, '/body/action/runbook/path', /^the path of the runbook's file in the repository/);
+    await refused({ repositoryId: '0192f0c8-0000-7000-8000-000000000000' }, '/body/action/runbook/path', /^is needed: the path of the runbook's file in the repository/);
     expect(await env.store.db.selectFrom('rules').select('id').where('runbook_id', '=', theirs.id).execute()).toEqual([]);
   });
 

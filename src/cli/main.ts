@@ -10,6 +10,7 @@ import { CREDENTIALS_USAGE, runCredentials } from './credentials.js';
 import { EXECUTIONS_USAGE, runExecutions } from './executions.js';
 import { runMigrate } from './migrate.js';
 import { RULES_USAGE, runRules } from './rules.js';
+import { REPOSITORIES_USAGE, runRepositories } from './repositories.js';
 import { RUNBOOKS_USAGE, runRunbooks } from './runbooks.js';
 import { runSchedules, SCHEDULES_USAGE } from './schedules.js';
 
@@ -30,6 +31,8 @@ commands:
   runbooks list|show|create|update|versions|diff|delete|library|install
                                    the runbook store: every save a version, diffs between them; the starter
                                    library to install from (npx pitcrew runbooks --help)
+  repositories list|show|create|test|files|delete
+                                   git repositories runbooks are read from, read-only (npx pitcrew repositories --help)
   schedules list|next|pause|resume  cron rules and their ticks, through the API (npx pitcrew schedules --help)
   credentials list|create|test|rotate|delete
                                    cloud credentials (sealed; secrets read from a file or stdin)
@@ -48,6 +51,7 @@ const API_COMMANDS: Record<string, { usage: string; run: ApiCommand }> = {
   schedules: { usage: SCHEDULES_USAGE, run: runSchedules },
   rules: { usage: RULES_USAGE, run: runRules },
   runbooks: { usage: RUNBOOKS_USAGE, run: runRunbooks },
+  repositories: { usage: REPOSITORIES_USAGE, run: runRepositories },
   executions: { usage: EXECUTIONS_USAGE, run: runExecutions },
   'escalation-contacts': { usage: CONTACTS_USAGE, run: runContacts },
 };

@@ -43,6 +43,7 @@ export async function runServer(config: Config): Promise<number> {
     azure: config.azure,
     gcp: config.gcp,
     cli: config.cli,
+    git: config.git,
     webhookBodyLimitBytes: config.webhookBodyLimitBytes,
     throttleDefaults: config.throttleDefaults,
     ingest: config.ingest,

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       retentionDays: undefined,
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
       cli: { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
+      git: { cacheDir: path.join(cwd, 'data/git'), caPem: undefined, timeoutSeconds: 30, path: '/usr/local/bin:/usr/bin:/bin' },
     });
   });
 
@@ -100,6 +101,9 @@ describe('loadConfig', () => {
       PITCREW_CLI_SCRATCH_DIR: '/var/tmp/pitcrew-cli',
       PITCREW_CLI_MAX_PER_TENANT: '2',
       PITCREW_CLI_MAX_OUTPUT_BYTES: '65536',
+      PITCREW_GIT_CACHE_DIR: '/var/cache/pitcrew-git',
+      PITCREW_GIT_TIMEOUT_SECONDS: '5',
+      PATH: '/opt/git/bin:/usr/bin:/bin',
     }, cwd);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -129,7 +133,22 @@ describe('loadConfig', () => {
       retentionDays: 90,
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
+      git: { cacheDir: '/var/cache/pitcrew-git', caPem: undefined, timeoutSeconds: 5, path: '/opt/git/bin:/usr/bin:/bin' },
     });
+  });
+
+  it('keeps the git cache in the data directory unless told, and reads the git CA file at start', async () => {
+    expect(loadConfig({ PITCREW_DATA_DIR: '/srv/data' }, cwd).git.cacheDir).toBe('/srv/data/git');
+    expect(() => loadConfig({ PITCREW_GIT_TIMEOUT_SECONDS: '0' }, cwd)).toThrow(/PITCREW_GIT_TIMEOUT_SECONDS must be a whole number from 1 to 3600/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-git-ca-'));
+    try {
+      const { cert } = await selfsigned.generate([{ name: 'commonName', value: 'git.internal' }], { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' });
+      fs.writeFileSync(path.join(dir, 'ca.pem'), cert);
+      expect(loadConfig({ PITCREW_GIT_CA_FILE: 'ca.pem' }, dir).git.caPem).toBe(cert.trim());
+      expect(() => loadConfig({ PITCREW_GIT_CA_FILE: 'missing.pem' }, dir)).toThrow(/PITCREW_GIT_CA_FILE=.*missing\.pem cannot be read/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes Azure endpoints over https only, and a CA file of certificates Node can read', async () => {

@@ -47,7 +47,23 @@ export interface Config {
   retentionDays: number | undefined;
   metrics: MetricsSettings;
   cli: CliMachineSettings;
+  git: GitSettings;
 }
+
+/** How runbooks are read from tenants' git repositories (docs/runbooks.md#git-repositories). */
+export interface GitSettings {
+  /** PITCREW_GIT_CACHE_DIR: the bare caches, one per repository (`$PITCREW_DATA_DIR/git`); undefined: a private temp directory. */
+  cacheDir: string | undefined;
+  /** PITCREW_GIT_CA_FILE, read at start: CA certificates HTTPS repositories are trusted with beside the public ones. */
+  caPem: string | undefined;
+  /** PITCREW_GIT_TIMEOUT_SECONDS: the longest one read of a repository may take; past it git's process group is killed. */
+  timeoutSeconds: number;
+  /** The PATH git and ssh are found on: the service's own. */
+  path: string;
+}
+
+/** The settings of a service built without configuration (tests, embedding): a temp cache. */
+export const GIT_DEFAULTS: GitSettings = { cacheDir: undefined, caPem: undefined, timeoutSeconds: 30, path: '/usr/local/bin:/usr/bin:/bin' };
 
 /** How the CLI Machine runs CLI runbooks (docs/cli-machine.md). */
 export interface CliMachineSettings {
@@ -197,6 +213,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     retentionDays: retentionDays(env),
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
     cli: cliMachine(env, cwd),
+    git: gitSettings(env, cwd),
+  };
+}
+
+function gitSettings(env: Env, cwd: string): GitSettings {
+  const caFile = env.PITCREW_GIT_CA_FILE ? path.resolve(cwd, env.PITCREW_GIT_CA_FILE) : undefined;
+  return {
+    cacheDir: path.resolve(cwd, env.PITCREW_GIT_CACHE_DIR || path.join(env.PITCREW_DATA_DIR ?? 'data', 'git')),
+    caPem: caFile ? certificates('PITCREW_GIT_CA_FILE', caFile) : undefined,
+    timeoutSeconds: integer(env, 'PITCREW_GIT_TIMEOUT_SECONDS', GIT_DEFAULTS.timeoutSeconds, 1, 3600),
+    path: env.PATH || GIT_DEFAULTS.path,
   };
 }
 

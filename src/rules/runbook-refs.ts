@@ -29,6 +29,7 @@ export async function resolveRunbook(tx: Tx, tenantId: string, action: Action): 
     return { ...action, runbook: followed(given.version, at.version) };
   }
   if (given.repositoryId !== undefined) {
+    await assertRepository(tx, tenantId, given.repositoryId);
     const { repositoryId, path, ref, interpreter } = given;
     return { ...action, runbook: { repositoryId, path, ...(ref === undefined ? {} : { ref }), ...(interpreter === undefined ? {} : { interpreter }) } };
   }
@@ -51,6 +52,15 @@ export function followed(pinned: number | undefined, version: RunbookVersionRow)
     ...(version.description === '' ? {} : { notes: version.description }),
     sha256: version.sha256,
   };
+}
+
+/** Only the tenant's own repositories can run (issue 20.3): another tenant's id is not there. */
+async function assertRepository(tx: Tx, tenantId: string, repositoryId: string): Promise<void> {
+  const found = await tx.selectFrom('repositories').select('id').where('id', '=', repositoryId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (found) return;
+  const path = '/body/action/runbook/repositoryId';
+  const message = `no repository ${repositoryId} in this tenant; connect one with POST /api/v1/repositories, or pick one from GET /api/v1/repositories`;
+  throw new PitcrewError('PITCREW_ERR_VALIDATION', `${path}: ${message}`, { fieldErrors: [{ path, message }] });
 }
 
 async function readRunbook(tx: Tx, tenantId: string, runbookId: string, version: number | undefined): Promise<RunbookAt> {
@@ -95,4 +105,9 @@ export function shownAction(action: Action): Action {
     return { ...action, runbook: mailed };
   }
   return { ...action, runbook: reference };
+}
+
+/** The tenant's rules that read their runbook from the repository. */
+export async function rulesUsingRepository(db: Tx, tenantId: string, repositoryId: string): Promise<Array<{ id: string; name: string }>> {
+  return db.selectFrom('rules').select(['id', 'name']).where('tenant_id', '=', tenantId).where('repository_id', '=', repositoryId).where('deleted_at', 'is', null).orderBy('name').execute();
 }

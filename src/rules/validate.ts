@@ -1,4 +1,5 @@
 import { alarmNameProblem } from './alarm-name.js';
+import { refProblem, runbookPathProblem } from '../runbooks/git/names.js';
 import { Cron } from 'croner';
 import type { FieldError } from '../errors/catalogue.js';
 import type { Action, RuleInput, Target } from './schema.js';
@@ -193,7 +194,12 @@ function runbookErrors(action: Action): FieldError[] {
   const errors: FieldError[] = Object.keys(runbook)
     .filter((field) => !fields.includes(field))
     .map((field) => ({ path: `${path}/${field}`, message: `${field} does not go with ${form.key}: the runbook is ${form.says}` }));
-  if (form.key === 'repositoryId' && runbook.path === undefined) errors.push({ path: `${path}/path`, message: "the path of the runbook's file in the repository, e.g. runbooks/restart-nginx.sh" });
+  if (form.key !== 'repositoryId') return errors;
+  // Nothing outside the repository can be named: the same checks the read makes (runbooks/git/names.ts).
+  const pathProblem = runbook.path === undefined ? "is needed: the path of the runbook's file in the repository, e.g. runbooks/restart-nginx.sh" : runbookPathProblem(runbook.path);
+  if (pathProblem) errors.push({ path: `${path}/path`, message: runbook.path === undefined ? pathProblem : `"${runbook.path}" ${pathProblem}` });
+  const badRef = runbook.ref === undefined ? undefined : refProblem(runbook.ref);
+  if (badRef) errors.push({ path: `${path}/ref`, message: `"${runbook.ref}" ${badRef}` });
   return errors;
 }
 

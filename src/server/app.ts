@@ -23,7 +23,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type NotifySettings } from '../config/config.js';
+import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type GitSettings, type NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -35,9 +35,12 @@ import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
 import { registerRunbookRoutes } from '../runbooks/routes.js';
-import { followRunbook, rulesUsingRunbook } from '../rules/runbook-refs.js';
+import { followRunbook, rulesUsingRepository, rulesUsingRunbook } from '../rules/runbook-refs.js';
 import type { RunbookLibrary } from '../runbooks/library/library.js';
 import { registerRunbookLibraryRoutes } from '../runbooks/library/routes.js';
+import { registerRepositoryRoutes } from '../runbooks/git/routes.js';
+import { GitSources, RunbookFetchError } from '../runbooks/git/sources.js';
+import { RunbookStage } from '../executions/runbook-stage.js';
 import { ENV_REFUSAL_TEXT, refusalForName } from '../ingress/env.js';
 import { CliRunner } from '../actions/cli/runner.js';
 import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/runner.js';
@@ -83,6 +86,8 @@ export interface AppDeps {
   gcp?: Partial<GcpEndpoints>;
   /** How the CLI Machine runs CLI runbooks (config PITCREW_CLI_*); the defaults of a service not run as root. */
   cli?: Partial<CliMachineSettings>;
+  /** How runbooks are read from git repositories (config PITCREW_GIT_*); a temp cache unless set. */
+  git?: Partial<GitSettings>;
   /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
   cloudPollMs?: number;
   webhookBodyLimitBytes: number;
@@ -152,6 +157,8 @@ export interface Services {
   secretBox: SecretBox;
   /** The agent file and where agents connect; listen() sets the endpoint once the HTTPS port is open. */
   agentOffer: AgentOffer;
+  /** Reads runbooks from tenants' git repositories (before each execution that names one). */
+  gitSources: GitSources;
 }
 
 export interface App {
@@ -175,8 +182,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
-  // Calls to services a tenant names (Keystone, Monasca, Nova), under the egress policy.
-  const toolFetch = policyFetch(new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks));
+  // Calls to services a tenant names (Keystone, Monasca, Nova, git servers), under the egress policy.
+  const egress = new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks);
+  const toolFetch = policyFetch(egress);
+  const gitSources = new GitSources({ db: deps.store.db, box: secretBox, egress, settings: { ...GIT_DEFAULTS, ...deps.git }, logger: deps.logger });
   const clouds: CloudProviders = {
     aws: lazyProvider(async () => new (await import('../actions/cloud/aws.js')).AwsEc2({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint, pollMs: deps.cloudPollMs })),
     openstack: lazyProvider(async () => new (await import('../actions/cloud/openstack.js')).NovaServers({ fetch: toolFetch, pollMs: deps.cloudPollMs })),
@@ -214,6 +223,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
     onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
   });
+  // Runs whose script is a file of a git repository: read fresh for each event before dispatch.
+  const runbookStage = new RunbookStage({
+    db: deps.store.db, ledger, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, onServiceWork: () => executor.wake(),
+    reader: { read: (tenantId, source) => gitSources.read(tenantId, source), isRefusal: (error) => error instanceof RunbookFetchError },
+  });
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
@@ -228,6 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     kinds,
     onNotifierWork: () => notifier.wake(),
     onServiceWork: () => executor.wake(),
+    onRunbookWork: () => runbookStage.wake(),
     onAfterCommitError: (error) => deps.logger.error({ err: error }, 'events stored, but telling agents or the notifier of them failed; the sweeper dispatches what is queued'),
   });
   const wakeups: Wakeups = new Wakeups(deps.store, {
@@ -262,6 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     directory: new KeyDirectory(deps.store.db, deps.throttleDefaults, (tenantId) => wakeups.publishTenantChanged(tenantId)),
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
+    gitSources,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -332,6 +348,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         db, clock, usedBy: (tenantId, id) => rulesUsingRunbook(db, tenantId, id), followers: followRunbook, envNameProblem: (name) => { const refusal = refusalForName(name); return refusal && ENV_REFUSAL_TEXT[refusal]; },
       });
       registerRunbookLibraryRoutes(scope as Api, { db, clock, library: deps.runbookLibrary });
+      registerRepositoryRoutes(scope as Api, { db, box: secretBox, sources: gitSources, usedBy: (tenantId, id) => rulesUsingRepository(db, tenantId, id), clock });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
@@ -358,6 +375,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await sweeper.start();
       notifier.start();
       executor.start();
+      runbookStage.start();
       scheduler.start();
     },
     close: async () => {
@@ -367,6 +385,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await metricsServer.close();
       await scheduler.stop();
       await writer.drain();
+      await runbookStage.stop();
       await executor.stop();
       await ledger.drain();
       await sweeper.stop();

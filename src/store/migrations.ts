@@ -19,6 +19,7 @@ import * as credentials from './migrations/0017_credentials.js';
 import * as hostInstances from './migrations/0018_host_instances.js';
 import * as runbooks from './migrations/0019_runbooks.js';
 import * as runbookRefs from './migrations/0020_runbook_refs.js';
+import * as repositories from './migrations/0021_repositories.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0018_host_instances': hostInstances,
   '0019_runbooks': runbooks,
   '0020_runbook_refs': runbookRefs,
+  '0021_repositories': repositories,
 };
 
 export interface MigrationReport {

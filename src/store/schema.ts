@@ -373,6 +373,24 @@ export interface RunbookVersionsTable {
   created_by: string | null;
 }
 
+/** A tenant's git repository runbooks are read from (migration 0021); the credential sealed. */
+export interface RepositoriesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  url: string;
+  ref: string;
+  auth: string; // 'none' | 'token' | 'ssh_key'
+  credential: string | null; // sealed JSON (runbooks/git/schema.ts StoredCredential)
+  known_hosts: string | null;
+  created_at: number;
+  updated_at: number;
+  last_test_at: number | null;
+  last_test_ok: number | null;
+  last_test_message: string | null;
+  last_test_commit: string | null;
+}
+
 /** Every alert an integration took (migration 0014). */
 export interface AlertsTable {
   id: string;
@@ -401,6 +419,7 @@ export interface Database {
   credentials: CredentialsTable;
   runbooks: RunbooksTable;
   runbook_versions: RunbookVersionsTable;
+  repositories: RepositoriesTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -434,6 +453,7 @@ export type NewExecutionRow = Insertable<ExecutionsTable>;
 export type CredentialRow = Selectable<CredentialsTable>;
 export type RunbookRow = Selectable<RunbooksTable>;
 export type RunbookVersionRow = Selectable<RunbookVersionsTable>;
+export type RepositoryRow = Selectable<RepositoriesTable>;
 export type EscalationRow = Selectable<EscalationsTable>;
 export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
 export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;

@@ -100,6 +100,8 @@ export interface TestEnvOptions {
   agentHelloTimeoutMs?: number;
   /** Action kinds beside the built-in ones, with their runners (a test's own kind). */
   extraKinds?: AppDeps['extraKinds'];
+  /** How runbooks are read from git repositories; the cache is in the test's data directory unless set. */
+  git?: AppDeps['git'];
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -156,6 +158,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     retentionDays: options.retentionDays,
     metricsToken: options.metricsToken,
     extraKinds: options.extraKinds,
+    git: { cacheDir: path.join(database.dataDir, 'git'), ...options.git },
   });
   await app.start();
   let listening: Listening | undefined;

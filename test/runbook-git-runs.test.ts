@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, scriptRule, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
@@ -34,7 +35,7 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
     servers = await startGitServers();
     ops = servers.repository('ops');
     firstCommit = ops.commit({ 'runbooks/fix.sh': FIX_V1, 'runbooks/link.sh': { symlink: 'fix.sh' }, 'runbooks/list.sh': '#!/bin/sh\necho buckets\n' });
-    env = await startTestEnv(dialect, { listen: true, git: { caPem: servers.https.caPem, timeoutSeconds: 15 } });
+    env = await startTestEnv(dialect, { listen: true, git: { caPem: servers.https.caPem, timeoutSeconds: 5 } });
     receiver = await startReceiver();
     await createChannel(env, { name: 'errors', type: 'slack', mode: 'errors', config: { webhookUrl: `${receiver.url}/hook` } });
     const made = await env.api('POST', '/api/v1/repositories', { name: 'ops', url: servers.https.url('ops'), ref: 'main', credential: { token: servers.token } });
@@ -88,6 +89,24 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
     const badRef = await waitState(env, await fire((await gitRule({ path: 'runbooks/fix.sh', ref: 'release-9' })).trigger.triggerId), 'failed');
     expect(badRef.reason).toMatch(/release-9/);
     expect(JSON.stringify([failed, symlink, badRef])).not.toContain(servers.token);
+  });
+
+  it('a run waits, shown as awaiting its runbook, while its server does not answer, then fails when the read times out', async () => {
+    // A server that takes the connection and never answers: git waits until its timeout.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const made = await env.api('POST', '/api/v1/repositories', { name: 'silent', url: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}/ops.git`, ref: 'main' });
+      expect(made.statusCode, made.body).toBe(201);
+      const rule = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { repositoryId: made.json().id, path: 'fix.sh' } }, target: { type: 'specific_host', hostname: HOST } }));
+      const id = await fire(rule.json().trigger.triggerId);
+      expect((await env.api('GET', `/api/v1/executions/${id}`)).json()).toMatchObject({ state: 'queued', awaitingRunbook: true, held: false, reason: 'waiting for its runbook to be read from its git repository' });
+      const failed = await waitState(env, id, 'failed');
+      expect(failed).toMatchObject({ awaitingRunbook: false, dispatchedAt: null });
+      expect(failed.reason).toMatch(/^could not read its runbook fix\.sh from its git repository, so nothing ran: .*silent/);
+    } finally {
+      silent.close();
+    }
   });
 
   it('refuses at save a path that could leave the repository, another tenant\'s repository, and keeps a repository a rule uses', async () => {

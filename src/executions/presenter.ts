@@ -44,6 +44,7 @@ export const ExecutionView = Type.Object({
   durationMs: Type.Union([Type.Integer(), Type.Null()]),
   cancelRequested: Type.Boolean(),
   held: Type.Boolean({ description: "queued but waiting for a slot of its fan-out's maxConcurrency" }),
+  awaitingRunbook: Type.Boolean({ description: 'queued but waiting for its runbook to be read from its git repository, before dispatch' }),
   lateResult: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'what the host reported after the execution had already ended (e.g. lost)' }),
   transitions: Type.Optional(Type.Array(Type.Object({ from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String() }))),
   artifacts: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }))),
@@ -87,7 +88,8 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     expiresAt: iso(row.expires_at)!,
     durationMs: row.started_at !== null && row.finished_at !== null ? row.finished_at - row.started_at : null,
     cancelRequested: row.cancel_requested_at !== null,
-    held: row.held === 1,
+    held: row.held === 1 && row.awaiting_runbook === 0,
+    awaitingRunbook: row.awaiting_runbook === 1,
     lateResult: row.late_result ? (JSON.parse(row.late_result) as Record<string, unknown>) : null,
   };
   if (details) {

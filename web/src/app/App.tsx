@@ -21,6 +21,11 @@ const IntegrationsPage = lazy(() => import('../integrations/IntegrationsPage'));
 const IntegrationPage = lazy(() => import('../integrations/IntegrationPage'));
 const CredentialsPage = lazy(() => import('../credentials/CredentialsPage'));
 const CredentialPage = lazy(() => import('../credentials/CredentialPage'));
+const RunbooksPage = lazy(() => import('../runbooks/RunbooksPage'));
+const RunbookPage = lazy(() => import('../runbooks/RunbookPage'));
+const RunbookFormPage = lazy(() => import('../runbooks/RunbookFormPage'));
+const RunbookVersionPage = lazy(() => import('../runbooks/RunbookVersionPage'));
+const RunbookDiffPage = lazy(() => import('../runbooks/RunbookDiffPage'));
 const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
 const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
 const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
@@ -44,6 +49,12 @@ export function App() {
             <Route path="rules/new" element={<RuleWizardPage />} />
             <Route path="rules/:id" element={<RulePage />} />
             <Route path="rules/:id/edit" element={<RuleWizardPage />} />
+            <Route path="runbooks" element={<RunbooksPage />} />
+            <Route path="runbooks/new" element={<RunbookFormPage />} />
+            <Route path="runbooks/:id" element={<RunbookPage />} />
+            <Route path="runbooks/:id/edit" element={<RunbookFormPage />} />
+            <Route path="runbooks/:id/versions/:version" element={<RunbookVersionPage />} />
+            <Route path="runbooks/:id/diff" element={<RunbookDiffPage />} />
             <Route path="executions" element={<ExecutionsPage />} />
             <Route path="executions/:id" element={<ExecutionPage />} />
             <Route path="channels" element={<ChannelsPage />} />

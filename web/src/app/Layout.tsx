@@ -10,6 +10,7 @@ import { ShortcutsHelp } from './ShortcutsHelp';
 
 const NAV = [
   { to: '/rules', label: 'Rules', key: 'g r' },
+  { to: '/runbooks', label: 'Runbooks', key: 'g b' },
   { to: '/executions', label: 'Executions', key: 'g e' },
   { to: '/escalations', label: 'Escalations', key: 'g x' },
   { to: '/hosts', label: 'Hosts', key: 'g h' },

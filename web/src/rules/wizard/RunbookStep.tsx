@@ -1,12 +1,9 @@
-import { lazy, Suspense, type ComponentProps } from 'react';
 import type { Flavour, Interpreter } from '../../api/types';
 import { Field } from '../../ui/Field';
 import { INTERPRETER_LABELS } from '../describe';
 import { CliCredentialsField } from './CliCredentialsField';
+import { ScriptEditor } from './ScriptEditor';
 import type { StepProps } from './step';
-
-// CodeMirror is the largest part of the UI: it loads with this step only.
-const CodeEditor = lazy(() => import('./CodeEditor'));
 
 const FLAVOURS: Array<{ value: Flavour; title: string; text: string }> = [
   { value: 'autofix', title: 'Autofix', text: 'Changes the host to fix the problem: restart, clean up, scale.' },
@@ -44,7 +41,7 @@ export function RunbookStep(props: StepProps) {
           </>
         }
       >
-        <EditorWithFallback value={form.script} onChange={(script) => update({ script })} interpreter={form.interpreter} />
+        <ScriptEditor value={form.script} onChange={(script) => update({ script })} interpreter={form.interpreter} />
       </Field>
       <Field label="Notes for people (optional)" error={errors.notes} hint="What the runbook does and when a human should step in.">
         <textarea rows={3} value={form.notes} onChange={(event) => update({ notes: event.target.value })} />
@@ -67,13 +64,5 @@ function FlavourField({ form, update }: StepProps) {
         </label>
       ))}
     </fieldset>
-  );
-}
-
-function EditorWithFallback(props: ComponentProps<typeof CodeEditor>) {
-  return (
-    <Suspense fallback={<div className="code-editor code-editor-loading">Loading the editor…</div>}>
-      <CodeEditor {...props} />
-    </Suspense>
   );
 }

@@ -1,0 +1,57 @@
+import { Link, useLocation, useParams } from 'react-router';
+import type { RunbookView } from '../api/runbook-types';
+import { PageHeader } from '../ui/PageHeader';
+import { Loadable } from '../ui/states';
+import { DeleteRunbook } from './DeleteRunbook';
+import { useRunbook } from './queries';
+import { RunbookContent } from './RunbookContent';
+import { RunbookVersions } from './RunbookVersions';
+
+/** What the form's save said, carried to the page it opens. */
+export interface SavedState {
+  saved: { version: number; created: boolean };
+}
+
+/** A runbook at its latest version, and its history. */
+export default function RunbookPage() {
+  const { id = '' } = useParams();
+  const runbook = useRunbook(id);
+  return <Loadable query={runbook} what="the runbook">{(data) => <RunbookDetail key={data.id} runbook={data} />}</Loadable>;
+}
+
+function RunbookDetail({ runbook }: { runbook: RunbookView }) {
+  const saved = (useLocation().state as SavedState | null)?.saved;
+  return (
+    <>
+      <PageHeader
+        title={runbook.name}
+        subtitle={
+          <>
+            <Link to="/runbooks">Runbooks</Link> · version {runbook.version}, the latest
+          </>
+        }
+        actions={
+          <>
+            <Link to={`/runbooks/${runbook.id}/edit`} className="button">
+              Edit
+            </Link>
+            <DeleteRunbook runbook={runbook} />
+          </>
+        }
+      />
+      {saved ? <SaveOutcome saved={saved} /> : null}
+      <RunbookContent content={{ ...runbook, savedAt: runbook.updatedAt }} />
+      <RunbookVersions runbook={runbook} />
+    </>
+  );
+}
+
+function SaveOutcome({ saved }: SavedState) {
+  return (
+    <p className="banner banner-info" role="status" data-save-outcome>
+      {saved.created
+        ? `Version ${saved.version} saved.`
+        : `Nothing changed: what you saved is version ${saved.version} as it stands, so no version was made.`}
+    </p>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { messageOf } from '../api/problem';
 import type { ApiKey, IssuedApiKey } from '../api/types';
-import { RadioChoices } from '../channels/form/RadioChoices';
+import { RadioChoices } from '../ui/RadioChoices';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';

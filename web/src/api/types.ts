@@ -14,11 +14,36 @@ export type InfrastructureType = 'On_Premise' | 'CLOUD_EC2' | 'CLOUD_AZURE' | 'C
 export type Interpreter = 'sh' | 'bash' | 'python' | 'pwsh';
 export type Flavour = 'autofix' | 'diagnostics';
 
-export interface Runbook {
+/** A runbook written into the rule. */
+export interface InlineRunbook {
   script: string;
   interpreter?: Interpreter;
   notes?: string;
+  /** Shown by the service, ignored when sent. */
+  sha256?: string;
 }
+
+/** A stored runbook (docs/runbooks.md): no version follows the latest, a version pins it. The rule's view adds what it resolves to now. */
+export interface StoredRunbookRef {
+  runbookId: string;
+  version?: number;
+  name?: string;
+  /** The version a run would take now: the pinned one, or the latest. */
+  resolvedVersion?: number;
+  interpreter?: Interpreter;
+  sha256?: string;
+}
+
+/** A file in one of the tenant's git repositories, fetched before each run; no ref: the repository's own. */
+export interface RepositoryRunbookRef {
+  repositoryId: string;
+  path: string;
+  ref?: string;
+  interpreter?: Interpreter;
+}
+
+/** The runbook of a script or CLI action: written into the rule, stored in pitcrew, or a file in a repository. */
+export type Runbook = InlineRunbook | StoredRunbookRef | RepositoryRunbookRef;
 
 export type Action =
   | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
@@ -197,8 +222,26 @@ export interface Execution {
   cancelRequested: boolean;
   /** Queued, waiting for a slot of its fan-out's maxConcurrency. */
   held: boolean;
+  /** The script that ran (or runs); null while a repository's file is still being fetched. */
+  script?: string | null;
+  /** Where the script came from; null for kinds that run no script. */
+  runbook?: ExecutionRunbook | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
   artifacts?: Array<{ id: string; name: string; size: number }>;
+}
+
+/** Which runbook an execution ran: a stored runbook's version, a repository's file at a commit, or the script written in the rule (sha256 only). */
+export interface ExecutionRunbook {
+  runbookId?: string;
+  version?: number;
+  name?: string;
+  repositoryId?: string;
+  repositoryName?: string;
+  path?: string;
+  ref?: string;
+  commit?: string;
+  /** What the agent checked before it ran the script; absent until a repository's file is read. */
+  sha256?: string;
 }
 
 export interface Host {

@@ -12,6 +12,7 @@ import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useNow } from '../ui/useNow';
 import { downloadArtifact } from './download';
+import { ExecutionRunbook } from './ExecutionRunbook';
 import { ExecutionWhere } from './ExecutionWhere';
 import { runTime } from './ExecutionsTable';
 import { OutputPane } from './OutputPane';
@@ -78,6 +79,7 @@ function ExecutionDetail({ execution }: { execution: Execution }) {
           <OutputPane title="stderr" text={stderr} truncated={execution.stderrTruncated} live={active && live.following} emptyText="waiting for output…" />
         ) : null}
       </div>
+      <ExecutionRunbook execution={execution} />
       <div className="columns">
         <Artifacts execution={execution} />
         <Transitions execution={execution} />

@@ -3,11 +3,11 @@ import type { CloudAction, Rule } from '../api/types';
 import { useCredentials } from '../credentials/queries';
 import { Definitions, optionalRow, type Definition } from '../ui/Definitions';
 import { seconds } from '../ui/format';
+import { RuleRunbook } from './RuleRunbook';
 import { describeAction, describeCloudAction, describeCloudWait, describeFanOut, describeFlapping, describeLimit, describeTarget, limitUnitOf, describeTrigger, INFRASTRUCTURE_LABELS } from './describe';
 
 export function RuleSettings({ rule }: { rule: Rule }) {
   const { action } = rule;
-  const runbook = 'runbook' in action ? action.runbook : undefined;
   const rows: Definition[] = [
     ['Trigger', describeTrigger(rule.trigger)],
     ...(action.type === 'cloud'
@@ -23,15 +23,7 @@ export function RuleSettings({ rule }: { rule: Rule }) {
     <section className="panel">
       <h2>Settings</h2>
       <Definitions items={rows} />
-      {runbook ? (
-        <>
-          <h3>
-            Runbook <span className="muted">{'interpreter' in runbook ? (runbook.interpreter ?? 'sh') : ''}</span>
-          </h3>
-          {runbook.script ? <pre className="runbook">{runbook.script}</pre> : null}
-          {runbook.notes ? <p className="runbook-notes">{runbook.notes}</p> : null}
-        </>
-      ) : null}
+      <RuleRunbook action={action} />
     </section>
   );
 }

@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import type { RunbookVersionView } from '../api/runbook-types';
 import { INTERPRETER_LABELS } from '../rules/describe';
 import { CodeBlock } from '../ui/CodeBlock';
@@ -10,7 +9,7 @@ import { Markdown } from './Markdown';
 type Content = Pick<RunbookVersionView, 'version' | 'description' | 'interpreter' | 'script' | 'env' | 'sha256'> & { savedAt: string };
 
 /** One version of a runbook as people read it: its notes, what runs, and how to tell it apart. `more` adds rows (who uses it). */
-export function RunbookContent({ content, more = [], aside }: { content: Content; more?: Definition[]; aside?: ReactNode }) {
+export function RunbookContent({ content, more = [] }: { content: Content; more?: Definition[] }) {
   return (
     <>
       <div className="columns">
@@ -29,7 +28,6 @@ export function RunbookContent({ content, more = [], aside }: { content: Content
               ...more,
             ]}
           />
-          {aside}
         </section>
       </div>
       <section className="panel">

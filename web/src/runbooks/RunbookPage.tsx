@@ -6,6 +6,7 @@ import { DeleteRunbook } from './DeleteRunbook';
 import { useRunbook } from './queries';
 import { RunbookContent } from './RunbookContent';
 import { RunbookVersions } from './RunbookVersions';
+import { UsedBy } from './UsedBy';
 
 /** What the form's save said, carried to the page it opens. */
 export interface SavedState {
@@ -40,7 +41,7 @@ function RunbookDetail({ runbook }: { runbook: RunbookView }) {
         }
       />
       {saved ? <SaveOutcome saved={saved} /> : null}
-      <RunbookContent content={{ ...runbook, savedAt: runbook.updatedAt }} />
+      <RunbookContent content={{ ...runbook, savedAt: runbook.updatedAt }} more={[['Used by', <UsedBy runbookId={runbook.id} />]]} />
       <RunbookVersions runbook={runbook} />
     </>
   );

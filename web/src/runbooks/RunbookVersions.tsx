@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { RunbookView } from '../api/runbook-types';
 import { INTERPRETER_LABELS } from '../rules/describe';
+import { Field } from '../ui/Field';
 import { LoadMore } from '../ui/LoadMore';
 import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
@@ -92,8 +93,7 @@ function CompareVersions({ runbook }: { runbook: Pick<RunbookView, 'id' | 'versi
 
 export function VersionSelect({ label, value, latest, onChange }: { label: string; value: number; latest: number; onChange: (version: number) => void }) {
   return (
-    <label className="field">
-      <span className="field-label">{label}</span>
+    <Field label={label}>
       <select value={value} onChange={(event) => onChange(Number(event.target.value))}>
         {Array.from({ length: latest }, (_, i) => latest - i).map((version) => (
           <option key={version} value={version}>
@@ -101,6 +101,6 @@ export function VersionSelect({ label, value, latest, onChange }: { label: strin
           </option>
         ))}
       </select>
-    </label>
+    </Field>
   );
 }

@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { RunbookDiff, RunbookInput, RunbookSaved, RunbookSummary, RunbookVersionSummary, RunbookVersionView, RunbookView } from '../api/runbook-types';
-import type { Page } from '../api/types';
+import type { Page, Rule } from '../api/types';
 import { useLivePages } from '../api/useLivePages';
 
 // Runbooks change when people save them, not on their own: the list looks again now and then only.
@@ -72,5 +72,25 @@ export function useDeleteRunbook() {
       queryClient.removeQueries({ queryKey: ['runbooks', 'one', id] });
       return queryClient.invalidateQueries({ queryKey: ['runbooks', 'list'] });
     },
+  });
+}
+
+/** Every runbook of the tenant by name (the first 1000), for pickers; `enabled` false asks nothing. */
+export function useRunbookChoices(enabled = true) {
+  return useQuery({
+    queryKey: ['runbooks', 'list', 'choices'],
+    queryFn: async ({ signal }) => (await api<Page<RunbookSummary>>('/runbooks', { query: { limit: 1000 }, signal })).items.sort((a, b) => a.name.localeCompare(b.name)),
+    enabled,
+  });
+}
+
+/** The tenant's rules that run the runbook (the service refuses to delete it while there are any). */
+export function useRulesUsingRunbook(runbookId: string) {
+  return useQuery({
+    queryKey: ['rules', 'using-runbook', runbookId],
+    queryFn: async ({ signal }) =>
+      (await api<Page<Rule>>('/rules', { query: { limit: 1000 }, signal })).items.filter(
+        (rule) => (rule.action.type === 'script' || rule.action.type === 'cli') && 'runbookId' in rule.action.runbook && rule.action.runbook.runbookId === runbookId,
+      ),
   });
 }

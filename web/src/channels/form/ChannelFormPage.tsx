@@ -11,7 +11,7 @@ import { ChatFields } from './ChatFields';
 import { EmailFields } from './EmailFields';
 import type { FieldsProps } from './fields';
 import { channelErrorsFrom, checkChannelForm, emptyChannelForm, formFromChannel, NO_SECRETS, storedSecrets, toChannelInput, toChannelPatch, type ChannelErrors, type ChannelField, type ChannelForm } from './form';
-import { RadioChoices } from './RadioChoices';
+import { RadioChoices } from '../../ui/RadioChoices';
 import { RuleFilterPicker } from './RuleFilterPicker';
 import { WebhookFields } from './WebhookFields';
 

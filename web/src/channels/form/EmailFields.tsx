@@ -1,6 +1,6 @@
 import { Field } from '../../ui/Field';
 import type { FieldsProps } from './fields';
-import { RadioChoices } from './RadioChoices';
+import { RadioChoices } from '../../ui/RadioChoices';
 import { SecretInput } from './SecretInput';
 
 // The usual ports: a port still at the other mode's default follows the mode.

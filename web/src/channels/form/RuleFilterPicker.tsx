@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useRuleNames } from '../../rules/queries';
 import { ErrorBanner, Loading } from '../../ui/states';
 import type { FieldsProps } from './fields';
-import { RadioChoices } from './RadioChoices';
+import { RadioChoices } from '../../ui/RadioChoices';
 
 // With more rules than this, a filter box helps find the one to tick.
 const FILTER_FROM = 8;

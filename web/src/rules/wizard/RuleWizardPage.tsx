@@ -4,12 +4,14 @@ import { problemAtFields } from '../../api/problem';
 import type { Rule } from '../../api/types';
 import { PageHeader } from '../../ui/PageHeader';
 import { EmptyState, Loadable } from '../../ui/states';
+import { useCreateRunbook } from '../../runbooks/queries';
 import { useCreateRule, useReplaceRule, useRule } from '../queries';
 import { FlappingStep } from './FlappingStep';
 import { CloudActionStep } from './CloudActionStep';
 import { emptyForm, formFieldOf, formFromRule, STEPS, stepErrors, stepOf, stepTitle, toRuleInput, type FormErrors, type FormField, type RuleForm, type StepId } from './form';
 import { LimitStep } from './LimitStep';
 import { ReviewStep } from './ReviewStep';
+import { newRunbookFieldOf, newRunbookInput } from './runbook-form';
 import { RunbookStep } from './RunbookStep';
 import type { StepProps } from './step';
 import { TargetStep } from './TargetStep';
@@ -57,12 +59,14 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
   const navigate = useNavigate();
   const create = useCreateRule();
   const replace = useReplaceRule();
-  const saving = create.isPending || replace.isPending;
+  const createRunbook = useCreateRunbook();
+  const saving = create.isPending || replace.isPending || createRunbook.isPending;
   const [form, setForm] = useState(initial);
   const [index, setIndex] = useState(0);
   const [reached, setReached] = useState(rule ? STEPS.length - 1 : 0);
   const [errors, setErrors] = useState<FormErrors>({});
   const [banner, setBanner] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const body = useRef<HTMLFormElement>(null);
   const step = STEPS[index]!;
@@ -111,15 +115,36 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
     const found = Object.assign({}, ...STEPS.map((s) => stepErrors(s.id, form))) as FormErrors;
     if (Object.keys(found).length > 0) return showErrors(found);
     setBanner(null);
-    const input = toRuleInput(form);
+    if (form.actionType !== 'cloud' && form.runbookSource === 'new') return storeRunbookThenRule();
+    saveRule(form);
+  };
+
+  const showProblem = (error: unknown, fieldOf: (path: string) => FormField | undefined) => {
+    const { errors: placed, banner } = problemAtFields(error, fieldOf);
+    if (Object.keys(placed).length > 0) showErrors(placed);
+    setBanner(banner);
+  };
+
+  const saveRule = (saving: RuleForm) => {
+    const input = toRuleInput(saving);
     const onSuccess = (saved: Rule | undefined) => void navigate(`/rules/${saved?.id ?? rule?.id}`);
-    const onError = (error: unknown) => {
-      const { errors: placed, banner } = problemAtFields(error, (path) => formFieldOf(path, form.actionType));
-      if (Object.keys(placed).length > 0) showErrors(placed);
-      setBanner(banner);
-    };
+    const onError = (error: unknown) => showProblem(error, (path) => formFieldOf(path, saving.actionType, saving.runbookSource));
     if (rule) replace.mutate({ id: rule.id, input }, { onSuccess, onError });
     else create.mutate(input, { onSuccess, onError });
+  };
+
+  // "Save what I write as a new runbook": stored first, then the rule refers to it. The form then
+  // holds the stored runbook, so a rule the service refuses is saved again without a second runbook.
+  const storeRunbookThenRule = () => {
+    createRunbook.mutate(newRunbookInput(form), {
+      onSuccess: (stored) => {
+        const next: RuleForm = { ...form, runbookSource: 'stored', runbookId: stored.id, runbookVersion: String(stored.version) };
+        setForm(next);
+        setNotice(`Runbook “${stored.name}” stored as version ${stored.version}; the rule runs it.`);
+        saveRule(next);
+      },
+      onError: (error) => showProblem(error, newRunbookFieldOf),
+    });
   };
 
   const submit = (event: FormEvent) => {
@@ -164,6 +189,11 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
           ))}
         </ol>
         <form className="wizard-body" ref={body} onSubmit={submit} onKeyDownCapture={onKeyDownCapture} noValidate>
+          {notice ? (
+            <p className="banner banner-info" role="status">
+              {notice}
+            </p>
+          ) : null}
           {banner ? (
             <p className="banner banner-error" role="alert">
               {banner}

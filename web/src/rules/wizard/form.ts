@@ -3,9 +3,10 @@ import { providerOfInfrastructure } from '../../credentials/providers';
 import { toNumber, wholeNumberError } from '../../ui/numbers';
 import { browserTimeZone } from '../schedule';
 import { CLOUD_BODY_FIELDS, cloudFieldsOf, cloudStepErrors, emptyCloudFields, toCloudAction, type CloudFields } from './cloud-form';
+import { emptyRunbookSourceFields, RUNBOOK_BODY_FIELDS, runbookFieldsOf, runbookSourceErrors, toRunbook, type RunbookSource, type RunbookSourceFields } from './runbook-form';
 
 /** What the wizard edits: text for numbers, so a half-typed value is never silently changed. */
-export interface RuleForm extends CloudFields {
+export interface RuleForm extends CloudFields, RunbookSourceFields {
   name: string;
   enabled: boolean;
   /** The trigger sent as is for a webhook or an alert; a cron trigger is only its type here, its fields are below. */
@@ -55,7 +56,10 @@ export const STEPS = [
   {
     id: 'action',
     title: 'Runbook',
-    fields: ['flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds', 'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'instanceTags', 'instancesAtOnce', 'failedInstances', 'confirmTerminate'],
+    fields: [
+      'flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds',
+      'runbookSource', 'runbookId', 'runbookPin', 'runbookVersion', 'newRunbookName', 'repositoryId', 'repositoryPath', 'repositoryRef',
+      'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'instanceTags', 'instancesAtOnce', 'failedInstances', 'confirmTerminate'],
   },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
@@ -113,6 +117,7 @@ export function emptyForm(): RuleForm {
     limitWindowSeconds: '3600',
     onLimit: 'escalate',
     ...emptyCloudFields(),
+    ...emptyRunbookSourceFields(),
   };
 }
 
@@ -153,9 +158,7 @@ function scriptFieldsOf(action: Extract<Rule['action'], { type: 'script' }>): Pa
   return {
     actionType: 'script',
     flavour: action.flavour,
-    interpreter: action.runbook.interpreter ?? 'sh',
-    script: action.runbook.script,
-    notes: action.runbook.notes ?? '',
+    ...runbookFieldsOf(action.runbook),
     timeoutSeconds: String(action.timeoutSeconds ?? 300),
   };
 }
@@ -163,9 +166,7 @@ function scriptFieldsOf(action: Extract<Rule['action'], { type: 'script' }>): Pa
 function cliFieldsOf(action: Extract<Rule['action'], { type: 'cli' }>): Partial<RuleForm> {
   return {
     actionType: 'cli',
-    interpreter: action.runbook.interpreter ?? 'sh',
-    script: action.runbook.script,
-    notes: action.runbook.notes ?? '',
+    ...runbookFieldsOf(action.runbook),
     credentialIds: action.credentialIds ?? [],
     timeoutSeconds: String(action.timeoutSeconds ?? 300),
   };
@@ -219,7 +220,7 @@ function toTrigger(form: RuleForm): RuleInput['trigger'] {
 
 function toAction(form: RuleForm): RuleInput['action'] {
   if (form.actionType === 'cloud') return toCloudAction(form);
-  const runbook = { script: form.script, interpreter: form.interpreter, ...(form.notes.trim() ? { notes: form.notes } : {}) };
+  const runbook = toRunbook(form);
   if (form.actionType === 'cli') {
     return { type: 'cli', runbook, ...(form.credentialIds.length > 0 ? { credentialIds: form.credentialIds } : {}), timeoutSeconds: toNumber(form.timeoutSeconds) };
   }
@@ -278,6 +279,7 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/target/, 'targetType'],
   [/^\/body\/action\/credentialIds/, 'credentialIds'],
   ...CLOUD_BODY_FIELDS,
+  ...RUNBOOK_BODY_FIELDS,
   [/^\/body\/action\/flavour/, 'flavour'],
   [/^\/body\/action\/runbook\/interpreter/, 'interpreter'],
   [/^\/body\/action\/runbook\/notes/, 'notes'],
@@ -288,10 +290,16 @@ const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/actionLimit/, 'onLimit'],
 ];
 
-/** The wizard's field that a service error's JSON pointer into the body names, if any; what else is wrong with a cloud action goes to its operation. */
-export function formFieldOf(path: string, actionType: RuleForm['actionType'] = 'script'): FormField | undefined {
+/**
+ * The wizard's field that a service error's JSON pointer into the body names, if any; what else is
+ * wrong with a cloud action goes to its operation, with a stored runbook to the runbook picked, with
+ * a repository's file to its path.
+ */
+export function formFieldOf(path: string, actionType: RuleForm['actionType'] = 'script', runbookSource: RunbookSource = 'inline'): FormField | undefined {
   const field = BODY_FIELDS.find(([pattern]) => pattern.test(path))?.[1];
-  return field === 'script' && actionType === 'cloud' ? 'operation' : field;
+  if (field !== 'script') return field;
+  if (actionType === 'cloud') return 'operation';
+  return runbookSource === 'stored' ? 'runbookId' : runbookSource === 'git' ? 'repositoryPath' : field;
 }
 
 export function stepOf(field: FormField): StepId {
@@ -340,7 +348,7 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       break;
     case 'action':
       if (form.actionType === 'cloud') return cloudStepErrors(form);
-      set('script', form.script.trim() ? undefined : 'write the script to run');
+      Object.assign(errors, runbookSourceErrors(form));
       set('timeoutSeconds', wholeNumberError(form.timeoutSeconds, 1, 86_400));
       break;
     case 'limit':

@@ -6,7 +6,7 @@ import { uiSession } from '../support/ui-session.js';
 // Issue 20, point 6, in Chromium against a real server: write a runbook (refused saves shown at
 // their fields), read it (notes rendered from Markdown with nothing in them able to run, the script,
 // its SHA-256), save versions ("version N saved", "nothing changed"), read an older version, compare
-// any two, find runbooks by name page by page, and delete one.
+// any two, find runbooks by name page by page, install one of the starter library, and delete one.
 const FIRST_SCRIPT = '#!/bin/sh\nset -e\ndf -h /\nrm -rf /tmp/cache/*\necho done\n';
 const SECOND_SCRIPT = '#!/bin/bash\nset -eu\ndf -h /\nfind /tmp/cache -mtime +7 -delete\necho done\n';
 const NOTES = [
@@ -157,7 +157,7 @@ describe('runbooks in the web UI', () => {
 
     await page.keyboard.press('/');
     await page.keyboard.type('BATCH-0');
-    await expect.poll(() => page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-runbook')))).toEqual(
+    await expect.poll(() => page.locator('tr[data-runbook]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-runbook')))).toEqual(
       ['01', '02', '03', '04', '05', '06', '07', '08', '09'].map((n) => `batch-${n}`),
     );
     expect(new URL(page.url()).searchParams.get('q')).toBe('BATCH-0');
@@ -166,6 +166,34 @@ describe('runbooks in the web UI', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => page.locator('.list-summary').innerText()).toBe('57 runbooks');
     expect(new URL(page.url()).search).toBe('');
+  });
+
+  it('installs a starter runbook as a copy of its own, with a taken name refused at its field', async () => {
+    const { page, env, base } = ui;
+    const library = (await env.api('GET', '/api/v1/runbook-library')).json().items as Array<{ slug: string; name: string; sha256: string }>;
+    const disk = library.find((item) => item.slug === 'disk-cleanup')!;
+    await signInAs(page, base, env.tenant.token, '/runbooks');
+    const panel = page.getByRole('region', { name: 'Starter library' });
+    await expect.poll(() => panel.locator('[data-library]').evaluateAll((items) => items.map((item) => item.getAttribute('data-library')))).toEqual(library.map((item) => item.slug));
+    const entry = panel.locator('[data-library="disk-cleanup"]');
+    await entry.getByText('Read the notes').click();
+    await expect.poll(() => entry.locator('[data-markdown] h1').innerText()).toBe('Disk cleanup');
+
+    // "disk cleanup" is the name of this test's own runbook: the service's words at the field.
+    const form = entry.getByRole('form', { name: 'install disk cleanup' });
+    expect(await form.getByLabel('Install as').inputValue()).toBe('disk cleanup');
+    await form.getByRole('button', { name: 'Install' }).click();
+    const taken = await runbookNamed('disk cleanup');
+    await expect.poll(() => form.locator('.field-error').innerText()).toBe(`already the name of runbook ${taken!.id}; choose another`);
+
+    await form.getByLabel('Install as').fill('disk cleanup (starter)');
+    await form.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { name: 'disk cleanup (starter)' }).waitFor();
+    await expect.poll(() => page.locator('[data-save-outcome]').innerText()).toBe('Installed from the starter library as version 1: this copy is yours to edit.');
+    expect(await page.locator('[data-sha256]').innerText()).toBe(disk.sha256);
+    await expect.poll(() => page.locator('.settings').innerText()).toMatch(/Expects\s+\$CleanupPaths\s*\$CleanupPatterns\s*\$OlderThanDays\s*\$DryRun\s*\$MaxDeleteFiles/);
+    const installed = (await runbookNamed('disk cleanup (starter)'))!;
+    expect((await env.api('GET', `/api/v1/runbooks/${installed.id}`)).json()).toMatchObject({ version: 1, sha256: disk.sha256 });
   });
 
   it('deletes a runbook and every version of it, after saying so', async () => {

@@ -77,3 +77,14 @@ export interface RunbookDiff {
   /** The scripts' unified diff (`--- version N`, `+++ version M`); empty when the scripts are equal. */
   diff: string;
 }
+
+/** A runbook of the starter library shipped with pitcrew (GET /runbook-library), without its script. */
+export interface LibraryItem {
+  slug: string;
+  /** The name it is installed under unless another is given. */
+  name: string;
+  description: string;
+  interpreter: Interpreter;
+  env: string[];
+  sha256: string;
+}

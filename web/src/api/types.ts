@@ -50,7 +50,7 @@ export type Action =
   | CloudAction
   | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number }
   | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
-  | { type: 'email_runbook'; runbook: { notes: string; script?: string }; recipients?: string[] };
+  | { type: 'email_runbook'; runbook: { notes: string; script?: string } | StoredRunbookRef; recipients?: string[] };
 
 export type CloudProvider = 'aws' | 'azure' | 'gcp' | 'openstack';
 export type CloudOperation = 'start' | 'stop' | 'reboot' | 'terminate';

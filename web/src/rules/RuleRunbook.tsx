@@ -2,14 +2,14 @@ import { Link } from 'react-router';
 import type { Action, RepositoryRunbookRef, StoredRunbookRef } from '../api/types';
 import { useRepositories } from '../repositories/queries';
 import { Sha256 } from '../runbooks/RunbookContent';
-import { isInRepository, isStored } from './wizard/runbook-form';
+import { isInRepository } from './wizard/runbook-form';
 
 /** The runbook a rule runs: written into it, a stored runbook (followed or pinned, and the version a run takes now), or a repository's file. */
 export function RuleRunbook({ action }: { action: Action }) {
-  if (action.type === 'script' || action.type === 'cli') {
-    if (isStored(action.runbook)) return <StoredRunbook runbook={action.runbook} />;
-    if (isInRepository(action.runbook)) return <RepositoryFile runbook={action.runbook} />;
+  if (action.type === 'script' || action.type === 'cli' || action.type === 'email_runbook') {
+    if ('runbookId' in action.runbook) return <StoredRunbook runbook={action.runbook} />;
   }
+  if ((action.type === 'script' || action.type === 'cli') && isInRepository(action.runbook)) return <RepositoryFile runbook={action.runbook} />;
   if (!('runbook' in action)) return null;
   const { runbook } = action;
   return (
@@ -18,6 +18,11 @@ export function RuleRunbook({ action }: { action: Action }) {
         Runbook <span className="muted">{'interpreter' in runbook ? (runbook.interpreter ?? 'sh') : ''}</span>
       </h3>
       {'script' in runbook && runbook.script ? <pre className="runbook">{runbook.script}</pre> : null}
+      {'sha256' in runbook && runbook.sha256 ? (
+        <p className="muted">
+          SHA-256 <Sha256 value={runbook.sha256} />
+        </p>
+      ) : null}
       {'notes' in runbook && runbook.notes ? <p className="runbook-notes">{runbook.notes}</p> : null}
     </>
   );

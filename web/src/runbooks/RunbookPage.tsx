@@ -10,7 +10,8 @@ import { UsedBy } from './UsedBy';
 
 /** What the form's save said, carried to the page it opens. */
 export interface SavedState {
-  saved: { version: number; created: boolean };
+  /** installedFrom: the starter runbook it is a copy of. */
+  saved: { version: number; created: boolean; installedFrom?: string };
 }
 
 /** A runbook at its latest version, and its history. */
@@ -50,9 +51,13 @@ function RunbookDetail({ runbook }: { runbook: RunbookView }) {
 function SaveOutcome({ saved }: SavedState) {
   return (
     <p className="banner banner-info" role="status" data-save-outcome>
-      {saved.created
-        ? `Version ${saved.version} saved.`
-        : `Nothing changed: what you saved is version ${saved.version} as it stands, so no version was made.`}
+      {outcomeText(saved)}
     </p>
   );
+}
+
+function outcomeText(saved: SavedState['saved']): string {
+  if (saved.installedFrom) return `Installed from the starter library as version ${saved.version}: this copy is yours to edit.`;
+  if (saved.created) return `Version ${saved.version} saved.`;
+  return `Nothing changed: what you saved is version ${saved.version} as it stands, so no version was made.`;
 }

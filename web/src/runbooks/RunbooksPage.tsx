@@ -7,6 +7,7 @@ import { SearchBox, useUrlSearch } from '../ui/SearchBox';
 import { EmptyState, NoMatch } from '../ui/states';
 import { Time } from '../ui/Time';
 import { EnvNames } from './RunbookContent';
+import { StarterLibrary } from './StarterLibrary';
 import { useRunbooks } from './queries';
 
 /** The tenant's runbooks, each at its latest version; every save of one is kept as a version. */
@@ -36,8 +37,8 @@ export default function RunbooksPage() {
           ) : (
             <EmptyState title="No runbook yet">
               <p>
-                A runbook is the script a rule runs and the notes people read when it fires. Store one here, then pick it in a rule&rsquo;s runbook step; each
-                save is kept, so you can see what changed and which version ran.
+                A runbook is the script a rule runs and the notes people read when it fires. Write one, or install one of the starter library below, then
+                pick it in a rule&rsquo;s runbook step; each save is kept, so you can see what changed and which version ran.
               </p>
               <Link to="/runbooks/new" className="button button-primary">
                 Write a runbook
@@ -56,6 +57,7 @@ export default function RunbooksPage() {
           </>
         )}
       </PagedList>
+      <StarterLibrary />
     </>
   );
 }

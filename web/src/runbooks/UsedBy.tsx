@@ -9,8 +9,8 @@ export function UsedBy({ runbookId }: { runbookId: string }) {
   return (
     <span data-used-by>
       {rules.data.map((rule, i) => {
-        const runbook = rule.action.type === 'script' || rule.action.type === 'cli' ? rule.action.runbook : undefined;
-        const version = runbook && 'version' in runbook && runbook.version !== undefined ? `pinned to ${runbook.version}` : 'the latest';
+        const runbook = 'runbook' in rule.action ? rule.action.runbook : undefined;
+        const version = runbook && 'runbookId' in runbook && runbook.version !== undefined ? `pinned to ${runbook.version}` : 'the latest';
         return (
           <span key={rule.id}>
             {i > 0 ? ', ' : ''}

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { RunbookDiff, RunbookInput, RunbookSaved, RunbookSummary, RunbookVersionSummary, RunbookVersionView, RunbookView } from '../api/runbook-types';
+import type { LibraryItem, RunbookDiff, RunbookInput, RunbookSaved, RunbookSummary, RunbookVersionSummary, RunbookVersionView, RunbookView } from '../api/runbook-types';
 import type { Page, Rule } from '../api/types';
 import { useLivePages } from '../api/useLivePages';
 
@@ -90,7 +90,21 @@ export function useRulesUsingRunbook(runbookId: string) {
     queryKey: ['rules', 'using-runbook', runbookId],
     queryFn: async ({ signal }) =>
       (await api<Page<Rule>>('/rules', { query: { limit: 1000 }, signal })).items.filter(
-        (rule) => (rule.action.type === 'script' || rule.action.type === 'cli') && 'runbookId' in rule.action.runbook && rule.action.runbook.runbookId === runbookId,
+        (rule) => 'runbook' in rule.action && 'runbookId' in rule.action.runbook && rule.action.runbook.runbookId === runbookId,
       ),
   });
+}
+
+/** The starter runbooks shipped with pitcrew: they change only with pitcrew itself. */
+export function useRunbookLibrary() {
+  return useQuery({
+    queryKey: ['runbook-library'],
+    queryFn: ({ signal }) => api<{ items: LibraryItem[] }>('/runbook-library', { signal }),
+    staleTime: Infinity,
+  });
+}
+
+/** A copy of a starter runbook in the tenant's store, as its version 1. */
+export function useInstallRunbook() {
+  return useSave(({ slug, name }: { slug: string; name: string }) => api<RunbookSaved>(`/runbook-library/${slug}/install`, { method: 'POST', body: { name } }));
 }

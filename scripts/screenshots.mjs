@@ -104,6 +104,12 @@ async function main() {
   });
   const rollout = await rule('rolling nginx upgrade', { type: 'specific_tags', tags: ['web', 'nginx'], maxConcurrency: 1, maxErrors: 1 }, 'echo "upgrading nginx on $PITCREW_HOSTNAME"\nsleep 30\n');
 
+  // A stored runbook saved twice, which a rule follows: its page, and what the second save changed.
+  const notes = '# Stale DNS cache\n\n**When**: resolution errors on a host while its upstream resolver answers.\n\n- flushes `systemd-resolved`\n- checks the name given as `$LookupName`\n\nIf lookups still fail, page the network on-call.';
+  const dns = await api('POST', '/api/v1/runbooks', { name: 'flush dns cache', interpreter: 'bash', env: ['LookupName'], description: notes, script: '#!/bin/bash\nset -e\nresolvectl flush-caches\nresolvectl query "${LookupName:-example.com}"\necho done\n' });
+  await api('PUT', `/api/v1/runbooks/${dns.id}`, { name: 'flush dns cache', interpreter: 'bash', env: ['LookupName'], description: notes, script: '#!/bin/bash\nset -euo pipefail\nresolvectl flush-caches\nresolvectl statistics | grep -i "current cache size"\nresolvectl query "${LookupName:-example.com}"\necho "cache flushed on $HostName"\n' });
+  await api('POST', '/api/v1/rules', { name: 'dns stale', trigger: { type: 'webhook' }, action: { type: 'script', flavour: 'autofix', runbook: { runbookId: dns.id } }, target: { type: 'trigger_host' }, infrastructureType: 'On_Premise' });
+
   const chat = await startChatReceiver();
   const channel = (body) => api('POST', '/api/v1/channels', body);
   const slack = await channel({ name: '#ops on Slack', type: 'slack', mode: 'all', config: { webhookUrl: `${chat.url}/services/T024BE7LD/B0C1/pitcrew` } });
@@ -193,6 +199,13 @@ async function main() {
     await page.goto(`${base}/executions/${diagnostics}`);
     await page.getByRole('button', { name: 'top.txt' }).waitFor();
     await shot('10-execution');
+
+    await page.goto(`${base}/runbooks/${dns.id}`);
+    await page.locator('[data-used-by]').waitFor();
+    await shot('25-runbook');
+    await page.goto(`${base}/runbooks/${dns.id}/diff?from=1&to=2`);
+    await page.locator('.diff [data-kind="add"]').first().waitFor();
+    await shot('26-runbook-diff');
 
     await page.goto(`${base}/hosts`);
     await page.locator('tr[data-host="cache-1"]').waitFor();

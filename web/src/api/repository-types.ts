@@ -20,7 +20,7 @@ export interface Repository {
   /** The branch, tag or commit its runbooks are read at unless a rule names another. */
   ref: string;
   auth: RepositoryAuth;
-  /** SSH only: the known_hosts lines the server's key is checked against. */
+  /** SSH only: the known_hosts lines the server's host key is checked against (not a secret). */
   knownHosts: string | null;
   createdAt: string;
   updatedAt: string;
@@ -43,7 +43,7 @@ export interface RepositoryPatch {
   url?: string;
   ref?: string;
   credential?: RepositoryCredential | null;
-  knownHosts?: string;
+  knownHosts?: string | null;
 }
 
 /** POST /repositories/{id}/test: whether the ref could be read, and at which commit. */
@@ -54,9 +54,12 @@ export interface RepositoryTest {
   commit?: string;
 }
 
-/** GET /repositories/{id}/files?ref=: the paths of the files at the ref. */
+/** GET /repositories/{id}/files?ref=: the regular files at the ref's commit (at most 1000); a failure is ok false with what to change. */
 export interface RepositoryFiles {
+  ok: boolean;
+  message: string;
   ref: string;
   commit?: string;
-  paths: string[];
+  files: string[];
+  truncated: boolean;
 }

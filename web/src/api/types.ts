@@ -222,6 +222,8 @@ export interface Execution {
   cancelRequested: boolean;
   /** Queued, waiting for a slot of its fan-out's maxConcurrency. */
   held: boolean;
+  /** Queued, waiting for its runbook to be read from its git repository before dispatch. */
+  awaitingRunbook?: boolean;
   /** The script that ran (or runs); null while a repository's file is still being fetched. */
   script?: string | null;
   /** Where the script came from; null for kinds that run no script. */

@@ -26,6 +26,8 @@ const RunbookPage = lazy(() => import('../runbooks/RunbookPage'));
 const RunbookFormPage = lazy(() => import('../runbooks/RunbookFormPage'));
 const RunbookVersionPage = lazy(() => import('../runbooks/RunbookVersionPage'));
 const RunbookDiffPage = lazy(() => import('../runbooks/RunbookDiffPage'));
+const RepositoriesPage = lazy(() => import('../repositories/RepositoriesPage'));
+const RepositoryPage = lazy(() => import('../repositories/RepositoryPage'));
 const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
 const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
 const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
@@ -55,6 +57,8 @@ export function App() {
             <Route path="runbooks/:id/edit" element={<RunbookFormPage />} />
             <Route path="runbooks/:id/versions/:version" element={<RunbookVersionPage />} />
             <Route path="runbooks/:id/diff" element={<RunbookDiffPage />} />
+            <Route path="repositories" element={<RepositoriesPage />} />
+            <Route path="repositories/:id" element={<RepositoryPage />} />
             <Route path="executions" element={<ExecutionsPage />} />
             <Route path="executions/:id" element={<ExecutionPage />} />
             <Route path="channels" element={<ChannelsPage />} />

@@ -20,9 +20,14 @@ export default function RunbooksPage() {
         title="Runbooks"
         subtitle="Scripts with notes for people, kept in versions: every save is a new version, and rules run the latest or the one they pin."
         actions={
-          <Link to="/runbooks/new" className="button button-primary">
-            New runbook
-          </Link>
+          <>
+            <Link to="/repositories" className="button">
+              Git repositories
+            </Link>
+            <Link to="/runbooks/new" className="button button-primary">
+              New runbook
+            </Link>
+          </>
         }
       />
       <div className="toolbar" role="search">

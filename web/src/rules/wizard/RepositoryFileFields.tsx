@@ -58,12 +58,15 @@ function PathPicker({ form, update, errors }: StepProps) {
   const ref = useDebounced(form.repositoryRef.trim());
   const files = useRepositoryFiles(form.repositoryId, ref);
   const typed = form.repositoryPath.trim();
-  const matching = (files.data?.paths ?? []).filter((path) => path.toLowerCase().includes(typed.toLowerCase())).slice(0, 10);
+  const listed = files.data?.ok ? files.data : undefined;
+  const matching = (listed?.files ?? []).filter((path) => path.toLowerCase().includes(typed.toLowerCase())).slice(0, 10);
   const hint = files.isError
     ? `The files could not be listed (${messageOf(files.error)}): type the path.`
-    : files.data
-      ? `${files.data.paths.length} files at ${files.data.commit ? files.data.commit.slice(0, 7) : files.data.ref}: type to filter, then pick one.`
-      : 'The path of the script from the repository’s root.';
+    : files.data && !files.data.ok
+      ? `The files could not be listed (${files.data.message}): type the path.`
+      : listed
+        ? `${listed.files.length}${listed.truncated ? '+' : ''} files at ${listed.ref}${listed.commit ? ` (${listed.commit.slice(0, 7)})` : ''}: type to filter, then pick one.`
+        : 'The path of the script from the repository’s root.';
   return (
     <div className="picker">
       <Field label="Path in the repository" error={errors.repositoryPath} hint={hint}>

@@ -125,10 +125,10 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
     setBanner(banner);
   };
 
-  const saveRule = (saving: RuleForm) => {
-    const input = toRuleInput(saving);
+  const saveRule = (toSave: RuleForm) => {
+    const input = toRuleInput(toSave);
     const onSuccess = (saved: Rule | undefined) => void navigate(`/rules/${saved?.id ?? rule?.id}`);
-    const onError = (error: unknown) => showProblem(error, (path) => formFieldOf(path, saving.actionType, saving.runbookSource));
+    const onError = (error: unknown) => showProblem(error, (path) => formFieldOf(path, toSave.actionType, toSave.runbookSource));
     if (rule) replace.mutate({ id: rule.id, input }, { onSuccess, onError });
     else create.mutate(input, { onSuccess, onError });
   };

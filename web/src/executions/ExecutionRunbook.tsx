@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import type { Execution, ExecutionRunbook as Runbook } from '../api/types';
-import { Sha256 } from '../runbooks/RunbookContent';
+import { Sha256 } from '../runbooks/RunbookFacts';
 import { CodeBlock } from '../ui/CodeBlock';
 
 /**

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { Action, RepositoryRunbookRef, StoredRunbookRef } from '../api/types';
 import { useRepositories } from '../repositories/queries';
-import { Sha256 } from '../runbooks/RunbookContent';
+import { Sha256 } from '../runbooks/RunbookFacts';
 import { isInRepository } from './wizard/runbook-form';
 
 /** The runbook a rule runs: written into it, a stored runbook (followed or pinned, and the version a run takes now), or a repository's file. */

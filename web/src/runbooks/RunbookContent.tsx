@@ -1,10 +1,10 @@
 import type { RunbookVersionView } from '../api/runbook-types';
 import { INTERPRETER_LABELS } from '../rules/describe';
 import { CodeBlock } from '../ui/CodeBlock';
-import { CopyButton } from '../ui/CopyButton';
 import { Definitions, type Definition } from '../ui/Definitions';
 import { Time } from '../ui/Time';
 import { Markdown } from './Markdown';
+import { EnvNames, Sha256 } from './RunbookFacts';
 
 type Content = Pick<RunbookVersionView, 'version' | 'description' | 'interpreter' | 'script' | 'env' | 'sha256'> & { savedAt: string };
 
@@ -35,27 +35,5 @@ export function RunbookContent({ content, more = [] }: { content: Content; more?
         <CodeBlock code={content.script} copyLabel="Copy script" label="script" />
       </section>
     </>
-  );
-}
-
-/** The script's SHA-256, as `sha256sum` gives it for the file: executions record it. */
-export function Sha256({ value }: { value: string }) {
-  return (
-    <span className="sha256">
-      <span className="mono" data-sha256>
-        {value}
-      </span>{' '}
-      <CopyButton text={value} label="Copy" />
-    </span>
-  );
-}
-
-export function EnvNames({ names }: { names: string[] }) {
-  return (
-    <span className="env-names">
-      {names.map((name) => (
-        <code key={name}>${name}</code>
-      ))}
-    </span>
   );
 }

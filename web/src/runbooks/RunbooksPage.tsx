@@ -6,7 +6,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { SearchBox, useUrlSearch } from '../ui/SearchBox';
 import { EmptyState, NoMatch } from '../ui/states';
 import { Time } from '../ui/Time';
-import { EnvNames } from './RunbookContent';
+import { EnvNames } from './RunbookFacts';
 import { StarterLibrary } from './StarterLibrary';
 import { useRunbooks } from './queries';
 

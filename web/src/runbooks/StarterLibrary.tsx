@@ -8,7 +8,7 @@ import { Loadable } from '../ui/states';
 import { Markdown } from './Markdown';
 import { useInstallRunbook, useRunbookLibrary } from './queries';
 import type { SavedState } from './RunbookPage';
-import { EnvNames } from './RunbookContent';
+import { EnvNames } from './RunbookFacts';
 
 /** The starter runbooks shipped with pitcrew: read one's notes, install a copy of it as a runbook of the tenant's own. */
 export function StarterLibrary() {

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { Sha256 } from '../../runbooks/RunbookContent';
+import { Sha256 } from '../../runbooks/RunbookFacts';
 import { useRunbookChoices, useRunbookVersion } from '../../runbooks/queries';
 import { VersionSelect } from '../../runbooks/RunbookVersions';
 import { CodeBlock } from '../../ui/CodeBlock';

@@ -11,6 +11,7 @@ import { ShortcutsHelp } from './ShortcutsHelp';
 const NAV = [
   { to: '/rules', label: 'Rules', key: 'g r' },
   { to: '/runbooks', label: 'Runbooks', key: 'g b' },
+  { to: '/repositories', label: 'Repositories', key: 'g g' },
   { to: '/executions', label: 'Executions', key: 'g e' },
   { to: '/escalations', label: 'Escalations', key: 'g x' },
   { to: '/hosts', label: 'Hosts', key: 'g h' },

@@ -4,6 +4,7 @@ import { useEffect } from 'react';
 export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: 'g r', does: 'go to rules' },
   { keys: 'g b', does: 'go to runbooks' },
+  { keys: 'g g', does: 'go to git repositories' },
   { keys: 'g e', does: 'go to executions' },
   { keys: 'g x', does: 'go to escalations' },
   { keys: 'g h', does: 'go to hosts' },
@@ -19,7 +20,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: '?', does: 'show these shortcuts' },
 ];
 
-const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings' };
+const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings' };
 
 function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;

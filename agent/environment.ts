@@ -15,8 +15,9 @@ export interface RunUser {
   home: string;
 }
 
-export function baseEnvironment(user: RunUser): Record<string, string> {
-  return { PATH: SCRIPT_PATH, HOME: user.home, LANG: 'C.UTF-8', USER: user.name, LOGNAME: user.name };
+/** `path`: the agent's --script-path, SCRIPT_PATH unless the operator gave another. */
+export function baseEnvironment(user: RunUser, path = SCRIPT_PATH): Record<string, string> {
+  return { PATH: path, HOME: user.home, LANG: 'C.UTF-8', USER: user.name, LOGNAME: user.name };
 }
 
 export interface ScriptEnvironment {

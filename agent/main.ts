@@ -79,7 +79,7 @@ async function serve(options: AgentOptions, runUser: RunUser, keyOnCommandLine: 
       workDir: options.workDir,
       maxOutputBytes: options.maxOutputBytes,
       maxArtifactBytes: options.maxArtifactBytes,
-      baseEnv: baseEnvironment(runUser),
+      baseEnv: baseEnvironment(runUser, options.scriptPath),
       killGraceMs: KILL_GRACE_MS,
       drainMs: DRAIN_MS,
     },

@@ -27,7 +27,9 @@ describe('parseCommandLine', () => {
       apiKey: 'k', hostname: 'web-1', tags: ['web', 'eu', 'prod'], runAs: 'pitcrew', allow: ['df *', 'systemctl restart *'],
       trust: { kind: 'pin', fingerprint: 'AB:'.repeat(31) + 'AB' }, allowRoot: false, maxOutputBytes: 1048576, maxArtifactBytes: 5242880,
       stateDir: '/home/ops/.local/state/pitcrew-agent', workDir: '/home/ops/.local/state/pitcrew-agent/work', heartbeatSeconds: undefined,
+      scriptPath: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     });
+    expect(options(['--server', 'https://s', '--script-path', '/opt/java/bin:/usr/bin:/bin']).scriptPath).toBe('/opt/java/bin:/usr/bin:/bin');
     expect(parsed.server.href).toBe('https://pitcrew.example.com:8443/');
   });
 
@@ -71,6 +73,9 @@ describe('parseCommandLine', () => {
     [['--server', 'https://s', '--max-output', '1e6'], '--max-output must be a whole number'],
     [['--server', 'https://s', '--heartbeat-seconds', '0'], '--heartbeat-seconds must be a whole number from 1 to 3600'],
     [['--server', 'https://s', '--allow', ' '], '--allow needs a pattern'],
+    // An empty or relative entry is the working directory, where the script's own files are.
+    [['--server', 'https://s', '--script-path', '/usr/bin::/bin'], 'an empty entry is not an absolute directory'],
+    [['--server', 'https://s', '--script-path', 'bin:/usr/bin'], '"bin" is not an absolute directory'],
     [['--server', 'https://s', '--bogus'], "Unknown option '--bogus'"],
     [['--server', 'https://s', 'extra'], 'unexpected argument "extra"'],
   ])('refuses %j', (argv, message) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SCRIPT_PATH } from './environment.js';
 import { isLoopbackHost, normaliseFingerprint, type Trust } from './tls.js';
 
 export interface AgentOptions {
@@ -23,6 +24,8 @@ export interface AgentOptions {
   workDir: string;
   maxOutputBytes: number;
   maxArtifactBytes: number;
+  /** The PATH scripts get (--script-path). */
+  scriptPath: string;
   /** Overrides the interval the service asks for in its welcome. */
   heartbeatSeconds: number | undefined;
 }
@@ -75,6 +78,9 @@ Files and limits
   --work-dir DIR              where scripts run, one fresh directory each (default: STATE/work)
   --max-output BYTES          output kept per stream per run (default 1048576)
   --max-artifacts BYTES       diagnostics files kept per run, in total (default 5242880)
+  --script-path DIRS          the PATH scripts get, absolute directories separated by : (default
+                              /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; add
+                              e.g. /opt/java/bin for a JDK's jcmd)
 
   --help, --version
 
@@ -123,6 +129,7 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       'work-dir': { type: 'string' },
       'max-output': { type: 'string' },
       'max-artifacts': { type: 'string' },
+      'script-path': { type: 'string' },
       'heartbeat-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
@@ -169,9 +176,21 @@ function parse(argv: string[], env: AgentEnvironment, isRoot: boolean): CommandL
       workDir: values['work-dir'] ?? join(stateDir, 'work'),
       maxOutputBytes: positiveInteger('--max-output', values['max-output'], DEFAULT_MAX_OUTPUT),
       maxArtifactBytes: positiveInteger('--max-artifacts', values['max-artifacts'], DEFAULT_MAX_ARTIFACTS),
+      scriptPath: values['script-path'] === undefined ? SCRIPT_PATH : parseScriptPath(values['script-path']),
       heartbeatSeconds: values['heartbeat-seconds'] === undefined ? undefined : positiveInteger('--heartbeat-seconds', values['heartbeat-seconds'], 0, 3600),
     },
   };
+}
+
+/**
+ * Only absolute directories: an empty entry or a relative one is the script's working directory to
+ * the shell, where a file the script itself wrote would run in place of a command the allowlist approved.
+ */
+function parseScriptPath(text: string): string {
+  const dirs = text.split(':');
+  const bad = dirs.find((dir) => !dir.startsWith('/'));
+  if (bad !== undefined) throw new UsageError(`--script-path ${JSON.stringify(text)}: ${bad === '' ? 'an empty entry' : JSON.stringify(bad)} is not an absolute directory; list absolute directories separated by :, e.g. /opt/java/bin:/usr/bin:/bin`);
+  return text;
 }
 
 function parseServer(text: string, insecure: boolean): URL {

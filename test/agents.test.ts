@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -26,6 +27,7 @@ const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expi
 describe.each(testDialects())('agents run scripts end to end on %s', (dialect) => {
   let env: TestEnv;
   const agents: AgentProcess[] = [];
+  const toolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-tools-'));
 
   beforeAll(async () => {
     env = await startTestEnv(dialect, { listen: true });
@@ -37,11 +39,16 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     start('web-2', ['web', 'us']);
     start('db-1', ['db', 'eu']);
     start('locked-1', ['locked'], ['--allow', 'echo *', '--allow', 'true']);
-    for (const hostname of ['web-1', 'web-2', 'db-1', 'locked-1']) await waitOnline(env.api, hostname);
+    // A tool installed outside the default PATH (a JDK's jcmd in /opt), given to scripts with --script-path.
+    fs.mkdirSync(path.join(toolDir, 'bin'));
+    fs.writeFileSync(path.join(toolDir, 'bin', 'opt-tool'), '#!/bin/sh\necho "opt-tool ran"\n', { mode: 0o755 });
+    start('tools-1', ['tools'], ['--script-path', `${toolDir}/bin:/usr/bin:/bin`]);
+    for (const hostname of ['web-1', 'web-2', 'db-1', 'locked-1', 'tools-1']) await waitOnline(env.api, hostname);
   });
   afterAll(async () => {
     await Promise.all(agents.map((agent) => agent.stop()));
     await env.close();
+    fs.rmSync(toolDir, { recursive: true, force: true });
   });
 
   async function rule(script: string, target: Record<string, unknown> = { type: 'trigger_host' }, action: Record<string, unknown> = {}) {
@@ -213,6 +220,12 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     const download = await env.api('GET', `/api/v1/executions/${id}/artifacts/${report.id}`);
     expect(download.statusCode).toBe(200);
     expect(download.body).toBe('report');
+  });
+
+  it('gives scripts the PATH of --script-path, where a tool outside the default one is found', async () => {
+    const { triggerId } = await rule('echo "$PATH"; opt-tool');
+    const e = await finished((await fire(triggerId, { HostName: 'tools-1' }))[0]!);
+    expect(e).toMatchObject({ state: 'succeeded', stdout: `${toolDir}/bin:/usr/bin:/bin\nopt-tool ran\n` });
   });
 
   it('refuses, with a clear result, a script whose commands are outside the agent allowlist', async () => {

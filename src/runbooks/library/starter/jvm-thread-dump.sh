@@ -50,7 +50,7 @@ if command -v jcmd >/dev/null 2>&1; then tool='jcmd'; elif command -v jstack >/d
 if [ "$tool" = kill ]; then
   echo "taking $count thread dumps, $interval s apart, with kill -3: no jcmd or jstack on PATH"
   jdk=$(dirname "$(readlink "/proc/$pid/exe" 2>/dev/null || echo /nonexistent/java)")
-  if [ -x "$jdk/jcmd" ]; then echo "(this JVM's own JDK has $jdk/jcmd: link it into /usr/local/bin for full dumps in this output)"; fi
+  if [ -x "$jdk/jcmd" ]; then echo "(this JVM's own JDK has $jdk/jcmd: link it into /usr/local/bin, or add $jdk to the agent's --script-path, for full dumps in this output)"; fi
 else
   echo "taking $count thread dumps, $interval s apart, with $tool"
 fi

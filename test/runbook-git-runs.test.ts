@@ -76,6 +76,26 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
     expect(second).not.toBe(firstCommit);
   });
 
+  it("reads once for a fan-out's event: every host runs the same commit's file, and maxConcurrency counts from the read", async () => {
+    for (const host of ['fan-1', 'fan-2', 'fan-3']) await env.enrol(`${host}-${dialect}`, [`gitfan-${dialect}`]);
+    const made = await env.api('POST', '/api/v1/rules', scriptRule({
+      action: { type: 'script', flavour: 'autofix', runbook: { repositoryId, path: 'runbooks/fix.sh' } },
+      target: { type: 'specific_tags', tags: [`gitfan-${dialect}`], maxConcurrency: 1 },
+    }));
+    expect(made.statusCode, made.body).toBe(201);
+    const lookups = servers.https.count('ops', 'ls-refs');
+    const reply = await env.webhook(made.json().trigger.triggerId, { Service: 'nginx' });
+    const ids = reply.json().executionIds as string[];
+    expect(ids).toHaveLength(3);
+    const read = await waitFor(async () => {
+      const views = await Promise.all(ids.map(async (id) => (await env.api('GET', `/api/v1/executions/${id}`)).json()));
+      return views.every((view) => view.awaitingRunbook === false) ? views : undefined;
+    }, 'the fan-out to be read');
+    expect(new Set(read.map((view) => view.runbook.commit)).size).toBe(1);
+    expect(read.map((view) => view.held).sort()).toEqual([false, true, true]);
+    expect(servers.https.count('ops', 'ls-refs') - lookups).toBe(1);
+  });
+
   it('a read that fails fails the execution before dispatch, says why, tells the errors channel, and runs nothing', async () => {
     const missing = await gitRule({ path: 'runbooks/nope.sh' });
     const failed = await waitState(env, await fire(missing.trigger.triggerId), 'failed');

@@ -118,10 +118,9 @@ export class ExecutionLedger {
     return this.submitMove({ kind: 'move', ids, to: 'dispatched', reason, from: ['queued'], nodeId });
   }
 
-  /** One event's git runbook read for its waiting runs: released to dispatch (told through onReleased), or failed; the ids changed. */
-  runbookRead(ids: string[], read: RunbookRead): Promise<string[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.queue.submit({ kind: 'runbook', ids, read }) as Promise<string[]>;
+  /** One event's git runbook read, for all its waiting runs: released to dispatch (told through onReleased), or failed; the ids changed. */
+  runbookRead(eventId: string, read: RunbookRead): Promise<string[]> {
+    return this.queue.submit({ kind: 'runbook', eventId, read }) as Promise<string[]>;
   }
 
   /** A run by the service ended with a process's result (the CLI Machine): stored as an agent's is. */
@@ -189,6 +188,7 @@ export class ExecutionLedger {
     const ids = new Set<string>();
     const hosts = new Set<string>();
     const ending = new Set<string>();
+    const events = new Set<string>();
     for (const op of ops) {
       if (op.kind === 'claim') {
         if (op.ids === 'all_queued') hosts.add(op.hostId);
@@ -198,11 +198,7 @@ export class ExecutionLedger {
       } else if (op.kind === 'place') {
         ids.add(op.id);
       } else if (op.kind === 'runbook') {
-        // A read that failed ends them: their fan-out is read whole below.
-        for (const id of op.ids) {
-          ids.add(id);
-          ending.add(id);
-        }
+        events.add(op.eventId);
       } else {
         for (const id of op.kind === 'move' ? op.ids : [op.result.executionId]) {
           ids.add(id);
@@ -221,6 +217,10 @@ export class ExecutionLedger {
       // Whole fan-outs whose executions may end here: planLedger releases or stops the rest.
       const fanouts = `select "event_id" from "executions" where "id" in (${this.statements.list(some.length)}) and ("fanout_max_concurrency" is not null or "fanout_max_errors" is not null)`;
       reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "event_id" in (${fanouts})${forUpdate}`, some) });
+    }
+    for (const some of this.statements.inLists([...events])) {
+      // An event whose git runbook was read: all its runs, those waiting and its fan-out's others.
+      reads.push({ query: CompiledQuery.raw(`${SELECT_CURRENT} where "event_id" in (${this.statements.list(some.length)})${forUpdate}`, some) });
     }
     for (const host of hosts) {
       const queued = `${SELECT_CURRENT} where "host_id" = ${this.statements.list(1)} and "state" = 'queued' and "held" = 0 order by "id" limit 1000${forUpdate}`;

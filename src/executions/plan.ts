@@ -15,8 +15,8 @@ export type LedgerOp =
   | { kind: 'move'; ids: string[]; to: ExecutionState; reason: string; from?: ExecutionState[]; hostId?: string; nodeId?: string }
   /** A queued run whose host went offline, to another host its target may pick (executions/placement.ts). */
   | { kind: 'place'; id: string; fromHostId: string; to: { hostId: string; hostname: string; hostKey: string }; reason: string; hostId?: undefined }
-  /** One event's git runbook was read (executions/runbook-stage.ts): its waiting runs are released, or fail before dispatch. */
-  | { kind: 'runbook'; ids: string[]; read: RunbookRead; hostId?: undefined };
+  /** One event's git runbook was read (executions/runbook-stage.ts): all its waiting runs are released, or fail before dispatch. */
+  | { kind: 'runbook'; eventId: string; read: RunbookRead; hostId?: undefined };
 
 export interface Claimed {
   id: string;
@@ -152,7 +152,7 @@ function namedBy(op: LedgerOp): string[] {
     case 'place':
       return [op.id];
     case 'runbook':
-      return op.ids;
+      return [];
   }
 }
 
@@ -177,7 +177,8 @@ function place(row: Current | undefined, op: Extract<LedgerOp, { kind: 'place' }
 
 /** A git runbook read applied to the runs still waiting for it: released with their script, or failed. */
 function runbookRead(current: Map<string, Current>, op: Extract<LedgerOp, { kind: 'runbook' }>, plan: Plan, move: Mover, now: number): string[] {
-  const rows = op.ids.map((id) => current.get(id)).filter((row) => row !== undefined);
+  // Every run of the event at once, so a fan-out runs one commit's file, however many hosts it has.
+  const rows = [...current.values()].filter((row) => row.event_id === op.eventId);
   const outcome = applyRunbookRead(rows, op.read, now);
   for (const [id, set] of outcome.updates) {
     Object.assign(current.get(id)!, set);

@@ -10,26 +10,28 @@ const row = (id: string, extra: Partial<Current> = {}): Current => ({
 const READ = { script: 'echo fixed\n', runbook: { repositoryName: 'ops', ref: 'main', commit: 'c0ffee', sha256: 'ab'.repeat(32) } };
 
 describe('a git runbook read applied by the ledger', () => {
-  it('gives each waiting run the script and the commit, keeps its own context, and releases it with a fresh wait for its agent', () => {
-    const plan = planLedger([row('a'), row('b', { host_id: 'h2' })], new Map(), [{ kind: 'runbook', ids: ['a', 'b'], read: READ }], 500);
+  it("gives each of the event's waiting runs the script and the commit, keeps its own context, and releases it with a fresh wait for its agent", () => {
+    const plan = planLedger([row('a'), row('b', { host_id: 'h2' }), row('z', { event_id: 'e2' })], new Map(), [{ kind: 'runbook', eventId: 'e1', read: READ }], 500);
     expect(plan.results).toEqual([['a', 'b']]);
     expect(plan.released).toEqual([{ id: 'a', hostId: 'h1' }, { id: 'b', hostId: 'h2' }]);
     const a = plan.updates.get('a')!;
     expect(a).toMatchObject({ awaiting_runbook: 0, held: 0, reason: null, expires_at: 1500 });
     expect(JSON.parse(a.spec!)).toMatchObject({ script: 'echo fixed\n', context: { PITCREW_EXECUTION_ID: 'a' }, runbook: { repositoryId: 'r1', path: 'fix.sh', ...READ.runbook } });
     expect(plan.transitions).toEqual([]);
+    // Another event's run waits for its own read.
+    expect(plan.updates.has('z')).toBe(false);
   });
 
   it("releases a fan-out's first maxConcurrency runs and holds the rest for their turn", () => {
     const rows = ['c', 'a', 'b'].map((id) => row(id, { fanout_max_concurrency: 2 }));
-    const plan = planLedger(rows, new Map(), [{ kind: 'runbook', ids: ['a', 'b', 'c'], read: READ }], 500);
+    const plan = planLedger(rows, new Map(), [{ kind: 'runbook', eventId: 'e1', read: READ }], 500);
     expect(plan.released.map((r) => r.id)).toEqual(['a', 'b']);
     expect(plan.updates.get('c')).toMatchObject({ held: 1, awaiting_runbook: 0, reason: 'waiting for its turn: at most 2 hosts of this fan-out run at once (maxConcurrency)' });
   });
 
   it('fails the waiting runs before dispatch when the read failed, and changes nothing of a run no longer waiting', () => {
     const plan = planLedger([row('a'), row('b', { state: 'cancelled', awaiting_runbook: 1 }), row('c', { awaiting_runbook: 0, held: 0 })], new Map(), [
-      { kind: 'runbook', ids: ['a', 'b', 'c'], read: { failed: 'could not read its runbook fix.sh: ref main does not exist' } },
+      { kind: 'runbook', eventId: 'e1', read: { failed: 'could not read its runbook fix.sh: ref main does not exist' } },
     ], 500);
     expect(plan.results).toEqual([['a']]);
     expect(plan.transitions).toEqual([{ execution_id: 'a', from_state: 'queued', to_state: 'failed', reason: 'could not read its runbook fix.sh: ref main does not exist' }]);

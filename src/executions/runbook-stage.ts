@@ -32,7 +32,7 @@ export interface RunbookSourceReader {
 
 export interface RunbookStageDeps {
   db: Kysely<Database>;
-  ledger: { runbookRead(ids: string[], read: RunbookRead): Promise<string[]> };
+  ledger: { runbookRead(eventId: string, read: RunbookRead): Promise<string[]> };
   reader: RunbookSourceReader;
   logger: FastifyBaseLogger;
   /** A pass at least this often; a commit that queued such runs wakes it at once. */
@@ -48,7 +48,6 @@ const PER_PASS = 1000;
 interface Waiting {
   tenantId: string;
   eventId: string;
-  ids: string[];
   source: RunbookSource;
   byService: boolean;
 }
@@ -95,20 +94,19 @@ export class RunbookStage {
   }
 
   private async runOnce(): Promise<void> {
-    const rows = await this.deps.db.selectFrom('executions').select(['id', 'tenant_id', 'event_id', 'host_id', 'spec'])
+    const rows = await this.deps.db.selectFrom('executions').select(['tenant_id', 'event_id', 'host_id', 'spec'])
       .where('state', '=', 'queued').where('awaiting_runbook', '=', 1).orderBy('id').limit(PER_PASS).execute();
     const events = new Map<string, Waiting>();
     for (const row of rows) {
       if (this.reading.has(row.event_id)) continue;
       const entry = events.get(row.event_id);
       if (entry) {
-        entry.ids.push(row.id);
         entry.byService ||= row.host_id === null;
         continue;
       }
       const { repositoryId, path, ref } = (JSON.parse(row.spec) as { runbook: RunbookRecord }).runbook;
       const source = { repositoryId: repositoryId!, path: path!, ...(ref === undefined ? {} : { ref }) };
-      events.set(row.event_id, { tenantId: row.tenant_id, eventId: row.event_id, ids: [row.id], source, byService: row.host_id === null });
+      events.set(row.event_id, { tenantId: row.tenant_id, eventId: row.event_id, source, byService: row.host_id === null });
     }
     for (const waiting of events.values()) {
       while (this.inFlight.size >= CONCURRENT_READS) await Promise.race(this.inFlight);
@@ -125,7 +123,7 @@ export class RunbookStage {
   private async readFor(waiting: Waiting): Promise<void> {
     const read = await this.read(waiting);
     try {
-      const changed = await this.deps.ledger.runbookRead(waiting.ids, read);
+      const changed = await this.deps.ledger.runbookRead(waiting.eventId, read);
       if (changed.length > 0 && waiting.byService && !('failed' in read)) this.deps.onServiceWork();
     } catch (error) {
       this.deps.logger.error({ err: error, eventId: waiting.eventId }, 'a git runbook was read but its runs could not be released; the next pass reads it again');

@@ -59,7 +59,7 @@ function line(execution: ExecutionView): string {
 }
 
 /** Which runbook ran, as the execution recorded it: a stored version, a git commit's file, or the rule's own script. */
-export function runbookLine(runbook: NonNullable<ExecutionView['runbook']>): string {
+function runbookLine(runbook: NonNullable<ExecutionView['runbook']>): string {
   const hash = runbook.sha256 ? `sha256 ${runbook.sha256}` : 'not read yet';
   if (runbook.runbookId) return `"${runbook.name ?? runbook.runbookId}" version ${runbook.version} (${runbook.runbookId}), ${hash}`;
   if (runbook.repositoryId) {

@@ -1,31 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { FetchedRunbook, RunbookSource } from '../runbooks/git/sources.js';
 import type { Database } from '../store/schema.js';
 import type { RunbookRecord } from './repository.js';
 import type { RunbookRead } from './runbook-read.js';
-
-/** A runbook file of a tenant's git repository (a rule's `{repositoryId, path, ref?}`). */
-export interface RunbookSource {
-  repositoryId: string;
-  path: string;
-  ref?: string;
-}
-
-/** The file as read at the commit its ref named just now. */
-export interface SourceFile {
-  repositoryName: string;
-  ref: string;
-  commit: string;
-  script: string;
-  sha256: string;
-}
 
 /**
  * Reads runbook files of the tenant's own repositories (runbooks/git/, passed in by server/app.ts).
  * Throws an error whose message a person can act on, and that never holds a secret, when it cannot.
  */
 export interface RunbookSourceReader {
-  read(tenantId: string, source: RunbookSource): Promise<SourceFile>;
+  read(tenantId: string, source: RunbookSource): Promise<FetchedRunbook>;
   /** Whether an error is one of the reader's own refusals (its message is for people), not a defect. */
   isRefusal(error: unknown): boolean;
 }

@@ -6,9 +6,6 @@ import type { Action, RunbookRef } from './schema.js';
 
 type Tx = Transaction<Database> | Kysely<Database>;
 
-/** A rule's runbook as stored: the reference as given, and for a stored runbook what runs now. */
-export type StoredRunbook = RunbookRef;
-
 /**
  * The runbook a rule's action stores, filled in when the rule is saved so that an event reads
  * nothing more (ingest stays one read of the rule): a script written here gets its hash; a stored
@@ -41,7 +38,7 @@ export async function resolveRunbook(tx: Tx, tenantId: string, action: Action): 
  * A stored runbook's version as a rule holds it; `pinned` is the version the rule asked for, if
  * any. Its description is the notes an email runbook mails.
  */
-export function followed(pinned: number | undefined, version: RunbookVersionRow): StoredRunbook {
+function followed(pinned: number | undefined, version: RunbookVersionRow): RunbookRef {
   return {
     runbookId: version.runbook_id,
     ...(pinned === undefined ? {} : { version: pinned }),
@@ -99,7 +96,7 @@ export async function rulesUsingRunbook(db: Tx, tenantId: string, runbookId: str
 /** The action as people see and send it: a stored runbook's script is in the runbook, not shown with the rule. */
 export function shownAction(action: Action): Action {
   if ((action.type !== 'script' && action.type !== 'cli' && action.type !== 'email_runbook') || action.runbook.runbookId === undefined) return action;
-  const { script: _script, notes: _notes, ...reference } = action.runbook as StoredRunbook;
+  const { script: _script, notes: _notes, ...reference } = action.runbook as RunbookRef;
   if (action.type === 'email_runbook') {
     const { interpreter: _interpreter, ...mailed } = reference;
     return { ...action, runbook: mailed };

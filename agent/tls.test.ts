@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createServer as createTlsServer, type Server as TlsServer, type PeerCertificate } from 'node:tls';
+import { createSecureContext, createServer as createTlsServer, type Server as TlsServer, type PeerCertificate } from 'node:tls';
 import selfsigned from 'selfsigned';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer, type ClientOptions } from 'ws';
@@ -90,7 +90,7 @@ describe('a pinned certificate', () => {
   it('refuses another certificate on the real connection too, even with options made for the pinned one', async () => {
     const { url, received, allClosed } = await recordingTlsServer(otherCert);
     const fingerprint = normaliseFingerprint(serviceCert.fingerprint)!;
-    const options = { ca: [serviceCert.cert], rejectUnauthorized: true, checkServerIdentity: pinCheck(fingerprint) };
+    const options = { ca: [serviceCert.cert], secureContext: createSecureContext({ ca: [serviceCert.cert] }), rejectUnauthorized: true, checkServerIdentity: pinCheck(fingerprint) };
     await expect(enrol(url, 'the-api-key', HOST, options)).rejects.toThrow();
     await allClosed();
     expect(received).toEqual([]);
@@ -125,6 +125,8 @@ describe('a pin kept between connections', () => {
     const first = await trust.options();
     expect(await trust.options()).toBe(first);
     expect(service.connections()).toBe(1);
+    // One OpenSSL context for every connection, made with the chain, not one per connection from `ca`.
+    expect(first.secureContext?.context).toBeDefined();
     // A refused or dropped connection (a restarting service) keeps it: no second handshake per reconnect.
     trust.failed(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
     expect(await trust.options()).toBe(first);

@@ -6,7 +6,7 @@
 // logging: what N TLS WebSockets cost on this machine, measured in the same run.
 //
 // Started by bench/fleet.js as a child process: PORT (127.0.0.1 only), CERT_FILE, KEY_FILE and
-// HEARTBEAT_SECONDS from the environment. Prints {"ready":true,"port":N} once it listens.
+// HEARTBEAT_SECONDS from the environment. Prints {"ready":true,"port":N,"at":MS} once it listens (`at`: when, by its own clock).
 // POST /fan-out (on the same port) sends the executes and replies once every result is in.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -68,5 +68,5 @@ process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
 
 server.listen(Number(env.PORT ?? 0), '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ ready: true, port: server.address().port })}\n`);
+  process.stdout.write(`${JSON.stringify({ ready: true, port: server.address().port, at: Date.now() })}\n`);
 });

@@ -38,6 +38,8 @@ const SIZES = (env.BENCH_FLEET_SIZES || '1000,10000').split(',').map((n) => Math
 const IDLE_SECONDS = number('BENCH_FLEET_IDLE_SECONDS', 10, 1);
 const STORM_WEBHOOKS = Math.round(number('BENCH_FLEET_STORM_WEBHOOKS', 100, 0));
 const STORM_HOSTS = Math.round(number('BENCH_FLEET_STORM_HOSTS', 100, 1));
+// 0 skips the restart: the first server is then stopped, not killed, and writes its CPU profile (the fan-out's).
+const RESTART = env.BENCH_FLEET_RESTART !== '0';
 const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16, 1));
 /** The agent's own rule (agent/connection.ts): a connection up this long was stable, and its backoff starts again from the base. */
 const AGENT_STABLE_MS = 30_000;
@@ -147,6 +149,7 @@ async function restart(fleet, current, start, alive) {
   await untilStable(fleet);
   fleet.problems.clear();
   const killedAt = Date.now();
+  progress(`SIGKILL to the server at ${new Date(killedAt).toISOString()}`);
   current.child.kill('SIGKILL');
   await current.exited;
   const next = await start({ healthTimeoutMs: PHASE_TIMEOUT_MS });
@@ -162,8 +165,9 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
   // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
   const start = async ({ healthTimeoutMs = 15_000 } = {}) => {
     const child = spawnChild('bare ws server', [path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
-    await waitFor(child, async () => child.output().includes('"ready":true'), healthTimeoutMs, 'the bare ws server to listen', 10);
-    child.listeningAt = Date.now();
+    let readyAt;
+    await waitFor(child, async () => (readyAt = /"ready":true,"port":\d+,"at":(\d+)/.exec(child.output())?.[1]) !== undefined, healthTimeoutMs, 'the bare ws server to listen', 10);
+    child.listeningAt = Number(readyAt);
     return child;
   };
   let server = await start();
@@ -183,10 +187,12 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
     out.storm = { ms: Date.now() - t1, ok: replies.filter((r) => r.status === 200).length, executions: replies.reduce((sum, r) => sum + (r.json?.sent ?? 0), 0) };
   }
 
-  progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server`);
-  const r = await restart(fleet, server, start, (h) => h.alive());
-  server = r.handle;
-  out.restart = r;
+  if (RESTART) {
+    progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server`);
+    const r = await restart(fleet, server, start, (h) => h.alive());
+    server = r.handle;
+    out.restart = r;
+  }
   await fleet.stop();
   await server.stop(5000);
   return out;
@@ -239,10 +245,12 @@ async function pitcrewRun(n, fleet, pc, rules) {
     };
   }
 
-  progress(`pitcrew, N=${fmtInt(n)}: kill (SIGKILL) and restart the server on the same data`);
-  const r = await restart(fleet, server, pc.startServer, (h) => h.alive());
-  server = r.handle;
-  out.restart = r;
+  if (RESTART) {
+    progress(`pitcrew, N=${fmtInt(n)}: kill (SIGKILL) and restart the server on the same data`);
+    const r = await restart(fleet, server, pc.startServer, (h) => h.alive());
+    server = r.handle;
+    out.restart = r;
+  }
   const online = Number((await reader.all('select count(*) as n from hosts where session_id is not null'))[0].n);
   await fleet.stop();
   const stopped = await server.stop(30_000);
@@ -263,7 +271,8 @@ async function pitcrewRun(n, fleet, pc, rules) {
 }
 
 async function runSize(n) {
-  const pc = await startPitcrew({ root, env, tempPrefix: 'pitcrew-fleet-', ruleName: 'fleet-trigger-host', nodeFlags, progress });
+  // At info, as a server runs by default: its log line says when it listened (bench/pitcrew.js).
+  const pc = await startPitcrew({ root, env, tempPrefix: 'pitcrew-fleet-', ruleName: 'fleet-trigger-host', nodeFlags, logLevel: env.PITCREW_LOG_LEVEL ?? 'info', progress });
   const tlsDir = path.join(pc.dataDir, 'tls');
   const certFile = path.join(tlsDir, 'cert.pem');
   const keyFile = path.join(tlsDir, 'key.pem');
@@ -324,6 +333,7 @@ function report(results, seconds) {
       const same = a.storm.executions === b.storm.executions;
       rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, `${fmtS(b.storm.ms)} (${fmtInt(b.storm.executions)})`, same ? ratio(a.storm.ms, b.storm.ms) : '']);
     }
+    if (!a.restart) continue;
     rows.push(['', 'restart (SIGKILL): down until listening', fmtS(a.restart.downMs), fmtS(b.restart.downMs), '']);
     rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);
     rows.push(['', '  all online again, from listening', fmtS(a.restart.fromReady), fmtS(b.restart.fromReady), ratio(a.restart.fromReady, b.restart.fromReady)]);
@@ -332,18 +342,19 @@ function report(results, seconds) {
   }
   log(table(rows));
   log('  all online: from the moment the agents start (or the server is killed) until every agent logged "connected to the service" (the welcome).');
-  log('  listening: the restarted server\'s TLS port took a TCP connection (polled every 10 ms). CPU: share of one core (2 cores = 200 %).');
+  log('  listening: when the restarted server listened, by its own log line (pitcrew, at log level info) or its ready line (bare). CPU: share of one core (2 cores = 200 %).');
   log('  bench loop delay: how late this process (all N simulated agents) ran its callbacks; seconds there mean the agents, not the');
   log('  server, set the pace (their hellos go out late, and a hello more than 10 s late is closed with 4002 as it should be).');
   log();
   for (const r of results) {
     const a = r.pitcrew;
     log(`N = ${fmtInt(r.n)}: agents' warnings while connecting: pitcrew ${a.connect.problems}; bare ${r.bare.connect.problems}`);
-    log(`  during the restart: pitcrew ${a.restart.problems}; bare ${r.bare.restart.problems}`);
+    if (a.restart) log(`  during the restart: pitcrew ${a.restart.problems}; bare ${r.bare.restart.problems}`);
     if (!a.fanOut.ok) log(`  the fan-out webhook: ${a.fanOut.status}, ${a.fanOut.executions} executions: ${a.fanOut.detail}`);
     if (a.storm) log(`  the ${STORM_WEBHOOKS} webhooks: statuses ${JSON.stringify(a.storm.statuses)}${a.storm.firstRefusal ? `; first refusal: ${a.storm.firstRefusal}` : ''}`);
     const v = a.verify;
     log(`  verification: ${fmtInt(v.executions)} executions ${JSON.stringify(v.states)}; run once by their own agent ${fmtInt(v.runOnce)}, more than once ${v.runMore}, misaddressed ${v.misaddressed}; hosts online in the database before the stop ${fmtInt(v.onlineInDb)} of ${fmtInt(r.n)}; server exit ${v.exit}`);
+    if (!a.restart) continue;
     const back = a.restart.fromReady / 1000;
     log(`  target: the fleet back within ${TARGET_BACK_AFTER_READY_S} s of the server being ready → ${back.toFixed(1)} s, ${back <= TARGET_BACK_AFTER_READY_S ? 'met' : 'NOT MET'}`);
   }

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Cleanup actions, run in reverse order once, whatever way the bench ends. */
@@ -102,14 +103,23 @@ export function makeTempDir(prefix) {
 
 /**
  * Spawns a node child (no shell, so child.pid is the node process) that is killed on cleanup.
- * Keeps the last lines of its output for error messages.
+ * Keeps the last lines of its output for error messages; `onLine` sees every line.
  */
-export function spawnChild(name, args, { env, cwd }) {
+export function spawnChild(name, args, { env, cwd, onLine }) {
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_CHILD_LOG_DIR keeps each child's whole output (e.g. a restarted server's log lines with their times).
+  const logDir = process.env.BENCH_CHILD_LOG_DIR;
+  if (logDir) {
+    fs.mkdirSync(logDir, { recursive: true });
+    const file = fs.createWriteStream(path.join(logDir, `${name.replace(/\W+/g, '-')}-${child.pid}.log`));
+    child.stdout.pipe(file, { end: false });
+    child.stderr.pipe(file, { end: false });
+  }
   const tail = [];
   const keep = (chunk) => {
     for (const line of String(chunk).split('\n')) {
       if (line.trim() === '') continue;
+      onLine?.(line);
       tail.push(line);
       if (tail.length > 40) tail.shift();
     }

@@ -1,8 +1,9 @@
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import type { App } from './app.js';
 import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
 import type { TlsMaterial } from '../http/tls.js';
+import { HandshakeGate, type HandshakeGateOptions } from './handshake-gate.js';
 
 export interface Listening {
   httpUrl: string;
@@ -20,7 +21,17 @@ export interface ListenOptions {
   shutdownGraceMs?: number;
   /** Where /metrics is served on its own (PITCREW_METRICS_ADDR); undefined for nowhere but the API ports' token-guarded route. */
   metrics?: { host: string; port: number } | undefined;
+  /** TLS handshakes let in at once on the HTTPS port (tests narrow it). */
+  handshakes?: Partial<HandshakeGateOptions>;
 }
+
+/**
+ * 256 handshakes at once keep one core busy even over a WAN (a handshake is ~1 ms of CPU here and
+ * two round trips of the network: at 100 ms RTT, 256 in flight still give ~1,300 a second) while
+ * each connection is served in well under the agents' 10 s hello limit. 50,000 waiting sockets
+ * cost a few tens of MB; more than that are closed and come again after their agent's backoff.
+ */
+const HANDSHAKES: HandshakeGateOptions = { inFlight: 256, maxWaiting: 50_000, slotMs: 5_000 };
 
 /**
  * HTTP for the UI and API on `port`; HTTPS on `tlsPort` for agents (WebSocket) and the API.
@@ -41,12 +52,19 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
   secure.on('upgrade', (request, socket, head) => {
     if (!app.context.gateway.handleUpgrade(request, socket, head, true)) socket.destroy();
   });
+  // The port is held by a plain TCP listener that hands connections to `secure` a bounded
+  // number at a time (handshake-gate.ts).
+  const gate = new HandshakeGate(secure, { ...HANDSHAKES, ...options.handshakes });
+  const front = net.createServer({ pauseOnConnect: true }, (socket) => gate.admit(socket));
   await new Promise<void>((resolve, reject) => {
-    secure.once('error', reject);
-    secure.listen(options.tlsPort, options.host, () => resolve());
+    front.once('error', reject);
+    front.listen({ port: options.tlsPort, host: options.host, backlog: 4096 }, () => resolve());
   });
+  // The HTTP layer starts its request and header timeouts on 'listening', which `secure`, not
+  // listening itself, would never see.
+  secure.emit('listening');
   const httpPort = (app.server.server.address() as AddressInfo).port;
-  const httpsPort = (secure.address() as AddressInfo).port;
+  const httpsPort = (front.address() as AddressInfo).port;
   app.context.agentOffer.endpoint = { port: httpsPort, fingerprint: options.tls.fingerprint };
   const shown = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
   return {
@@ -54,7 +72,10 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
     httpsUrl: `https://${shown}:${httpsPort}`,
     metricsUrl,
     close: () => {
-      const closing = new Promise<void>((resolve) => secure.close(() => resolve()));
+      gate.close();
+      // The front listener's close waits for every connection it took (secure's own would not: it never accepted them).
+      const closing = new Promise<void>((resolve) => front.close(() => resolve()));
+      secure.close();
       secure.closeIdleConnections();
       return closeWithin(secure, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, closing, () => sockets.forEach((socket) => socket.destroy()));
     },

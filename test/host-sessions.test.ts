@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { touchHosts } from '../src/hosts/repository.js';
 import { HostSessions } from '../src/hosts/sessions.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
@@ -62,5 +63,12 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     expect(Number(online.n)).toBe(300);
     await Promise.all(hostIds.map((id, i) => sessions.detach(id, `s-${i}`)));
     expect(commits()).toBe(4);
+  });
+
+  it('writes the last-seen times of more hosts than one statement can name (66,000: past both databases\' parameter limits)', async () => {
+    const heard = [(await env.enrol('seen-1')).hostId, (await env.enrol('seen-2')).hostId];
+    const ids = [...Array.from({ length: 66_000 }, (_, i) => `gone-${i}`), ...heard];
+    await touchHosts(env.store.db, ids, 1_234_567);
+    for (const id of heard) expect((await host(id)).last_seen_at).toBe(1_234_567);
   });
 });

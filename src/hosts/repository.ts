@@ -4,6 +4,7 @@ import { hostKey, shortName } from '../engine/decide.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
+import { chunksWithin } from '../store/statements.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { currentKeyScopes } from '../tenants/repository.js';
 import { missingScopeMessage } from '../tenants/scopes.js';
@@ -134,8 +135,13 @@ export function tagWrites(db: Db, row: HostRow): CompiledQuery[] {
   return writes;
 }
 
+/**
+ * Last-seen times of the hosts heard from, in statements of at most 1,000 ids: one statement for
+ * all of them failed past SQLite's 32,766 parameters (PostgreSQL's 65,535), so a fleet that large
+ * would never have had its times written.
+ */
 export async function touchHosts(db: Db, hostIds: string[], now = Date.now()): Promise<void> {
-  if (hostIds.length > 0) await db.updateTable('hosts').set({ last_seen_at: now }).where('id', 'in', hostIds).execute();
+  for (const some of chunksWithin(hostIds, 1000)) await db.updateTable('hosts').set({ last_seen_at: now }).where('id', 'in', some).execute();
 }
 
 /** What people set on a host: its managed tags, its cloud instance id (null forgets it). */

@@ -87,7 +87,7 @@ async function withCpu(pid, fn) {
   const window = (Date.now() - c0.wall) / 1000;
   const server = cpuSeconds(pid) - c0.server;
   const own = ownCpuSeconds() - c0.own;
-  const cpu = { server: server / window, bench: own / window, other: Math.max(0, machineProcessSeconds() - c0.machine - server - own) / window };
+  const cpu = { server: server / window, bench: own / window, other: Math.max(0, machineProcessSeconds() - c0.machine - server - own) / window, serverSeconds: server };
   return { value, cpu, benchLagMs: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } };
 }
 const fmtLag = (lag) => (lag ? `${fmtInt(lag.p99)} / ${fmtInt(lag.max)} ms` : 'n/a');
@@ -338,6 +338,9 @@ function report(results, seconds) {
     rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);
     rows.push(['', '  all online again, from listening', fmtS(a.restart.fromReady), fmtS(b.restart.fromReady), ratio(a.restart.fromReady, b.restart.fromReady)]);
     rows.push(['', '  server CPU, other procs CPU', `${fmtPct(a.restart.cpu.server)}, ${fmtPct(a.restart.cpu.other)}`, `${fmtPct(b.restart.cpu.server)}, ${fmtPct(b.restart.cpu.other)}`, '']);
+    // What the server itself needs per agent, whoever sets the pace: at 10 s for N agents it may spend 10 s / N of each core.
+    const perAgent = (x) => (x.restart.cpu.serverSeconds * 1000) / r.n;
+    rows.push(['', '  server CPU per agent back', `${perAgent(a).toFixed(2)} ms`, `${perAgent(b).toFixed(2)} ms`, ratio(perAgent(a), perAgent(b))]);
     rows.push(['', '  bench loop delay p99 / max', fmtLag(a.restart.benchLagMs), fmtLag(b.restart.benchLagMs), '']);
   }
   log(table(rows));

@@ -40,10 +40,6 @@ export class AgentGateway {
     return true;
   }
 
-  hostIds(): string[] {
-    return [...this.sessions.keys()];
-  }
-
   /** Whether this node holds the host's agent connection. */
   holds(hostId: string): boolean {
     return this.sessions.has(hostId);

@@ -17,7 +17,6 @@ export interface NodeLiveness {
 
 /** The agents connected to this node (agents/gateway.ts). */
 export interface ConnectedAgents {
-  hostIds(): string[];
   dispatch(executions: Array<{ id: string; hostId: string }>): void;
   sendUnsent(executions: Array<{ id: string; hostId: string; sessionId: string | null; spec: ExecutionSpec }>): void;
   cancel(hostId: string, executionId: string): boolean;

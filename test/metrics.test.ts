@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,21 @@ describe('metrics without PITCREW_METRICS_TOKEN', () => {
     expect(reply.type).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(reply.body).toContain(`pitcrew_ingress_throttled_total{tenant="${tenantId}"}`);
     expect((await get(`${env.listening!.metricsUrl}/api/v1/rules`)).status).toBe(404);
+  });
+
+  it('show the agent port\'s connections still in their TLS handshake, and none once they are done', async () => {
+    const gauge = async (stage: string) => {
+      const body = (await get(`${env.listening!.metricsUrl}/metrics`)).body;
+      return Number(body.split('\n').find((line) => line.startsWith(`pitcrew_agent_tls_connections{stage="${stage}"} `))?.split(' ')[1]);
+    };
+    const { port, hostname } = new URL(env.listening!.httpsUrl);
+    // A peer that opens a connection and says nothing holds a place in the gate.
+    const silent = net.connect(Number(port), hostname === 'localhost' ? '127.0.0.1' : hostname);
+    await new Promise((resolve) => silent.once('connect', resolve));
+    await expect.poll(() => gauge('handshaking')).toBe(1);
+    expect(await gauge('waiting')).toBe(0);
+    silent.destroy();
+    await expect.poll(() => gauge('handshaking')).toBe(0);
   });
 });
 

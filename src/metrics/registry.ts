@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The service's Prometheus metrics; one registry per app so several apps can share a process. */
 export class Metrics {
@@ -10,6 +10,20 @@ export class Metrics {
     labelNames: ['method', 'route', 'status'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
+  });
+
+  /** The agent port's handshake gate (server/handshake-gate.ts), set once it listens. */
+  handshakeGate: { readonly waitingCount: number; readonly handshakingCount: number } | undefined;
+
+  readonly agentHandshakes = new Gauge({
+    name: 'pitcrew_agent_tls_connections',
+    help: 'Connections on the agent port (PITCREW_TLS_PORT) before their TLS handshake is done: waiting for a place in the gate, or handshaking',
+    labelNames: ['stage'],
+    registers: [this.registry],
+    collect: () => {
+      this.agentHandshakes.set({ stage: 'waiting' }, this.handshakeGate?.waitingCount ?? 0);
+      this.agentHandshakes.set({ stage: 'handshaking' }, this.handshakeGate?.handshakingCount ?? 0);
+    },
   });
 
   readonly events = new Counter({

@@ -55,6 +55,7 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
   // The port is held by a plain TCP listener that hands connections to `secure` a bounded
   // number at a time (handshake-gate.ts).
   const gate = new HandshakeGate(secure, { ...HANDSHAKES, ...options.handshakes });
+  app.context.metrics.handshakeGate = gate;
   const front = net.createServer({ pauseOnConnect: true }, (socket) => gate.admit(socket));
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);

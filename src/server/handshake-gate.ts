@@ -15,7 +15,7 @@ export interface HandshakeGateOptions {
  * agent of the fleet reconnects within seconds; taken all at once, the event loop shares itself
  * among thousands of half-done handshakes, each connection advances a step per round, and an
  * agent whose hello waits more than 10 s behind them is closed (4002) and costs a second
- * handshake (1,400-1,600 of 10,000 in bench/fleet.js). Let in a few hundred at a time, each
+ * handshake (600-1,600 of 10,000 per restart in bench/fleet.js). Let in a few hundred at a time, each
  * connection goes from TCP to welcome in a fraction of a second while the others wait in the
  * kernel's socket buffers, unread, which costs nothing.
  *

@@ -21,8 +21,6 @@ export interface ListenOptions {
   shutdownGraceMs?: number;
   /** Where /metrics is served on its own (PITCREW_METRICS_ADDR); undefined for nowhere but the API ports' token-guarded route. */
   metrics?: { host: string; port: number } | undefined;
-  /** TLS handshakes let in at once on the HTTPS port (tests narrow it). */
-  handshakes?: Partial<HandshakeGateOptions>;
 }
 
 /**
@@ -54,7 +52,7 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
   });
   // The port is held by a plain TCP listener that hands connections to `secure` a bounded
   // number at a time (handshake-gate.ts).
-  const gate = new HandshakeGate(secure, { ...HANDSHAKES, ...options.handshakes });
+  const gate = new HandshakeGate(secure, HANDSHAKES);
   app.context.metrics.handshakeGate = gate;
   const front = net.createServer({ pauseOnConnect: true }, (socket) => gate.admit(socket));
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,11 +25,12 @@ const WAIT_FOR_GATE = 'while [ ! -e "$DIR/gate" ]; do sleep 0.01; done';
 async function setUp(allow: string[] = [], dir?: string) {
   const stateDir = dir ?? (await tempDir());
   const journal = await Journal.open(join(stateDir, 'journal'));
-  const executor = new Executor({ journal, runner: runnerSettings(await tempDir()), allow, log: silentLogger, outputFlushMs: 5 });
+  const workDir = await tempDir();
+  const executor = new Executor({ journal, runner: runnerSettings(workDir), allow, log: silentLogger, outputFlushMs: 5 });
   opened.push({ journal, executor });
   const sent: AgentMessage[] = [];
   const link = { send: (message: AgentMessage) => void sent.push(message) };
-  return { stateDir, journal, executor, sent, link };
+  return { stateDir, workDir, journal, executor, sent, link };
 }
 
 function execute(executionId: string, script: string, overrides: Partial<Execute> = {}): Execute {
@@ -188,12 +189,15 @@ describe('Executor', () => {
     expect(sent).toEqual([]);
   });
 
-  it('stops every run on shutdown and journals their results', async () => {
-    const { executor, sent, link, journal } = await setUp();
+  it('stops every run on shutdown, journals their results and leaves no run directory behind', async () => {
+    const { executor, sent, link, journal, workDir } = await setUp();
     await executor.connected(link, ADDRESS, []);
+    await executor.handle(execute('e0', 'true'));
+    expect(readdirSync(workDir)).toHaveLength(1); // kept for the next run
     void executor.handle(execute('e1', 'sleep 1000'));
-    await waitFor(() => sent.some((m) => m.type === 'started'), 'the run to start');
+    await waitFor(() => sent.some((m) => m.type === 'started' && m.executionId === 'e1'), 'the run to start');
     await executor.stopAll('the agent was stopped (SIGTERM) while the script ran');
-    expect(journal.undeliveredResults()[0]).toMatchObject({ executionId: 'e1', ending: 'cancelled', reason: 'the agent was stopped (SIGTERM) while the script ran' });
+    expect(journal.undeliveredResults().find((r) => r.executionId === 'e1')).toMatchObject({ ending: 'cancelled', reason: 'the agent was stopped (SIGTERM) while the script ran' });
+    await waitFor(() => readdirSync(workDir).length === 0, 'the run directories to be removed');
   });
 });

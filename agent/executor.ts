@@ -91,6 +91,7 @@ export class Executor {
   async stopAll(reason: string): Promise<void> {
     for (const id of this.active.keys()) await this.cancel(id, reason);
     await this.settled();
+    this.deps.runner.runDirs.removeKept();
   }
 
   /** Resolves when no execution is in progress. */
@@ -136,11 +137,11 @@ export class Executor {
       (error: unknown) => `the agent could not write its journal (${(error as Error).message}), so it did not run the script`,
     );
     run.run = new ScriptRun(message, this.deps.runner, {
-      spawned: (pgid) => {
+      spawned: (pgid, cwd) => {
         run.startedAt = Date.now();
         this.send({ type: 'started', executionId: id, startedAt: run.startedAt });
         this.deps.journal.running(id, pgid).catch((error: unknown) => log.error('could not journal a running script', { executionId: id, error: (error as Error).message }));
-        log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds });
+        log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds, cwd });
       },
       output: (stream, text) => this.queueOutput(id, run, stream, text),
       skippedEnv: (names) => log.warn('left out environment variables the agent does not pass to scripts', { executionId: id, names }),

@@ -9,6 +9,7 @@ import { Executor } from './executor.js';
 import { rootRefusal } from './identity.js';
 import { Journal } from './journal.js';
 import { createLogger } from './log.js';
+import { RunDirs } from './run-dirs.js';
 import { maskedCommandLine, parseCommandLine, USAGE, type AgentEnvironment, type AgentOptions } from './options.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -76,7 +77,7 @@ async function serve(options: AgentOptions, runUser: RunUser, keyOnCommandLine: 
     allow: options.allow,
     log,
     runner: {
-      workDir: options.workDir,
+      runDirs: new RunDirs(options.workDir),
       maxOutputBytes: options.maxOutputBytes,
       maxArtifactBytes: options.maxArtifactBytes,
       baseEnv: baseEnvironment(runUser, options.scriptPath),

@@ -75,7 +75,7 @@ Safety
 Files and limits
   --state-dir DIR             credentials and journal (default: $PITCREW_AGENT_STATE_DIR, else
                               /var/lib/pitcrew-agent as root, else ~/.local/state/pitcrew-agent)
-  --work-dir DIR              where scripts run, one fresh directory each (default: STATE/work)
+  --work-dir DIR              where scripts run, a clean directory each (default: STATE/work)
   --max-output BYTES          output kept per stream per run (default 1048576)
   --max-artifacts BYTES       diagnostics files kept per run, in total (default 5242880)
   --script-path DIRS          the PATH scripts get, absolute directories separated by : (default

@@ -51,23 +51,40 @@ describe('ScriptRun', () => {
     expect(skipped()).toEqual(['LD_PRELOAD']);
   });
 
-  it('runs in a fresh working directory that is removed afterwards', async () => {
-    const { run, workDir } = await start('pwd; touch left-behind');
+  it('runs in an empty working directory; one the script left files in is removed afterwards', async () => {
+    const { run, workDir } = await start('pwd; ls -A; touch left-behind');
     const result = await run.result;
-    expect(result.stdout.trim()).toMatch(new RegExp(`^${workDir}/exec-1-[^/]+/cwd$`));
+    expect(result.stdout).toMatch(new RegExp(`^${workDir}/run-[^/]+/cwd\n$`));
     await run.removed;
     expect(await readdir(workDir)).toEqual([]);
   });
 
-  it('removes the run directory of a tidy script, and of a diagnostics run after collecting its artifacts', async () => {
-    for (const [script, flavour] of [['true', 'autofix'], ['echo report > "$PITCREW_ARTIFACTS/report.txt"', 'diagnostics']] as const) {
-      const { run, workDir } = await start(script, { flavour });
-      const result = await run.result;
-      expect(result.exitCode, script).toBe(0);
-      if (flavour === 'diagnostics') expect(result.artifacts.map((a) => a.name)).toEqual(['report.txt']);
-      await run.removed;
-      expect(await readdir(workDir), script).toEqual([]);
-    }
+  it('keeps the directory of a tidy run for the next one, without the script file; a diagnostics run with artifacts leaves nothing', async () => {
+    const workDir = await tempDir();
+    const settings = runnerSettings(workDir);
+    const tidy = new ScriptRun(spec('pwd; ls -A ..'), settings, { spawned: () => undefined, output: () => undefined });
+    const first = await tidy.result;
+    await tidy.removed;
+    const [kept] = await readdir(workDir);
+    expect(first.stdout).toBe(`${join(workDir, kept!, 'cwd')}\ncwd\nscript.sh\n`);
+    expect(await readdir(join(workDir, kept!))).toEqual(['cwd']);
+
+    const again = new ScriptRun(spec('pwd; ls -A; ls -A ..', { executionId: 'exec-2' }), settings, { spawned: () => undefined, output: () => undefined });
+    expect((await again.result).stdout).toBe(`${join(workDir, kept!, 'cwd')}\ncwd\nscript.sh\n`);
+    await again.removed;
+
+    const diagnostics = new ScriptRun(spec('echo report > "$PITCREW_ARTIFACTS/report.txt"', { executionId: 'exec-3', flavour: 'diagnostics' }), settings, { spawned: () => undefined, output: () => undefined });
+    expect((await diagnostics.result).artifacts.map((a) => a.name)).toEqual(['report.txt']);
+    await diagnostics.removed;
+    expect(await readdir(workDir)).toEqual([]);
+  });
+
+  it('does not keep the directory of a run whose processes outlive it', async () => {
+    const { run, workDir } = await start('sleep 30 >/dev/null 2>&1 & echo $!', {}, { drainMs: 50 });
+    const result = await run.result;
+    await run.removed;
+    expect(await readdir(workDir)).toEqual([]);
+    process.kill(Number(result.stdout.trim()), 'SIGKILL');
   });
 
   it('kills the whole process group on timeout, backgrounded grandchildren included', async () => {
@@ -181,14 +198,15 @@ describe('ScriptRun', () => {
     expect(pgid).toBeGreaterThan(0);
   });
 
-  it('never spawns a run refused before it may start, says why, and removes its directory', async () => {
+  it('never spawns a run refused before it may start, says why, and removes its script file', async () => {
     const workDir = await tempDir();
     let pgid: number | undefined;
     const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, Promise.resolve('the journal is full'));
     expect(await run.result).toMatchObject({ ending: 'failed_to_start', startedAt: null, stdout: '', reason: 'the journal is full' });
     await run.removed;
     expect(pgid).toBeUndefined();
-    expect(await readdir(workDir)).toEqual([]);
+    const [kept] = await readdir(workDir);
+    expect(await readdir(join(workDir, kept!))).toEqual(['cwd']); // no script file left
   });
 
   it('never starts a run cancelled before its process exists', async () => {

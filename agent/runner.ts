@@ -1,21 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Execute, ExecutionResult } from '../src/agents/protocol.js';
 import { collectArtifacts } from './artifacts.js';
 import { CappedOutput } from '../src/executions/capped-output.js';
 import { scriptEnvironment } from './environment.js';
 import { resolveInterpreter, type Program } from '../src/executions/interpreters.js';
-import { fileNameFor } from './names.js';
 import { signalGroup } from './process-group.js';
+import type { RunDir, RunDirs } from './run-dirs.js';
 
 export type RunSpec = Pick<Execute, 'executionId' | 'flavour' | 'interpreter' | 'script' | 'env' | 'context' | 'timeoutSeconds'>;
 export type Stream = 'stdout' | 'stderr';
 
 export interface RunnerSettings {
-  /** Each run gets a fresh directory here: the script file, its working directory, its artifacts. */
-  workDir: string;
+  /** Each run gets a clean directory from here: the script file, its working directory, its artifacts. */
+  runDirs: RunDirs;
   maxOutputBytes: number;
   maxArtifactBytes: number;
   /** PATH, HOME, LANG, USER, LOGNAME for every script. */
@@ -27,8 +26,8 @@ export interface RunnerSettings {
 }
 
 export interface RunHooks {
-  /** The process group exists (its id is the script's pid). */
-  spawned(pgid: number): void;
+  /** The process group exists (its id is the script's pid); the script runs in `cwd`. */
+  spawned(pgid: number, cwd: string): void;
   /** Live output, within the stream's limit. */
   output(stream: Stream, text: string): void;
   /** Event variables the agent would not pass, by name. */
@@ -39,7 +38,7 @@ export interface RunHooks {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Stop = { ending: 'timed_out' | 'cancelled'; reason: string };
-type Prepared = { program: Program; runDir: string; scriptPath: string; cwd: string; artifactsDir: string | undefined; env: Record<string, string> };
+type Prepared = { program: Program; dir: RunDir; scriptPath: string; cwd: string; artifactsDir: string | undefined; env: Record<string, string> };
 type Exit = { exitCode: number | null; signal: string | null; startedAt: number } | { error: string };
 
 let spawnTurns: Promise<void> = Promise.resolve();
@@ -56,28 +55,10 @@ function nextSpawnTurn(): Promise<void> {
   return turn;
 }
 
-/**
- * Removes a run's directory: the files and directories the agent made, one by one and at once;
- * a recursive removal only when the script left something behind. fs.promises.rm(recursive) cost
- * ~0.7 ms of CPU per run (stat, readdir and an event-loop trip for each entry), a quarter of a
- * run's cost in the agent; the targeted removal ~0.1 ms (bench/e2e; measured beside a bare spawn).
- * A directory left behind (agent stopped meanwhile, EBUSY) is harmless: docs/agent.md.
- */
-function removeRunDir(runDir: string, files: string[], dirs: string[]): Promise<void> {
-  try {
-    for (const file of files) unlinkSync(file);
-    for (const dir of dirs) rmdirSync(dir);
-    rmdirSync(runDir);
-    return Promise.resolve();
-  } catch {
-    return rm(runDir, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
 /** One script run, from its temp file to its result. The result promise never rejects. */
 export class ScriptRun {
   readonly result: Promise<ExecutionResult>;
-  /** Settles once the run directory is gone, after the result. */
+  /** Settles once the run directory is given back (kept clean for another run, or removed), after the result. */
   removed: Promise<void> = Promise.resolve();
   private pgid: number | undefined;
   private stopped: Stop | undefined;
@@ -128,7 +109,7 @@ export class ScriptRun {
       const collected = prepared.artifactsDir && exit && !('error' in exit) ? await collectArtifacts(prepared.artifactsDir, this.settings.maxArtifactBytes) : undefined;
       return this.resultOf(exit, collected);
     } finally {
-      if ('runDir' in prepared) this.removed = removeRunDir(prepared.runDir, [prepared.scriptPath], [prepared.cwd, ...(prepared.artifactsDir ? [prepared.artifactsDir] : [])]);
+      if ('dir' in prepared) this.removed = this.release(prepared);
     }
   }
 
@@ -140,22 +121,36 @@ export class ScriptRun {
   private prepare(): Prepared | { failure: string } {
     const program = resolveInterpreter(this.spec.interpreter, this.settings.baseEnv.PATH ?? '');
     if ('missing' in program) return { failure: program.missing };
-    let runDir: string | undefined;
+    let dir: RunDir | undefined;
     try {
-      runDir = mkdtempSync(join(this.settings.workDir, `${fileNameFor(this.spec.executionId)}-`));
-      const scriptPath = join(runDir, `script${program.extension}`);
-      const cwd = join(runDir, 'cwd');
-      const artifactsDir = this.spec.flavour === 'diagnostics' ? join(runDir, 'artifacts') : undefined;
-      writeFileSync(scriptPath, this.spec.script, { mode: 0o700 });
-      mkdirSync(cwd, { mode: 0o700 });
+      dir = this.settings.runDirs.take();
+      const scriptPath = join(dir.path, `script${program.extension}`);
+      const artifactsDir = this.spec.flavour === 'diagnostics' ? join(dir.path, 'artifacts') : undefined;
+      // wx: a new file, never one a link points to.
+      writeFileSync(scriptPath, this.spec.script, { mode: 0o700, flag: 'wx' });
       if (artifactsDir) mkdirSync(artifactsDir, { mode: 0o700 });
       const { env, skipped } = scriptEnvironment(this.settings.baseEnv, this.spec.env, this.spec.context, artifactsDir);
       if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
-      return { program, runDir, scriptPath, cwd, artifactsDir, env };
+      return { program, dir, scriptPath, cwd: dir.cwd, artifactsDir, env };
     } catch (error) {
-      if (runDir) this.removed = rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      if (dir) this.removed = this.settings.runDirs.giveBack(dir, false);
       return { failure: `the agent could not run the script: ${(error as Error).message}` };
     }
+  }
+
+  /**
+   * Removes what the run made (its script file, an empty artifacts directory) and gives its
+   * directory back, to be kept only if no process of the run is left and nothing else is there.
+   */
+  private release({ dir, scriptPath, artifactsDir }: Prepared): Promise<void> {
+    let reusable = this.pgid === undefined || !signalGroup(this.pgid, 0);
+    try {
+      unlinkSync(scriptPath);
+      if (artifactsDir) rmdirSync(artifactsDir);
+    } catch {
+      reusable = false; // the script removed or replaced its file, or left artifacts: all goes
+    }
+    return this.settings.runDirs.giveBack(dir, reusable);
   }
 
   private spawnAndWait({ program, scriptPath, cwd, env }: Prepared): Promise<Exit> {
@@ -179,7 +174,7 @@ export class ScriptRun {
       child.once('spawn', () => {
         startedAt = Date.now();
         this.pgid = child.pid!;
-        this.hooks.spawned(child.pid!);
+        this.hooks.spawned(child.pid!, cwd);
         timers.push(setTimeout(() => this.stop({ ending: 'timed_out', reason: `the script ran longer than its timeout of ${this.spec.timeoutSeconds} s; its process group was stopped` }), Math.min(this.spec.timeoutSeconds * 1000, MAX_TIMER_MS)));
         const early = this.stopped;
         if (early) {

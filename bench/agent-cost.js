@@ -21,7 +21,8 @@ const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: os.homedir(), LANG: 'C.UTF-8', U
 const EVENT_ENV = { HostName: 'web-1', AlarmName: 'disk_full', Key1: 'Value1' };
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-agent-cost-'));
-const settings = (dir) => ({ workDir: dir, maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
+const { RunDirs } = await import(path.join(root, 'dist/agent/run-dirs.js'));
+const settings = (dir) => ({ runDirs: new RunDirs(dir), maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
 const idOf = (i) => `0190a4a4-0000-7000-8000-${String(i).padStart(12, '0')}`;
 const spec = (i) => ({ executionId: idOf(i), flavour: 'autofix', interpreter: 'sh', script: 'true', env: EVENT_ENV, context: { PITCREW_EXECUTION_ID: idOf(i) }, timeoutSeconds: 60 });
 
@@ -80,7 +81,8 @@ const results = [];
 try {
   results.push(await measure('bare spawn of sh -c true (baseline)', bareSpawn));
   const runnerDir = fs.mkdtempSync(path.join(work, 'runner-'));
-  results.push(await measure('agent runner (ScriptRun)', (i) => new ScriptRun(spec(i), settings(runnerDir), { spawned() {}, output() {} }).result));
+  const runner = settings(runnerDir);
+  results.push(await measure('agent runner (ScriptRun)', (i) => new ScriptRun(spec(i), runner, { spawned() {}, output() {} }).result));
   const executor = await executorRuns(fs.mkdtempSync(path.join(work, 'executor-')));
   results.push(await measure('agent executor (runner + journal + log)', executor.runOne));
   await executor.close();

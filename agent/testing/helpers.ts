@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { ExecutionResult } from '../../src/agents/protocol.js';
 import type { RunnerSettings } from '../runner.js';
+import { RunDirs } from '../run-dirs.js';
 import { SCRIPT_PATH } from '../environment.js';
 import { statFields } from '../process-group.js';
 
@@ -23,7 +24,7 @@ export function useTempDirs(): () => Promise<string> {
 
 export function runnerSettings(workDir: string, overrides: Partial<RunnerSettings> = {}): RunnerSettings {
   return {
-    workDir,
+    runDirs: new RunDirs(workDir),
     maxOutputBytes: 1024 * 1024,
     maxArtifactBytes: 5 * 1024 * 1024,
     baseEnv: { PATH: SCRIPT_PATH, HOME: '/root', LANG: 'C.UTF-8', USER: 'root', LOGNAME: 'root' },

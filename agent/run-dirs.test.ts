@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunDirs, type RunDir } from './run-dirs.js';
@@ -14,32 +14,37 @@ async function giveBack(dirs: RunDirs, dir: RunDir, reusable = true): Promise<vo
 describe('RunDirs', () => {
   it('makes a private run directory with an empty cwd, and hands it out again once given back untouched', async () => {
     const dirs = new RunDirs(await tempDir());
-    const first = dirs.take();
-    expect(readdirSync(first.path)).toEqual(['cwd']);
+    const first = dirs.take('.sh', 'true');
+    expect(readdirSync(first.path).sort()).toEqual(['cwd', 'script.sh']);
     expect(readdirSync(first.cwd)).toEqual([]);
-    expect(statSync(first.path).mode & 0o777).toBe(0o700);
-    expect(statSync(first.cwd).mode & 0o777).toBe(0o700);
+    expect(readFileSync(first.script, 'utf8')).toBe('true');
+    for (const path of [first.path, first.cwd, first.script]) expect(statSync(path).mode & 0o777).toBe(0o700);
     await giveBack(dirs, first);
-    expect(dirs.take()).toEqual(first);
+    expect(dirs.take('.sh', 'true')).toEqual(first);
   });
 
   it('gives each run in progress its own directory', async () => {
     const dirs = new RunDirs(await tempDir());
-    const taken = [dirs.take(), dirs.take(), dirs.take()];
+    const taken = [dirs.take('.sh', 'true'), dirs.take('.sh', 'true'), dirs.take('.sh', 'true')];
     expect(new Set(taken.map((dir) => dir.path)).size).toBe(3);
   });
 
   it('removes a directory given back as not reusable (a process of the run is left)', async () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
-    await giveBack(dirs, dirs.take(), false);
+    await giveBack(dirs, dirs.take('.sh', 'true'), false);
     expect(readdirSync(workDir)).toEqual([]);
   });
 
   const changes: Array<[string, (dir: RunDir) => void]> = [
     ['a file left in cwd', (dir) => writeFileSync(join(dir.cwd, 'left-behind'), 'x')],
     ['a directory left in cwd', (dir) => mkdirSync(join(dir.cwd, 'sub'))],
-    ['a file left beside cwd', (dir) => writeFileSync(join(dir.path, 'script.sh'), 'x')],
+    ['a file left beside cwd', (dir) => writeFileSync(join(dir.path, 'notes.txt'), 'x')],
+    ['the script file opened to others', (dir) => chmodSync(dir.script, 0o755)],
+    ['the script file replaced by a link', (dir) => {
+      unlinkSync(dir.script);
+      symlinkSync('/etc/hostname', dir.script);
+    }],
     ['cwd opened to others', (dir) => chmodSync(dir.cwd, 0o755)],
     ['the run directory opened to others', (dir) => chmodSync(dir.path, 0o777)],
     ['cwd replaced by a link', (dir) => {
@@ -53,10 +58,10 @@ describe('RunDirs', () => {
     it(`never hands out a directory with ${what}: it is removed and a new one made`, async () => {
       const workDir = await tempDir();
       const dirs = new RunDirs(workDir);
-      const first = dirs.take();
+      const first = dirs.take('.sh', 'true');
       change(first);
       await giveBack(dirs, first);
-      const next = dirs.take();
+      const next = dirs.take('.sh', 'true');
       expect(next.path).not.toBe(first.path);
       expect(readdirSync(next.cwd)).toEqual([]);
       await waitGone(first.path);
@@ -64,12 +69,42 @@ describe('RunDirs', () => {
     });
   }
 
+  it('keeps the script file for the next run of the same script, and writes a new one for another', async () => {
+    const dirs = new RunDirs(await tempDir());
+    const first = dirs.take('.sh', 'echo one');
+    const inode = statSync(first.script).ino;
+    await giveBack(dirs, first);
+    const same = dirs.take('.sh', 'echo one');
+    expect(same).toEqual(first);
+    expect(statSync(same.script).ino).toBe(inode); // not written again
+    await giveBack(dirs, same);
+    const other = dirs.take('.sh', 'echo two');
+    expect(other.path).toBe(first.path);
+    expect(readFileSync(other.script, 'utf8')).toBe('echo two');
+    await giveBack(dirs, other);
+    const python = dirs.take('.py', 'print(3)');
+    expect(python.path).toBe(first.path);
+    expect(readdirSync(python.path).sort()).toEqual(['cwd', 'script.py']);
+    expect(readFileSync(python.script, 'utf8')).toBe('print(3)');
+  });
+
+  it('writes the script again when a kept copy was changed since (same length included)', async () => {
+    const dirs = new RunDirs(await tempDir());
+    const first = dirs.take('.sh', 'echo one');
+    await giveBack(dirs, first);
+    writeFileSync(first.script, 'echo 1!!');
+    const next = dirs.take('.sh', 'echo one');
+    expect(next.path).toBe(first.path);
+    expect(readFileSync(next.script, 'utf8')).toBe('echo one');
+    expect(statSync(next.script).mode & 0o777).toBe(0o700);
+  });
+
   it('checks a kept directory again when it is taken: a process the last run left may have written there since', async () => {
     const dirs = new RunDirs(await tempDir());
-    const first = dirs.take();
+    const first = dirs.take('.sh', 'true');
     await giveBack(dirs, first);
     writeFileSync(join(first.cwd, 'written-later'), 'x');
-    const next = dirs.take();
+    const next = dirs.take('.sh', 'true');
     expect(next.path).not.toBe(first.path);
     expect(readdirSync(next.cwd)).toEqual([]);
   });
@@ -77,7 +112,7 @@ describe('RunDirs', () => {
   it('keeps at most 64 directories after a burst of parallel runs; the others are removed', async () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
-    const taken = Array.from({ length: 70 }, () => dirs.take());
+    const taken = Array.from({ length: 70 }, () => dirs.take('.sh', 'true'));
     for (const dir of taken) await giveBack(dirs, dir);
     expect(readdirSync(workDir)).toHaveLength(64);
   });
@@ -85,11 +120,11 @@ describe('RunDirs', () => {
   it('removes every kept directory when the agent stops', async () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
-    const taken = [dirs.take(), dirs.take()];
+    const taken = [dirs.take('.sh', 'true'), dirs.take('.sh', 'true')];
     for (const dir of taken) await giveBack(dirs, dir);
     dirs.removeKept();
     expect(readdirSync(workDir)).toEqual([]);
-    expect(dirs.take().path).not.toBe(taken[0]!.path);
+    expect(dirs.take('.sh', 'true').path).not.toBe(taken[0]!.path);
   });
 });
 

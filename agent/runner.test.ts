@@ -59,7 +59,7 @@ describe('ScriptRun', () => {
     expect(await readdir(workDir)).toEqual([]);
   });
 
-  it('keeps the directory of a tidy run for the next one, without the script file; a diagnostics run with artifacts leaves nothing', async () => {
+  it('keeps the directory of a tidy run for the next one; a diagnostics run with artifacts leaves nothing', async () => {
     const workDir = await tempDir();
     const settings = runnerSettings(workDir);
     const tidy = new ScriptRun(spec('pwd; ls -A ..'), settings, { spawned: () => undefined, output: () => undefined });
@@ -67,7 +67,7 @@ describe('ScriptRun', () => {
     await tidy.removed;
     const [kept] = await readdir(workDir);
     expect(first.stdout).toBe(`${join(workDir, kept!, 'cwd')}\ncwd\nscript.sh\n`);
-    expect(await readdir(join(workDir, kept!))).toEqual(['cwd']);
+    expect((await readdir(join(workDir, kept!))).sort()).toEqual(['cwd', 'script.sh']);
 
     const again = new ScriptRun(spec('pwd; ls -A; ls -A ..', { executionId: 'exec-2' }), settings, { spawned: () => undefined, output: () => undefined });
     expect((await again.result).stdout).toBe(`${join(workDir, kept!, 'cwd')}\ncwd\nscript.sh\n`);
@@ -198,7 +198,7 @@ describe('ScriptRun', () => {
     expect(pgid).toBeGreaterThan(0);
   });
 
-  it('never spawns a run refused before it may start, says why, and removes its script file', async () => {
+  it('never spawns a run refused before it may start, says why, and keeps its clean directory', async () => {
     const workDir = await tempDir();
     let pgid: number | undefined;
     const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, Promise.resolve('the journal is full'));
@@ -206,7 +206,7 @@ describe('ScriptRun', () => {
     await run.removed;
     expect(pgid).toBeUndefined();
     const [kept] = await readdir(workDir);
-    expect(await readdir(join(workDir, kept!))).toEqual(['cwd']); // no script file left
+    expect((await readdir(join(workDir, kept!))).sort()).toEqual(['cwd', 'script.sh']);
   });
 
   it('never starts a run cancelled before its process exists', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Execute, ExecutionResult } from '../src/agents/protocol.js';
 import { collectArtifacts } from './artifacts.js';
@@ -123,15 +123,12 @@ export class ScriptRun {
     if ('missing' in program) return { failure: program.missing };
     let dir: RunDir | undefined;
     try {
-      dir = this.settings.runDirs.take();
-      const scriptPath = join(dir.path, `script${program.extension}`);
+      dir = this.settings.runDirs.take(program.extension, this.spec.script);
       const artifactsDir = this.spec.flavour === 'diagnostics' ? join(dir.path, 'artifacts') : undefined;
-      // wx: a new file, never one a link points to.
-      writeFileSync(scriptPath, this.spec.script, { mode: 0o700, flag: 'wx' });
       if (artifactsDir) mkdirSync(artifactsDir, { mode: 0o700 });
       const { env, skipped } = scriptEnvironment(this.settings.baseEnv, this.spec.env, this.spec.context, artifactsDir);
       if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
-      return { program, dir, scriptPath, cwd: dir.cwd, artifactsDir, env };
+      return { program, dir, scriptPath: dir.script, cwd: dir.cwd, artifactsDir, env };
     } catch (error) {
       if (dir) this.removed = this.settings.runDirs.giveBack(dir, false);
       return { failure: `the agent could not run the script: ${(error as Error).message}` };
@@ -139,16 +136,16 @@ export class ScriptRun {
   }
 
   /**
-   * Removes what the run made (its script file, an empty artifacts directory) and gives its
-   * directory back, to be kept only if no process of the run is left and nothing else is there.
+   * Removes an empty artifacts directory and gives the run directory back, to be kept (with its
+   * script file, for a later run of the same script) only if no process of the run is left and
+   * the run left nothing there.
    */
-  private release({ dir, scriptPath, artifactsDir }: Prepared): Promise<void> {
+  private release({ dir, artifactsDir }: Prepared): Promise<void> {
     let reusable = this.pgid === undefined || !signalGroup(this.pgid, 0);
     try {
-      unlinkSync(scriptPath);
       if (artifactsDir) rmdirSync(artifactsDir);
     } catch {
-      reusable = false; // the script removed or replaced its file, or left artifacts: all goes
+      reusable = false; // artifacts left: all goes
     }
     return this.settings.runDirs.giveBack(dir, reusable);
   }

@@ -42,6 +42,8 @@ const RATE_SECONDS = number('BENCH_E2E_RATE_SECONDS', 10, 1);
 const FLOOR_RATE = number('BENCH_E2E_FLOOR_RATE', 20, 0);
 const FLOOR_SECONDS = 5;
 const WARMUP = Math.max(WINDOW * 4, 300);
+/** Extra node flags for the agents, for experiments (e.g. --perf-basic-prof-only-functions for perf). */
+const AGENT_FLAGS = (process.env.BENCH_E2E_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
 // For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs all three.
 const PHASES = new Set((env.BENCH_E2E_PHASES || 'a,b,c').split(',').map((p) => p.trim()));
 if ([...PHASES].some((p) => !['a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of a, b, c; got "${env.BENCH_E2E_PHASES}"`);
@@ -236,7 +238,7 @@ async function main() {
   const agents = [];
   const startAgent = (i) => {
     const name = hostName(i);
-    const args = [...nodeFlags, AGENT_BUNDLE, '--server', `https://127.0.0.1:${tlsPort}`, '--hostname', name, '--server-fingerprint', fingerprint, '--state-dir', path.join(tmp, 'agents', name)];
+    const args = [...nodeFlags, ...AGENT_FLAGS, AGENT_BUNDLE, '--server', `https://127.0.0.1:${tlsPort}`, '--hostname', name, '--server-fingerprint', fingerprint, '--state-dir', path.join(tmp, 'agents', name)];
     if (process.getuid?.() === 0) args.push('--allow-root');
     // The API key through the environment, as docs/agent.md recommends; nothing else of ours leaks in.
     const handle = spawnChild(`agent ${name}`, args, { cwd: tmp, env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: tmp, PITCREW_API_KEY: apiKey } });
@@ -381,8 +383,11 @@ async function main() {
   /** (a) and (b): a warm-up of each, then alternating rounds; the median round of each is reported. */
   async function maxPhase(label, key, hosts) {
     const processes = hosts.length;
-    progress(`${label}: warm-up, ${WARMUP} executions and ${WARMUP} spawns`);
-    const warm = { e2e: await runMax(`${key} warm-up`, hosts, WARMUP, WINDOW), spawn: await runBaseline(processes, WARMUP, WINDOW) };
+    // Per process: each agent and each spawner is warmed as (a)'s one is. With 300 in all, (b)'s
+    // fresh agents ran 30 each and spent 7 % of their CPU in the rounds compiling (TurboFan).
+    const warmup = WARMUP * processes;
+    progress(`${label}: warm-up, ${warmup} executions and ${warmup} spawns`);
+    const warm = { e2e: await runMax(`${key} warm-up`, hosts, warmup, WINDOW), spawn: await runBaseline(processes, warmup, WINDOW) };
     const last = { e2e: warm.e2e.rate, spawn: warm.spawn.rate };
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {

@@ -6,7 +6,7 @@ import { collectArtifacts } from './artifacts.js';
 import { CappedOutput } from '../src/executions/capped-output.js';
 import { scriptEnvironment } from './environment.js';
 import { resolveInterpreter, type Program } from '../src/executions/interpreters.js';
-import { signalGroup } from './process-group.js';
+import { groupExists, signalGroup } from './process-group.js';
 import type { RunDir, RunDirs } from './run-dirs.js';
 
 export type RunSpec = Pick<Execute, 'executionId' | 'flavour' | 'interpreter' | 'script' | 'env' | 'context' | 'timeoutSeconds'>;
@@ -141,7 +141,7 @@ export class ScriptRun {
    * the run left nothing there.
    */
   private release({ dir, artifactsDir }: Prepared): Promise<void> {
-    let reusable = this.pgid === undefined || !signalGroup(this.pgid, 0);
+    let reusable = this.pgid === undefined || !groupExists(this.pgid);
     try {
       if (artifactsDir) rmdirSync(artifactsDir);
     } catch {

@@ -54,6 +54,8 @@ const STALL_MS = 30_000;
 
 const TARGET_EXECUTIONS_PER_SECOND = 1000;
 const TARGET_SHARE_OF_SPAWN = 0.7;
+/** Issue 23's goal for the execution path: at least this share of the raw spawn rate, in the same run. */
+const ISSUE_SHARE_OF_SPAWN = 0.45;
 const TARGET_P50_MS = 5;
 const TARGET_P99_MS = 25;
 
@@ -717,7 +719,9 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
     const a = p.results.e2e;
     const share = a.rate / p.results.spawn.rate;
     log(`  ${`${p.label}: >= ${fmtInt(TARGET_EXECUTIONS_PER_SECOND)} executions/s end to end`.padEnd(52)}${fmtInt(a.rate)}/s → ${pass(a.rate >= TARGET_EXECUTIONS_PER_SECOND)}`);
-    log(`  ${`${p.label}: >= ${(TARGET_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate`.padEnd(52)}${fmtPct(share)} → ${pass(share >= TARGET_SHARE_OF_SPAWN)}`);
+    for (const target of [ISSUE_SHARE_OF_SPAWN, TARGET_SHARE_OF_SPAWN]) {
+      log(`  ${`${p.label}: >= ${(target * 100).toFixed(0)} % of the raw spawn rate`.padEnd(52)}${fmtPct(share)} → ${pass(share >= target)}`);
+    }
   }
   const c = ratePhases.find((r) => r.key === 'c');
   if (c) {

@@ -6,11 +6,6 @@ import { useTempDirs } from './testing/helpers.js';
 
 const tempDir = useTempDirs();
 
-/** Gives a directory back and waits until it is kept or gone. */
-async function giveBack(dirs: RunDirs, dir: RunDir, reusable = true): Promise<void> {
-  await dirs.giveBack(dir, reusable);
-}
-
 describe('RunDirs', () => {
   it('makes a private run directory with an empty cwd, and hands it out again once given back untouched', async () => {
     const dirs = new RunDirs(await tempDir());
@@ -19,7 +14,7 @@ describe('RunDirs', () => {
     expect(readdirSync(first.cwd)).toEqual([]);
     expect(readFileSync(first.script, 'utf8')).toBe('true');
     for (const path of [first.path, first.cwd, first.script]) expect(statSync(path).mode & 0o777).toBe(0o700);
-    await giveBack(dirs, first);
+    await dirs.giveBack(first, true);
     expect(dirs.take('.sh', 'true')).toEqual(first);
   });
 
@@ -32,7 +27,7 @@ describe('RunDirs', () => {
   it('removes a directory given back as not reusable (a process of the run is left)', async () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
-    await giveBack(dirs, dirs.take('.sh', 'true'), false);
+    await dirs.giveBack(dirs.take('.sh', 'true'), false);
     expect(readdirSync(workDir)).toEqual([]);
   });
 
@@ -60,7 +55,7 @@ describe('RunDirs', () => {
       const dirs = new RunDirs(workDir);
       const first = dirs.take('.sh', 'true');
       change(first);
-      await giveBack(dirs, first);
+      await dirs.giveBack(first, true);
       const next = dirs.take('.sh', 'true');
       expect(next.path).not.toBe(first.path);
       expect(readdirSync(next.cwd)).toEqual([]);
@@ -73,15 +68,15 @@ describe('RunDirs', () => {
     const dirs = new RunDirs(await tempDir());
     const first = dirs.take('.sh', 'echo one');
     const inode = statSync(first.script).ino;
-    await giveBack(dirs, first);
+    await dirs.giveBack(first, true);
     const same = dirs.take('.sh', 'echo one');
     expect(same).toEqual(first);
     expect(statSync(same.script).ino).toBe(inode); // not written again
-    await giveBack(dirs, same);
+    await dirs.giveBack(same, true);
     const other = dirs.take('.sh', 'echo two');
     expect(other.path).toBe(first.path);
     expect(readFileSync(other.script, 'utf8')).toBe('echo two');
-    await giveBack(dirs, other);
+    await dirs.giveBack(other, true);
     const python = dirs.take('.py', 'print(3)');
     expect(python.path).toBe(first.path);
     expect(readdirSync(python.path).sort()).toEqual(['cwd', 'script.py']);
@@ -91,7 +86,7 @@ describe('RunDirs', () => {
   it('writes the script again when a kept copy was changed since (same length included)', async () => {
     const dirs = new RunDirs(await tempDir());
     const first = dirs.take('.sh', 'echo one');
-    await giveBack(dirs, first);
+    await dirs.giveBack(first, true);
     writeFileSync(first.script, 'echo 1!!');
     const next = dirs.take('.sh', 'echo one');
     expect(next.path).toBe(first.path);
@@ -102,7 +97,7 @@ describe('RunDirs', () => {
   it('checks a kept directory again when it is taken: a process the last run left may have written there since', async () => {
     const dirs = new RunDirs(await tempDir());
     const first = dirs.take('.sh', 'true');
-    await giveBack(dirs, first);
+    await dirs.giveBack(first, true);
     writeFileSync(join(first.cwd, 'written-later'), 'x');
     const next = dirs.take('.sh', 'true');
     expect(next.path).not.toBe(first.path);
@@ -113,7 +108,7 @@ describe('RunDirs', () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
     const taken = Array.from({ length: 70 }, () => dirs.take('.sh', 'true'));
-    for (const dir of taken) await giveBack(dirs, dir);
+    for (const dir of taken) await dirs.giveBack(dir, true);
     expect(readdirSync(workDir)).toHaveLength(64);
   });
 
@@ -121,7 +116,7 @@ describe('RunDirs', () => {
     const workDir = await tempDir();
     const dirs = new RunDirs(workDir);
     const taken = [dirs.take('.sh', 'true'), dirs.take('.sh', 'true')];
-    for (const dir of taken) await giveBack(dirs, dir);
+    for (const dir of taken) await dirs.giveBack(dir, true);
     dirs.removeKept();
     expect(readdirSync(workDir)).toEqual([]);
     expect(dirs.take('.sh', 'true').path).not.toBe(taken[0]!.path);

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -34,7 +34,7 @@ const SCRIPT_PREFIX = 'script';
 export class RunDirs {
   private readonly kept: string[] = [];
 
-  constructor(readonly workDir: string) {}
+  constructor(private readonly workDir: string) {}
 
   /** A clean run directory whose script file (`script` + extension, mode 0700) holds exactly `script`. */
   take(extension: string, script: string): RunDir {
@@ -71,12 +71,9 @@ export class RunDirs {
   removeKept(): void {
     for (const path of this.kept.splice(0)) {
       try {
-        const left = untouchedScript(path);
-        if (left) unlinkSync(join(path, left));
-        rmdirSync(join(path, CWD));
-        rmdirSync(path);
+        rmSync(path, { recursive: true, force: true });
       } catch {
-        void remove(path);
+        // Left as it is, like a run directory of an agent that died (docs/agent.md).
       }
     }
   }

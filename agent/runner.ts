@@ -38,7 +38,7 @@ export interface RunHooks {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Stop = { ending: 'timed_out' | 'cancelled'; reason: string };
-type Prepared = { program: Program; dir: RunDir; scriptPath: string; cwd: string; artifactsDir: string | undefined; env: Record<string, string> };
+type Prepared = { program: Program; dir: RunDir; artifactsDir: string | undefined; env: Record<string, string> };
 type Exit = { exitCode: number | null; signal: string | null; startedAt: number } | { error: string };
 
 let spawnTurns: Promise<void> = Promise.resolve();
@@ -55,7 +55,7 @@ function nextSpawnTurn(): Promise<void> {
   return turn;
 }
 
-/** One script run, from its temp file to its result. The result promise never rejects. */
+/** One script run, from its script file to its result. The result promise never rejects. */
 export class ScriptRun {
   readonly result: Promise<ExecutionResult>;
   /** Settles once the run directory is given back (kept clean for another run, or removed), after the result. */
@@ -128,7 +128,7 @@ export class ScriptRun {
       if (artifactsDir) mkdirSync(artifactsDir, { mode: 0o700 });
       const { env, skipped } = scriptEnvironment(this.settings.baseEnv, this.spec.env, this.spec.context, artifactsDir);
       if (skipped.length > 0) this.hooks.skippedEnv?.(skipped);
-      return { program, dir, scriptPath: dir.script, cwd: dir.cwd, artifactsDir, env };
+      return { program, dir, artifactsDir, env };
     } catch (error) {
       if (dir) this.removed = this.settings.runDirs.giveBack(dir, false);
       return { failure: `the agent could not run the script: ${(error as Error).message}` };
@@ -150,7 +150,7 @@ export class ScriptRun {
     return this.settings.runDirs.giveBack(dir, reusable);
   }
 
-  private spawnAndWait({ program, scriptPath, cwd, env }: Prepared): Promise<Exit> {
+  private spawnAndWait({ program, dir: { script, cwd }, env }: Prepared): Promise<Exit> {
     return new Promise((resolve) => {
       let settled = false;
       let openStreams = 2;
@@ -164,7 +164,7 @@ export class ScriptRun {
         resolve(value);
       };
       // detached: the script leads a new process group (setsid), so stopping it reaches every process it started.
-      const child = spawn(program.path, [...program.args, scriptPath], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(program.path, [...program.args, script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       child.once('error', (error) => {
         if (child.pid === undefined) settle({ error: `${program.path} could not be started: ${error.message}` });
       });

@@ -13,6 +13,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { ScriptRun } = await import(path.join(root, 'dist/agent/runner.js'));
 const { Executor } = await import(path.join(root, 'dist/agent/executor.js'));
 const { Journal } = await import(path.join(root, 'dist/agent/journal.js'));
+const { RunDirs } = await import(path.join(root, 'dist/agent/run-dirs.js'));
 const { createLogger } = await import(path.join(root, 'dist/agent/log.js'));
 
 const RUNS = Number(process.argv[2] ?? 600);
@@ -21,7 +22,6 @@ const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: os.homedir(), LANG: 'C.UTF-8', U
 const EVENT_ENV = { HostName: 'web-1', AlarmName: 'disk_full', Key1: 'Value1' };
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-agent-cost-'));
-const { RunDirs } = await import(path.join(root, 'dist/agent/run-dirs.js'));
 const settings = (dir) => ({ runDirs: new RunDirs(dir), maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
 const idOf = (i) => `0190a4a4-0000-7000-8000-${String(i).padStart(12, '0')}`;
 const spec = (i) => ({ executionId: idOf(i), flavour: 'autofix', interpreter: 'sh', script: 'true', env: EVENT_ENV, context: { PITCREW_EXECUTION_ID: idOf(i) }, timeoutSeconds: 60 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signalGroup } from './process-group.js';
+import { signalGroup, statFields } from './process-group.js';
 import { FakeService } from './testing/fake-service.js';
 import { isAlive, isGroupAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
@@ -136,6 +136,22 @@ describe('the bundled agent', () => {
     execute(fake, 'e1', 'id -g');
     await waitFor(() => fake.received('finished').length === 1, 'the result');
     expect(fake.received('finished')[0]!.result.stdout).toBe(`${users}\n`);
+  });
+
+  it('starts scripts from a small helper process of its own, which ends with the agent however the agent ends', async () => {
+    const fake = await service();
+    const args = ['--server', fake.url, '--insecure', '--api-key', fake.apiKey, '--state-dir', join(await tempDir(), 'state')];
+    const { child, exited } = startAgent(asRoot ? [...args, '--allow-root'] : args);
+    await waitFor(() => fake.received('hello').length === 1, 'hello');
+    execute(fake, 'e1', 'echo $PPID');
+    await waitFor(() => fake.received('finished').length === 1, 'the result');
+    const helper = Number(fake.received('finished')[0]!.result.stdout);
+    expect(helper).not.toBe(child.pid);
+    expect(statFields(helper)?.[1]).toBe(String(child.pid));
+    expect((await readFile(`/proc/${helper}/cmdline`, 'utf8')).replace(/\0/g, ' ').trim()).toBe('pitcrew-agent spawn helper');
+    child.kill('SIGKILL');
+    await exited;
+    await waitFor(() => !isAlive(helper), 'the helper to end with the agent');
   });
 
   it('on SIGTERM, stops running scripts and delivers their results before exiting 0', async () => {

@@ -3,7 +3,8 @@ import { assertNever, type AgentMessage, type Execute, type ExecutionResult, typ
 import { checkScript } from './allowlist.js';
 import type { Journal } from './journal.js';
 import type { Logger } from './log.js';
-import { ScriptRun, type RunnerSettings, type Stream } from './runner.js';
+import type { Stream } from './launcher.js';
+import { ScriptRun, type RunnerSettings } from './runner.js';
 
 /*
  * The agent's core, apart from the transport: what to do with each execute, cancel and recorded,
@@ -92,6 +93,7 @@ export class Executor {
     for (const id of this.active.keys()) await this.cancel(id, reason);
     await this.settled();
     this.deps.runner.runDirs.removeKept();
+    this.deps.runner.launcher.close();
   }
 
   /** Resolves when no execution is in progress. */

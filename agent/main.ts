@@ -8,8 +8,10 @@ import { baseEnvironment, type RunUser } from './environment.js';
 import { Executor } from './executor.js';
 import { rootRefusal } from './identity.js';
 import { Journal } from './journal.js';
+import { DirectLauncher } from './launcher.js';
 import { createLogger } from './log.js';
 import { RunDirs } from './run-dirs.js';
+import { HelperLauncher } from './spawn-helper.js';
 import { maskedCommandLine, parseCommandLine, USAGE, type AgentEnvironment, type AgentOptions } from './options.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -72,11 +74,14 @@ async function serve(options: AgentOptions, runUser: RunUser, keyOnCommandLine: 
   if (keyOnCommandLine) log.warn('the API key was given with --api-key, where every user of this host can read it in ps until the agent hid it; set PITCREW_API_KEY instead');
   const journal = await Journal.open(join(options.stateDir, 'journal'));
   for (const { executionId, reason } of journal.interruptions()) log.warn('found a run the previous agent process left; it is reported, never re-run', { executionId, reason });
+  const launcher = new HelperLauncher(new DirectLauncher(), log);
+  launcher.start();
   const executor = new Executor({
     journal,
     allow: options.allow,
     log,
     runner: {
+      launcher,
       runDirs: new RunDirs(options.workDir),
       maxOutputBytes: options.maxOutputBytes,
       maxArtifactBytes: options.maxArtifactBytes,

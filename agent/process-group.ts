@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Signals a whole process group; false when there is none left to signal (ESRCH) or it is not ours (EPERM). */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
@@ -25,6 +25,28 @@ export function groupExists(pgid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   } finally {
     Error.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * Kills (SIGKILL) the process group of every process whose working directory is `cwd`: a run
+ * whose pid the agent never learnt is found by the private directory it started in.
+ */
+export function killGroupsIn(cwd: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^[0-9]+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`) !== cwd) continue;
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    const pgid = Number(statFields(pid)?.[2]);
+    if (pgid > 1) signalGroup(pgid, 'SIGKILL');
   }
 }
 

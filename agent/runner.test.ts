@@ -1,13 +1,23 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAgentMessage } from '../src/agents/protocol.js';
 import { signalGroup } from './process-group.js';
 import { ScriptRun, type RunnerSettings, type RunSpec } from './runner.js';
 import { isAlive, runnerSettings, useTempDirs, waitFor } from './testing/helpers.js';
+import { DirectLauncher, type Launcher } from './launcher.js';
+import { HelperLauncher } from './spawn-helper.js';
+import { silentLogger } from './log.js';
 
 const tempDir = useTempDirs();
+let launcher: Launcher;
+const settingsFor = (workDir: string, overrides: Partial<RunnerSettings> = {}) => runnerSettings(workDir, { launcher, ...overrides });
+// Every behaviour holds whichever way the script is started: the agent starts them through its helper, and from itself when it has none.
+const launchers: [string, () => Launcher][] = [
+  ['through the spawn helper', () => new HelperLauncher(new DirectLauncher(), silentLogger)],
+  ['from the agent itself', () => new DirectLauncher()],
+];
 
 function spec(script: string, overrides: Partial<RunSpec> = {}): RunSpec {
   return { executionId: 'exec-1', flavour: 'autofix', interpreter: 'sh', script, env: {}, context: {}, timeoutSeconds: 60, ...overrides };
@@ -18,7 +28,7 @@ async function start(script: string, overrides: Partial<RunSpec> = {}, settings:
   const live: string[] = [];
   let pgid: number | undefined;
   let skipped: string[] = [];
-  const run = new ScriptRun(spec(script, overrides), runnerSettings(workDir, settings), {
+  const run = new ScriptRun(spec(script, overrides), settingsFor(workDir, settings), {
     spawned: (id) => (pgid = id),
     output: (stream, text) => live.push(`${stream}:${text}`),
     skippedEnv: (names) => (skipped = names),
@@ -26,7 +36,12 @@ async function start(script: string, overrides: Partial<RunSpec> = {}, settings:
   return { run, live, workDir, pgid: () => pgid, skipped: () => skipped };
 }
 
-describe('ScriptRun', () => {
+describe.each(launchers)('ScriptRun, started %s', (_, makeLauncher) => {
+  beforeAll(() => {
+    launcher = makeLauncher();
+  });
+  afterAll(() => launcher.close());
+
   it('reports the exit code, output and times', async () => {
     const { run, pgid } = await start('echo out; echo err >&2; exit 3');
     const result = await run.result;
@@ -61,7 +76,7 @@ describe('ScriptRun', () => {
 
   it('keeps the directory of a tidy run for the next one; a diagnostics run with artifacts leaves nothing', async () => {
     const workDir = await tempDir();
-    const settings = runnerSettings(workDir);
+    const settings = settingsFor(workDir);
     const tidy = new ScriptRun(spec('pwd; ls -A ..'), settings, { spawned: () => undefined, output: () => undefined });
     const first = await tidy.result;
     await tidy.removed;
@@ -189,7 +204,7 @@ describe('ScriptRun', () => {
     const workDir = await tempDir();
     let allow!: (refusal: string | undefined) => void;
     let pgid: number | undefined;
-    const run = new ScriptRun(spec('echo ran'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, new Promise((resolve) => (allow = resolve)));
+    const run = new ScriptRun(spec('echo ran'), settingsFor(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, new Promise((resolve) => (allow = resolve)));
     await waitFor(() => readdirSync(workDir).length === 1, 'the run directory');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pgid).toBeUndefined();
@@ -201,7 +216,7 @@ describe('ScriptRun', () => {
   it('never spawns a run refused before it may start, says why, and keeps its clean directory', async () => {
     const workDir = await tempDir();
     let pgid: number | undefined;
-    const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, Promise.resolve('the journal is full'));
+    const run = new ScriptRun(spec('echo should-not-run'), settingsFor(workDir), { spawned: (id) => (pgid = id), output: () => undefined }, Promise.resolve('the journal is full'));
     expect(await run.result).toMatchObject({ ending: 'failed_to_start', startedAt: null, stdout: '', reason: 'the journal is full' });
     await run.removed;
     expect(pgid).toBeUndefined();
@@ -211,7 +226,7 @@ describe('ScriptRun', () => {
 
   it('never starts a run cancelled before its process exists', async () => {
     let pgid: number | undefined;
-    const run = new ScriptRun(spec('echo should-not-run'), runnerSettings(await tempDir()), { spawned: (id) => (pgid = id), output: () => undefined });
+    const run = new ScriptRun(spec('echo should-not-run'), settingsFor(await tempDir()), { spawned: (id) => (pgid = id), output: () => undefined });
     run.cancel('stopped early');
     expect(await run.result).toMatchObject({ ending: 'cancelled', startedAt: null, stdout: '', reason: 'stopped early' });
     expect(pgid).toBeUndefined();

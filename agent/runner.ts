@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Execute, ExecutionResult } from '../src/agents/protocol.js';
@@ -8,11 +7,13 @@ import { scriptEnvironment } from './environment.js';
 import { resolveInterpreter, type Program } from '../src/executions/interpreters.js';
 import { groupExists, signalGroup } from './process-group.js';
 import type { RunDir, RunDirs } from './run-dirs.js';
+import type { Launcher, Stream } from './launcher.js';
 
 export type RunSpec = Pick<Execute, 'executionId' | 'flavour' | 'interpreter' | 'script' | 'env' | 'context' | 'timeoutSeconds'>;
-export type Stream = 'stdout' | 'stderr';
 
 export interface RunnerSettings {
+  /** Starts and watches each script's process. */
+  launcher: Launcher;
   /** Each run gets a clean directory from here: the script file, its working directory, its artifacts. */
   runDirs: RunDirs;
   maxOutputBytes: number;
@@ -44,8 +45,8 @@ type Exit = { exitCode: number | null; signal: string | null; startedAt: number 
 let spawnTurns: Promise<void> = Promise.resolve();
 
 /**
- * One run starts per turn of the event loop. Spawning blocks the loop for a few milliseconds
- * (fork of a large process); a burst of 100 executions started together held it for over a
+ * One run starts per turn of the event loop. Spawning from the agent itself (without its spawn
+ * helper) blocks the loop for a few milliseconds (fork of a large process); a burst of 100 executions started together held it for over a
  * second on a busy machine, long enough to miss the service's heartbeat and be disconnected
  * (test/agents.test.ts, 500 triggers). Between two spawns the loop now reads the network.
  */
@@ -64,6 +65,9 @@ export class ScriptRun {
   private stopped: Stop | undefined;
   private readonly stdout: CappedOutput;
   private readonly stderr: CappedOutput;
+  private drainOnStop: ((ms: number) => void) | undefined;
+  /** What watched the process is gone: processes it started may be left where it ran. */
+  private launcherLost = false;
 
   /**
    * `mayStart` settles once the run may spawn: undefined, or why it must not (the journal could not
@@ -92,6 +96,8 @@ export class ScriptRun {
     this.stopped = stop;
     const pgid = this.pgid;
     if (pgid === undefined) return; // not spawned yet: run() sees `stopped` and never spawns
+    // Processes it left hold the output past the exit: wait out the grace period before reading no more.
+    this.drainOnStop?.(this.settings.killGraceMs + 1000);
     signalGroup(pgid, 'SIGTERM');
     setTimeout(() => signalGroup(pgid, 'SIGKILL'), this.settings.killGraceMs).unref();
   }
@@ -141,7 +147,7 @@ export class ScriptRun {
    * the run left nothing there.
    */
   private release({ dir, artifactsDir }: Prepared): Promise<void> {
-    let reusable = this.pgid === undefined || !groupExists(this.pgid);
+    let reusable = !this.launcherLost && (this.pgid === undefined || !groupExists(this.pgid));
     try {
       if (artifactsDir) rmdirSync(artifactsDir);
     } catch {
@@ -152,54 +158,38 @@ export class ScriptRun {
 
   private spawnAndWait({ program, dir: { script, cwd }, env }: Prepared): Promise<Exit> {
     return new Promise((resolve) => {
-      let settled = false;
-      let openStreams = 2;
-      let exit: Exit | undefined;
       let startedAt = 0;
-      const timers: NodeJS.Timeout[] = [];
+      let timer: NodeJS.Timeout | undefined;
       const settle = (value: Exit) => {
-        if (settled) return;
-        settled = true;
-        for (const timer of timers) clearTimeout(timer);
+        clearTimeout(timer);
         resolve(value);
       };
-      // detached: the script leads a new process group (setsid), so stopping it reaches every process it started.
-      const child = spawn(program.path, [...program.args, script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.once('error', (error) => {
-        if (child.pid === undefined) settle({ error: `${program.path} could not be started: ${error.message}` });
-      });
-      child.once('spawn', () => {
-        startedAt = Date.now();
-        this.pgid = child.pid!;
-        this.hooks.spawned(child.pid!, cwd);
-        timers.push(setTimeout(() => this.stop({ ending: 'timed_out', reason: `the script ran longer than its timeout of ${this.spec.timeoutSeconds} s; its process group was stopped` }), Math.min(this.spec.timeoutSeconds * 1000, MAX_TIMER_MS)));
-        const early = this.stopped;
-        if (early) {
-          this.stopped = undefined;
-          this.stop(early);
-        }
-      });
-      const onClose = () => {
-        if (--openStreams === 0 && exit) settle(exit);
-      };
-      for (const [stream, capped] of [['stdout', this.stdout], ['stderr', this.stderr]] as const) {
-        child[stream].on('data', (chunk: Buffer) => {
-          const text = capped.push(chunk);
+      const { maxOutputBytes, drainMs } = this.settings;
+      const launched = this.settings.launcher.launch({ path: program.path, args: [...program.args, script], cwd, env, maxBytes: maxOutputBytes, drainMs }, {
+        spawned: (pid) => {
+          startedAt = Date.now();
+          this.pgid = pid;
+          this.hooks.spawned(pid, cwd);
+          timer = setTimeout(() => this.stop({ ending: 'timed_out', reason: `the script ran longer than its timeout of ${this.spec.timeoutSeconds} s; its process group was stopped` }), Math.min(this.spec.timeoutSeconds * 1000, MAX_TIMER_MS));
+          const early = this.stopped;
+          if (early) {
+            this.stopped = undefined;
+            this.stop(early);
+          }
+        },
+        output: (stream, chunk) => {
+          const text = this[stream].push(chunk);
           if (text) this.hooks.output(stream, text);
-        });
-        child[stream].once('close', onClose);
-      }
-      child.once('exit', (exitCode, signal) => {
-        exit = { exitCode, signal, startedAt };
-        if (openStreams === 0) return settle(exit);
-        // Something the script left running still holds its output: wait a little, then stop reading.
-        const wait = this.stopped ? this.settings.killGraceMs + 1000 : this.settings.drainMs;
-        timers.push(setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          settle(exit!);
-        }, wait));
+        },
+        ended: (exitCode, signal) => settle({ exitCode, signal, startedAt }),
+        failed: (reason) => settle({ error: reason }),
+        lost: (reason) => {
+          this.launcherLost = true;
+          this.stopped ??= { ending: 'cancelled', reason };
+          settle({ exitCode: null, signal: 'SIGKILL', startedAt });
+        },
       });
+      this.drainOnStop = (ms) => launched.extendDrain(ms);
     });
   }
 

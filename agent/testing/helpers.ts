@@ -6,6 +6,7 @@ import { afterEach } from 'vitest';
 import type { ExecutionResult } from '../../src/agents/protocol.js';
 import type { RunnerSettings } from '../runner.js';
 import { RunDirs } from '../run-dirs.js';
+import { DirectLauncher } from '../launcher.js';
 import { SCRIPT_PATH } from '../environment.js';
 import { statFields } from '../process-group.js';
 
@@ -24,6 +25,7 @@ export function useTempDirs(): () => Promise<string> {
 
 export function runnerSettings(workDir: string, overrides: Partial<RunnerSettings> = {}): RunnerSettings {
   return {
+    launcher: new DirectLauncher(),
     runDirs: new RunDirs(workDir),
     maxOutputBytes: 1024 * 1024,
     maxArtifactBytes: 5 * 1024 * 1024,

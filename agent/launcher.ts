@@ -40,10 +40,10 @@ export interface Launcher {
   close(): void;
 }
 
-/** What watch() reports, as data: the spawn helper sends it to the agent as it is. */
+/** What watch() reports, as data: the spawn helper sends it to the agent (output as latin1 text, one character per byte). */
 export type LaunchReport =
   | { type: 'spawned'; pid: number }
-  | { type: 'output'; stream: Stream; chunk: Uint8Array }
+  | { type: 'output'; stream: Stream; chunk: Buffer }
   | { type: 'ended'; exitCode: number | null; signal: string | null }
   | { type: 'failed'; reason: string };
 
@@ -108,7 +108,7 @@ export function deliver(events: LaunchEvents, report: LaunchReport): void {
     case 'spawned':
       return events.spawned(report.pid);
     case 'output':
-      return events.output(report.stream, Buffer.isBuffer(report.chunk) ? report.chunk : Buffer.from(report.chunk.buffer, report.chunk.byteOffset, report.chunk.byteLength));
+      return events.output(report.stream, report.chunk);
     case 'ended':
       return events.ended(report.exitCode, report.signal);
     case 'failed':

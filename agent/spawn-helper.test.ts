@@ -59,6 +59,17 @@ describe('HelperLauncher', () => {
     expect(result.stdout).toBe('x'.repeat(1000));
   });
 
+  it('forwards output byte for byte, whatever the bytes', async () => {
+    const { launcher } = helperLauncher();
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve, reject) => {
+      launcher.launch({ path: '/bin/sh', args: ['-c', "printf '\\000\\001\\177\\200\\377caf\\303\\251 \\342\\202\\254\\n'"], cwd: '/', env: {}, maxBytes: 100, drainMs: 100 }, {
+        spawned: () => undefined, output: (_, chunk) => chunks.push(chunk), ended: () => resolve(), lost: reject, failed: reject,
+      });
+    });
+    expect([...Buffer.concat(chunks)]).toEqual([0, 1, 0x7f, 0x80, 0xff, ...Buffer.from('café €\n')]);
+  });
+
   it('says why a program could not start', async () => {
     const { launcher } = helperLauncher();
     const failed = await new Promise<string>((resolve, reject) => {

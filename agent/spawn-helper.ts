@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { deliver, watch, type Launched, type LaunchEvents, type Launcher, type LaunchReport, type LaunchSpec } from './launcher.js';
+import { deliver, watch, type Launched, type LaunchEvents, type Launcher, type LaunchReport, type LaunchSpec, type Stream } from './launcher.js';
 import type { Logger } from './log.js';
 import { killGroupsIn, signalGroup } from './process-group.js';
 
@@ -17,7 +17,8 @@ import { killGroupsIn, signalGroup } from './process-group.js';
  */
 
 type ToHelper = ({ type: 'launch'; id: number } & LaunchSpec) | { type: 'drain'; id: number; ms: number };
-type FromHelper = LaunchReport & { id: number };
+/** JSON, so output travels as latin1 text: one character per byte, back to the same bytes. */
+type FromHelper = (Exclude<LaunchReport, { type: 'output' }> | { type: 'output'; stream: Stream; latin1: string }) & { id: number };
 
 /**
  * The helper's program, given to `node -e` as source text with watch() as its argument: it must
@@ -36,7 +37,8 @@ function helperProgram(watchProgram: typeof watch): void {
     drains.set(id, message.drainMs);
     watchProgram(spawn, message, (report) => {
       if (report.type === 'ended' || report.type === 'failed') drains.delete(id);
-      process.send!({ ...report, id });
+      const sent: FromHelper = report.type === 'output' ? { type: 'output', stream: report.stream, latin1: report.chunk.toString('latin1'), id } : { ...report, id };
+      process.send!(sent);
     }, () => drains.get(id)!);
   });
   // The agent is gone: so is the one reader of the scripts' output, as when scripts are the agent's own children.
@@ -52,6 +54,8 @@ const HELPER_SOURCE = `(${helperProgram.toString()})(${watch.toString()})`;
  * 520 → 750 spawns/s. --jitless (14 MB) cost the helper more than it saved the shells.
  */
 const HELPER_FLAGS = ['--max-semi-space-size=1'];
+// The channel speaks JSON rather than V8's serializer ('advanced'): for these small messages the
+// helper's CPU per run was 740-770 µs with it, 580-680 µs with JSON, and the agent's 95-100 → 70-80 µs.
 /** More deaths than this within DEATH_WINDOW_MS: the helper is given up and scripts start from the agent itself. */
 const MAX_DEATHS = 3;
 const DEATH_WINDOW_MS = 60_000;
@@ -105,7 +109,7 @@ export class HelperLauncher implements Launcher {
   start(): Helper | undefined {
     if (this.closed || this.deaths.length >= MAX_DEATHS) return undefined;
     // No environment and no flags of the agent's: the helper needs neither, and NODE_OPTIONS could load code into it.
-    const child = spawn(process.execPath, [...HELPER_FLAGS, '-e', HELPER_SOURCE], { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
+    const child = spawn(process.execPath, [...HELPER_FLAGS, '-e', HELPER_SOURCE], { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     const helper: Helper = { process: child, runs: new Map() };
     this.helper = helper;
     // Idle, never what keeps the agent running; with runs in flight, as their pipes would (holdWhileBusy).
@@ -134,15 +138,15 @@ export class HelperLauncher implements Launcher {
     if (helper.process.connected) helper.process.send(message, (error: Error | null) => error && this.log.warn('could not reach the process that starts scripts', { error: error.message }));
   }
 
-  private receive(helper: Helper, { id, ...report }: FromHelper): void {
+  private receive(helper: Helper, { id, ...message }: FromHelper): void {
     const run = helper.runs.get(id);
     if (!run) return;
-    if (report.type === 'spawned') run.pid = report.pid;
-    if (report.type === 'ended' || report.type === 'failed') {
+    if (message.type === 'spawned') run.pid = message.pid;
+    if (message.type === 'ended' || message.type === 'failed') {
       helper.runs.delete(id);
       holdWhileBusy(helper);
     }
-    deliver(run.events, report);
+    deliver(run.events, message.type === 'output' ? { type: 'output', stream: message.stream, chunk: Buffer.from(message.latin1, 'latin1') } : message);
   }
 
   /** Every message it sent has been received (close comes after the channel's end). */

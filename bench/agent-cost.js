@@ -1,7 +1,8 @@
 // What one script run costs the agent, apart from the network (bench/README.md, "Agent cost"):
 // CPU per run of a bare spawn of `sh -c true` (the baseline), of the agent's runner (run
-// directory, environment, spawn, output, removal) and of its executor (the runner plus the
-// journal and the log lines), each with the same number of runs in flight, in this process.
+// directory, environment, spawn, output, removal) started from this process and through the
+// agent's spawn helper, and of its executor (the runner through the helper, plus the journal and
+// the log lines), each with the same number of runs in flight, in this process.
 // Usage: node bench/agent-cost.js [runs]   (needs dist/: npm run build)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +15,8 @@ const { ScriptRun } = await import(path.join(root, 'dist/agent/runner.js'));
 const { Executor } = await import(path.join(root, 'dist/agent/executor.js'));
 const { Journal } = await import(path.join(root, 'dist/agent/journal.js'));
 const { RunDirs } = await import(path.join(root, 'dist/agent/run-dirs.js'));
+const { DirectLauncher } = await import(path.join(root, 'dist/agent/launcher.js'));
+const { HelperLauncher } = await import(path.join(root, 'dist/agent/spawn-helper.js'));
 const { createLogger } = await import(path.join(root, 'dist/agent/log.js'));
 
 const RUNS = Number(process.argv[2] ?? 600);
@@ -22,7 +25,7 @@ const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: os.homedir(), LANG: 'C.UTF-8', U
 const EVENT_ENV = { HostName: 'web-1', AlarmName: 'disk_full', Key1: 'Value1' };
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-agent-cost-'));
-const settings = (dir) => ({ runDirs: new RunDirs(dir), maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
+const settings = (dir) => ({ launcher: new DirectLauncher(), runDirs: new RunDirs(dir), maxOutputBytes: 1 << 20, maxArtifactBytes: 5 << 20, baseEnv: BASE_ENV, killGraceMs: 5000, drainMs: 2000 });
 const idOf = (i) => `0190a4a4-0000-7000-8000-${String(i).padStart(12, '0')}`;
 const spec = (i) => ({ executionId: idOf(i), flavour: 'autofix', interpreter: 'sh', script: 'true', env: EVENT_ENV, context: { PITCREW_EXECUTION_ID: idOf(i) }, timeoutSeconds: 60 });
 
@@ -37,15 +40,21 @@ function bareSpawn() {
   });
 }
 
-/** Children's CPU (ended and waited for), from /proc: utime + stime + cutime + cstime. */
-function childrenCpuMicros() {
-  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[13]) + Number(fields[14])) * (1e6 / 100);
+/** A process's CPU from /proc in µs: its own (utime + stime) and its children's that ended and were waited for (cutime + cstime). */
+function cpuMicros(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { own: (Number(fields[11]) + Number(fields[12])) * (1e6 / 100), children: (Number(fields[13]) + Number(fields[14])) * (1e6 / 100) };
 }
 
-async function measure(name, runOne) {
+/** The scripts' CPU: this process's children's, and the spawn helper's children's when there is one. */
+function childrenCpuMicros(helper) {
+  return cpuMicros('self').children + (helper ? cpuMicros(helper).children : 0);
+}
+
+async function measure(name, runOne, helper) {
   const cpu = process.cpuUsage();
-  const children = childrenCpuMicros();
+  const children = childrenCpuMicros(helper);
+  const helperCpu = helper ? cpuMicros(helper).own : 0;
   const started = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
@@ -53,13 +62,13 @@ async function measure(name, runOne) {
   }));
   const seconds = (performance.now() - started) / 1000;
   const own = process.cpuUsage(cpu);
-  return { name, rate: RUNS / seconds, own: (own.user + own.system) / RUNS, children: (childrenCpuMicros() - children) / RUNS };
+  return { name, rate: RUNS / seconds, own: (own.user + own.system) / RUNS, helper: helper ? (cpuMicros(helper).own - helperCpu) / RUNS : 0, children: (childrenCpuMicros(helper) - children) / RUNS };
 }
 
-async function executorRuns(dir) {
+async function executorRuns(dir, launcher) {
   const journal = await Journal.open(path.join(dir, 'journal'));
   const log = fs.openSync('/dev/null', 'w');
-  const executor = new Executor({ journal, allow: [], log: createLogger((line) => fs.writeSync(log, line)), runner: settings(path.join(dir, 'runs')) });
+  const executor = new Executor({ journal, allow: [], log: createLogger((line) => fs.writeSync(log, line)), runner: { ...settings(path.join(dir, 'runs')), launcher } });
   fs.mkdirSync(path.join(dir, 'runs'));
   const waiting = new Map();
   const link = {
@@ -74,7 +83,8 @@ async function executorRuns(dir) {
     waiting.set(idOf(i), resolve);
     void executor.handle({ type: 'execute', hostId: 'h1', tenantId: 't1', ...spec(i) });
   });
-  return { runOne, close: async () => { await executor.settled(); await journal.close(); fs.closeSync(log); } };
+  // stopAll also ends the helper: its CPU, scripts' included, would reach this process's once it is waited for.
+  return { runOne, close: async () => { await executor.stopAll('the bench ended'); await journal.close(); fs.closeSync(log); } };
 }
 
 const results = [];
@@ -83,8 +93,13 @@ try {
   const runnerDir = fs.mkdtempSync(path.join(work, 'runner-'));
   const runner = settings(runnerDir);
   results.push(await measure('agent runner (ScriptRun)', (i) => new ScriptRun(spec(i), runner, { spawned() {}, output() {} }).result));
-  const executor = await executorRuns(fs.mkdtempSync(path.join(work, 'executor-')));
-  results.push(await measure('agent executor (runner + journal + log)', executor.runOne));
+  // As the agent runs: scripts start in its spawn helper (agent/spawn-helper.ts), whose CPU is its own column.
+  const launcher = new HelperLauncher(new DirectLauncher(), createLogger(() => undefined));
+  launcher.start();
+  const helped = { ...settings(fs.mkdtempSync(path.join(work, 'helped-'))), launcher };
+  results.push(await measure('agent runner, through the spawn helper', (i) => new ScriptRun(spec(i), helped, { spawned() {}, output() {} }).result, launcher.helperPid));
+  const executor = await executorRuns(fs.mkdtempSync(path.join(work, 'executor-')), launcher);
+  results.push(await measure('agent executor (runner + journal + log)', executor.runOne, launcher.helperPid));
   await executor.close();
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
@@ -92,7 +107,7 @@ try {
 
 const base = results[0];
 console.log(`agent cost per run: ${RUNS} runs of \`true\`, ${IN_FLIGHT} in flight, node ${process.version}, ${os.cpus().length} CPUs`);
-console.log(`${'what'.padEnd(42)} ${'runs/s'.padStart(7)} ${'own CPU us'.padStart(11)} ${'sh CPU us'.padStart(10)} ${'own / baseline'.padStart(15)}`);
+console.log(`${'what'.padEnd(42)} ${'runs/s'.padStart(7)} ${'own CPU us'.padStart(11)} ${'helper us'.padStart(10)} ${'sh CPU us'.padStart(10)} ${'own+helper / baseline'.padStart(22)}`);
 for (const r of results) {
-  console.log(`${r.name.padEnd(42)} ${r.rate.toFixed(0).padStart(7)} ${r.own.toFixed(0).padStart(11)} ${r.children.toFixed(0).padStart(10)} ${`${(r.own / base.own).toFixed(2)} ×`.padStart(15)}`);
+  console.log(`${r.name.padEnd(42)} ${r.rate.toFixed(0).padStart(7)} ${r.own.toFixed(0).padStart(11)} ${r.helper.toFixed(0).padStart(10)} ${r.children.toFixed(0).padStart(10)} ${`${((r.own + r.helper) / base.own).toFixed(2)} ×`.padStart(22)}`);
 }

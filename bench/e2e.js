@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
+import { allProcessSeconds, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor, childrenOf } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -41,13 +41,18 @@ const RATE_SECONDS = number('BENCH_E2E_RATE_SECONDS', 10, 1);
 // A second, low rate after (c), for reference: the latency of one execution when nothing queues.
 const FLOOR_RATE = number('BENCH_E2E_FLOOR_RATE', 20, 0);
 const FLOOR_SECONDS = 5;
-const WARMUP = Math.max(WINDOW * 4, 300);
+// Runs per agent (and per spawner) before the rounds: V8 optimises each process's code on its own, so
+// ten agents sharing a load each need as many runs as one agent alone. With 300 each, (b)'s agents
+// still ran most of their code unoptimised (perf: baseline-tier frames, TurboFan compiling 23 % of
+// their CPU) and spent 1,484 µs per run against 756 µs after 2,500.
+const WARMUP = Math.round(number('BENCH_E2E_WARMUP', 2500, WINDOW));
 /** Extra node flags for the agents, for experiments (e.g. --perf-basic-prof-only-functions for perf). */
 const AGENT_FLAGS = (process.env.BENCH_E2E_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
 // For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs all three.
 const PHASES = new Set((env.BENCH_E2E_PHASES || 'a,b,c').split(',').map((p) => p.trim()));
 if ([...PHASES].some((p) => !['a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of a, b, c; got "${env.BENCH_E2E_PHASES}"`);
-const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS, 10);
+// The warm-ups at 200 executions/s and as many spawns, far below what a two-core machine does.
+const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200, 10);
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
 /** No progress (no reply, no finished script) for this long ends the bench as failed. */
 const STALL_MS = 30_000;
@@ -204,6 +209,7 @@ function cpuShares(a, b, extra = {}, extraPids = []) {
     known += used;
   }
   out.other = Math.max(0, b.machine - a.machine - known) / window;
+  if ('agentsOwn' in out) out.agents = out.agentsOwn + out.helpers;
   const ours = new Set([process.pid, ...Object.values(b.pids).flat(), ...(extraPids ?? [])]);
   out.top = topOthers(a, b, window, ours);
   return out;
@@ -258,7 +264,11 @@ async function main() {
   // The last transition to an end state: the moment the last result was stored (server clock).
   const lastStoredAt = async () => Number((await reader.all("select max(at) as at from execution_transitions where to_state in ('succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired')"))[0].at);
 
-  const cpuGroups = () => ({ server: [server.pid], agents: agents.map((a) => a.pid) });
+  // The agents apart from their spawn helpers, which start the scripts (the helpers' CPU includes the scripts').
+  const cpuGroups = () => {
+    const agentPids = agents.map((a) => a.pid);
+    return { server: [server.pid], agentsOwn: agentPids, helpers: childrenOf(agentPids) };
+  };
   const alive = () => {
     for (const child of [server, ...agents]) if (!child.alive()) throw new Error(`${child.name} exited during the run:\n${child.output()}`);
   };
@@ -385,8 +395,7 @@ async function main() {
   /** (a) and (b): a warm-up of each, then alternating rounds; the median round of each is reported. */
   async function maxPhase(label, key, hosts) {
     const processes = hosts.length;
-    // Per process: each agent and each spawner is warmed as (a)'s one is. With 300 in all, (b)'s
-    // fresh agents ran 30 each and spent 7 % of their CPU in the rounds compiling (TurboFan).
+    // Per process: each agent and each spawner is warmed as (a)'s one is (see WARMUP).
     const warmup = WARMUP * processes;
     progress(`${label}: warm-up, ${warmup} executions and ${warmup} spawns`);
     const warm = { e2e: await runMax(`${key} warm-up`, hosts, warmup, WINDOW), spawn: await runBaseline(processes, warmup, WINDOW) };
@@ -642,6 +651,8 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
     rows.push(['', 'spawners CPU (+ sh)', '', fmtPct(b.cpu.spawners), '']);
     rows.push(['', 'CPU/execution: server', perRun(a, 'server'), '', '']);
     rows.push(['', '  agents, spawners (+ sh)', perRun(a, 'agents'), perRun(b, 'spawners'), fmtX(cpuPerRun(a, 'agents') / cpuPerRun(b, 'spawners'))]);
+    rows.push(['', '    agents alone', perRun(a, 'agentsOwn'), '', '']);
+    rows.push(['', '    spawn helpers (+ sh)', perRun(a, 'helpers'), '', '']);
     rows.push(['', 'bench CPU', fmtPct(a.cpu.bench), fmtPct(b.cpu.bench), '']);
     rows.push(['', 'other procs CPU', fmtPct(a.cpu.other), fmtPct(b.cpu.other), '']);
   }

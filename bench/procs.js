@@ -215,6 +215,31 @@ export function machineProcessSeconds() {
   }
 }
 
+/**
+ * The live children of the pids, e.g. the helper that starts an agent's scripts: the helper's CPU
+ * (with its scripts', once waited for) reaches the agent's only when the helper ends.
+ */
+export function childrenOf(pids) {
+  const wanted = new Set(pids.map(String));
+  const children = [];
+  let entries;
+  try {
+    entries = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const pid of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Field 4 (ppid) is the second after the command name.
+      if (wanted.has(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])) children.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
 /** CPU seconds (user + system) each process on the machine has used so far, by pid, with its name. */
 export function allProcessSeconds() {
   const out = new Map();

@@ -121,3 +121,22 @@ describe('HelperLauncher', () => {
     await waitFor(() => !isAlive(helper), 'the helper to end');
   });
 });
+
+describe('HelperLauncher without a helper', () => {
+  it('runs what waited for a helper that could not start from the agent itself, and gives up on it after three tries', async () => {
+    const logged: string[] = [];
+    const log: Logger = { info: () => undefined, warn: () => undefined, error: (message) => logged.push(message) };
+    const launcher = new HelperLauncher(new DirectLauncher(), log, '/nonexistent/node');
+    launchers.push(launcher);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const { run } = await start(launcher, 'echo "$PPID"');
+      const result = await run.result;
+      expect(result).toMatchObject({ ending: 'exited', exitCode: 0 });
+      expect(Number(result.stdout)).toBe(process.pid);
+    }
+    expect(logged).toEqual([
+      ...Array(3).fill('could not start the process that starts scripts; the runs waiting for it start from the agent itself'),
+      'the process that starts scripts keeps stopping; scripts now start from the agent itself',
+    ]);
+  });
+});

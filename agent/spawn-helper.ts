@@ -62,9 +62,11 @@ const DEATH_WINDOW_MS = 60_000;
 const STDERR_KEPT = 2000;
 
 interface InFlight {
+  spec: LaunchSpec;
   events: LaunchEvents;
-  cwd: string;
   pid?: number;
+  /** Where a drain extension goes: the helper, or the agent itself if the helper never started. */
+  launched: Launched;
 }
 
 interface Helper {
@@ -88,16 +90,19 @@ export class HelperLauncher implements Launcher {
   constructor(
     private readonly fallback: Launcher,
     private readonly log: Logger,
+    /** The node binary the helper runs on: the agent's own. */
+    private readonly nodePath = process.execPath,
   ) {}
 
   launch(spec: LaunchSpec, events: LaunchEvents): Launched {
     const helper = this.helper ?? this.start();
     if (!helper) return this.fallback.launch(spec, events);
     const id = this.nextId++;
-    helper.runs.set(id, { events, cwd: spec.cwd });
+    const run: InFlight = { spec, events, launched: { extendDrain: (ms) => this.send(helper, { type: 'drain', id, ms }) } };
+    helper.runs.set(id, run);
     holdWhileBusy(helper);
     this.send(helper, { type: 'launch', id, ...spec });
-    return { extendDrain: (ms) => this.send(helper, { type: 'drain', id, ms }) };
+    return { extendDrain: (ms) => run.launched.extendDrain(ms) };
   }
 
   /** The helper's pid while there is one. */
@@ -105,11 +110,18 @@ export class HelperLauncher implements Launcher {
     return this.helper?.process.pid;
   }
 
-  /** Starts the helper now rather than with the first run. */
+  /** Starts the helper now rather than with the first run (once: the one running is kept). */
   start(): Helper | undefined {
+    if (this.helper) return this.helper;
     if (this.closed || this.deaths.length >= MAX_DEATHS) return undefined;
-    // No environment and no flags of the agent's: the helper needs neither, and NODE_OPTIONS could load code into it.
-    const child = spawn(process.execPath, [...HELPER_FLAGS, '-e', HELPER_SOURCE], { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    let child: ChildProcess;
+    try {
+      // No environment and no flags of the agent's: the helper needs neither, and NODE_OPTIONS could load code into it.
+      child = spawn(this.nodePath, [...HELPER_FLAGS, '-e', HELPER_SOURCE], { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    } catch (error) {
+      this.neverStarted(undefined, error as Error);
+      return undefined;
+    }
     const helper: Helper = { process: child, runs: new Map() };
     this.helper = helper;
     // Idle, never what keeps the agent running; with runs in flight, as their pipes would (holdWhileBusy).
@@ -119,7 +131,9 @@ export class HelperLauncher implements Launcher {
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-STDERR_KEPT)));
     (child.stderr as Socket).unref();
     child.on('message', (message: FromHelper) => this.receive(helper, message));
-    child.once('error', (error) => this.log.error('could not start the process that starts scripts; they start from the agent itself', { error: error.message }));
+    child.once('error', (error) => {
+      if (child.pid === undefined) this.neverStarted(helper, error);
+    });
     child.once('disconnect', () => {
       if (this.helper === helper) this.helper = undefined;
     });
@@ -149,18 +163,32 @@ export class HelperLauncher implements Launcher {
     deliver(run.events, message.type === 'output' ? { type: 'output', stream: message.stream, chunk: Buffer.from(message.latin1, 'latin1') } : message);
   }
 
+  /** No run reached it, so none ran: each starts from the agent itself instead. */
+  private neverStarted(helper: Helper | undefined, error: Error): void {
+    if (helper && this.helper === helper) this.helper = undefined;
+    this.log.error('could not start the process that starts scripts; the runs waiting for it start from the agent itself', { error: error.message });
+    this.countDeath();
+    for (const run of helper?.runs.values() ?? []) run.launched = this.fallback.launch(run.spec, run.events);
+    helper?.runs.clear();
+  }
+
+  private countDeath(): void {
+    const now = Date.now();
+    this.deaths = [...this.deaths.filter((at) => now - at < DEATH_WINDOW_MS), now];
+    if (this.deaths.length >= MAX_DEATHS) this.log.error('the process that starts scripts keeps stopping; scripts now start from the agent itself', { deaths: this.deaths.length });
+  }
+
   /** Every message it sent has been received (close comes after the channel's end). */
   private died(helper: Helper, code: number | null, signal: string | null, stderr: string): void {
     if (this.helper === helper) this.helper = undefined;
+    if (helper.process.pid === undefined) return; // never started: see neverStarted
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     if (helper.runs.size === 0 && (this.closed || (code === 0 && !signal))) return;
-    const now = Date.now();
-    this.deaths = [...this.deaths.filter((at) => now - at < DEATH_WINDOW_MS), now];
     this.log.error('the process that starts scripts stopped; the scripts it watched were killed', { how, runs: helper.runs.size, stderr: stderr.trim() || undefined });
-    if (this.deaths.length >= MAX_DEATHS) this.log.error('the process that starts scripts keeps stopping; scripts now start from the agent itself', { deaths: this.deaths.length });
+    this.countDeath();
     for (const run of helper.runs.values()) {
       if (run.pid !== undefined) signalGroup(run.pid, 'SIGKILL');
-      else killGroupsIn(run.cwd); // it may have spawned without saying so yet
+      else killGroupsIn(run.spec.cwd); // it may have spawned without saying so yet
       run.events.lost(`the agent's process that starts scripts ${how} while the script ran; its process group was killed, and how far the script got is unknown`);
     }
     helper.runs.clear();

@@ -7,7 +7,7 @@ import { scriptEnvironment } from './environment.js';
 import { resolveInterpreter, type Program } from '../src/executions/interpreters.js';
 import { groupExists, signalGroup } from './process-group.js';
 import type { RunDir, RunDirs } from './run-dirs.js';
-import type { Launcher, Stream } from './launcher.js';
+import type { Launched, Launcher, Stream } from './launcher.js';
 
 export type RunSpec = Pick<Execute, 'executionId' | 'flavour' | 'interpreter' | 'script' | 'env' | 'context' | 'timeoutSeconds'>;
 
@@ -46,9 +46,10 @@ let spawnTurns: Promise<void> = Promise.resolve();
 
 /**
  * One run starts per turn of the event loop. Spawning from the agent itself (without its spawn
- * helper) blocks the loop for a few milliseconds (fork of a large process); a burst of 100 executions started together held it for over a
- * second on a busy machine, long enough to miss the service's heartbeat and be disconnected
- * (test/agents.test.ts, 500 triggers). Between two spawns the loop now reads the network.
+ * helper) blocks the loop for a few milliseconds (fork of a large process); a burst of 100
+ * executions started together held it for over a second on a busy machine, long enough to miss
+ * the service's heartbeat and be disconnected (test/agents.test.ts, 500 triggers). Between two
+ * spawns the loop now reads the network.
  */
 function nextSpawnTurn(): Promise<void> {
   const turn = spawnTurns.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
@@ -65,7 +66,7 @@ export class ScriptRun {
   private stopped: Stop | undefined;
   private readonly stdout: CappedOutput;
   private readonly stderr: CappedOutput;
-  private drainOnStop: ((ms: number) => void) | undefined;
+  private launched: Launched | undefined;
   /** What watched the process is gone: processes it started may be left where it ran. */
   private launcherLost = false;
 
@@ -97,7 +98,7 @@ export class ScriptRun {
     const pgid = this.pgid;
     if (pgid === undefined) return; // not spawned yet: run() sees `stopped` and never spawns
     // Processes it left hold the output past the exit: wait out the grace period before reading no more.
-    this.drainOnStop?.(this.settings.killGraceMs + 1000);
+    this.launched?.extendDrain(this.settings.killGraceMs + 1000);
     signalGroup(pgid, 'SIGTERM');
     setTimeout(() => signalGroup(pgid, 'SIGKILL'), this.settings.killGraceMs).unref();
   }
@@ -165,7 +166,7 @@ export class ScriptRun {
         resolve(value);
       };
       const { maxOutputBytes, drainMs } = this.settings;
-      const launched = this.settings.launcher.launch({ path: program.path, args: [...program.args, script], cwd, env, maxBytes: maxOutputBytes, drainMs }, {
+      this.launched = this.settings.launcher.launch({ path: program.path, args: [...program.args, script], cwd, env, maxBytes: maxOutputBytes, drainMs }, {
         spawned: (pid) => {
           startedAt = Date.now();
           this.pgid = pid;
@@ -189,7 +190,6 @@ export class ScriptRun {
           settle({ exitCode: null, signal: 'SIGKILL', startedAt });
         },
       });
-      this.drainOnStop = (ms) => launched.extendDrain(ms);
     });
   }
 

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuParts } from './procs.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { ScriptRun } = await import(path.join(root, 'dist/agent/runner.js'));
@@ -40,15 +41,15 @@ function bareSpawn() {
   });
 }
 
-/** A process's CPU from /proc in µs: its own (utime + stime) and its children's that ended and were waited for (cutime + cstime). */
+/** A process's CPU in µs: its own, and its children's that ended and were waited for. */
 function cpuMicros(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { own: (Number(fields[11]) + Number(fields[12])) * (1e6 / 100), children: (Number(fields[13]) + Number(fields[14])) * (1e6 / 100) };
+  const { own, children } = cpuParts(pid);
+  return { own: own * 1e6, children: children * 1e6 };
 }
 
 /** The scripts' CPU: this process's children's, and the spawn helper's children's when there is one. */
 function childrenCpuMicros(helper) {
-  return cpuMicros('self').children + (helper ? cpuMicros(helper).children : 0);
+  return cpuMicros(process.pid).children + (helper ? cpuMicros(helper).children : 0);
 }
 
 async function measure(name, runOne, helper) {

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor, childrenOf } from './procs.js';
+import { allProcessSeconds, childrenOf, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));

@@ -165,6 +165,39 @@ export async function waitFor(handle, check, timeoutMs, what, pollMs = 100) {
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** /proc/PID/stat: the command name, and the fields after it (fields[0] is field 3, state). Throws when the process is gone. */
+function procStat(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces and parentheses: count fields after its last ')'.
+  return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+}
+
+/** Every process on the machine now, as procStat gives it, with its pid (those that end meanwhile are left out). */
+function allProcStats() {
+  let pids;
+  try {
+    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return pids.flatMap((pid) => {
+    try {
+      return [{ pid: Number(pid), ...procStat(pid) }];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+}
+
+/**
+ * CPU seconds of a process so far, from /proc: its own (user + system, fields 14 and 15) and its
+ * children's that have ended and been waited for (cutime, cstime: 16 and 17).
+ */
+export function cpuParts(pid) {
+  const { fields } = procStat(pid);
+  return { own: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND, children: (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND };
+}
+
 /**
  * CPU seconds (user + system) a process has used so far, from /proc; NaN where unavailable.
  * withChildren adds the time of its children that have ended and been waited for (cutime, cstime):
@@ -172,11 +205,8 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
  */
 export function cpuSeconds(pid, withChildren = false) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, stime field 15, cutime 16, cstime 17.
-    const own = Number(fields[11]) + Number(fields[12]);
-    return (withChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / CLOCK_TICKS_PER_SECOND;
+    const { own, children } = cpuParts(pid);
+    return withChildren ? own + children : own;
   } catch {
     return NaN;
   }
@@ -221,44 +251,13 @@ export function machineProcessSeconds() {
  */
 export function childrenOf(pids) {
   const wanted = new Set(pids.map(String));
-  const children = [];
-  let entries;
-  try {
-    entries = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const pid of entries) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Field 4 (ppid) is the second after the command name.
-      if (wanted.has(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])) children.push(Number(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
+  // fields[1] is field 4, the parent's pid.
+  return allProcStats().filter(({ fields }) => wanted.has(fields[1])).map(({ pid }) => pid);
 }
 
 /** CPU seconds (user + system) each process on the machine has used so far, by pid, with its name. */
 export function allProcessSeconds() {
-  const out = new Map();
-  let pids;
-  try {
-    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(pid), { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+  return new Map(allProcStats().map(({ pid, comm, fields }) => [pid, { comm, seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND }]));
 }
 
 /** A short name for a process: its command, and for node/npm its script's file name. */

@@ -34,6 +34,12 @@ export class NodeRegistry {
    * had as long as this node has had since the break to take and beat them again.
    */
   private healthySince: number | undefined = -Infinity;
+  /**
+   * On SQLite, once no other node is registered none can ever be: this process holds the data
+   * directory's lock (store/sqlite-owner.ts). Every agent's hello asks for dead nodes; a
+   * reconnecting fleet of 10,000 asked 10,000 times for rows that cannot exist (bench/fleet.js).
+   */
+  private aloneOnSqlite = false;
 
   constructor(
     private readonly store: Store,
@@ -77,11 +83,14 @@ export class NodeRegistry {
    * against nodes known to be alive or dead.
    */
   async deadNodes(now = Date.now(), settle = false): Promise<string[]> {
+    if (this.aloneOnSqlite) return [];
     for (;;) {
       const trustedFor = this.healthySince === undefined ? 0 : now - this.healthySince;
       const dead: string[] = [];
       let doubtful = false;
-      for (const node of await this.others()) {
+      const others = await this.others();
+      if (others.length === 0 && this.store.dialect === 'sqlite') this.aloneOnSqlite = true;
+      for (const node of others) {
         if (this.store.dialect === 'sqlite' || Math.min(now - node.heartbeat_at, trustedFor) > NODE_DEAD_AFTER_MS) dead.push(node.id);
         else if (await this.lockIsFree(node.id)) {
           if (trustedFor > LOCK_TRUST_AFTER_MS) dead.push(node.id);

@@ -1,3 +1,4 @@
+import { ColumnNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { touchHosts } from '../src/hosts/repository.js';
 import { HostSessions } from '../src/hosts/sessions.js';
@@ -50,6 +51,42 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     ]);
     expect(await host(hostId)).toMatchObject({ session_id: 'new', agent_tags: '["b"]' });
     expect(await tags(hostId)).toEqual(['b']);
+  });
+
+  it('sets only the columns a hello changed: a known host reconnecting rewrites none of its indexed columns', async () => {
+    const updated: string[][] = [];
+    // Records the columns of each UPDATE as Kysely builds it, before any SQL is made.
+    const recorder: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (UpdateQueryNode.is(node)) updated.push((node.updates ?? []).map((u) => (ColumnNode.is(u.column) ? u.column.column.name : '?')).sort());
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    const sessions = new HostSessions(env.store.db.withPlugin(recorder), env.store.durability);
+    const { hostId } = await env.enrol('narrow-1', ['web']);
+    await sessions.attach(hostId, facts('narrow-1', ['web']), { sessionId: 's-1', nodeId: 'n-1' });
+    updated.length = 0;
+    await sessions.attach(hostId, facts('narrow-1', ['web']), { sessionId: 's-2', nodeId: 'n-2' });
+    expect(updated).toEqual([['last_seen_at', 'node_id', 'session_id']]);
+    expect(await host(hostId)).toMatchObject({ session_id: 's-2', node_id: 'n-2', hostname: 'narrow-1', agent_version: '1.2.3', tags: '["web"]' });
+    updated.length = 0;
+    await sessions.attach(hostId, { ...facts('NARROW-1', ['web']), version: '1.2.4' }, { sessionId: 's-3', nodeId: 'n-2' });
+    expect(updated).toEqual([['agent_version', 'hostname', 'last_seen_at', 'session_id']]);
+    expect(await host(hostId)).toMatchObject({ hostname: 'NARROW-1', agent_version: '1.2.4', session_id: 's-3' });
+  });
+
+  it('takes a session\'s hello twice in one batch (nothing left to change the second time) without failing the batch', async () => {
+    const { sessions } = counted();
+    const one = (await env.enrol('again-1')).hostId;
+    const other = (await env.enrol('again-2')).hostId;
+    await Promise.all([
+      sessions.attach(one, facts('again-1', []), { sessionId: 's-again', nodeId: 'n-1' }),
+      sessions.attach(one, facts('again-1', []), { sessionId: 's-again', nodeId: 'n-1' }),
+      sessions.attach(other, facts('again-2', []), { sessionId: 's-other', nodeId: 'n-1' }),
+    ]);
+    expect(await host(one)).toMatchObject({ session_id: 's-again' });
+    expect(await host(other)).toMatchObject({ session_id: 's-other' });
   });
 
   it('commits the hellos of a fleet reconnecting at once together, not one transaction each', async () => {

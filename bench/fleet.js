@@ -164,7 +164,7 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
   const port = await freePort();
   // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
   const start = async ({ healthTimeoutMs = 15_000 } = {}) => {
-    const child = spawnChild('bare ws server', [path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
+    const child = spawnChild('bare ws server', [...nodeFlags, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
     let readyAt;
     await waitFor(child, async () => (readyAt = /"ready":true,"port":\d+,"at":(\d+)/.exec(child.output())?.[1]) !== undefined, healthTimeoutMs, 'the bare ws server to listen', 10);
     child.listeningAt = Number(readyAt);

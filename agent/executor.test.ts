@@ -79,6 +79,24 @@ describe('Executor', () => {
     expect(journal.get('e1')?.state).toBe('finished');
   });
 
+  it('tells a run that ends at once its start in its result, and a longer one with started while it runs', async () => {
+    const { executor, sent, link, journal } = await setUp();
+    await executor.connected(link, ADDRESS, []);
+    await executor.handle(execute('quick', 'true'));
+    expect(sent.map((m) => m.type)).toEqual(['finished']);
+    expect(results(sent)[0]).toMatchObject({ executionId: 'quick', ending: 'exited', exitCode: 0, startedAt: expect.any(Number) });
+    expect(journal.get('quick')?.state).toBe('finished');
+
+    const dir = await tempDir();
+    const long = executor.handle(execute('long', WAIT_FOR_GATE, { env: { DIR: dir } }));
+    await waitFor(() => sent.some((m) => m.type === 'started' && m.executionId === 'long'), 'started, while the run goes on');
+    expect(sent.flatMap((m) => (m.type === 'started' ? [m.executionId] : []))).toEqual(['long']);
+    expect(results(sent).map((r) => r.executionId)).toEqual(['quick']);
+    await writeFile(join(dir, 'gate'), '');
+    await long;
+    expect(results(sent).map((r) => r.executionId)).toEqual(['quick', 'long']);
+  });
+
   it('never runs a duplicate delivery: re-sends started while running, the result once finished', async () => {
     const { executor, sent, link } = await setUp();
     const dir = await tempDir();

@@ -32,9 +32,19 @@ export interface ExecutorDeps {
   outputFlushMs?: number;
 }
 
+/**
+ * How long `started` waits before it is sent. A run that ends sooner tells its start in its
+ * result, one message instead of two: most remediation commands end within it, and each message
+ * costs a TLS write here and a wake-up, a parse and a ledger change on the service (bench/e2e).
+ * The service already lets a `started` wait as long to share the result's commit.
+ */
+const STARTED_HOLD_MS = 20;
+
 interface ActiveRun {
   run?: ScriptRun;
   startedAt?: number;
+  /** Set while `started` is held back (STARTED_HOLD_MS). */
+  startedTimer?: NodeJS.Timeout;
   pending: Record<Stream, string>;
   flushTimer?: NodeJS.Timeout;
 }
@@ -113,7 +123,7 @@ export class Executor {
     }
     const active = this.active.get(id);
     if (active) {
-      if (active.startedAt !== undefined) this.send({ type: 'started', executionId: id, startedAt: active.startedAt });
+      if (active.startedAt !== undefined) this.tellStarted(id, active);
       return;
     }
     const entry = this.deps.journal.get(id);
@@ -141,7 +151,7 @@ export class Executor {
     run.run = new ScriptRun(message, this.deps.runner, {
       spawned: (pgid, cwd) => {
         run.startedAt = Date.now();
-        this.send({ type: 'started', executionId: id, startedAt: run.startedAt });
+        run.startedTimer = setTimeout(() => this.tellStarted(id, run), STARTED_HOLD_MS);
         this.deps.journal.running(id, pgid).catch((error: unknown) => log.error('could not journal a running script', { executionId: id, error: (error as Error).message }));
         log.info('running a script', { executionId: id, interpreter: message.interpreter, flavour: message.flavour, timeoutSeconds: message.timeoutSeconds, cwd });
       },
@@ -150,6 +160,8 @@ export class Executor {
     }, journaled);
     const result = await run.run.result;
     this.flushOutput(id, run);
+    // Ended within the hold: the result carries startedAt, and the service records the start from it.
+    clearTimeout(run.startedTimer);
     this.active.delete(id);
     log.info('script finished', { executionId: id, ending: result.ending, exitCode: result.exitCode, signal: result.signal });
     await this.finish(result);
@@ -185,10 +197,18 @@ export class Executor {
   private flushOutput(executionId: string, run: ActiveRun): void {
     clearTimeout(run.flushTimer);
     run.flushTimer = undefined;
+    // Output of a run the service has not been told has started: the start goes first.
+    if (run.startedTimer !== undefined && (run.pending.stdout || run.pending.stderr)) this.tellStarted(executionId, run);
     for (const stream of ['stdout', 'stderr'] as const) {
       if (run.pending[stream]) this.send({ type: 'output', executionId, stream, chunk: run.pending[stream] });
       run.pending[stream] = '';
     }
+  }
+
+  private tellStarted(executionId: string, run: ActiveRun): void {
+    clearTimeout(run.startedTimer);
+    run.startedTimer = undefined;
+    this.send({ type: 'started', executionId, startedAt: run.startedAt! });
   }
 
   private send(message: AgentMessage): void {

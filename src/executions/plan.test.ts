@@ -62,6 +62,17 @@ describe('planLedger', () => {
     expect(plan.updates.get('a')).toMatchObject({ state: 'failed', reason: 'exit code 3', exit_code: 3, started_at: 100, finished_at: 200, stdout: 'out' });
   });
 
+  it('records a run whose result came before any started (a short run tells its start in its result) as having run, then ended', () => {
+    const plan = planLedger([row('a', 'dispatched'), row('b', 'dispatched')], new Map(), [
+      { kind: 'result', hostId: 'h1', result: result('a', 0) },
+      // Refused by the agent: it never started, so it never ran.
+      { kind: 'result', hostId: 'h1', result: { ...result('b', null, 'refused'), startedAt: null } },
+    ], 50);
+    expect(plan.results).toEqual([{ state: 'succeeded', late: false }, { state: 'failed', late: false }]);
+    expect(plan.transitions.map((t) => `${t.execution_id}:${t.from_state}>${t.to_state}`)).toEqual(['a:dispatched>running', 'a:running>succeeded', 'b:dispatched>failed']);
+    expect(plan.updates.get('a')).toMatchObject({ state: 'succeeded', started_at: 100, finished_at: 200 });
+  });
+
   it('ignores a repeated start and a result from another host', () => {
     const plan = planLedger([row('a', 'running')], new Map(), [
       { kind: 'started', hostId: 'h1', executionId: 'a', startedAt: 1 },

@@ -198,6 +198,10 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
   const { result } = op;
   if (!row || row.host_id !== op.hostId) return undefined;
   const ending = endingOf(result);
+  // A run that ended before its agent said it started (an agent tells a short run's start in its
+  // result, and a result can come before a started sent on a connection since lost): its history
+  // still shows it running.
+  if (row.state === 'dispatched' && result.startedAt !== null) move(result.executionId, 'running', null, ['dispatched'], { started_at: result.startedAt }, op.hostId ?? undefined);
   const moved = move(result.executionId, ending.state, ending.reason, ['dispatched', 'running'], {
     exit_code: result.exitCode,
     signal: result.signal,

@@ -58,7 +58,8 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     // Records the columns of each UPDATE as Kysely builds it, before any SQL is made.
     const recorder: KyselyPlugin = {
       transformQuery: ({ node }) => {
-        if (UpdateQueryNode.is(node)) updated.push((node.updates ?? []).map((u) => (ColumnNode.is(u.column) ? u.column.column.name : '?')).sort());
+        // last_seen_at is left out: it is set only when the clock moved since the last hello (two may share a millisecond).
+        if (UpdateQueryNode.is(node)) updated.push((node.updates ?? []).map((u) => (ColumnNode.is(u.column) ? u.column.column.name : '?')).filter((c) => c !== 'last_seen_at').sort());
         return node;
       },
       transformResult: ({ result }) => Promise.resolve(result),
@@ -68,11 +69,11 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
     await sessions.attach(hostId, facts('narrow-1', ['web']), { sessionId: 's-1', nodeId: 'n-1' });
     updated.length = 0;
     await sessions.attach(hostId, facts('narrow-1', ['web']), { sessionId: 's-2', nodeId: 'n-2' });
-    expect(updated).toEqual([['last_seen_at', 'node_id', 'session_id']]);
+    expect(updated).toEqual([['node_id', 'session_id']]);
     expect(await host(hostId)).toMatchObject({ session_id: 's-2', node_id: 'n-2', hostname: 'narrow-1', agent_version: '1.2.3', tags: '["web"]' });
     updated.length = 0;
     await sessions.attach(hostId, { ...facts('NARROW-1', ['web']), version: '1.2.4' }, { sessionId: 's-3', nodeId: 'n-2' });
-    expect(updated).toEqual([['agent_version', 'hostname', 'last_seen_at', 'session_id']]);
+    expect(updated).toEqual([['agent_version', 'hostname', 'session_id']]);
     expect(await host(hostId)).toMatchObject({ hostname: 'NARROW-1', agent_version: '1.2.4', session_id: 's-3' });
   });
 

@@ -3,7 +3,7 @@
 //
 // pitcrew runs as a child process (bench/pitcrew.js) with N simulated agents in this process
 // (bench/fleet-agents.js: the real agent's connection code over pinned TLS, answering `execute`
-// with `started` and `finished` at once), all tagged `cron`. Two phases on the same server:
+// with `finished` at once, its start in it), all tagged `cron`. Two phases on the same server:
 //   - cron: R rules, each a daily schedule for the same second T (6 fields, seconds first, UTC),
 //     target one host of the tag `cron`; after T, every execution of these rules is read back and
 //     tick-to-start = startedAt − T is computed for each;

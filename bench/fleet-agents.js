@@ -1,7 +1,7 @@
 // The simulated fleet of the fleet benchmark: N agents in this one process, each the real agent's
 // connection code (dist/agent/connection.js: enrolment, pinned TLS, hello, welcome, heartbeats,
-// reconnection with its backoff) with an executor that answers `execute` with `started` then
-// `finished` (exit 0) at once instead of spawning a script, and keeps each result until the
+// reconnection with its backoff) with an executor that answers `execute` with `finished` (exit 0,
+// its start in it, as the agent tells a short run's) at once instead of spawning a script, and keeps each result until the
 // service says `recorded`, offering it again after a reconnect, as the real executor does.
 import { Backoff } from '../dist/agent/backoff.js';
 import { Connection } from '../dist/agent/connection.js';
@@ -47,8 +47,9 @@ class SimExecutor {
     const runs = this.fleet.runs.get(executionId);
     if (runs) runs.push(this.agent.hostname);
     else this.fleet.runs.set(executionId, [this.agent.hostname]);
+    // Ended at once: as the real agent does with a run shorter than its hold on `started`
+    // (agent/executor.ts), the start goes in the result only.
     const startedAt = Date.now();
-    this.link?.send({ type: 'started', executionId, startedAt });
     const result = {
       executionId, ending: 'exited', exitCode: 0, signal: null, reason: null, startedAt, finishedAt: Date.now(),
       stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, artifacts: [], artifactsTruncated: false,

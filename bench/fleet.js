@@ -3,7 +3,7 @@
 // The server runs as a child process (bin/pitcrew.js server); the N agents are simulated in this
 // process, each with the real agent's connection code (bench/fleet-agents.js): enrolled with the
 // API key, then connected with its own credential over wss, pinned to the server's certificate,
-// answering `execute` with `started` and `finished` without spawning anything. For each N it
+// answering `execute` with `finished` (its start in it) without spawning anything. For each N it
 // measures, beside the same figure of a bare TLS WebSocket server (bench/bare-ws-server.js, same
 // certificate, same simulated agents) measured in the same run:
 //   - the time until all N are online after they start at once;

@@ -1,8 +1,9 @@
 // The simulated fleet of the fleet benchmark: N agents in this one process, each the real agent's
 // connection code (dist/agent/connection.js: enrolment, pinned TLS, hello, welcome, heartbeats,
 // reconnection with its backoff) with an executor that answers `execute` with `finished` (exit 0,
-// its start in it, as the agent tells a short run's) at once instead of spawning a script, and keeps each result until the
-// service says `recorded`, offering it again after a reconnect, as the real executor does.
+// its start in it, as the agent tells a short run's) at once instead of spawning a script, and
+// keeps each result until the service says `recorded`, offering it again after a reconnect, as the
+// real executor does.
 import { Backoff } from '../dist/agent/backoff.js';
 import { Connection } from '../dist/agent/connection.js';
 import { enrol } from '../dist/agent/enrol.js';

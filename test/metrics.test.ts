@@ -5,6 +5,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRawAgent } from './support/agents.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startServer, type ServerProcess } from './support/process.js';
 
@@ -77,6 +78,26 @@ describe('metrics without PITCREW_METRICS_TOKEN', () => {
     expect(await gauge('waiting')).toBe(0);
     silent.destroy();
     await expect.poll(() => gauge('handshaking')).toBe(0);
+  });
+
+  it('time each agent\'s hello until its welcome, and count the agents welcomed while they stay connected', async () => {
+    const sample = async (name: string) => {
+      const body = (await get(`${env.listening!.metricsUrl}/metrics`)).body;
+      return Number(body.split('\n').find((line) => line.startsWith(`${name} `))?.split(' ')[1]);
+    };
+    const hellosBefore = await sample('pitcrew_agent_hello_duration_seconds_count');
+    const enrolled = await env.enrol('metrics-1');
+    const agent = await connectRawAgent(env.listening!.httpsUrl, enrolled.token, 'metrics-1');
+    // Connected but not yet welcomed: not counted.
+    expect(await sample('pitcrew_agents_connected')).toBe(0);
+    await agent.hello();
+    expect(await sample('pitcrew_agent_hello_duration_seconds_count')).toBe(hellosBefore + 1);
+    const seconds = await sample('pitcrew_agent_hello_duration_seconds_sum');
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThan(10);
+    expect(await sample('pitcrew_agents_connected')).toBe(1);
+    await agent.close();
+    await expect.poll(() => sample('pitcrew_agents_connected')).toBe(0);
   });
 });
 

@@ -40,6 +40,13 @@ export class AgentGateway {
     return true;
   }
 
+  /** Connections whose hello was answered (pitcrew_agents_connected). */
+  get welcomedCount(): number {
+    let count = 0;
+    for (const session of this.sessions.values()) if (session.isReady) count += 1;
+    return count;
+  }
+
   /** Whether this node holds the host's agent connection. */
   holds(hostId: string): boolean {
     return this.sessions.has(hostId);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Histogram } from 'prom-client';
 import type { WebSocket } from 'ws';
 import type { ExecutionLedger, HostLedger } from '../executions/ledger.js';
 import type { ExecutionSpec } from '../executions/repository.js';
@@ -19,6 +20,8 @@ export interface AgentServices {
   heartbeatSeconds: number;
   /** Which session holds each host, written in group commits. */
   hostSessions: HostSessions;
+  /** Times each hello until its welcome (pitcrew_agent_hello_duration_seconds). */
+  helloSeconds: Pick<Histogram, 'observe'>;
   /** How long a connection may stay without a hello (10 s; tests shorten it). */
   helloTimeoutMs?: number;
   logger: FastifyBaseLogger;
@@ -174,6 +177,7 @@ export class AgentSession {
 
   private async hello(hello: Hello): Promise<void> {
     if (this.ready) return;
+    const heardAt = performance.now();
     this.helloHeard = true;
     clearTimeout(this.helloTimer);
     if (hello.v !== PROTOCOL_VERSION) return this.close(4003, `protocol version ${hello.v} is not ${PROTOCOL_VERSION}; upgrade the agent`);
@@ -185,6 +189,7 @@ export class AgentSession {
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
     this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
+    this.deps.helloSeconds.observe((performance.now() - heardAt) / 1000);
     this.ready = true;
     this.log.info({ version: hello.version, running: hello.running.length }, 'agent connected');
     await this.deliver('all_queued');

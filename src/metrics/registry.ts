@@ -26,6 +26,29 @@ export class Metrics {
     },
   });
 
+  /** The agent gateway (agents/gateway.ts), set when the app is built. */
+  agentGateway: { readonly welcomedCount: number } | undefined;
+
+  readonly agentsConnected = new Gauge({
+    name: 'pitcrew_agents_connected',
+    help: 'Agent connections this node holds that said hello and were welcomed',
+    registers: [this.registry],
+    collect: () => {
+      this.agentsConnected.set(this.agentGateway?.welcomedCount ?? 0);
+    },
+  });
+
+  /**
+   * From an agent's hello to the service's welcome. A fleet reconnecting after a restart shows
+   * here whether the service keeps up with the hellos as they come (bench/fleet.js prints it).
+   */
+  readonly agentHelloSeconds = new Histogram({
+    name: 'pitcrew_agent_hello_duration_seconds',
+    help: 'From an agent\'s hello to the service\'s welcome: its session recorded and its runs reconciled',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   readonly events = new Counter({
     name: 'pitcrew_events_total',
     help: 'Events recorded, by outcome',

@@ -230,8 +230,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const gateway = new AgentGateway({
     db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
-    recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true),
+    recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true), helloSeconds: metrics.agentHelloSeconds,
   });
+  metrics.agentGateway = gateway;
   const writer = new EventWriter(deps.store.db, deps.store.durability, metrics, {
     ...deps.ingest,
     dialect: deps.store.dialect,

@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
+import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtPct, table } from './common.js';
 import { budgetSeconds, cleanupAll, cpuSeconds } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
@@ -77,7 +77,7 @@ async function load({ url, connections, seconds, bodyOf }) {
 }
 
 async function metrics(base) {
-  const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const text = await fetchMetrics(base);
   const sum = (pattern) => [...text.matchAll(new RegExp(`^${pattern} ([0-9.eE+-]+)$`, 'gm'))].reduce((total, m) => total + Number(m[1]), 0);
   return { batchSum: sum('pitcrew_ingest_batch_size_sum'), batchCount: sum('pitcrew_ingest_batch_size_count'), events: sum('pitcrew_events_total\\{[^}]*\\}') };
 }

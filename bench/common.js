@@ -1,5 +1,6 @@
 // Helpers shared by the benchmarks (bench/run.js, bench/e2e.js): settings from the environment,
-// the code version measured, and the plain-text tables they print.
+// the code version measured, the plain-text tables they print, and pitcrew's /metrics.
+/* global fetch, AbortSignal */
 import { execFileSync } from 'node:child_process';
 
 /** A numeric setting from the environment: the fallback when unset, an error when below min. */
@@ -57,4 +58,20 @@ export async function inParallel(items, limit, fn) {
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** A pitcrew server's /metrics, as Prometheus text. */
+export async function fetchMetrics(base) {
+  return (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+}
+
+/**
+ * The upper bound of the bucket that holds quantile q of a Prometheus histogram (e.g. 0.05 for
+ * "≤ 50 ms"), from its `_bucket` lines in `text`; undefined when it has no observation.
+ */
+export function histogramBound(text, name, q) {
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} ([0-9.eE+-]+)$`, 'gm'))]
+    .map((m) => ({ le: m[1] === '+Inf' ? Infinity : Number(m[1]), count: Number(m[2]) }));
+  const total = buckets.at(-1)?.count ?? 0;
+  return total === 0 ? undefined : buckets.find((b) => b.count >= q * total).le;
 }

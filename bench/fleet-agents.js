@@ -136,6 +136,11 @@ export class Fleet {
     }
   }
 
+  /** The first welcome since `since`. */
+  firstWelcome(since) {
+    return Math.min(...this.agents.filter((a) => a.welcomedAt >= since).map((a) => a.welcomedAt));
+  }
+
   /** The oldest welcome: connections up this long count as stable for the agents' backoff. */
   oldestWelcome() {
     return Math.min(...this.agents.map((a) => a.welcomedAt));

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
+import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtPct, histogramBound, table } from './common.js';
 import { Fleet } from './fleet-agents.js';
 import { startPitcrew } from './pitcrew.js';
 import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, runBench, spawnChild, waitFor } from './procs.js';
@@ -90,6 +90,7 @@ async function withCpu(pid, fn) {
   const cpu = { server: server / window, bench: own / window, other: Math.max(0, machineProcessSeconds() - c0.machine - server - own) / window, serverSeconds: server, benchSeconds: own };
   return { value, cpu, benchLagMs: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } };
 }
+const fmtBounds = (bounds) => (bounds?.every((b) => b !== undefined) ? bounds.map((b) => (b === Infinity ? '> 10 s' : `${+(b * 1000).toFixed(1)} ms`)).join(', ') : 'n/a');
 const fmtLag = (lag) => (lag ? `${fmtInt(lag.p99)} / ${fmtInt(lag.max)} ms` : 'n/a');
 
 // No socket limit: a request waiting for a free socket here would count its wait as the server's.
@@ -155,7 +156,8 @@ async function restart(fleet, current, start, alive) {
   const next = await start({ healthTimeoutMs: PHASE_TIMEOUT_MS });
   const readyAt = next.listeningAt;
   const { value: lastAt, cpu, benchLagMs } = await withCpu(next.pid, () => fleet.allOnline(killedAt, PHASE_TIMEOUT_MS, () => alive(next)));
-  return { handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
+  const firstAt = fleet.firstWelcome(killedAt);
+  return { handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,6 +252,9 @@ async function pitcrewRun(n, fleet, pc, rules) {
     const r = await restart(fleet, server, pc.startServer, (h) => h.alive());
     server = r.handle;
     out.restart = r;
+    // The server's own time per hello (hello → welcome): only the restarted server's hellos are in it.
+    const text = await fetchMetrics(pc.metricsBase);
+    out.restart.helloBounds = [0.5, 0.99, 1].map((q) => histogramBound(text, 'pitcrew_agent_hello_duration_seconds', q));
   }
   const online = Number((await reader.all('select count(*) as n from hosts where session_id is not null'))[0].n);
   await fleet.stop();
@@ -337,6 +342,8 @@ function report(results, seconds) {
     rows.push(['', 'restart (SIGKILL): down until listening', fmtS(a.restart.downMs), fmtS(b.restart.downMs), '']);
     rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);
     rows.push(['', '  all online again, from listening', fmtS(a.restart.fromReady), fmtS(b.restart.fromReady), ratio(a.restart.fromReady, b.restart.fromReady)]);
+    rows.push(['', '  the first agent back, from listening', fmtS(a.restart.firstFromReady), fmtS(b.restart.firstFromReady), '']);
+    rows.push(['', '  hello → welcome in the server: p50, p99, max ≤', fmtBounds(a.restart.helloBounds), 'n/a', '']);
     rows.push(['', '  server CPU, other procs CPU', `${fmtPct(a.restart.cpu.server)}, ${fmtPct(a.restart.cpu.other)}`, `${fmtPct(b.restart.cpu.server)}, ${fmtPct(b.restart.cpu.other)}`, '']);
     // What the server itself needs per agent, whoever sets the pace: at 10 s for N agents it may spend 10 s / N of each core.
     const perAgent = (x) => (x.restart.cpu.serverSeconds * 1000) / r.n;
@@ -352,6 +359,8 @@ function report(results, seconds) {
   }
   log(table(rows));
   log('  all online: from the moment the agents start (or the server is killed) until every agent logged "connected to the service" (the welcome).');
+  log('  hello → welcome: the restarted server\'s own time per hello (pitcrew_agent_hello_duration_seconds, bucket bounds): far below the');
+  log('  time back, it says the server answered each hello as it came and the agents (their TLS handshakes in this one process) set the pace.');
   log('  listening: when the restarted server listened, by its own log line (pitcrew, at log level info) or its ready line (bare). CPU: share of one core (2 cores = 200 %).');
   log('  bench loop delay: how late this process (all N simulated agents) ran its callbacks; seconds there mean the agents, not the');
   log('  server, set the pace (their hellos go out late, and a hello more than 10 s late is closed with 4002 as it should be).');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
+import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
 import { budgetSeconds, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, ownCpuSeconds, spawnChild, waitFor, writtenBytes } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
@@ -183,7 +183,7 @@ async function main() {
 
 /** The group-commit histograms of pitcrew's /metrics (sum and count only). */
 async function scrapeIngestMetrics(base) {
-  const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const text = await fetchMetrics(base);
   const value = (name) => {
     const m = text.match(new RegExp(`^${name} ([0-9.eE+-]+)$`, 'm'));
     return m ? Number(m[1]) : 0;

@@ -60,10 +60,52 @@ class SimExecutor {
   }
 }
 
+/**
+ * At most `limit` agents between the start of a connection attempt and its welcome or failure
+ * (BENCH_FLEET_SIM_CONNECTING): the simulated agents share this process's one thread, and with
+ * thousands of attempts under way each handshake advances a step at a time behind all the others,
+ * none ending until nearly all have (bench/README.md). A real agent has its own CPU.
+ */
+class AttemptSlots {
+  constructor(limit) {
+    this.free = limit;
+    this.waiting = [];
+  }
+
+  async take(agent) {
+    if (agent.holdsSlot) return;
+    if (this.free > 0) this.free -= 1;
+    else await new Promise((resolve) => this.waiting.push(resolve));
+    agent.holdsSlot = true;
+  }
+
+  give(agent) {
+    if (!agent.holdsSlot) return;
+    agent.holdsSlot = false;
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
+/** The agent's backoff, telling the fleet each time an attempt failed (its next delay is asked for). */
+class NotingBackoff extends Backoff {
+  constructor(onFailure) {
+    super();
+    this.onFailure = onFailure;
+  }
+
+  next(failure) {
+    this.onFailure();
+    return super.next(failure);
+  }
+}
+
 /** What the agents' own log lines say, counted; `online` is kept per agent. */
 function agentLogger(agent, fleet) {
   const note = (level) => (message, fields = {}) => {
     if (message === 'connected to the service') {
+      fleet.slots?.give(agent);
       agent.online = true;
       agent.welcomedAt = Date.now();
       fleet.welcomes += 1;
@@ -79,9 +121,10 @@ function agentLogger(agent, fleet) {
 }
 
 export class Fleet {
-  /** hosts: [{ hostname, tags }] */
-  constructor(hosts) {
-    this.agents = hosts.map((h) => ({ ...h, credentials: undefined, online: false, welcomedAt: 0, connection: undefined, done: undefined }));
+  /** hosts: [{ hostname, tags }]; connecting: at most that many agents in a connection attempt at once (unset: no limit, as a real fleet). */
+  constructor(hosts, { connecting } = {}) {
+    this.agents = hosts.map((h) => ({ ...h, credentials: undefined, online: false, welcomedAt: 0, connection: undefined, done: undefined, holdsSlot: false }));
+    this.slots = connecting ? new AttemptSlots(connecting) : undefined;
     this.welcomes = 0;
     this.recorded = 0;
     this.misaddressed = 0;
@@ -106,14 +149,18 @@ export class Fleet {
       agent.online = false;
       const store = {
         path: '(in memory)',
-        load: async () => agent.credentials,
+        load: async () => {
+          // Read at the start of every attempt (agent/connection.ts).
+          await this.slots?.take(agent);
+          return agent.credentials;
+        },
         save: async (c) => void (agent.credentials = c),
         clear: async () => void (agent.credentials = undefined),
       };
       const host = { hostname: agent.hostname, tags: agent.tags, os: 'Linux (simulated)', arch: 'x64', version: 'bench' };
       agent.connection = new Connection({
         server, trust: { kind: 'pin', fingerprint }, apiKey: undefined, host, credentials: store,
-        executor: new SimExecutor(agent, this), log: agentLogger(agent, this), backoff: new Backoff(),
+        executor: new SimExecutor(agent, this), log: agentLogger(agent, this), backoff: new NotingBackoff(() => this.slots?.give(agent)),
       });
       agent.done = agent.connection.run();
     }

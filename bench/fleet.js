@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtPct, histogramBound, table } from './common.js';
 import { Fleet } from './fleet-agents.js';
 import { startPitcrew } from './pitcrew.js';
-import { cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, runBench, spawnChild, waitFor } from './procs.js';
+import { CpuTrace, cleanupAll, cpuSeconds, freePort, machineProcessSeconds, onCleanup, ownCpuSeconds, runBench, spawnChild, waitFor } from './procs.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, '..');
@@ -40,6 +40,8 @@ const STORM_WEBHOOKS = Math.round(number('BENCH_FLEET_STORM_WEBHOOKS', 100, 0));
 const STORM_HOSTS = Math.round(number('BENCH_FLEET_STORM_HOSTS', 100, 1));
 // 0 skips the restart: the first server is then stopped, not killed, and writes its CPU profile (the fan-out's).
 const RESTART = env.BENCH_FLEET_RESTART !== '0';
+// Unset: every simulated agent connects when its own timers say, as a real fleet does (fleet-agents.js, AttemptSlots).
+const SIM_CONNECTING = env.BENCH_FLEET_SIM_CONNECTING ? Math.round(number('BENCH_FLEET_SIM_CONNECTING', 0, 1)) : undefined;
 const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16, 1));
 /** The agent's own rule (agent/connection.ts): a connection up this long was stable, and its backoff starts again from the base. */
 const AGENT_STABLE_MS = 30_000;
@@ -151,11 +153,21 @@ async function restart(fleet, current, start, alive) {
   fleet.problems.clear();
   const killedAt = Date.now();
   progress(`SIGKILL to the server at ${new Date(killedAt).toISOString()}`);
+  // CPU from the moment the server listened, sampled on threads of their own: this process's
+  // loop, busy with the agents' reconnections, noticed the listening server up to ~19 s late.
+  const serverCpu = new CpuTrace();
+  const benchCpu = new CpuTrace();
+  benchCpu.watch(process.pid);
   current.child.kill('SIGKILL');
   await current.exited;
-  const next = await start({ healthTimeoutMs: PHASE_TIMEOUT_MS });
+  const next = await start({ healthTimeoutMs: PHASE_TIMEOUT_MS, onSpawn: (pid) => serverCpu.watch(pid) });
   const readyAt = next.listeningAt;
-  const { value: lastAt, cpu, benchLagMs } = await withCpu(next.pid, () => fleet.allOnline(killedAt, PHASE_TIMEOUT_MS, () => alive(next)));
+  const { value: lastAt, cpu: late, benchLagMs } = await withCpu(next.pid, () => fleet.allOnline(killedAt, PHASE_TIMEOUT_MS, () => alive(next)));
+  const window = (lastAt - readyAt) / 1000;
+  const serverSeconds = serverCpu.between(readyAt, lastAt);
+  const benchSeconds = benchCpu.between(readyAt, lastAt);
+  await Promise.all([serverCpu.stop(), benchCpu.stop()]);
+  const cpu = { server: serverSeconds / window, bench: benchSeconds / window, other: late.other, serverSeconds, benchSeconds };
   const firstAt = fleet.firstWelcome(killedAt);
   return { handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
 }
@@ -165,8 +177,9 @@ async function restart(fleet, current, start, alive) {
 async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
   const port = await freePort();
   // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
-  const start = async ({ healthTimeoutMs = 15_000 } = {}) => {
+  const start = async ({ healthTimeoutMs = 15_000, onSpawn = () => {} } = {}) => {
     const child = spawnChild('bare ws server', [...nodeFlags, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
+    onSpawn(child.pid);
     let readyAt;
     await waitFor(child, async () => (readyAt = /"ready":true,"port":\d+,"at":(\d+)/.exec(child.output())?.[1]) !== undefined, healthTimeoutMs, 'the bare ws server to listen', 10);
     child.listeningAt = Number(readyAt);
@@ -291,14 +304,14 @@ async function runSize(n) {
   const rules = { all: hook(await rule('fleet-all', ['fleet'])), storm: hook(await rule('fleet-storm', ['storm'])) };
 
   const hosts = Array.from({ length: n }, (_, i) => ({ hostname: hostName(i), tags: i < STORM_HOSTS ? ['fleet', 'storm'] : ['fleet'] }));
-  const fleet = new Fleet(hosts);
+  const fleet = new Fleet(hosts, { connecting: SIM_CONNECTING });
   progress(`enrolling ${fmtInt(n)} agents with the API key (${ENROL_CONCURRENCY} at a time)`);
   const e0 = Date.now();
   await fleet.enrol(new URL(`https://127.0.0.1:${pc.tlsPort}`), pc.apiKey, pc.fingerprint, ENROL_CONCURRENCY);
   const enrolMs = Date.now() - e0;
 
   // The baseline first, while pitcrew idles with no agent; the same agents, credentials and certificate.
-  const bareFleet = new Fleet(hosts);
+  const bareFleet = new Fleet(hosts, { connecting: SIM_CONNECTING });
   bareFleet.agents.forEach((a, i) => (a.credentials = fleet.agents[i].credentials));
   const bare = await bareRun(n, bareFleet, { certFile, keyFile, fingerprint: pc.fingerprint });
   const pitcrew = await pitcrewRun(n, fleet, pc, rules);
@@ -316,6 +329,7 @@ function report(results, seconds) {
   log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
   log(`  code         ${codeAtStart} (at the start); load average before the run ${loadBefore}`);
   log('  agents       dist/agent/connection.js over TLS pinned to the server certificate, answering execute at once (no process)');
+  if (SIM_CONNECTING) log(`  simulated    at most ${fmtInt(SIM_CONNECTING)} agents in a connection attempt at once (BENCH_FLEET_SIM_CONNECTING), the others wait their turn`);
   log('  baseline     bench/bare-ws-server.js: https + ws, the same certificate, hello → welcome, no auth and no storage');
   log();
   const rows = [['N', 'figure', 'pitcrew', 'bare ws', 'pitcrew / bare']];

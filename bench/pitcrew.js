@@ -36,7 +36,7 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
    * late: with a storm of agents reconnecting, the accept queue is full and its SYN is dropped
    * and sent again after 1, 3, 7 s (measured: listening 3.7 s after a kill, probed at 19.1 s).
    */
-  const startServer = async ({ healthTimeoutMs = 30_000 } = {}) => {
+  const startServer = async ({ healthTimeoutMs = 30_000, onSpawn = () => {} } = {}) => {
     let loggedAt;
     const onLine = (line) => {
       if (loggedAt === undefined && line.includes('"https":"')) loggedAt = JSON.parse(line).time;
@@ -46,6 +46,7 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
       env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_METRICS_ADDR: `127.0.0.1:${metricsPort}` },
       onLine,
     });
+    onSpawn(child.pid);
     await waitFor(child, async () => loggedAt !== undefined || accepts(tlsPort), healthTimeoutMs, `pitcrew listening on ${tlsPort}`, 10);
     child.listeningAt = loggedAt ?? Date.now();
     await waitFor(child, async () => (await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) })).ok, healthTimeoutMs, 'pitcrew /healthz');

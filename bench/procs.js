@@ -213,22 +213,23 @@ export function cpuSeconds(pid, withChildren = false) {
   }
 }
 
-// The sampling thread: [pid, count, (time, cpu seconds) × count] in shared memory.
+// The sampling thread: [pid, count, (time, cpu seconds) × count] in shared memory, read with
+// this module's own cpuParts.
 const CPU_TRACE_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const s = new Float64Array(workerData.buffer);
-const max = (s.length - 2) / 2;
-setInterval(() => {
-  const n = s[1];
-  if (!s[0] || n >= max) return;
-  let stat;
-  try { stat = fs.readFileSync('/proc/' + s[0] + '/stat', 'utf8'); } catch { return; }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  s[2 + 2 * n] = Date.now();
-  s[3 + 2 * n] = (Number(fields[11]) + Number(fields[12])) / workerData.ticks;
-  s[1] = n + 1;
-}, workerData.everyMs);
+import(workerData.procs).then(({ cpuParts }) => {
+  const s = new Float64Array(workerData.buffer);
+  const max = (s.length - 2) / 2;
+  setInterval(() => {
+    const n = s[1];
+    if (!s[0] || n >= max) return;
+    let cpu;
+    try { cpu = cpuParts(s[0]).own; } catch { return; }
+    s[2 + 2 * n] = Date.now();
+    s[3 + 2 * n] = cpu;
+    s[1] = n + 1;
+  }, workerData.everyMs);
+});
 `;
 
 /**
@@ -239,7 +240,7 @@ setInterval(() => {
 export class CpuTrace {
   constructor(everyMs = 20, maxSamples = 50_000) {
     this.samples = new Float64Array(new SharedArrayBuffer(8 * (2 + 2 * maxSamples)));
-    this.worker = new Worker(CPU_TRACE_SOURCE, { eval: true, workerData: { buffer: this.samples.buffer, everyMs, ticks: CLOCK_TICKS_PER_SECOND } });
+    this.worker = new Worker(CPU_TRACE_SOURCE, { eval: true, workerData: { buffer: this.samples.buffer, everyMs, procs: import.meta.url } });
     this.worker.unref();
   }
 

@@ -1,19 +1,14 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { LoggerOptions } from 'pino';
-
-// The tenant API key travels in webhook paths (DESIGN.md §3); no recorded URL may carry it.
-const WEBHOOK_KEY_SEGMENT = /(\/webhook\/)[^/?#]+/gi;
-
-export function redactUrl(url: string): string {
-  return url.replace(WEBHOOK_KEY_SEGMENT, '$1[REDACTED]');
-}
+import { REDACTED, redactedUrl } from './keyed-routes.js';
 
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.apiKey', '*.token'], censor: '[REDACTED]' },
+    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.apiKey', '*.token'], censor: REDACTED },
     serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      // The tenant API key travels in trigger URLs (DESIGN.md §3): no recorded URL may carry it.
+      req: (req: FastifyRequest) => ({ method: req.method, url: redactedUrl(req), remoteAddress: req.ip }),
     },
   };
 }

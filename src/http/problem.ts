@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PitcrewError, errorCatalogue, problemType, type ErrorCode, type FieldError } from '../errors/catalogue.js';
 import { describeValidationErrors } from './validation.js';
 import { isConnectionLost } from '../store/faults.js';
-import { redactUrl } from './logging.js';
+import { redactedUrl } from './keyed-routes.js';
 
 /** An RFC 9457 problem document, with our `code` and field `errors` as extension members. */
 export interface Problem {
@@ -24,7 +24,7 @@ export function sendProblem(reply: FastifyReply, error: PitcrewError): FastifyRe
     status: error.status,
     detail: error.message,
     code: error.code,
-    instance: redactUrl(reply.request.url),
+    instance: redactedUrl(reply.request),
   };
   if (error.fieldErrors?.length) problem.errors = error.fieldErrors;
   if (error.headers) reply.headers(error.headers);
@@ -39,11 +39,34 @@ export function sendProblem(reply: FastifyReply, error: PitcrewError): FastifyRe
 export function errorHandler(error: FastifyError | PitcrewError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = error instanceof PitcrewError ? error : translate(error as FastifyError, request) ?? connectionLost(error, request);
   if (known) {
-    if (known.status >= 500) request.log.warn({ code: known.code, url: redactUrl(request.url) }, known.message);
+    if (known.status >= 500) request.log.warn({ code: known.code, url: redactedUrl(request) }, known.message);
     return sendProblem(reply, known);
   }
-  request.log.error({ err: error, url: redactUrl(request.url) }, 'unexpected error');
+  request.log.error({ err: error, url: redactedUrl(request) }, 'unexpected error');
   return sendProblem(reply, new PitcrewError('PITCREW_ERR_INTERNAL', 'the service hit an unexpected error; it has been logged. Try again, and report it if it persists.'));
+}
+
+/**
+ * Fastify's refusals before a route is found (its frameworkErrors option). Its own answers are not
+ * problem+json and quote the raw path, a trigger URL's API key with it.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const refusal = frameworkRefusal(error.code);
+  if (!refusal) return errorHandler(error, request, reply);
+  // Fastify logs no end for a request that never reached routing: the refusal's line is written here.
+  request.log.info({ req: request, status: refusal.status }, 'request refused');
+  return sendProblem(reply, refusal);
+}
+
+function frameworkRefusal(code: string): PitcrewError | undefined {
+  switch (code) {
+    case 'FST_ERR_BAD_URL':
+      return new PitcrewError('PITCREW_ERR_VALIDATION', 'the URL has a malformed percent-encoding: a % must be followed by two hexadecimal digits (send % itself as %25)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new PitcrewError('PITCREW_ERR_VALIDATION', 'a segment of the URL\'s path is longer than any key or id (100 characters); copy the URL again');
+    default:
+      return undefined;
+  }
 }
 
 function translate(error: FastifyError, request: FastifyRequest): PitcrewError | undefined {
@@ -87,5 +110,5 @@ function connectionLost(error: unknown, request: FastifyRequest): PitcrewError |
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(reply, new PitcrewError('PITCREW_ERR_NOT_FOUND', `no route ${request.method} ${redactUrl(request.url)}; the API is described at /api/v1/openapi.json`));
+  return sendProblem(reply, new PitcrewError('PITCREW_ERR_NOT_FOUND', `no route ${request.method} ${redactedUrl(request)}; the API is described at /api/v1/openapi.json`));
 }

@@ -65,7 +65,8 @@ import { AccessLog } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
 import { buildMetricsServer, registerMetricsRoute } from '../http/metrics.js';
 import { openApiOptions } from '../http/openapi.js';
-import { errorHandler, notFoundHandler } from '../http/problem.js';
+import { errorHandler, frameworkErrorHandler, notFoundHandler } from '../http/problem.js';
+import { trackKeyedRoutes } from '../http/keyed-routes.js';
 import { ProblemSchema } from '../http/schemas.js';
 import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
 import type { Api } from '../http/types.js';
@@ -294,7 +295,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
     // Refused below, as problem+json like every other error, instead of Fastify's own body.
     return503OnClosing: false,
+    // A malformed or overlong path: problem+json without the path Fastify would quote, key and all.
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Before any route: every route with a key in its path is known to the log serializer and to problems.
+  trackKeyedRoutes(server);
 
   let stopping = false;
   server.addHook('onRequest', (_request, _reply, done) => {

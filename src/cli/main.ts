@@ -38,7 +38,7 @@ commands:
                                    cloud credentials (sealed; secrets read from a file or stdin)
   escalation-contacts get|set       who hears escalations and receives email runbooks
 
-environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL (docs/configuration.md)`;
+environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL, PITCREW_LOG_FORMAT (docs/configuration.md)`;
 
 type ApiCommand = (args: string[], client: ClientConfig, out: (line: string) => void) => Promise<number>;
 

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApp } from '../server/app.js';
 import { listen } from '../server/listen.js';
-import { loggerOptions } from '../http/logging.js';
+import { createLogger } from '../http/logging.js';
 import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
@@ -18,7 +17,7 @@ import { RunbookLibrary } from '../runbooks/library/library.js';
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createLogger(config.logLevel, config.logFormat);
   const owner = config.databaseUrl ? undefined : claimDataDir(config.dataDir);
   // A certificate that cannot serve is a configuration error: refused before anything starts.
   const tls = await loadTlsMaterial(config.dataDir, config.tls);
@@ -73,6 +72,8 @@ export async function runServer(config: Config): Promise<number> {
     { https: listening.httpsUrl, fingerprint: tls.fingerprint, selfSigned: tls.selfSigned },
     `agents connect to ${listening.httpsUrl}; TLS certificate SHA-256 fingerprint ${tls.fingerprint}`,
   );
+  // A line of its own with the flag as an agent takes it, for the operator to copy (docs/agent.md).
+  logger.info(`pin this certificate on agents with --server-fingerprint ${tls.fingerprint}`);
   const notice = expiryNotice(tls, config.dataDir);
   if (notice) logger[notice.level]({ validTo: tls.validTo }, notice.message);
 

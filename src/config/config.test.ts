@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
 import { describe, expect, it } from 'vitest';
-import { cliUser, ConfigError, loadConfig, type Config } from './config.js';
+import { cliUser, ConfigError, loadConfig, logFormat, type Config } from './config.js';
 
 const cwd = '/srv/pitcrew';
 /** A service run as root runs CLI runbooks as nobody by default. */
@@ -20,7 +20,7 @@ function failure(env: Record<string, string>): unknown {
 
 describe('loadConfig', () => {
   it('has defaults for everything', () => {
-    expect(loadConfig({}, cwd)).toEqual({
+    expect(loadConfig({}, cwd, false)).toEqual({
       host: '0.0.0.0',
       port: 8080,
       tlsPort: 8443,
@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       azure: { authorityHost: 'https://login.microsoftonline.com', resourceManagerUrl: 'https://management.azure.com', caPem: undefined },
       gcp: { tokenUrl: 'https://oauth2.googleapis.com/token', computeUrl: 'https://compute.googleapis.com' },
       logLevel: 'info',
+      logFormat: 'json',
       webhookBodyLimitBytes: 256 * 1024,
       sqliteBusyTimeoutMs: 5000,
       throttleDefaults: { ratePerSecond: 500, burst: 1000 },
@@ -51,7 +52,7 @@ describe('loadConfig', () => {
   });
 
   it('treats empty variables as unset', () => {
-    const empty = ['PORT', 'PITCREW_TLS_PORT', 'DATABASE_URL', 'PITCREW_PUBLIC_URL', 'PITCREW_WEBHOOK_BODY_LIMIT', 'PITCREW_THROTTLE_RATE', 'PITCREW_INGEST_MAX_BATCH', 'PITCREW_TRUST_PROXY'];
+    const empty = ['PORT', 'PITCREW_TLS_PORT', 'DATABASE_URL', 'PITCREW_PUBLIC_URL', 'PITCREW_WEBHOOK_BODY_LIMIT', 'PITCREW_THROTTLE_RATE', 'PITCREW_INGEST_MAX_BATCH', 'PITCREW_TRUST_PROXY', 'PITCREW_LOG_FORMAT'];
     expect(loadConfig(Object.fromEntries(empty.map((name) => [name, ''])), cwd)).toEqual(loadConfig({}, cwd));
   });
 
@@ -70,6 +71,7 @@ describe('loadConfig', () => {
       PITCREW_GCP_TOKEN_URL: 'https://oauth2-pitcrew.p.googleapis.com/token',
       PITCREW_GCP_COMPUTE_URL: 'https://compute-pitcrew.p.googleapis.com/',
       PITCREW_LOG_LEVEL: 'debug',
+      PITCREW_LOG_FORMAT: 'pretty',
       PITCREW_WEBHOOK_BODY_LIMIT: '1024',
       PITCREW_SQLITE_BUSY_TIMEOUT_MS: '0',
       PITCREW_THROTTLE_RATE: '5',
@@ -104,7 +106,7 @@ describe('loadConfig', () => {
       PITCREW_GIT_CACHE_DIR: '/var/cache/pitcrew-git',
       PITCREW_GIT_TIMEOUT_SECONDS: '5',
       PATH: '/opt/git/bin:/usr/bin:/bin',
-    }, cwd);
+    }, cwd, false);
     expect(config).toEqual({
       host: '127.0.0.1',
       port: 9000,
@@ -117,6 +119,7 @@ describe('loadConfig', () => {
       azure: { authorityHost: 'https://login.microsoftonline.us', resourceManagerUrl: 'https://management.usgovcloudapi.net', caPem: undefined },
       gcp: { tokenUrl: 'https://oauth2-pitcrew.p.googleapis.com/token', computeUrl: 'https://compute-pitcrew.p.googleapis.com' },
       logLevel: 'debug',
+      logFormat: 'pretty',
       webhookBodyLimitBytes: 1024,
       sqliteBusyTimeoutMs: 0,
       throttleDefaults: { ratePerSecond: 5, burst: 7 },
@@ -135,6 +138,19 @@ describe('loadConfig', () => {
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: '/var/cache/pitcrew-git', caPem: undefined, timeoutSeconds: 5, path: '/opt/git/bin:/usr/bin:/bin' },
     });
+  });
+
+  it('logs JSON lines unless a person reads them: pretty on a terminal, or when PITCREW_LOG_FORMAT says so', () => {
+    const cases: [string | undefined, boolean, string][] = [
+      [undefined, false, 'json'],
+      [undefined, true, 'pretty'],
+      [' ', true, 'pretty'],
+      ['json', true, 'json'],
+      ['pretty', false, 'pretty'],
+      [' pretty ', false, 'pretty'],
+    ];
+    for (const [raw, terminal, format] of cases) expect(logFormat(raw, terminal), `${raw} on ${terminal ? 'a terminal' : 'a pipe'}`).toBe(format);
+    expect(() => loadConfig({ PITCREW_LOG_FORMAT: 'text' }, cwd)).toThrow('PITCREW_LOG_FORMAT must be json or pretty (unset: pretty when stdout is a terminal, json otherwise), got "text"');
   });
 
   it('keeps the git cache in the data directory unless told, and reads the git CA file at start', async () => {

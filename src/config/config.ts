@@ -23,6 +23,8 @@ export interface Config {
   /** PITCREW_GCP_*: where GCP cloud actions get their tokens and call Compute Engine (docs/configuration.md). */
   gcp: GcpEndpoints;
   logLevel: string;
+  /** PITCREW_LOG_FORMAT: JSON lines, or laid out for people; unset, pretty when stdout is a terminal. */
+  logFormat: LogFormat;
   webhookBodyLimitBytes: number;
   sqliteBusyTimeoutMs: number;
   throttleDefaults: { ratePerSecond: number; burst: number };
@@ -157,7 +159,17 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+export type LogFormat = 'json' | 'pretty';
+
+/** JSON lines for a log collector (a service's stdout); lines for people when a person is reading (a terminal). */
+export function logFormat(raw: string | undefined, stdoutIsTerminal: boolean): LogFormat {
+  const value = raw?.trim();
+  if (!value) return stdoutIsTerminal ? 'pretty' : 'json';
+  if (value === 'json' || value === 'pretty') return value;
+  throw new ConfigError(`PITCREW_LOG_FORMAT must be json or pretty (unset: pretty when stdout is a terminal, json otherwise), got "${value}"`);
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIsTerminal = process.stdout.isTTY === true): Config {
   const logLevel = env.PITCREW_LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`PITCREW_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -182,6 +194,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     azure: azureEndpoints(env, cwd),
     gcp: gcpEndpoints(env),
     logLevel,
+    logFormat: logFormat(env.PITCREW_LOG_FORMAT, stdoutIsTerminal),
     webhookBodyLimitBytes: integer(env, 'PITCREW_WEBHOOK_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
     sqliteBusyTimeoutMs: integer(env, 'PITCREW_SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000),
     throttleDefaults: {

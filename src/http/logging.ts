@@ -1,5 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { LoggerOptions } from 'pino';
+import pino, { type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
+import type { LogFormat } from '../config/config.js';
 import { REDACTED, redactedUrl } from './keyed-routes.js';
 
 export function loggerOptions(level: string): LoggerOptions {
@@ -11,6 +13,17 @@ export function loggerOptions(level: string): LoggerOptions {
       req: (req: FastifyRequest) => ({ method: req.method, url: redactedUrl(req), remoteAddress: req.ip }),
     },
   };
+}
+
+/**
+ * The service's logger on stdout: JSON lines for a collector, or the same lines laid out for a
+ * person at a terminal. Serializers and redaction run before either, so both hide the same secrets.
+ */
+export function createLogger(level: string, format: LogFormat): Logger {
+  const options = loggerOptions(level);
+  if (format === 'json') return pino(options);
+  // Synchronous, as pino's own stdout is: a line is out before the next one or a crash.
+  return pino(options, pretty({ sync: true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname' }));
 }
 
 /**

@@ -14,6 +14,9 @@ const certificateFingerprint = (database: TestDatabase) => new X509Certificate(f
 const PRETTY_LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] (?:INFO|WARN|ERROR|DEBUG): /;
 const FINGERPRINT_LINE = /^\[[^\]]+\] INFO: pin this certificate on agents with --server-fingerprint ([0-9A-F:]{95})$/m;
 
+/** A server process starts in seconds, more on a loaded machine. */
+const SERVER_TEST_MS = 120_000;
+
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
 describe('pitcrew server logs', () => {
@@ -40,7 +43,7 @@ describe('pitcrew server logs', () => {
     const line = await waitFor(() => lines(service.output()).find((text) => text.includes('--server-fingerprint')), 'the fingerprint line');
     expect(JSON.parse(line)).toMatchObject({ level: 30, msg: `pin this certificate on agents with --server-fingerprint ${certificateFingerprint(db)}` });
     for (const text of lines(service.output())) expect(() => JSON.parse(text), text).not.toThrow();
-  });
+  }, SERVER_TEST_MS);
 
   it('lays lines out for people with PITCREW_LOG_FORMAT=pretty, the API key of a refused call still redacted', async () => {
     const db = await database();
@@ -65,7 +68,7 @@ describe('pitcrew server logs', () => {
     expect(service.output()).not.toContain(tenant.apiKey);
     // Every record starts a line of the formatter's own; its fields follow, indented.
     expect(lines(service.output()).filter((text) => !text.startsWith(' ') && !PRETTY_LINE.test(text))).toEqual([]);
-  });
+  }, SERVER_TEST_MS);
 
   it('is pretty by default on a terminal: pitcrew server under a pseudo-terminal, stopped with Ctrl-C', async () => {
     const db = await database();
@@ -86,7 +89,9 @@ describe('pitcrew server logs', () => {
     // What the terminal shows, without its colours and carriage returns.
     const shown = () => raw.replace(/\x1b\[[0-9;]*m/g, '').replaceAll('\r', ''); // eslint-disable-line no-control-regex
 
-    const fingerprint = await waitFor(() => FINGERPRINT_LINE.exec(shown())?.[1], `the fingerprint line; the terminal shows:\n${shown()}`, 60_000);
+    const fingerprint = await waitFor(() => FINGERPRINT_LINE.exec(shown())?.[1], 'the fingerprint line', 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the terminal shows:\n${shown()}`);
+    });
     expect(fingerprint).toBe(certificateFingerprint(db));
     expect(raw).toContain('\x1b[32mINFO\x1b[39m');
     expect(lines(shown()).filter((text) => !text.startsWith(' ') && !PRETTY_LINE.test(text))).toEqual([]);
@@ -94,5 +99,5 @@ describe('pitcrew server logs', () => {
     child.stdin.write('\x03');
     expect(await exited).toBe(0);
     expect(shown()).toMatch(/INFO: stopped$/m);
-  });
+  }, SERVER_TEST_MS);
 });

@@ -261,7 +261,8 @@ describe.each(testDialects())('rules API on %s', (dialect) => {
 
   it('400 for malformed JSON says where it went wrong', async () => {
     const response = await env.app.server.inject({ method: 'POST', url: '/api/v1/rules', headers: { authorization: `Bearer ${env.tenant.token}`, 'content-type': 'application/json' }, payload: '{"name": "x",\n "enabled": tru}' });
-    expect(expectProblem(response, 400, 'PITCREW_ERR_MALFORMED_JSON').detail).toMatch(/^the body is not valid JSON: unexpected token/);
+    // Over two lines, a mistake V8 gives no position for: still its line and column (issue 36).
+    expect(expectProblem(response, 400, 'PITCREW_ERR_MALFORMED_JSON').detail).toBe("the body is not valid JSON: unexpected token '}' at line 2, column 16");
     const trailing = await env.app.server.inject({ method: 'POST', url: '/api/v1/rules', headers: { authorization: `Bearer ${env.tenant.token}`, 'content-type': 'application/json' }, payload: '{"name": "x",}' });
     expect(expectProblem(trailing, 400, 'PITCREW_ERR_MALFORMED_JSON').detail).toBe('the body is not valid JSON: expected double-quoted property name at line 1, column 14');
   });

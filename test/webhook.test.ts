@@ -164,6 +164,14 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     it('400 for malformed JSON says where it went wrong, quoting none of it', async () => {
       const problem = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "MetaData": {"Token": "s3cr3t-value",}\n}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
       expect(problem.detail).toBe('the body is not valid JSON: expected double-quoted property name at line 3, column 40');
+      // Mistakes V8 gives no position for, in a template over several lines (issue 36).
+      const unquoted = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "Severity": critical,\n  "MetaData": {"Token": "s3cr3t-value"}\n}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(unquoted.detail).toBe("the body is not valid JSON: unexpected token 'c' at line 3, column 15");
+      const cut = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "MetaData": {"Token": "s3cr3t-value"}\n'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(cut.detail).toBe("the body is not valid JSON: expected ',' or '}' after property value at line 4, column 1");
+      const truncated = expectProblem(await env.webhook(rule.triggerId, '[\n  {"HostName": "web-1"},\n'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(truncated.detail).toBe('the body is not valid JSON: unexpected end of JSON input at line 3, column 1');
+      expect(JSON.stringify([unquoted, cut, truncated])).not.toContain('s3cr3t');
     });
 
     it('400 for a prototype-poisoning body', async () => {

@@ -201,6 +201,13 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: env.tenant.apiKey.slice(0, 63) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
     });
 
+    // Issue 36: it sent people to GET /api/v1/api-keys, which never shows a key.
+    it('401 says what a person can do: the key is shown once, so issue one and put it in the URL', async () => {
+      const { detail } = expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
+      expect(detail).not.toMatch(/GET \/api\/v1\/api-keys/);
+      expect(detail).toBe('the API key in the URL is unknown or revoked; a key is shown only once, when it is issued (or replaced by a revoke), and pitcrew keeps only its hash: use the key you stored then, or issue a key with the webhook scope ("Issue key" on the API keys page, POST /api/v1/api-keys {"name":…,"scopes":["webhook"]}, or npx pitcrew api-keys create --name NAME --scope webhook) and put it in the monitoring tool\'s webhook URL in place of this one');
+    });
+
     it('401 comes before reading the body', async () => {
       expectProblem(await env.webhook(rule.triggerId, '{bad json', { apiKey: 'ab'.repeat(32) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
     });

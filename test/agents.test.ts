@@ -7,6 +7,8 @@ import { startTestEnv, type TestEnv } from './support/app.js';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
 import { testDialects } from './support/databases.js';
 import { UNSENT_AFTER_MS } from '../src/executions/sweeper.js';
+// The very constants the UI starts a rule and a runbook from (web/src/runbooks/form.ts uses the first).
+import { SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT } from '../web/src/runbooks/sample-scripts.js';
 import { breakStorage } from './support/storage.js';
 import { waitFor } from './support/wait.js';
 
@@ -90,6 +92,22 @@ describe.each(testDialects())('agents run scripts end to end on %s', (dialect) =
     expect(e.stdout).not.toContain('injected\n');
     expect(e.stderr).toBe('oops\n');
     expect(e.transitions!.map((t) => t.to)).toEqual(['queued', 'dispatched', 'running', 'failed']);
+  });
+
+  // Issue 36: the wizard's sample read a bare $AlarmName under set -u, and failed for a webhook without one.
+  it("runs the wizard's and the runbook page's sample scripts for an alert with only HostName, or no body at all", async () => {
+    for (const script of [SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT]) {
+      const byHost = await rule(script, { type: 'trigger_host' }, { runbook: { script, interpreter: 'sh' } });
+      const onlyHost = await finished((await fire(byHost.triggerId, { HostName: 'web-1' }))[0]!);
+      expect(onlyHost, onlyHost.stderr).toMatchObject({ state: 'succeeded', exitCode: 0, stderr: '' });
+      const onHost = await rule(script, { type: 'specific_host', hostname: 'web-2' }, { runbook: { script, interpreter: 'sh' } });
+      const response = await env.app.server.inject({ method: 'POST', url: `/api/v1/trigger/channel/webhook/${env.tenant.apiKey}/${onHost.triggerId}` });
+      expect(response.statusCode, response.body).toBe(202);
+      const noBody = await finished(response.json().executionIds[0]);
+      expect(noBody, noBody.stderr).toMatchObject({ state: 'succeeded', exitCode: 0, stderr: '' });
+      if (script === SAMPLE_SCRIPT) expect([onlyHost.stdout, noBody.stdout]).toEqual(['remediating an alarm (no severity) on web-1\n', 'remediating an alarm (no severity) on this host\n']);
+      else expect([onlyHost.stdout, noBody.stdout]).toEqual(['tick of now on web-1\n', 'tick of now on web-2\n']);
+    }
   });
 
   it('runs the fix when an alert field is too long for an environment variable, without that one', async () => {

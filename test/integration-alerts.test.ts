@@ -83,6 +83,23 @@ describe.each(testDialects())('integration alert logs on %s', (dialect) => {
     expectProblem(await env.api('GET', `/api/v1/integrations/${'0'.repeat(8)}-0000-7000-8000-000000000000/alerts`), 404, 'PITCREW_ERR_NOT_FOUND');
   });
 
+  // Issue 36: it said "send HostName", which an Alertmanager user cannot do.
+  it('says which label an alert lacks to name the host, the rule\'s trigger.hostLabel or the tool\'s, and the labels it has', async () => {
+    const am = await integration('no-host');
+    const byInstance = await rule(am.id, {});
+    const byNode = await rule(am.id, { hostLabel: 'nodename' });
+    const { instance: _instance, ...labels } = amAlert('DiskFull', '').labels;
+    const reply = await post(am.id, amBody([{ ...amAlert('DiskFull', ''), labels }]));
+    expect(reply.statusCode, reply.body).toBe(202);
+    const reasons = new Map<string, string>();
+    for (const event of reply.json().alerts[0].events as Array<{ ruleId: string; eventId: string; outcome: string }>) {
+      expect(event.outcome).toBe('no_target');
+      reasons.set(event.ruleId, (await env.api('GET', `/api/v1/events/${event.eventId}`)).json().reason);
+    }
+    expect(reasons.get(byInstance.id)).toBe('the rule acts on the trigger host, and the alert has no "instance" label, which names the host (the integration\'s config.hostLabel; its labels are "alertname", "job", "severity"): add "instance" to the alert, or set the rule\'s trigger.hostLabel to the label that names the host');
+    expect(reasons.get(byNode.id)).toBe('the rule acts on the trigger host, and the alert has no "nodename" label, which the rule\'s trigger.hostLabel names as the host\'s (its labels are "alertname", "job", "severity"): set trigger.hostLabel to the label that names the host, or add "nodename" to the alert');
+  });
+
   it('stores a notification of more alerts than a transaction usually takes in one transaction', async () => {
     const am = await integration('big');
     await rule(am.id, {});

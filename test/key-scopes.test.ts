@@ -63,6 +63,13 @@ describe.each(testDialects())('API key scopes and enrolment on %s', (dialect) =>
       expect((await enrol(agents.apiKey, 'scope-1')).statusCode).toBe(201);
     });
 
+    // Issue 36: the 401 sent people to GET /api/v1/api-keys, which never shows a key.
+    it('an enrolment with an unknown key is 401 and says how to get an enrol key', async () => {
+      const { detail } = expectProblem(await enrol('ab'.repeat(32), 'unknown-key-1'), 401, 'PITCREW_ERR_INVALID_API_KEY');
+      expect(detail).not.toMatch(/GET \/api\/v1\/api-keys/);
+      expect(detail).toMatch(/^the API key is unknown or revoked; a key is shown only once, .* issue a key with the enrol scope \("Make an agent key" on the hosts page, .*npx pitcrew api-keys create --name NAME --scope enrol\) and start the agent with it: npx pitcrew agent --api-key <key>$/);
+    });
+
     it('PATCH narrows a key at once; a scope is never added; revoking keeps the scopes on the new key', async () => {
       const t = await freshTenant();
       const [bootstrap] = await keys(t);

@@ -164,6 +164,14 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
     it('400 for malformed JSON says where it went wrong, quoting none of it', async () => {
       const problem = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "MetaData": {"Token": "s3cr3t-value",}\n}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
       expect(problem.detail).toBe('the body is not valid JSON: expected double-quoted property name at line 3, column 40');
+      // Mistakes V8 gives no position for, in a template over several lines (issue 36).
+      const unquoted = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "Severity": critical,\n  "MetaData": {"Token": "s3cr3t-value"}\n}'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(unquoted.detail).toBe("the body is not valid JSON: unexpected token 'c' at line 3, column 15");
+      const cut = expectProblem(await env.webhook(rule.triggerId, '{\n  "HostName": "web-1",\n  "MetaData": {"Token": "s3cr3t-value"}\n'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(cut.detail).toBe("the body is not valid JSON: expected ',' or '}' after property value at line 4, column 1");
+      const truncated = expectProblem(await env.webhook(rule.triggerId, '[\n  {"HostName": "web-1"},\n'), 400, 'PITCREW_ERR_MALFORMED_JSON');
+      expect(truncated.detail).toBe('the body is not valid JSON: unexpected end of JSON input at line 3, column 1');
+      expect(JSON.stringify([unquoted, cut, truncated])).not.toContain('s3cr3t');
     });
 
     it('400 for a prototype-poisoning body', async () => {
@@ -191,6 +199,13 @@ describe.each(testDialects())('webhook trigger on %s', (dialect) => {
       expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
       expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: 'not-hex' }), 401, 'PITCREW_ERR_INVALID_API_KEY');
       expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: env.tenant.apiKey.slice(0, 63) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
+    });
+
+    // Issue 36: it sent people to GET /api/v1/api-keys, which never shows a key.
+    it('401 says what a person can do: the key is shown once, so issue one and put it in the URL', async () => {
+      const { detail } = expectProblem(await env.webhook(rule.triggerId, {}, { apiKey: 'ab'.repeat(32) }), 401, 'PITCREW_ERR_INVALID_API_KEY');
+      expect(detail).not.toMatch(/GET \/api\/v1\/api-keys/);
+      expect(detail).toBe('the API key in the URL is unknown or revoked; a key is shown only once, when it is issued (or replaced by a revoke), and pitcrew keeps only its hash: use the key you stored then, or issue a key with the webhook scope ("Issue key" on the API keys page, POST /api/v1/api-keys {"name":…,"scopes":["webhook"]}, or npx pitcrew api-keys create --name NAME --scope webhook) and put it in the monitoring tool\'s webhook URL in place of this one');
     });
 
     it('401 comes before reading the body', async () => {

@@ -7,7 +7,7 @@ import { enrolHost } from '../hosts/repository.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Database } from '../store/schema.js';
 import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
-import { missingScopeMessage } from '../tenants/scopes.js';
+import { missingScopeMessage, newKeyAdvice } from '../tenants/scopes.js';
 import { API_KEY_PATTERN } from '../identity/secrets.js';
 import { HOSTNAME_PATTERN } from './protocol.js';
 
@@ -62,7 +62,7 @@ async function admitAgent({ directory, metrics }: AgentRouteDeps, authorization:
   const apiKey = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
   const caller = API_KEY_PATTERN.test(apiKey) ? await directory.resolve(apiKey) : undefined;
   if (!caller) {
-    throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'enrol with a current tenant API key that has the enrol scope: npx pitcrew agent --api-key <key> (GET /api/v1/api-keys lists them)');
+    throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', `the API key is unknown or revoked; ${newKeyAdvice('enrol', 'start the agent with it: npx pitcrew agent --api-key <key>')}`);
   }
   if (!caller.scopes.includes('enrol')) throw new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('enrol', caller.keyName));
   if (!caller.allowsAgent(ip)) {

@@ -11,6 +11,8 @@ export interface AlertFacts {
   labels: Readonly<Record<string, string>>;
   /** The host the tool names (Alertmanager instance without its port, Monasca hostname dimension). */
   hostName: string | undefined;
+  /** The label the tool read the host from, when it reads one (Alertmanager's `instance`, or its integration's config.hostLabel). */
+  hostLabel?: string | undefined;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface EventFacts {
   act: boolean;
   /** The host the payload names (HostName, or the older hostname). */
   hostName: string | undefined;
+  /** Why the event names no host, when it names none and is not a webhook's (an alert without the label a rule reads): what to change. */
+  noHost?: string | undefined;
   alarmState?: AlarmState | undefined;
   receivedAt?: number;
   /** Set when the rule records this alert without acting on its state (an alert trigger's `on`): the reason. */
@@ -227,7 +229,7 @@ function limitReason(limited: LimitedHost[], limit: ActionLimit, escalate: boole
 export function resolveTargets(target: Target, event: EventFacts, hosts: readonly HostFacts[], pick: 'all' | 'one' = 'all'): HostFacts[] | string {
   switch (target.type) {
     case 'trigger_host': {
-      if (!event.hostName) return 'the rule acts on the trigger host, and the payload names none (send HostName)';
+      if (!event.hostName) return `the rule acts on the trigger host, and ${event.noHost ?? 'the payload names none (send HostName)'}`;
       const host = findHost(hosts, event.hostName);
       if (Array.isArray(host)) return ambiguous(event.hostName, host);
       return host ? [host] : `no host named "${event.hostName}" has an agent in this tenant${portHint(event.hostName)}`;

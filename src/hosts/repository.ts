@@ -7,7 +7,7 @@ import type { PageRequest } from '../store/pagination.js';
 import { chunksWithin } from '../store/statements.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { currentKeyScopes } from '../tenants/repository.js';
-import { missingScopeMessage } from '../tenants/scopes.js';
+import { missingScopeMessage, newKeyAdvice } from '../tenants/scopes.js';
 import { hashSecret, secretMatches } from '../identity/secrets.js';
 import { alreadyEnrolled, decideEnrolment } from './enrolment.js';
 
@@ -89,7 +89,7 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
 
 async function assertEnrolKey(tx: Transaction<Database>, by: Enroller): Promise<void> {
   const scopes = await currentKeyScopes(tx, by.keyId);
-  if (!scopes) throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key was revoked a moment ago; enrol with a current key (GET /api/v1/api-keys lists them)');
+  if (!scopes) throw new PitcrewError('PITCREW_ERR_INVALID_API_KEY', `the API key was revoked a moment ago; ${newKeyAdvice('enrol', 'start the agent with it: npx pitcrew agent --api-key <key>')}`);
   if (!scopes.includes('enrol')) throw new PitcrewError('PITCREW_ERR_KEY_SCOPE', missingScopeMessage('enrol', by.keyName));
 }
 

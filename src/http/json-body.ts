@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PitcrewError } from '../errors/catalogue.js';
+import { firstJsonErrorAt } from './json-error-position.js';
 
 type Parsed = (error: Error | null, body?: unknown) => void;
 
@@ -77,7 +78,10 @@ function malformed(text: string): PitcrewError {
 
 /**
  * What is wrong with a JSON text, and where (line and column, from 1), in words that quote none of
- * the text: the body may carry values nobody should find again in a reply or a log.
+ * the text: the body may carry values nobody should find again in a reply or a log. V8 gives a
+ * position for most mistakes, but not for an unexpected token ("Unexpected token 'u', \"...\" is
+ * not valid JSON") nor the end of the text, which a hand-written template spanning lines often
+ * hits: there the place is found by reading the text again (firstJsonErrorAt).
  */
 export function describeJsonError(text: string): string {
   if (text.trim() === '') return 'the body is empty; send a JSON object';
@@ -85,11 +89,14 @@ export function describeJsonError(text: string): string {
     JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message
-      .replace(/,\s*".*" is not valid JSON$/s, '')
+      .replace(/,\s*(?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
       .replace(/\s*\(line \d+ column \d+\)$/, '');
     const position = /\bat position (\d+)/.exec(message);
-    const what = message.replace(/\s*in JSON at position \d+|\s*at position \d+/, '');
-    return position ? `${lowerFirst(what)} at ${lineAndColumn(text, Number(position[1]))}` : lowerFirst(what);
+    const what = message
+      .replace(/\s*in JSON at position \d+|\s*at position \d+/, '')
+      .replace(/^(Unexpected token ')(.*)'$/s, (_, start: string, token: string) => `${start}${JSON.stringify(token).slice(1, -1)}'`);
+    const at = position ? Number(position[1]) : firstJsonErrorAt(text);
+    return at < 0 ? lowerFirst(what) : `${lowerFirst(what)} at ${lineAndColumn(text, at)}`;
   }
   return 'it has a "__proto__" or "constructor.prototype" key, which is refused; rename the key';
 }

@@ -28,3 +28,29 @@ describe('validation messages for unions', () => {
     expect(check({ actionLimit: null, label: null, value: null })).toEqual([]);
   });
 });
+
+describe('validation messages for a misspelt field (issue 36)', () => {
+  const Action = Type.Object({ type: Type.Literal('script'), flavour: Type.Enum(['autofix', 'diagnostics']), timeoutSeconds: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+  const Target = Type.Object({ type: Type.String(), hostname: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false });
+  const checkRule = compileBodyCheck(Type.Object({ action: Action, target: Target }, { additionalProperties: false }));
+
+  it('names the field it was meant to be, first, instead of "is required" of that field', () => {
+    expect(checkRule({ action: { type: 'script', flavor: 'autofix' }, target: { type: 'trigger_host' } })).toEqual([
+      { path: '/body/action/flavor', message: 'unknown field "flavor"; did you mean "flavour"?' },
+    ]);
+  });
+
+  it('knows a field written in another case', () => {
+    expect(checkRule({ action: { type: 'script', flavour: 'autofix' }, target: { type: 'specific_host', hostName: 'web-1' } })).toEqual([
+      { path: '/body/target/hostName', message: 'unknown field "hostName"; did you mean "hostname"?' },
+    ]);
+  });
+
+  it('puts the misspelt field before the other errors, and guesses nothing for a name close to none', () => {
+    expect(checkRule({ action: { type: 'script', timeoutSeconds: 'x', flavor: 'autofix' }, target: { type: 'trigger_host', surprise: 1 } })).toEqual([
+      { path: '/body/action/flavor', message: 'unknown field "flavor"; did you mean "flavour"?' },
+      { path: '/body/action/timeoutSeconds', message: 'must be integer' },
+      { path: '/body/target/surprise', message: 'is not a known field; remove it or check its spelling' },
+    ]);
+  });
+});

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors/catalogue.js';
+import { closestName } from './spelling.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -32,7 +33,7 @@ export function compileBodyCheck(schema: object, part = 'body'): (value: unknown
 export function describeValidationErrors(errors: ErrorObject[], part: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
-  for (const error of withoutUnionNoise(errors)) {
+  for (const error of misspellingsFirst(withoutUnionNoise(errors))) {
     const fieldError = describe(error, part);
     const key = `${fieldError.path} ${fieldError.message}`;
     if (!seen.has(key)) {
@@ -72,14 +73,43 @@ function withoutUnionNoise(errors: ErrorObject[]): ErrorObject[] {
   });
 }
 
+/**
+ * A field misspelt (`flavor` for `flavour`, `hostName` for `hostname`) is one mistake, which Ajv
+ * tells as two: the known field is missing, and an unknown one is there; the missing one came
+ * first. So the unknown field, with the name it was meant to be, goes first, and "is required"
+ * of that name goes.
+ */
+function misspellingsFirst(errors: ErrorObject[]): ErrorObject[] {
+  const meant = new Map<ErrorObject, string>();
+  for (const error of errors) {
+    const field = error.keyword === 'additionalProperties' ? meantField(error) : undefined;
+    if (field !== undefined) meant.set(error, field);
+  }
+  const misspelt = (error: ErrorObject) =>
+    [...meant].some(([unknown, field]) => unknown.instancePath === error.instancePath && (error.params as { missingProperty?: string }).missingProperty === field);
+  const kept = errors.filter((error) => error.keyword !== 'required' || !misspelt(error));
+  return [...kept.filter((error) => meant.has(error)), ...kept.filter((error) => !meant.has(error))];
+}
+
+/** The known field of the object an unknown one is closest to (same name but for case, or a typo or two away), if any. */
+function meantField(error: ErrorObject): string | undefined {
+  const field = String((error.params as { additionalProperty: unknown }).additionalProperty);
+  const known = Object.keys((error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  return closestName(field, known);
+}
+
 function describe(error: ErrorObject, part: string): FieldError {
   const base = `/${part}${error.instancePath}`;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
       return { path: `${base}/${String(params.missingProperty)}`, message: 'is required' };
-    case 'additionalProperties':
-      return { path: `${base}/${String(params.additionalProperty)}`, message: 'is not a known field; remove it or check its spelling' };
+    case 'additionalProperties': {
+      const field = String(params.additionalProperty);
+      const meant = meantField(error);
+      const message = meant === undefined ? 'is not a known field; remove it or check its spelling' : `unknown field ${JSON.stringify(field)}; did you mean ${JSON.stringify(meant)}?`;
+      return { path: `${base}/${field}`, message };
+    }
     case 'const':
       return { path: base, message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'enum':

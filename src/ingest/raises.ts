@@ -1,6 +1,6 @@
 import { actsOn } from '../engine/alert-match.js';
 import { hostKey } from '../engine/decide.js';
-import { ruleHostOf } from '../integrations/rule-host.js';
+import { noHostReason, ruleHostOf } from '../integrations/rule-host.js';
 import type { Rule } from '../rules/rule.js';
 import type { BatchReads } from './batch-reads.js';
 import type { Occurrence } from './occurrence.js';
@@ -13,6 +13,8 @@ export interface Raise {
   hostName: string | undefined;
   /** hostKey(hostName), '' when there is none. */
   hostKey: string;
+  /** Why an alert gives this rule no host, and what to change; undefined when it gives one, or for other sources. */
+  noHost: string | undefined;
   /** Set when the rule records this alert without acting on it: its state is not one the rule acts on. */
   ignoredState: string | undefined;
   /** The key a repeat is known by, and what a repeat gets: the original back (replay) or a duplicate recorded (record). */
@@ -34,5 +36,6 @@ function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
   const repeat = occurrence.alertFingerprint !== undefined
     ? { key: occurrence.alertFingerprint, mode: 'record' as const }
     : occurrence.idempotencyKey !== undefined ? { key: occurrence.idempotencyKey, mode: 'replay' as const } : undefined;
-  return { occurrence, rule, hostName, hostKey: hostName ? hostKey(hostName) : '', ignoredState, repeat };
+  const noHost = alert && !hostName ? noHostReason(alert.trigger, alert.facts) : undefined;
+  return { occurrence, rule, hostName, hostKey: hostName ? hostKey(hostName) : '', noHost, ignoredState, repeat };
 }

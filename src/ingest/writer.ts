@@ -235,7 +235,7 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
   const fingerprint = repeat?.mode === 'replay' ? fingerprintOf(s) : '';
   const remembered = repeat === undefined ? undefined : history.remembers(rule.id, repeat.key);
   if (remembered && repeat!.mode === 'replay' && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict', ruleId: rule.id };
-  const facts = { act: s.payload.act, hostName: raise.hostName, alarmState: s.payload.alarmState, receivedAt: s.receivedAt, ignoredState: raise.ignoredState, env: s.payload.env };
+  const facts = { act: s.payload.act, hostName: raise.hostName, noHost: raise.noHost, alarmState: s.payload.alarmState, receivedAt: s.receivedAt, ignoredState: raise.ignoredState, env: s.payload.env };
   const before = history.factsFor(rule, hostKey, repeat?.key);
   const kind = kinds.of(rule.action.type);
   const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], kind, before);

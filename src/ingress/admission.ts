@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { isDiskFull, isRefusedData } from '../store/faults.js';
 import { GroupCommitOverloadedError } from '../store/group-commit.js';
 import type { CallerAccess, KeyDirectory } from '../tenants/directory.js';
-import { missingScopeMessage } from '../tenants/scopes.js';
+import { missingScopeMessage, newKeyAdvice } from '../tenants/scopes.js';
 import type { Tarpit } from '../tenants/tarpit.js';
 
 /*
@@ -71,7 +71,7 @@ export function unstorable(): PitcrewError {
 }
 
 export function invalidKey(): PitcrewError {
-  return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', 'the API key in the URL is unknown or revoked; use a current key from GET /api/v1/api-keys (revoking a key issues its replacement)');
+  return new PitcrewError('PITCREW_ERR_INVALID_API_KEY', `the API key in the URL is unknown or revoked; ${newKeyAdvice('webhook', "put it in the monitoring tool's webhook URL in place of this one")}`);
 }
 
 export function lacksWebhookScope(keyName: string): PitcrewError {

@@ -45,7 +45,7 @@ export async function storeAlerts(deps: StoreDeps, request: FastifyRequest, inte
   const receivedAt = deps.clock();
   const results = await submitted(request, deps.storeLocation, deps.writer.submitAll(payloads.map(({ alert, payload }) => ({
     tenantId: integration.tenant_id,
-    rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, annotations: alert.annotations } },
+    rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, hostLabel: alert.hostLabel, annotations: alert.annotations } },
     source: from.source ?? integration.type,
     sourceIp: request.ip,
     receivedAt,

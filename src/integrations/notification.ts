@@ -10,6 +10,8 @@ export interface ToolAlert {
   alarmName: string | undefined;
   /** The host the alert is about, as the tool names it (rules may pick another label). */
   hostName: string | undefined;
+  /** The label the tool reads the host from (Alertmanager's `instance`, or the integration's config.hostLabel), so that an alert without it says which. */
+  hostLabel?: string | undefined;
   severity: string | undefined;
   state: 'firing' | 'resolved';
   /**

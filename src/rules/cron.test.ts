@@ -14,6 +14,22 @@ describe('cron ticks', () => {
     expect(nextTicks(cron('0 * * * *'), at('2026-01-01T00:00:00Z'), 3).map(iso)).toEqual(['2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z', '2026-01-01T03:00:00.000Z']);
   });
 
+  // What docs/scheduler.md promises, as croner's README ("Pattern") lists it: a year as a 7th field, and the nicknames.
+  it('reads 7 fields with a year last, and the nicknames', () => {
+    const from = at('2026-01-01T12:00:00Z');
+    expect(iso(nextTick(cron('0 0 9 1 6 * 2027'), from))).toBe('2027-06-01T09:00:00.000Z');
+    expect(nextTick(cron('0 0 9 1 6 * 2025'), from)).toBeUndefined();
+    expect(Object.fromEntries(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'].map((name) => [name, iso(nextTick(cron(name), from))]))).toEqual({
+      '@yearly': '2027-01-01T00:00:00.000Z',
+      '@annually': '2027-01-01T00:00:00.000Z',
+      '@monthly': '2026-02-01T00:00:00.000Z',
+      '@weekly': '2026-01-04T00:00:00.000Z', // a Sunday
+      '@daily': '2026-01-02T00:00:00.000Z',
+      '@midnight': '2026-01-02T00:00:00.000Z',
+      '@hourly': '2026-01-01T13:00:00.000Z',
+    });
+  });
+
   // Europe/Berlin: 2026-03-29 02:00 CET → 03:00 CEST (01:00 UTC); 2026-10-25 03:00 CEST → 02:00 CET (01:00 UTC).
   it('runs a time the clocks skip once, at the first moment after the gap', () => {
     expect(nextTicks(cron('30 2 * * *', 'Europe/Berlin'), at('2026-03-27T12:00:00Z'), 3).map(iso)).toEqual([

@@ -8,9 +8,10 @@ import type { Database } from '../store/schema.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
-import { RuleInput, RulePatch, RuleView } from './schema.js';
+import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
+import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
-import { crossFieldErrors, providerOf, scheduleErrors } from './validate.js';
+import { crossFieldErrors, providerOf, scheduleErrors, type CheckOptions } from './validate.js';
 
 const tags = ['rules'];
 
@@ -19,16 +20,18 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
 
   app.post('/rules', {
+    preValidation: spellInfrastructureType,
     schema: {
       tags, security: bearer, summary: 'Create a rule',
-      body: RuleInput,
+      body: RuleBody,
       response: { 201: RuleView, ...problems(400, 401, 409) },
     },
   }, async (request, reply) => {
-    assertConsistent(request.body);
-    await assertIntegrationExists(db, request.principal.tenantId, request.body);
-    await assertCredentialExists(db, request.principal.tenantId, request.body);
-    const rule = await createRule(db, request.principal.tenantId, request.body, clock());
+    const input = withInfrastructureType(request.body);
+    assertConsistent(input, { firesAfter: clock() });
+    await assertIntegrationExists(db, request.principal.tenantId, input);
+    await assertCredentialExists(db, request.principal.tenantId, input);
+    const rule = await createRule(db, request.principal.tenantId, input, clock());
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));
@@ -61,6 +64,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   });
 
   app.patch('/rules/:id', {
+    preValidation: spellInfrastructureType,
     schema: {
       tags, security: bearer,
       summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off)',
@@ -69,7 +73,8 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   }, async (request) => {
     const current = await getRule(db, request.principal.tenantId, request.params.id);
     const merged = { ...ruleToInput(current), ...request.body };
-    assertConsistent(merged);
+    // A schedule stored before is not judged again for a change of something else.
+    assertConsistent(merged, { firesAfter: request.body.trigger ? clock() : undefined });
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     if (request.body.action) await assertCredentialExists(db, request.principal.tenantId, merged);
     const rule = await replaceRule(db, current, merged, clock());
@@ -82,7 +87,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
       body: SchedulePreviewInput, response: { 200: SchedulePreviewView, ...problems(400, 401) },
     },
   }, async (request) => {
-    const errors = scheduleErrors(request.body);
+    const errors = scheduleErrors(request.body, clock());
     if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
     return previewSchedule(request.body, clock());
   });
@@ -144,8 +149,8 @@ function credentialError(path: string, message: string): PitcrewError {
   return new PitcrewError('PITCREW_ERR_VALIDATION', `${path}: ${message}`, { fieldErrors: [{ path, message }] });
 }
 
-function assertConsistent(input: RuleInput): void {
-  const errors = crossFieldErrors(input).map((e) => ({ ...e, path: `/body${e.path}` }));
+function assertConsistent(input: RuleBody, options: CheckOptions): asserts input is RuleInput {
+  const errors = crossFieldErrors(input, options).map((e) => ({ ...e, path: `/body${e.path}` }));
   if (errors.length > 0) {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}${more}`, { fieldErrors: errors });

@@ -3,7 +3,7 @@ import { nextTicks } from './cron.js';
 import { NEXT_TICKS } from './presenter.js';
 
 export const SchedulePreviewInput = Type.Object({
-  schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression: 5 fields, or 6 with seconds first' }),
+  schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression: 5 fields, 6 with seconds first, 7 with a year last, or a nickname (@daily...); one that never fires again is refused' }),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone; default UTC' })),
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: `how many ticks; default ${NEXT_TICKS}` })),
 }, { additionalProperties: false });

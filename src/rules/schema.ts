@@ -40,7 +40,7 @@ export const AlertTrigger = Type.Object(
 export const CronTrigger = Type.Object(
   {
     type: Type.Literal('cron'),
-    schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression, e.g. "*/5 * * * *"' }),
+    schedule: Type.String({ minLength: 1, maxLength: 200, description: 'cron expression, e.g. "*/5 * * * *": 5 fields, 6 with seconds first, 7 with a year last, or @hourly, @daily, @midnight, @weekly, @monthly, @yearly, @annually; it must fire at least once more (docs/scheduler.md)' }),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'IANA zone; default UTC' })),
     overlap: Type.Optional(Type.Enum(['skip', 'queue', 'allow'], { description: 'a tick while the previous run has not ended: skip (default: recorded, not run), queue (runs once the previous run ends; one tick waits at most, later ones are recorded) or allow (runs too)' })),
   },
@@ -157,8 +157,10 @@ export const Target = Type.Object(
   { additionalProperties: false },
 );
 
+/** The infrastructure types as documented (DESIGN.md §1): the seed's `CLOUD_EC2` and `On_Premise`, and our clouds. */
+export const INFRASTRUCTURE_TYPES = ['CLOUD_EC2', 'On_Premise', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK'] as const;
 // Enums rather than unions of literals: a wrong value gets one message listing the choices.
-export const InfrastructureType = Type.Enum(['CLOUD_EC2', 'On_Premise', 'CLOUD_AZURE', 'CLOUD_GCP', 'CLOUD_OPENSTACK']);
+export const InfrastructureType = Type.Enum([...INFRASTRUCTURE_TYPES]);
 
 export const ActionLimit = Type.Object(
   {
@@ -190,6 +192,18 @@ export const RuleInput = Type.Object(
     infrastructureType: InfrastructureType,
     actionLimit: Type.Optional(Type.Union([ActionLimit, Type.Null()])),
     flapping: Type.Optional(Flapping),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A rule as created: its infrastructure type may be left out (rules/infrastructure.ts gives the
+ * default) and is read in any case.
+ */
+export const RuleBody = Type.Object(
+  {
+    ...RuleInput.properties,
+    infrastructureType: Type.Optional({ ...InfrastructureType, description: 'any case (on_premise), stored as spelt here; default On_Premise, except a cloud action, which names its cloud (CLOUD_EC2...)' }),
   },
   { additionalProperties: false },
 );
@@ -249,6 +263,7 @@ export const RuleView = Type.Object({
 });
 
 export type RuleInput = Static<typeof RuleInput>;
+export type RuleBody = Static<typeof RuleBody>;
 export type RulePatch = Static<typeof RulePatch>;
 export type Trigger = Static<typeof TriggerInput>;
 export type Action = Static<typeof Action>;

@@ -80,6 +80,12 @@ describe('crossFieldErrors', () => {
     expect(errors).toEqual([{ path: '/infrastructureType', message: expect.stringContaining('cloud infrastructure type') }]);
   });
 
+  it('asks a cloud action without an infrastructure type for its cloud, by name when the action names its provider', () => {
+    const { infrastructureType: _none, ...body } = rule({ action: ACTIONS.cloud });
+    expect(crossFieldErrors(body)).toEqual([{ path: '/infrastructureType', message: "a cloud action needs its cloud's infrastructure type: send the type of its cloud: CLOUD_EC2 (aws), CLOUD_AZURE (azure), CLOUD_GCP (gcp), CLOUD_OPENSTACK (openstack)" }]);
+    expect(crossFieldErrors({ ...body, action: { ...ACTIONS.cloud, provider: 'aws' } })).toEqual([{ path: '/infrastructureType', message: 'a cloud action needs its cloud\'s infrastructure type: send "infrastructureType": "CLOUD_EC2"' }]);
+  });
+
   it.each<[string, RuleInput['target'], string, RegExp]>([
     ['specific_host without a hostname', { type: 'specific_host' }, '/target/hostname', /needs the hostname/],
     ['specific_tags without tags', { type: 'specific_tags' }, '/target/tags', /at least one tag/],
@@ -104,10 +110,32 @@ describe('crossFieldErrors', () => {
       expect(crossFieldErrors(rule(cron(schedule)))).toEqual([]);
     });
 
-    it.each(['not a cron', '61 * * * *', '* * * 13 *', ''])('refuses the schedule %j at /trigger/schedule', (schedule) => {
+    it.each(['not a cron', '61 * * * *', '* * * 13 *', '', '@every 5m', '* * * *'])('refuses the schedule %j at /trigger/schedule', (schedule) => {
       const errors = crossFieldErrors(rule(cron(schedule)));
       expect(errors.map((e) => e.path)).toEqual(['/trigger/schedule']);
       expect(errors[0]!.message).toMatch(/^not a valid schedule: /);
+    });
+
+    it('says which forms a schedule of the wrong shape may take', () => {
+      const forms = 'write 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, 7 with seconds first and a year last, or a nickname: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly';
+      expect(crossFieldErrors(rule(cron('* * * *')))[0]!.message).toBe(`not a valid schedule: it has 4 fields; ${forms}`);
+      expect(crossFieldErrors(rule(cron('@every 5m')))[0]!.message).toBe(`not a valid schedule: "@every 5m" is not a nickname croner knows; ${forms}`);
+    });
+
+    // Issue 36: `0 0 31 2 *` reads well, and a rule saved with it would never run.
+    const now = Date.parse('2026-05-01T00:00:00Z');
+    it.each([['0 0 31 2 *', 'UTC'], ['0 0 30 2 *', 'Europe/Paris'], ['0 0 31 4,6,9,11 *', 'UTC'], ['0 0 0 1 1 * 2025', 'UTC']])('refuses %j in %s, which never fires', (schedule, timezone) => {
+      expect(crossFieldErrors(rule(cron(schedule, timezone)), { firesAfter: now })).toEqual([
+        { path: '/trigger/schedule', message: expect.stringMatching(new RegExp(`^never fires: no moment from now on matches "${schedule.replaceAll('*', '\\*')}" in ${timezone} `)) },
+      ]);
+    });
+
+    it.each(['0 0 29 2 *', '0 0 0 1 1 * 2027', '@yearly', '0 0 L 2 *'])('accepts %j, which fires again', (schedule) => {
+      expect(crossFieldErrors(rule(cron(schedule)), { firesAfter: now })).toEqual([]);
+    });
+
+    it('asks nothing of a stored schedule unless told when it must fire after', () => {
+      expect(crossFieldErrors(rule(cron('0 0 31 2 *')))).toEqual([]);
     });
 
     it.each(['Mars/Olympus', 'UTC+25', 'europe/nowhere'])('refuses the time zone %j at /trigger/timezone', (timezone) => {

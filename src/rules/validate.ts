@@ -2,14 +2,19 @@ import { alarmNameProblem } from './alarm-name.js';
 import { refProblem, runbookPathProblem } from '../runbooks/git/names.js';
 import { Cron } from 'croner';
 import type { FieldError } from '../errors/catalogue.js';
-import type { Action, RuleInput, Target } from './schema.js';
+import { INFRASTRUCTURE_TYPES, type Action, type RuleBody, type Target } from './schema.js';
+
+export interface CheckOptions {
+  /** A cron schedule must have a tick after this moment (a schedule being saved); absent: not asked (one stored before). */
+  firesAfter?: number | undefined;
+}
 
 /**
  * Checks that span fields, which the JSON schema cannot express. Returns every problem at once,
  * each pointing at the field a person has to change.
  */
-export function crossFieldErrors(rule: RuleInput): FieldError[] {
-  return [...targetErrors(rule.target), ...compatibilityErrors(rule), ...triggerErrors(rule), ...runbookErrors(rule.action)];
+export function crossFieldErrors(rule: RuleBody, options: CheckOptions = {}): FieldError[] {
+  return [...targetErrors(rule.target), ...compatibilityErrors(rule), ...triggerErrors(rule, options), ...runbookErrors(rule.action)];
 }
 
 function targetErrors(target: Target): FieldError[] {
@@ -46,7 +51,7 @@ const ALLOWED_TARGETS: Record<Action['type'], Target['type'][]> = {
   email_runbook: ['trigger_host', 'specific_host', 'specific_tags', 'cli_machine'],
 };
 
-function compatibilityErrors(rule: RuleInput): FieldError[] {
+function compatibilityErrors(rule: RuleBody): FieldError[] {
   const errors: FieldError[] = [];
   const allowed = ALLOWED_TARGETS[rule.action.type];
   if (!allowed.includes(rule.target.type)) {
@@ -55,14 +60,23 @@ function compatibilityErrors(rule: RuleInput): FieldError[] {
       message: `a ${rule.action.type} action cannot target ${rule.target.type}; use one of ${allowed.join(', ')}`,
     });
   }
-  if (rule.action.type === 'cloud' && !rule.infrastructureType.startsWith('CLOUD_')) {
-    errors.push({
-      path: '/infrastructureType',
-      message: `a cloud action needs a cloud infrastructure type (CLOUD_EC2, CLOUD_AZURE, CLOUD_GCP, CLOUD_OPENSTACK), not ${rule.infrastructureType}`,
-    });
+  const given = rule.infrastructureType;
+  if (given === undefined || (rule.action.type === 'cloud' && !given.startsWith('CLOUD_'))) {
+    errors.push({ path: '/infrastructureType', message: infrastructureMessage(rule.action, given) });
   }
-  if (rule.action.type === 'cloud') errors.push(...cloudErrors(rule.action, rule.infrastructureType));
+  if (rule.action.type === 'cloud') errors.push(...cloudErrors(rule.action, given ?? ''));
   return errors;
+}
+
+/**
+ * What to send as the infrastructure type. Only a cloud action is ever without one
+ * (rules/infrastructure.ts gives the others On_Premise): its cloud's, named when the action names its provider.
+ */
+function infrastructureMessage(action: Action, given: string | undefined): string {
+  if (action.type !== 'cloud') return `give the infrastructure type: one of ${INFRASTRUCTURE_TYPES.join(', ')}`;
+  const types = Object.entries(PROVIDER_INFRASTRUCTURE).map(([provider, type]) => `${type} (${provider})`).join(', ');
+  const send = action.provider ? `send "infrastructureType": "${PROVIDER_INFRASTRUCTURE[action.provider]}"` : `send the type of its cloud: ${types}`;
+  return given === undefined ? `a cloud action needs its cloud's infrastructure type: ${send}` : `a cloud action needs a cloud infrastructure type, not ${given}: ${send}`;
 }
 
 /** The infrastructure type of each cloud provider (DESIGN.md §1). */
@@ -117,14 +131,14 @@ export function providerOf(infrastructureType: string): keyof typeof PROVIDER_IN
   return entry?.[0] as keyof typeof PROVIDER_INFRASTRUCTURE | undefined;
 }
 
-function triggerErrors(rule: RuleInput): FieldError[] {
+function triggerErrors(rule: RuleBody, options: CheckOptions): FieldError[] {
   const { trigger } = rule;
   if (trigger.type === 'alert') {
     const problem = trigger.alarmName === undefined ? undefined : alarmNameProblem(trigger.alarmName);
     return problem ? [{ path: '/trigger/alarmName', message: problem }] : [];
   }
   if (trigger.type !== 'cron') return [];
-  const errors = scheduleErrors(trigger).map((e) => ({ ...e, path: `/trigger${e.path}` }));
+  const errors = scheduleErrors(trigger, options.firesAfter).map((e) => ({ ...e, path: `/trigger${e.path}` }));
   const { action } = rule;
   // A cloud action that names its instances, or finds them by tag, has no use for the target.
   const namesInstances = action.type === 'cloud' && action.instances !== undefined && !('from' in action.instances);
@@ -142,21 +156,41 @@ function triggerErrors(rule: RuleInput): FieldError[] {
   return errors;
 }
 
-/** A schedule's problems, at `/schedule` and `/timezone`: croner's reading, and a zone Intl knows. */
-export function scheduleErrors(schedule: { schedule: string; timezone?: string | undefined }): FieldError[] {
+/**
+ * A schedule's problems, at `/schedule` and `/timezone`: croner's reading, a zone Intl knows, and,
+ * with `firesAfter`, a tick to come: `0 0 31 2 *` reads well and never fires, so a rule saved with
+ * it would wait for ever in silence.
+ */
+export function scheduleErrors(schedule: { schedule: string; timezone?: string | undefined }, firesAfter?: number): FieldError[] {
   const errors: FieldError[] = [];
   // The zone is checked on its own so that each mistake is reported at the field that holds it.
   const zoneKnown = schedule.timezone === undefined || isTimeZone(schedule.timezone);
   if (!zoneKnown) {
     errors.push({ path: '/timezone', message: `"${schedule.timezone}" is not an IANA time zone such as UTC or Europe/Paris` });
   }
+  const timezone = zoneKnown ? (schedule.timezone ?? 'UTC') : 'UTC';
+  let next: Date | null;
   try {
-    new Cron(schedule.schedule, { paused: true, timezone: zoneKnown ? (schedule.timezone ?? 'UTC') : 'UTC' }).nextRun();
+    next = new Cron(schedule.schedule, { paused: true, timezone }).nextRun(firesAfter === undefined ? undefined : new Date(firesAfter));
   } catch (error) {
-    const detail = (error as Error).message.split('. Original error')[0];
-    errors.unshift({ path: '/schedule', message: `not a valid schedule: ${detail}` });
+    errors.unshift({ path: '/schedule', message: `not a valid schedule: ${cronerProblem(schedule.schedule, (error as Error).message)}` });
+    return errors;
+  }
+  if (firesAfter !== undefined && next === null && zoneKnown) {
+    errors.unshift({ path: '/schedule', message: `never fires: no moment from now on matches "${schedule.schedule}" in ${timezone} (a day its months do not have, such as 31 February, or a year gone by); correct the day, month or year` });
   }
   return errors;
+}
+
+/** The forms croner reads (its README, "Pattern"; rules/cron.test.ts), as docs/scheduler.md lists them. */
+export const SCHEDULE_FORMS = '5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, 7 with seconds first and a year last, or a nickname: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly';
+
+/** Croner's refusal, with the forms it takes when the shape is wrong rather than a field's value. */
+function cronerProblem(schedule: string, message: string): string {
+  if (!/space separated parts/.test(message)) return message.split('. Original error')[0]!;
+  const text = schedule.trim();
+  const shape = text.startsWith('@') ? `${JSON.stringify(text)} is not a nickname croner knows` : `it has ${text === '' ? 0 : text.split(/\s+/).length} fields`;
+  return `${shape}; write ${SCHEDULE_FORMS}`;
 }
 
 function isTimeZone(zone: string): boolean {

@@ -32,6 +32,16 @@ export function widening(current: readonly ApiKeyScope[], wanted: readonly ApiKe
   return normaliseScopes(wanted).filter((scope) => !current.includes(scope));
 }
 
+/**
+ * How to get a key for `scope` when the one in hand does not work. A key is shown once and stored
+ * as a hash (docs/tenants.md), so nothing can show it again, GET /api/v1/api-keys included: the
+ * way out is a new key, put where the old one was.
+ */
+export function newKeyAdvice(scope: ApiKeyScope, whereItGoes: string): string {
+  const where = scope === 'enrol' ? '"Make an agent key" on the hosts page, ' : '';
+  return `a key is shown only once, when it is issued (or replaced by a revoke), and pitcrew keeps only its hash: use the key you stored then, or issue a key with the ${scope} scope (${where}"Issue key" on the API keys page, POST /api/v1/api-keys {"name":…,"scopes":["${scope}"]}, or npx pitcrew api-keys create --name NAME --scope ${scope}) and ${whereItGoes}`;
+}
+
 /** What a caller holding a key without `scope` is told: which scope, and how to get a key with it. */
 export function missingScopeMessage(scope: ApiKeyScope, keyName: string): string {
   return scope === 'webhook'

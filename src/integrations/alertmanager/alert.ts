@@ -54,6 +54,7 @@ export function readGroupAlert(value: unknown, options: GroupAlertOptions): Tool
   return {
     alarmName: nonEmpty(labels.alertname),
     hostName: hostValue === undefined ? undefined : nonEmpty(hostFromAddress(hostValue)),
+    hostLabel: options.hostLabel,
     severity: nonEmpty(labels.severity),
     state,
     // The tool's fingerprint identifies the label set; startsAt identifies this firing of it

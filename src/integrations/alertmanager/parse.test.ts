@@ -71,6 +71,7 @@ describe('parseAlertmanager', () => {
     expect(read).toEqual({
       alarmName: 'NodeFilesystemAlmostFull',
       hostName: 'web-1',
+      hostLabel: 'instance',
       severity: 'critical',
       state: 'firing',
       fingerprint: '4f8c8e2a9b0d1c37@2024-05-01T08:00:00.123Z:firing',

@@ -83,6 +83,7 @@ describe('parseGrafana', () => {
     expect(read).toEqual({
       alarmName: 'High memory usage',
       hostName: 'web-3',
+      hostLabel: 'instance',
       severity: 'warning',
       state: 'firing',
       fingerprint: 'c6eadffa33fcdf37@2024-05-01T07:51:03.157Z:firing',

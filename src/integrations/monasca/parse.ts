@@ -87,6 +87,7 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
   const toolAlert: ToolAlert = {
     alarmName,
     hostName,
+    hostLabel: 'hostname',
     // The webhook body carries no severity: it is the alarm definition's (readable with the API client in keystone.ts).
     severity: undefined,
     state: state === 'ALARM' ? 'firing' : 'resolved',

@@ -1,5 +1,6 @@
 import type { RunbookInput, RunbookView } from '../api/runbook-types';
 import type { Interpreter } from '../api/types';
+import { SAMPLE_SCRIPT } from './sample-scripts';
 
 /** What the runbook form edits: the expected names as typed, one text. */
 export interface RunbookForm {
@@ -14,7 +15,8 @@ export interface RunbookForm {
 export type RunbookField = keyof RunbookForm;
 export type RunbookErrors = Partial<Record<RunbookField, string>>;
 
-export const NEW_RUNBOOK_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
+/** A new runbook starts from the wizard's alert sample: it may run for any alert, whatever fields it lacks. */
+export const NEW_RUNBOOK_SCRIPT = SAMPLE_SCRIPT;
 
 export function emptyRunbookForm(): RunbookForm {
   return { name: '', description: '', interpreter: 'sh', script: NEW_RUNBOOK_SCRIPT, env: '' };

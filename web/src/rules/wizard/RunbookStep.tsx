@@ -72,7 +72,7 @@ function WrittenRunbookFields({ form, update, errors }: StepProps) {
         hint={
           <>
             The alert arrives as environment variables, never pasted into the script: <code>$HostName</code>, <code>$AlarmName</code>,{' '}
-            <code>$Severity</code> and each <code>MetaData</code> key. <code>$PITCREW_EXECUTION_ID</code> and <code>$PITCREW_HOSTNAME</code> describe the run.
+            <code>$Severity</code> and each <code>MetaData</code> key, each only when the alert has it: read one with a default, <code>{'${AlarmName:-}'}</code>. <code>$PITCREW_EXECUTION_ID</code> and <code>$PITCREW_HOSTNAME</code> describe the run.
             {cli ? ' Names that would point a CLI elsewhere (AWS_*, OS_*, KUBE*…) are not taken from the alert.' : null}
           </>
         }

@@ -1,6 +1,7 @@
 import type { Flavour, InfrastructureType, Interpreter, Overlap, Rule, RuleInput, Target, TargetPick, TargetType } from '../../api/types';
 import { providerOfInfrastructure } from '../../credentials/providers';
 import { toNumber, wholeNumberError } from '../../ui/numbers';
+import { CLI_SAMPLE_SCRIPT, SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT } from '../../runbooks/sample-scripts';
 import { browserTimeZone } from '../schedule';
 import { CLOUD_BODY_FIELDS, cloudFieldsOf, cloudStepErrors, emptyCloudFields, toCloudAction, type CloudFields } from './cloud-form';
 import { emptyRunbookSourceFields, RUNBOOK_BODY_FIELDS, runbookFieldsOf, runbookSourceErrors, toRunbook, type RunbookSource, type RunbookSourceFields } from './runbook-form';
@@ -73,11 +74,7 @@ export function stepTitle(step: (typeof STEPS)[number], form: Pick<RuleForm, 'ac
   return form.actionType === 'cloud' ? 'Cloud action' : 'CLI runbook';
 }
 
-/** Where a CLI runbook starts: the credentials it may use arrive in each CLI's own variables. */
-export const CLI_SAMPLE_SCRIPT = '#!/bin/sh\n# Runs on the CLI Machine with the credentials you pick: aws, az, gcloud, openstack read them from their own variables.\nset -eu\naws sts get-caller-identity\n';
-
-export const SAMPLE_SCRIPT = '#!/bin/sh\n# The alert arrives as environment: $HostName, $AlarmName, $Severity, and each MetaData key.\nset -eu\necho "remediating $AlarmName on $HostName"\n';
-export const SCHEDULE_SAMPLE_SCRIPT = '#!/bin/sh\n# Each tick gives its time as $PITCREW_SCHEDULED_TIME (UTC) and the rule\'s zone as $PITCREW_SCHEDULE_TIMEZONE.\nset -eu\necho "tick of $PITCREW_SCHEDULED_TIME on $PITCREW_HOSTNAME"\n';
+export { CLI_SAMPLE_SCRIPT, SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT };
 
 /** The sample script for a trigger kind, when the script is still a sample: what the run gets differs. */
 export function sampleScriptFor(trigger: RuleInput['trigger']['type'], script: string): string | undefined {

@@ -25,7 +25,7 @@ commands:
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
   integrations list|create|alerts|test|delete
                                    monitoring tools' alerts, through the API (npx pitcrew integrations --help)
-  rules list|show|create|enable|disable|delete
+  rules list|show|create|enable|disable|delete|run
                                    rules of every trigger and action kind, through the API (npx pitcrew rules --help)
   executions list|show|cancel       what ran where, its output, and stopping it (npx pitcrew executions --help)
   runbooks list|show|create|update|versions|diff|delete|library|install

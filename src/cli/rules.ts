@@ -1,14 +1,16 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { RULE_RUN_USAGE, runRuleNow } from './rule-run.js';
 
-export const RULES_USAGE = `usage: pitcrew rules <list|show|create|enable|disable|delete> [options]
+export const RULES_USAGE = `usage: pitcrew rules <list|show|create|enable|disable|delete|run> [options]
 
   list [--search TEXT]                   the rules: trigger, what each does and where, on or off, last event
   show ID                                one rule, whole (JSON); a webhook rule's ready curl command
   create --file @FILE|-                  a rule from its JSON (POST /api/v1/rules: docs/rules.md), from a file or stdin
   enable ID, disable ID                  turn it on, or off (a rule that is off still records its alarms)
   delete ID                              delete it
+${RULE_RUN_USAGE}
 
 options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json`;
 
@@ -26,6 +28,7 @@ interface RuleView {
 /** `pitcrew rules …`: the tenant's rules from a terminal, every trigger and action kind alike. */
 export async function runRules(args: string[], env: ClientConfig, out: (line: string) => void): Promise<number> {
   const [verb, ...rest] = args;
+  if (verb === 'run') return runRuleNow(rest, env, out);
   const options = { server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, file: { type: 'string' }, search: { type: 'string' } } as const;
   const { values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
   const { client, show } = apiCommand(values, env, out);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { EventExecutions } from '../executions/repository.js';
+import { RequestedBy } from '../identity/requested-by.js';
 import type { EventRow } from '../store/schema.js';
 
 /** Execution ids an event's view lists at most, like the webhook's reply (ingress/webhook.ts). */
@@ -15,7 +16,8 @@ export const EventView = Type.Object({
   outcome: Outcome,
   reason: Type.Union([Type.String(), Type.Null()]),
   receivedAt: Type.String({ format: 'date-time' }),
-  source: Type.String({ description: 'what raised the event: webhook (integrations and schedules come next)' }),
+  source: Type.String({ description: "what raised the event: webhook, an integration's type (alertmanager, …), test (an integration's test alert), cron (a schedule's tick), manual (Run now)" }),
+  requestedBy: Type.Union([RequestedBy, Type.Null()], { description: 'who asked, for an event a person raised (source manual: Run now); null when a trigger raised it' }),
   sourceIp: Type.Union([Type.String(), Type.Null()], { description: 'the address the call came from; null when the service raised the event itself' }),
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the JSON object as posted' }),
   env: Type.Record(Type.String(), Type.String(), { description: 'environment variables the runbook receives' }),
@@ -35,6 +37,7 @@ export function presentEvent(row: EventRow, executions: EventExecutions = { ids:
     reason: row.reason,
     receivedAt: new Date(row.received_at).toISOString(),
     source: row.source,
+    requestedBy: row.requested_by === null ? null : (JSON.parse(row.requested_by) as RequestedBy),
     sourceIp: row.source_ip,
     payload: JSON.parse(row.payload),
     env: JSON.parse(row.env),

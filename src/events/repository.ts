@@ -18,3 +18,9 @@ export async function getEvent(db: Db, tenantId: string, id: string): Promise<Ev
   if (!row) throw notFound('event', id);
   return row;
 }
+
+/** The environments of a rule's newest events (no payloads: they may be large), newest first. */
+export async function recentEventEnvs(db: Db, tenantId: string, ruleId: string, limit: number): Promise<Array<{ id: string; env: Record<string, string> }>> {
+  const rows = await db.selectFrom('events').select(['id', 'env']).where('tenant_id', '=', tenantId).where('rule_id', '=', ruleId).orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({ id: row.id, env: JSON.parse(row.env) as Record<string, string> }));
+}

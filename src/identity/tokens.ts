@@ -3,9 +3,12 @@ import { newId } from '../store/ids.js';
 import type { Database } from '../store/schema.js';
 import { generateToken, hashSecret, secretMatches } from './secrets.js';
 
+/** Who a management call acts as: the tenant, and the token that proved it (users come later). */
 export interface Principal {
   tenantId: string;
   tokenId: string;
+  /** The token's name as issued, for the records that say who asked (identity/requested-by.ts). */
+  tokenName: string;
 }
 
 // last_used_at is for people ("is this token still in use?"); minute precision spares a write per call.
@@ -23,7 +26,7 @@ export async function issueToken(db: Kysely<Database>, tenantId: string, name: s
 export async function authenticateToken(db: Kysely<Database>, token: string, now = Date.now()): Promise<Principal | undefined> {
   const row = await db
     .selectFrom('tokens')
-    .select(['id', 'tenant_id', 'hash', 'last_used_at'])
+    .select(['id', 'tenant_id', 'name', 'hash', 'last_used_at'])
     .where('hash', '=', hashSecret(token))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -31,5 +34,5 @@ export async function authenticateToken(db: Kysely<Database>, token: string, now
   if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
     await db.updateTable('tokens').set({ last_used_at: now }).where('id', '=', row.id).execute();
   }
-  return { tenantId: row.tenant_id, tokenId: row.id };
+  return { tenantId: row.tenant_id, tokenId: row.id, tokenName: row.name };
 }

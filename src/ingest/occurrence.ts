@@ -1,4 +1,5 @@
 import type { AlertFacts } from '../engine/alert-match.js';
+import type { RequestedBy } from '../identity/requested-by.js';
 import type { AlertPayload } from './alert.js';
 
 /**
@@ -10,8 +11,10 @@ export interface Occurrence {
   tenantId: string;
   /** Which rule it raises. */
   rule: RuleSelector;
-  /** What raised it, stored with the event: `webhook`, later an integration's type or `cron`. */
+  /** What raised it, stored with the event: `webhook`, an integration's type, `test`, `cron`, `manual`. */
   source: string;
+  /** Who asked, when a person raised it through the management API (Run now): stored with the event. */
+  requestedBy?: RequestedBy | undefined;
   /** The address it came from when it came over the network; null for the service's own sources. */
   sourceIp: string | null;
   receivedAt: number;

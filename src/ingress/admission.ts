@@ -65,6 +65,12 @@ export async function submitted<T extends OccurrenceResult | OccurrenceResult[]>
   }
 }
 
+/** The writer could not make this one event into rows (its batch was stored): logged, and the 500 to answer. */
+export function unstorableEvent(request: FastifyRequest, error: unknown): PitcrewError {
+  request.log.error({ err: error }, 'event not stored: the service could not make it into rows; the other events of its batch were stored');
+  return unstorable();
+}
+
 /** Not a 503: storage is fine, and a retry of the same call would fail the same way. */
 export function unstorable(): PitcrewError {
   return new PitcrewError('PITCREW_ERR_INTERNAL', "the service failed to store this event (an error of its own, now in its log), so nothing was recorded; retrying the same body will fail the same way: report it to the service's operator");

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
@@ -11,10 +10,10 @@ import type { Metrics } from '../metrics/registry.js';
 import type { KeyDirectory } from '../tenants/directory.js';
 import type { Tarpit } from '../tenants/tarpit.js';
 import { assertNever } from '../errors/assert-never.js';
-import { admit, invalidKey, lacksWebhookScope, submitted, unstorable } from './admission.js';
-import { IDEMPOTENCY_KEY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from './idempotency-key.js';
-import type { AlertPayload } from '../ingest/alert.js';
+import { admit, invalidKey, lacksWebhookScope, submitted, unstorableEvent } from './admission.js';
+import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key.js';
 import { parseAlertPayload } from './payload.js';
+import { Accepted, AlertBody, IdempotencyHeaders, idempotencyKeyReused, sendAccepted } from './webhook-reply.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
 export const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/:apiKey/:triggerId', '/api/trigger/channel/webhook/:apiKey/:triggerId'];
@@ -24,50 +23,8 @@ const Params = Type.Object({
   triggerId: Type.String({ description: "the rule's trigger id (UUID)" }),
 });
 
-/** What monitoring tools send in a text field: read as its string form; null as absent. */
-const Scalar = (description?: string) => Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], description ? { description } : {});
-
-const AlertBody = Type.Object(
-  {
-    HostName: Type.Optional(Scalar('the host to act on (trigger_host); a number or boolean is read as its text, 12345 as "12345"')),
-    hostname: Type.Optional(Scalar('older form of HostName')),
-    AppName: Type.Optional(Scalar()),
-    application: Type.Optional(Scalar('older form of AppName')),
-    AlarmName: Type.Optional(Scalar()),
-    Severity: Type.Optional(Scalar()),
-    Source: Type.Optional(Scalar()),
-    Act: Type.Optional(Type.Union([Type.Boolean(), Type.Enum(['true', 'false'])], { description: 'false (or "false") records the event without acting (dry run); default true. null or any other value is refused with 400' })),
-    MetaData: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]))),
-  },
-  { description: 'Every field is optional; a known field sent as null is absent; every scalar pair reaches the runbook as an environment variable' },
-);
-
-/**
- * Execution ids a reply lists at most, as an event's view does. A rule over a fleet queues one
- * execution per host: the reply stays small and counts them, and the link pages through all
- * (docs/webhook.md).
- */
-const REPLY_EXECUTION_IDS = LISTED_EXECUTION_IDS;
-
-const Accepted = Type.Object({
-  eventId: Type.String({ format: 'uuid' }),
-  outcome: Type.String(),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  executionIds: Type.Array(Type.String({ format: 'uuid' }), { maxItems: REPLY_EXECUTION_IDS, description: `the event's executions, at most the first ${REPLY_EXECUTION_IDS}; executionsUrl lists them all` }),
-  executionCount: Type.Integer({ minimum: 0, description: 'how many executions the event queued (executionIds may list fewer)' }),
-  executionsUrl: Type.String({ description: "the event's executions, paged: GET with a bearer token" }),
-  skippedEnv: Type.Array(SkippedEnv),
-  act: Type.Boolean({ description: 'how Act was read: false, a dry run (Act: false or "false"); true when it was true, "true" or left out' }),
-  replayed: Type.Boolean({ description: 'true: an earlier call with the same Idempotency-Key recorded this event; nothing new was stored or run' }),
-});
-
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: `retries with the same key within 24 h get the original event back and run nothing (1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters)` })),
-});
-
 type WebhookRequest = FastifyRequest<{ Params: { apiKey: string; triggerId: string } }>;
 
-/** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
 /** What the webhook takes an event with. */
 export interface WebhookDeps {
   writer: EventWriter;
@@ -80,6 +37,7 @@ export interface WebhookDeps {
   storeLocation: string;
 }
 
+/** Registers the webhook trigger endpoint in its own scope: its own body parser and limits. */
 export function registerWebhookRoutes(app: Api, deps: WebhookDeps): void {
   app.removeAllContentTypeParsers();
   // The body is optional (DESIGN.md §3): an empty JSON body is an empty payload, not an error.
@@ -142,40 +100,17 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
     case 'no_rule':
       throw noTrigger(triggerId);
     case 'unstorable':
-      request.log.error({ err: result.error }, 'event not stored: the service could not make it into rows; the other events of its batch were stored');
-      throw unstorable();
+      throw unstorableEvent(request, result.error);
     case 'idempotency_conflict':
-      throw new PitcrewError('PITCREW_ERR_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${idempotencyKey}" was used on this trigger within 24 h for a different body, so nothing was recorded; use a new key for a new alarm, or resend the same body to get the original event`);
+      throw idempotencyKeyReused(idempotencyKey, 'this trigger');
     case 'replayed':
-      return reply
-        .code(202)
-        .header('Location', `/api/v1/events/${result.eventId}`)
-        .header('Idempotent-Replayed', 'true')
-        .send(acceptedReply(result, result.skippedEnv, parsed.payload.act, true));
     case 'stored':
-      return reply
-        .code(202)
-        .header('Location', `/api/v1/events/${result.eventId}`)
-        .send(acceptedReply(result, parsed.payload.skippedEnv, parsed.payload.act, false));
+      return sendAccepted(reply, result, parsed.payload);
     case 'alert':
       throw new Error('a webhook call names one rule; the writer answered for an alert');
     default:
       return assertNever(result);
   }
-}
-
-function acceptedReply(event: { eventId: string; outcome: string; reason: string | null; executionIds: string[] }, skippedEnv: AlertPayload['skippedEnv'], act: boolean, replayed: boolean) {
-  return {
-    eventId: event.eventId,
-    outcome: event.outcome,
-    reason: event.reason,
-    executionIds: event.executionIds.slice(0, REPLY_EXECUTION_IDS),
-    executionCount: event.executionIds.length,
-    executionsUrl: `/api/v1/executions?eventId=${event.eventId}`,
-    skippedEnv,
-    act,
-    replayed,
-  };
 }
 
 function noTrigger(triggerId: string): PitcrewError {

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AlertPayload } from '../ingest/alert.js';
 import type { Occurrence } from '../ingest/occurrence.js';
+import { tickPayload } from '../ingest/tick-payload.js';
 import type { EventWriter, OccurrenceResult } from '../ingest/writer.js';
 import { MAX_DATE_MS, planTick, type CronTrigger, type TickPlan } from '../rules/cron.js';
 import { ACTIVE_STATES } from '../executions/states.js';
@@ -250,23 +250,6 @@ export function tickOccurrences(row: Pick<DueRow, 'rule_id' | 'tenant_id'>, trig
   }
   if (plan?.run !== undefined && (turn.runs || turn.skipped)) occurrences.push(of(plan.run, `cron:${plan.run}`, turn.skipped));
   return occurrences;
-}
-
-/** What a tick gives the runbook: the time it was scheduled for, and the zone its schedule is read in. */
-function tickPayload(trigger: CronTrigger, tick: number): AlertPayload {
-  const timezone = trigger.timezone ?? 'UTC';
-  return {
-    raw: { schedule: trigger.schedule, timezone, scheduledTime: iso(tick) },
-    hostName: undefined,
-    appName: undefined,
-    alarmName: undefined,
-    severity: undefined,
-    source: 'cron',
-    act: true,
-    alarmState: undefined,
-    env: { PITCREW_SCHEDULED_TIME: iso(tick), PITCREW_SCHEDULE_TIMEZONE: timezone },
-    skippedEnv: [],
-  };
 }
 
 function logFailures(logger: FastifyBaseLogger, ruleId: string, results: OccurrenceResult[]): void {

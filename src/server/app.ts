@@ -52,6 +52,7 @@ import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
 import { registerIntegrationIngress } from '../ingress/integration.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
+import { registerRunNowRoutes } from '../ingress/run-now.js';
 import { GCP_DEFAULTS, type GcpEndpoints, type TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -356,6 +357,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerRunbookLibraryRoutes(scope as Api, { db, clock, library: deps.runbookLibrary });
       registerRepositoryRoutes(scope as Api, { db, box: secretBox, sources: gitSources, usedBy: (tenantId, id) => rulesUsingRepository(db, tenantId, id), clock });
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
+      registerRunNowRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);

@@ -20,6 +20,7 @@ import * as hostInstances from './migrations/0018_host_instances.js';
 import * as runbooks from './migrations/0019_runbooks.js';
 import * as runbookRefs from './migrations/0020_runbook_refs.js';
 import * as repositories from './migrations/0021_repositories.js';
+import * as eventRequestedBy from './migrations/0022_event_requested_by.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0019_runbooks': runbooks,
   '0020_runbook_refs': runbookRefs,
   '0021_repositories': repositories,
+  '0022_event_requested_by': eventRequestedBy,
 };
 
 export interface MigrationReport {

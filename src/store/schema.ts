@@ -84,8 +84,10 @@ export interface EventsTable {
   rule_id: string;
   /** Null when the service raised the event itself (a schedule). */
   api_key_id: string | null;
-  /** What raised it: webhook, later an integration's type or cron. */
+  /** What raised it: webhook, an integration's type, test, cron, or manual (Run now). */
   source: string;
+  /** Who asked, as JSON (identity/requested-by.ts), when a person raised it (Run now); else null. */
+  requested_by: string | null;
   outcome: string;
   reason: string | null;
   received_at: number;

@@ -33,7 +33,8 @@ export interface CloudSpec extends KindSpec {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
-const DEFAULT_FIELD = 'InstanceId';
+/** The payload field (or MetaData key) a cloud action reads its instance id from, unless it names another. */
+export const DEFAULT_INSTANCE_FIELD = 'InstanceId';
 /** An EC2 instance id (i- and 8 or 17 hexadecimal digits). */
 const EC2_INSTANCE = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 /** A Nova server id (a UUID). */
@@ -129,7 +130,7 @@ export function taggedWords(provider: Provider, tags: Readonly<Record<string, st
  */
 function instancesOf(rule: RuleFacts, provider: Provider, instances: Exclude<Instances, { tags: unknown }>, event: EventFacts, hosts: readonly HostFacts[]): string[] | string {
   if ('ids' in instances) return instances.ids;
-  const field = instances.field ?? DEFAULT_FIELD;
+  const field = instances.field ?? DEFAULT_INSTANCE_FIELD;
   const value = event.env?.[field]?.trim();
   if (!value) return instancesOfHosts(rule, event, hosts, field);
   // A GCE selfLink is recorded as the path it holds (one instance, one action limit), a name alone with the action's zone.

@@ -173,6 +173,9 @@ export interface Rule {
   };
 }
 
+/** Who asked for an event (Run now): a management token today, a user later. */
+export type RequestedBy = { type: 'token'; id: string; name: string };
+
 export const OUTCOMES = ['accepted', 'recorded', 'rule_off', 'dry_run', 'no_target', 'flapping', 'limited', 'duplicate'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -182,6 +185,10 @@ export interface RuleEvent {
   outcome: Outcome;
   reason: string | null;
   receivedAt: string;
+  /** What raised it: webhook, an integration's type, test, cron, manual (Run now). */
+  source: string;
+  /** Who asked, for a manual run; null when a trigger raised it. */
+  requestedBy: RequestedBy | null;
   sourceIp: string | null;
   payload: Record<string, unknown>;
   env: Record<string, string>;

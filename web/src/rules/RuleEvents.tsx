@@ -104,6 +104,11 @@ function EventsTable({ events }: { events: RuleEvent[] }) {
                 <td className="mono">{typeof host === 'string' ? host : <span className="muted">–</span>}</td>
                 <td className="cell-reason">
                   {event.reason ?? ''}
+                  {event.requestedBy ? (
+                    <div className="cell-key" title="raised from the rule's page or the CLI (source manual), not by its trigger">
+                      Run now by token <code>{event.requestedBy.name}</code>
+                    </div>
+                  ) : null}
                   {event.idempotencyKey ? (
                     <div className="cell-key" title="a retry with this key within 24 h gets this event's reply and runs nothing">
                       Idempotency-Key <code>{event.idempotencyKey}</code>
@@ -168,7 +173,10 @@ function EventsTable({ events }: { events: RuleEvent[] }) {
                             </ul>
                           </>
                         ) : null}
-                        <p className="muted">From {event.sourceIp ?? 'an unknown address'} · event {event.id}</p>
+                        <p className="muted">
+                          {event.source === 'manual' ? 'Run now' : `Source ${event.source}`}
+                          {event.sourceIp ? ` from ${event.sourceIp}` : ''} · event {event.id}
+                        </p>
                       </div>
                     </div>
                   </td>

@@ -13,6 +13,7 @@ import { RuleLimits } from './RuleLimits';
 import { SchedulePanel } from './SchedulePanel';
 import { RuleSettings } from './RuleSettings';
 import { RuleToggle } from './RuleToggle';
+import { RunNow } from './RunNow';
 import { WebhookPanel } from './WebhookPanel';
 
 export default function RulePage() {
@@ -34,6 +35,7 @@ function RuleView({ rule }: { rule: Rule }) {
         }
         actions={
           <>
+            <RunNow rule={rule} />
             <Link to={`/rules/${rule.id}/edit`} className="button">
               Edit
             </Link>

@@ -204,12 +204,12 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
   });
 
   it('connects only where the egress policy permits, to the address it checked', async () => {
-    const closed = await startTestEnv(dialect, { notify: { allowNetworks: [] }, git: { caPem: servers.https.caPem } });
+    const closed = await startTestEnv(dialect, { egressAllowNetworks: [], git: { caPem: servers.https.caPem } });
     try {
       for (const url of [servers.https.url('ops'), `https://localhost:${new URL(servers.https.url('ops')).port}/ops.git`]) {
         const made = await closed.api('POST', '/api/v1/repositories', { name: url, url, ref: 'main', credential: { token: servers.token } });
         const error = await closed.app.context.gitSources.read(closed.tenant.tenantId, { repositoryId: made.json().id, path: 'runbooks/disk.sh' }).catch((e: unknown) => e);
-        expect(error).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/(is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses).*PITCREW_NOTIFY_ALLOW_NETWORKS/) });
+        expect(error).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/(is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses).*PITCREW_EGRESS_ALLOW_NETWORKS/) });
       }
     } finally {
       await closed.close();

@@ -192,9 +192,13 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     const alias = `[127.0.0.1]:${servers.ssh.port}`;
     const changed = await connect({ ...ssh, name: 'changed key', knownHosts: `${alias} ${makeSshKey().publicKey.split(' ').slice(0, 2).join(' ')}` });
     expect(await failure({ repositoryId: changed.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(/showed a host key that does not match the repository's knownHosts\. The server's key changed, or something is in between/) });
-    // A key of another type counts as changed too (OpenSSH 9); a certificate authority's line alone leaves the server's own key unknown.
+    // A key of another type: OpenSSH 9 calls it a changed key; the message names the type the server offered and how to get it.
     const otherType = await connect({ ...ssh, name: 'other key type', knownHosts: `${alias} ${makeSshKey('ecdsa').publicKey.split(' ').slice(0, 2).join(' ')}` });
-    expect(await failure({ repositoryId: otherType.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(/does not match the repository's knownHosts/) });
+    const offered = await failure({ repositoryId: otherType.id, path: 'runbooks/disk.sh' });
+    expect(offered).toMatchObject({ problem: 'host_key', message: expect.stringContaining(`the SSH server at 127.0.0.1:${servers.ssh.port} offered its ED25519 host key (SHA256:`) });
+    expect(offered.message).toContain("and the repository's knownHosts has no ED25519 key for it, only an ECDSA one");
+    expect(offered.message).toContain(`add the line \`ssh-keyscan -t ed25519 -p ${servers.ssh.port} 127.0.0.1\` prints to knownHosts`);
+    // A certificate authority's line alone leaves the server's own key unknown.
     const unknown = await connect({ ...ssh, name: 'unknown key', knownHosts: `@cert-authority ${alias} ${makeSshKey().publicKey.split(' ').slice(0, 2).join(' ')}` });
     expect(await failure({ repositoryId: unknown.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(new RegExp(`knownHosts does not hold\\. Add the server's key \\(ssh-keyscan -p ${servers.ssh.port} 127\\.0\\.0\\.1`)) });
     const otherKey = await connect({ ...ssh, name: 'other key', credential: { sshPrivateKey: makeSshKey().privateKey }, knownHosts: servers.ssh.knownHosts });

@@ -100,7 +100,7 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     const started = replies.flatMap((r) => r.executionIds);
     expect(started).toHaveLength(4);
     expect(replies.filter((r) => r.outcome === 'limited')).toHaveLength(20);
-    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran 2 times on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
+    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran twice on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
     for (const id of started) await waitState(env, id, 'succeeded');
     expect([calls('RebootInstances', x).length, calls('RebootInstances', y).length]).toEqual([2, 2]);
   });

@@ -13,6 +13,7 @@ import type { AlertsTable, EscalationsTable, NewEventRow, NewExecutionRow } from
 import type { OpenEscalation } from './batch-history.js';
 import { apiKeyOf, type Occurrence, type RuleSelector } from './occurrence.js';
 import type { RaisedEvent } from './writer.js';
+import { counted } from '../errors/counts.js';
 
 /** The rows one event writes, built from its submission and its decision. */
 
@@ -97,7 +98,7 @@ export function escalationRow(rule: Rule, kind: ActionKind, limited: LimitedHost
     window_start: window.windowStart,
     window_end: window.windowEnd,
     state: 'pending',
-    reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
+    reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${counted(max, 'execution')} within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
     limited_events: 1,
     limit_max: max,
     not_done: kind.notDone(rule, host.hostname),

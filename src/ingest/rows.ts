@@ -76,7 +76,7 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
   const awaiting = awaitsRunbook(spec);
   return {
     ...queuedRow(ids, { hostId: host?.id ?? null, hostname }, spec, event.received_at, expirySeconds),
-    reason: awaiting ? AWAITING_RUNBOOK : held ? heldReason(maxConcurrency!, host ? 'hosts' : 'instances') : null,
+    reason: awaiting ? AWAITING_RUNBOOK : held ? heldReason(maxConcurrency!, host ? 'host' : 'instance') : null,
     held: held || awaiting ? 1 : 0,
     awaiting_runbook: awaiting ? 1 : 0,
     fanout_max_concurrency: maxConcurrency,

@@ -207,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),
     runners: [
       new EmailRunbookRunner(deps.store.db, links),
-      new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds),
+      new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds, deps.logger),
       ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint })] : []),
       ...(deps.extraKinds?.runners ?? []),
     ],

@@ -61,7 +61,7 @@ async function main() {
     // Failing demo channels give up after a few quick tries, so their attempts show in the pictures.
     PITCREW_NOTIFY_BACKOFF_BASE_MS: '300', PITCREW_NOTIFY_MAX_ATTEMPTS: '3', PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '5',
     // The demo receivers listen on loopback, which notifications may reach only when opened.
-    PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8',
+    PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8',
   };
   const bootstrap = (tenant) => JSON.parse(spawnSync(process.execPath, ['bin/pitcrew.js', 'bootstrap', '--json', '--tenant', tenant], { cwd: root, env: { PATH: process.env.PATH, ...serverEnv }, encoding: 'utf8' }).stdout);
   const ops = bootstrap('acme-ops');

@@ -23,7 +23,7 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     ({ token, apiKey } = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout));
     // The test receivers listen on loopback, which notifications reach only when the operator opens it.
     ec2 = await startEc2Emulator();
-    server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8', PITCREW_AWS_ENDPOINT_URL: ec2.url });
+    server = await startServer({ PITCREW_DATA_DIR: dataDir, PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8', PITCREW_AWS_ENDPOINT_URL: ec2.url });
   });
   afterAll(async () => {
     await server?.stop();

@@ -100,7 +100,7 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     const started = replies.flatMap((r) => r.executionIds);
     expect(started).toHaveLength(4);
     expect(replies.filter((r) => r.outcome === 'limited')).toHaveLength(20);
-    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran 2 times on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
+    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran twice on instance i-[0-9a-f]{8} within 3600 s, its action limit \(max 2\): not called again/);
     for (const id of started) await waitState(env, id, 'succeeded');
     expect([calls('RebootInstances', x).length, calls('RebootInstances', y).length]).toEqual([2, 2]);
   });
@@ -199,7 +199,7 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     expect(reply.executionIds).toHaveLength(3);
     await waitState(env, reply.executionIds[0]!, 'failed');
     for (const id of reply.executionIds.slice(1)) {
-      expect(await waitState(env, id, 'cancelled')).toMatchObject({ reason: 'cancelled before it ran: 1 instances of this fan-out failed (maxErrors 1), so the rest were stopped' });
+      expect(await waitState(env, id, 'cancelled')).toMatchObject({ reason: 'cancelled before it ran: 1 instance of this fan-out failed (maxErrors 1), so the rest were stopped' });
     }
     expect([calls('RebootInstances', a).length, calls('RebootInstances', b).length]).toEqual([0, 0]);
   });
@@ -207,7 +207,11 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
   it('says what EC2 answered when it refuses, and what the payload lacks', async () => {
     const rule = await cloudRule({ operation: 'start' });
     const missing = await fire(rule.triggerId, { InstanceId: 'i-0000000000000dead' });
-    expect(await waitState(env, missing.executionIds[0]!, 'failed')).toMatchObject({ reason: expect.stringMatching(/^AWS refused ec2:StartInstances on i-0000000000000dead in eu-west-1: InvalidInstanceID\.NotFound \(HTTP 400\): .*i-0000000000000dead/) });
+    const notFound = await waitState(env, missing.executionIds[0]!, 'failed');
+    expect(notFound).toMatchObject({ reason: expect.stringMatching(/^AWS refused ec2:StartInstances on i-0000000000000dead in eu-west-1: InvalidInstanceID\.NotFound \(HTTP 400\): .*i-0000000000000dead/) });
+    // One log line for the failed run, with what an operator searches by and the reason.
+    const logged = env.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'cloud action failed' && line.executionId === notFound.id);
+    expect(logged).toEqual([expect.objectContaining({ level: 40, executionId: notFound.id, ruleId: rule.id, provider: 'aws', operation: 'start', region: 'eu-west-1', instanceId: 'i-0000000000000dead', reason: notFound.reason })]);
     // In another region than the rule's: EC2 does not know it there.
     const elsewhere = instance('stopped', 'us-west-2');
     expect(await waitState(env, (await fire(rule.triggerId, { InstanceId: elsewhere })).executionIds[0]!, 'failed')).toMatchObject({ reason: expect.stringMatching(/InvalidInstanceID\.NotFound/) });

@@ -178,7 +178,7 @@ describe.each(testDialects())('cloud actions on Azure VMs on %s', (dialect) => {
       const started = replies.flatMap((r) => r.executionIds);
       expect(started).toHaveLength(4);
       expect(replies.filter((r) => r.outcome === 'limited')).toHaveLength(20);
-      expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran 2 times on instance \/subscriptions\/.* within 3600 s, its action limit \(max 2\): not called again/);
+      expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(/^the cloud action ran twice on instance \/subscriptions\/.* within 3600 s, its action limit \(max 2\): not called again/);
       for (const id of started) await waitState(env, id, 'succeeded');
     } finally {
       azure.transitionPolls = 1;

@@ -245,7 +245,7 @@ describe.each(testDialects())('cloud actions on Google Compute Engine on %s', (d
     const started = replies.flatMap((r) => r.executionIds);
     expect(started).toHaveLength(4);
     expect(replies.filter((r) => r.outcome === 'limited')).toHaveLength(20);
-    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(new RegExp(`^the cloud action ran 2 times on instance ${ZONE}/vm-\\w+ within 3600 s, its action limit \\(max 2\\): not called again`));
+    expect(replies.find((r) => r.outcome === 'limited')!.reason).toMatch(new RegExp(`^the cloud action ran twice on instance ${ZONE}/vm-\\w+ within 3600 s, its action limit \\(max 2\\): not called again`));
     for (const id of started) await waitState(env, id, 'succeeded');
     expect([ops('compute.instances.reset', x.name).length, ops('compute.instances.reset', y.name).length]).toEqual([2, 2]);
     expect([gce.instance(PROJECT, ZONE, x.name)!.resets, gce.instance(PROJECT, ZONE, y.name)!.resets]).toEqual([2, 2]);

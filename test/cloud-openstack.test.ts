@@ -9,7 +9,7 @@ import { waitState } from './support/notify.js';
  * Issue 19: cloud actions on OpenStack Nova with an application credential, against the Keystone
  * and Nova emulator (test/support/nova-emulator.ts), which issues tokens only for the credential's
  * secret, scopes them to its project and refuses every Nova call without a valid one. The calls go
- * through the egress policy: the test opens loopback (PITCREW_NOTIFY_ALLOW_NETWORKS), as an
+ * through the egress policy: the test opens loopback (PITCREW_EGRESS_ALLOW_NETWORKS), as an
  * operator with a private cloud would.
  */
 const CREDENTIAL = { id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', secret: 'nova-app-credential-secret-value' };

@@ -133,7 +133,7 @@ describe.each(testDialects())('the email_runbook action on %s', (dialect) => {
     expect(storm.filter((r) => r.outcome === 'accepted')).toHaveLength(2);
     const limited = storm.filter((r) => r.outcome === 'limited');
     expect(limited).toHaveLength(10);
-    expect(limited[0]!.reason).toMatch(/the runbook was mailed 2 times about host db-1 within 3600 s, its action limit \(max 2\): not sent again/);
+    expect(limited[0]!.reason).toMatch(/the runbook was mailed twice about host db-1 within 3600 s, its action limit \(max 2\): not sent again/);
     // The count is per host the mail is about, whatever the case of its name.
     expect((await fire('DB-1')).outcome).toBe('limited');
     expect((await fire('db-2')).outcome).toBe('accepted');

@@ -50,7 +50,7 @@ describe.each(testDialects())('fan-out safety over tag targets on %s', (dialect)
     expect(ids).toHaveLength(3);
     const [first, ...waiting] = await executions(ids);
     expect(first).toMatchObject({ hostname: 'fan-a', held: false });
-    for (const e of waiting) expect(e).toMatchObject({ state: 'queued', held: true, reason: expect.stringMatching(/at most 1 hosts of this fan-out run at once \(maxConcurrency\)/) });
+    for (const e of waiting) expect(e).toMatchObject({ state: 'queued', held: true, reason: expect.stringMatching(/this fan-out runs on at most 1 host at once \(maxConcurrency\)/) });
 
     const ended = await allEnded(ids);
     expect(ended.map((e) => [e.hostname, e.state, e.held])).toEqual([['fan-a', 'succeeded', false], ['fan-b', 'succeeded', false], ['fan-c', 'succeeded', false]]);
@@ -68,7 +68,7 @@ describe.each(testDialects())('fan-out safety over tag targets on %s', (dialect)
   it('after maxErrors failed hosts, cancels the hosts still waiting, with the reason', async () => {
     const ended = await allEnded(await fanOut('exit 3', { maxConcurrency: 1, maxErrors: 1 }));
     expect(ended.map((e) => [e.hostname, e.state])).toEqual([['fan-a', 'failed'], ['fan-b', 'cancelled'], ['fan-c', 'cancelled']]);
-    expect(ended[1]!.reason).toMatch(/cancelled before it ran: 1 hosts of this fan-out failed \(maxErrors 1\)/);
+    expect(ended[1]!.reason).toMatch(/cancelled before it ran: 1 host of this fan-out failed \(maxErrors 1\)/);
   });
 
   it('maxErrors 2 lets the second failure happen before stopping', async () => {

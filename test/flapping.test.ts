@@ -54,7 +54,7 @@ describe.each(testDialects())('flapping protection on %s', (dialect) => {
     // Alertmanager's `status` counts too: the third change within the window is one too many.
     const flapped = await fire(rule.triggerId, { HostName: 'flap-1', status: 'resolved' });
     expect(flapped.outcome).toBe('flapping');
-    expect(flapped.reason).toMatch(/host flap-1 changed between firing and resolved more than 2 times within 600 s \(maxStateChanges\)/);
+    expect(flapped.reason).toMatch(/host flap-1 changed between firing and resolved more than twice within 600 s \(maxStateChanges\)/);
     // Quiet for the cool-down is not enough while the window still holds too many changes.
     advance(61);
     expect((await fire(rule.triggerId, { HostName: 'flap-1' })).outcome).toBe('flapping');

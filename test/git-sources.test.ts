@@ -169,6 +169,48 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     expect(await failure({ repositoryId: httpsId, path: 'runbooks/disk.sh', ref: '-upload-pack=touch' })).toMatchObject({ problem: 'ref_missing', message: expect.stringMatching(/starts with "-"/) });
   });
 
+  it('pins a commit given as ref: fetched by its id over HTTPS and SSH (protocol v2), asked for at each read, run as it was after later pushes', async () => {
+    const repo = servers.repository('pinned');
+    const pinned = repo.commit({ 'fix.sh': 'echo pinned\n' });
+    repo.commit({ 'fix.sh': 'echo later\n' });
+    const overHttps = await connect({ name: 'pinned https', url: servers.https.url('pinned'), ref: 'main', credential: { token: servers.token } });
+    const overSsh = await connect({ name: 'pinned ssh', url: servers.ssh.url('pinned'), ref: 'main', credential: { sshPrivateKey: servers.deployKey.privateKey }, knownHosts: servers.ssh.knownHosts });
+    // No branch or tag points at it any more: only a fetch by id reaches it.
+    expect(await read({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned })).toEqual({ repositoryId: overHttps.id, repositoryName: 'pinned https', path: 'fix.sh', ref: pinned, commit: pinned, script: 'echo pinned\n', sha256: sha256('echo pinned\n') });
+    expect(await read({ repositoryId: overSsh.id, path: 'fix.sh', ref: pinned.toUpperCase() })).toMatchObject({ commit: pinned, script: 'echo pinned\n' });
+    // Read again from the cache, the server still asked (as a ref is looked up each time): a credential revoked since is noticed.
+    const asked = () => servers.https.requests.filter((r) => r.path.startsWith('/pinned.git/') && r.status === 200).length;
+    const before = asked();
+    expect((await read({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned })).script).toBe('echo pinned\n');
+    expect(asked()).toBeGreaterThan(before);
+    expect(await env.app.context.gitSources.test(env.tenant.tenantId, overHttps.id, pinned)).toEqual({ ref: pinned, fullName: pinned, commit: pinned });
+
+    const absent = 'f'.repeat(40);
+    expect(await failure({ repositoryId: overHttps.id, path: 'fix.sh', ref: absent })).toMatchObject({
+      problem: 'ref_missing', message: expect.stringMatching(new RegExp(`^commit ${absent} could not be fetched from repository "pinned https" .*: the repository has no such commit, or its server gives commits only by branch or tag name .*Tag the commit \\(git tag runbooks-pinned ${absent.slice(0, 12)} && git push origin runbooks-pinned\\) and set the ref to the tag$`)),
+    });
+    expect(await failure({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned.slice(0, 10) })).toMatchObject({
+      problem: 'ref_missing', message: expect.stringContaining(`ref "${pinned.slice(0, 10)}" looks like an abbreviated commit id; give the whole id (git rev-parse ${pinned.slice(0, 10)} prints it) to pin that commit, or tag the commit and give the tag`),
+    });
+  });
+
+  it('says a server that speaks only protocol v0 does not give a pinned commit by id, and to tag it', async () => {
+    const repo = servers.repository('legacy-pin');
+    const pinned = repo.commit({ 'fix.sh': 'echo pinned\n' });
+    repo.commit({ 'fix.sh': 'echo later\n' });
+    const old = await startHttpsGitServer({ root: servers.root, token: servers.token, protocolV2: false });
+    const legacy = await startTestEnv(dialect, { git: { caPem: old.caPem } });
+    try {
+      // A v0 server gives the commits its refs point at: one no ref points at any more is refused.
+      const made = await legacy.api('POST', '/api/v1/repositories', { name: 'legacy pin', url: old.url('legacy-pin'), ref: pinned, credential: { token: servers.token } });
+      const error = await legacy.app.context.gitSources.read(legacy.tenant.tenantId, { repositoryId: made.json().id, path: 'fix.sh' }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ problem: 'ref_missing', message: expect.stringMatching(/its server gives commits only by branch or tag name \(git protocol v0, without uploadpack\.allowReachableSHA1InWant\)\. Tag the commit/) });
+    } finally {
+      await legacy.close();
+      await old.close();
+    }
+  });
+
   it('refuses a repository of another tenant, or one that does not exist, as no_repository', async () => {
     const other = await env.addTenant(`git-other-${dialect}`);
     expect(await failure({ repositoryId: httpsId, path: 'runbooks/disk.sh' }, other.tenantId)).toMatchObject({ problem: 'no_repository', message: expect.stringMatching(/does not exist in this tenant/) });
@@ -192,9 +234,13 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     const alias = `[127.0.0.1]:${servers.ssh.port}`;
     const changed = await connect({ ...ssh, name: 'changed key', knownHosts: `${alias} ${makeSshKey().publicKey.split(' ').slice(0, 2).join(' ')}` });
     expect(await failure({ repositoryId: changed.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(/showed a host key that does not match the repository's knownHosts\. The server's key changed, or something is in between/) });
-    // A key of another type counts as changed too (OpenSSH 9); a certificate authority's line alone leaves the server's own key unknown.
+    // A key of another type: OpenSSH 9 calls it a changed key; the message names the type the server offered and how to get it.
     const otherType = await connect({ ...ssh, name: 'other key type', knownHosts: `${alias} ${makeSshKey('ecdsa').publicKey.split(' ').slice(0, 2).join(' ')}` });
-    expect(await failure({ repositoryId: otherType.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(/does not match the repository's knownHosts/) });
+    const offered = await failure({ repositoryId: otherType.id, path: 'runbooks/disk.sh' });
+    expect(offered).toMatchObject({ problem: 'host_key', message: expect.stringContaining(`the SSH server at 127.0.0.1:${servers.ssh.port} offered its ED25519 host key (SHA256:`) });
+    expect(offered.message).toContain("and the repository's knownHosts has no ED25519 key for it, only an ECDSA one");
+    expect(offered.message).toContain(`add the line \`ssh-keyscan -t ed25519 -p ${servers.ssh.port} 127.0.0.1\` prints to knownHosts`);
+    // A certificate authority's line alone leaves the server's own key unknown.
     const unknown = await connect({ ...ssh, name: 'unknown key', knownHosts: `@cert-authority ${alias} ${makeSshKey().publicKey.split(' ').slice(0, 2).join(' ')}` });
     expect(await failure({ repositoryId: unknown.id, path: 'runbooks/disk.sh' })).toMatchObject({ problem: 'host_key', message: expect.stringMatching(new RegExp(`knownHosts does not hold\\. Add the server's key \\(ssh-keyscan -p ${servers.ssh.port} 127\\.0\\.0\\.1`)) });
     const otherKey = await connect({ ...ssh, name: 'other key', credential: { sshPrivateKey: makeSshKey().privateKey }, knownHosts: servers.ssh.knownHosts });
@@ -204,12 +250,12 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
   });
 
   it('connects only where the egress policy permits, to the address it checked', async () => {
-    const closed = await startTestEnv(dialect, { notify: { allowNetworks: [] }, git: { caPem: servers.https.caPem } });
+    const closed = await startTestEnv(dialect, { egressAllowNetworks: [], git: { caPem: servers.https.caPem } });
     try {
       for (const url of [servers.https.url('ops'), `https://localhost:${new URL(servers.https.url('ops')).port}/ops.git`]) {
         const made = await closed.api('POST', '/api/v1/repositories', { name: url, url, ref: 'main', credential: { token: servers.token } });
         const error = await closed.app.context.gitSources.read(closed.tenant.tenantId, { repositoryId: made.json().id, path: 'runbooks/disk.sh' }).catch((e: unknown) => e);
-        expect(error).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/(is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses).*PITCREW_NOTIFY_ALLOW_NETWORKS/) });
+        expect(error).toMatchObject({ problem: 'unreachable', message: expect.stringMatching(/(is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses).*PITCREW_EGRESS_ALLOW_NETWORKS/) });
       }
     } finally {
       await closed.close();

@@ -19,7 +19,7 @@ describe.each(testDialects())('the Monasca integration on %s', (dialect) => {
   beforeAll(async () => {
     cloud = await startKeystoneMonasca([{ username: 'ops', password: 'ops-password-7', domain: 'ops-domain', projects: ['ops-project'] }]);
     // The emulator listens on loopback: the operator opens it to the service's outbound calls.
-    env = await startTestEnv(dialect, { notify: { allowNetworks: ['127.0.0.0/8'] } });
+    env = await startTestEnv(dialect, { egressAllowNetworks: ['127.0.0.0/8'] });
     integration = (await env.api('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: `${cloud.url}/` } })).json();
     const ours = integration.url.replace('<api_key>', env.tenant.apiKey);
     const project = cloud.projects.get('ops-project')!;
@@ -90,12 +90,12 @@ describe('the Monasca integration under the egress policy', () => {
   it('does not call a loopback Keystone the operator has not opened, and says which setting opens it', async () => {
     const cloud = await startKeystoneMonasca([{ username: 'ops', password: 'pw', projects: ['p'] }]);
     // The service's default: no network beyond the public internet is open.
-    const env = await startTestEnv('sqlite', { notify: { allowNetworks: [] } });
+    const env = await startTestEnv('sqlite', { egressAllowNetworks: [] });
     try {
       const made = (await env.api('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca' })).json();
       const reply = await env.api('POST', `/api/v1/integrations/${made.id}/monasca/token`, { version: 'v2.0', identityUrl: cloud.url, username: 'ops', password: 'pw', project: 'p' });
       const problem = expectProblem(reply, 503, 'PITCREW_ERR_TOOL_UNAVAILABLE');
-      expect(problem.detail).toMatch(/PITCREW_NOTIFY_ALLOW_NETWORKS/);
+      expect(problem.detail).toMatch(/PITCREW_EGRESS_ALLOW_NETWORKS/);
       expect(cloud.requests).toEqual([]);
     } finally {
       await env.close();

@@ -180,7 +180,7 @@ describe.each(testDialects())('channels API on %s', (dialect) => {
 describe('receivers in private networks', () => {
   let env: TestEnv;
   beforeAll(async () => {
-    env = await startTestEnv('sqlite', { notify: { allowNetworks: [] } });
+    env = await startTestEnv('sqlite', { egressAllowNetworks: [] });
   });
   afterAll(() => env.close());
 
@@ -196,7 +196,7 @@ describe('receivers in private networks', () => {
       for (const [how, url] of Object.entries(urls)) {
         const channel = await createChannel(env, { name: `internal ${how}`, type: 'webhook', mode: 'all', config: { url, secret: 'whsec-0123456789abcdef' } });
         const problem = expectProblem(await env.api('POST', `/api/v1/channels/${channel.id}/test`), 502, 'PITCREW_ERR_CHANNEL_DELIVERY_FAILED');
-        expect(problem.detail, how).toMatch(/not sent: .* (is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses), which pitcrew does not call.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
+        expect(problem.detail, how).toMatch(/not sent: .* (is a private, loopback or link-local address|resolves only to private, loopback or link-local addresses), which pitcrew does not call.*PITCREW_EGRESS_ALLOW_NETWORKS/);
         const [attempt] = await attemptsOf(env, channel.id);
         expect(attempt, how).toMatchObject({ ok: false, kind: 'test' });
       }
@@ -213,7 +213,7 @@ describe('receivers in private networks', () => {
       config: { host: smtp.host, port: smtp.port, secure: false, from: 'pitcrew@example.com', to: ['oncall@example.com'], ca: smtp.cert },
     });
     const problem = expectProblem(await env.api('POST', `/api/v1/channels/${channel.id}/test`), 502, 'PITCREW_ERR_CHANNEL_DELIVERY_FAILED');
-    expect(problem.detail).toMatch(/not sent: 127.0.0.1 is a private, loopback or link-local address.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
+    expect(problem.detail).toMatch(/not sent: 127.0.0.1 is a private, loopback or link-local address.*PITCREW_EGRESS_ALLOW_NETWORKS/);
     expect(smtp.mails).toEqual([]);
   });
 });

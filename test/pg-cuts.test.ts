@@ -39,7 +39,7 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
       ...database.env,
       PITCREW_THROTTLE_RATE: '100000',
       PITCREW_THROTTLE_BURST: '100000',
-      PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8',
+      PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8',
       PITCREW_NOTIFY_GROUP_WAIT_SECONDS: '0',
       PITCREW_NOTIFY_POLL_MS: '100',
       PITCREW_NOTIFY_BACKOFF_BASE_MS: '20',

@@ -26,7 +26,7 @@ import { waitFor } from './support/wait.js';
  *   PITCREW_SERVER (the CLI's default http://localhost:8080) says the same.
  * - Placeholders: the token and API key the README says to export, the channel id, and the Slack
  *   URL, which points at a local receiver with Slack's checks (opened with the README's own
- *   PITCREW_NOTIFY_ALLOW_NETWORKS).
+ *   PITCREW_EGRESS_ALLOW_NETWORKS).
  * - The agent, as root (CI), gets `--allow-root`, as the README says, and a state directory in the
  *   temporary directory through PITCREW_AGENT_STATE_DIR rather than /var/lib/pitcrew-agent.
  *
@@ -66,7 +66,7 @@ describe('the README quick start, as written', () => {
     [port, tlsPort] = [await freePort(), await freePort()];
     receiver = await startReceiver(slackShape);
     // The Slack stand-in listens on loopback, which the service reaches only when opened.
-    server = await startServer({ PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_NOTIFY_ALLOW_NETWORKS: '127.0.0.0/8' }, { cwd: project });
+    server = await startServer({ PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8' }, { cwd: project });
     placeholders.set('localhost:8080', `localhost:${port}`);
     placeholders.set('localhost:8443', `localhost:${tlsPort}`);
     placeholders.set('https://hooks.slack.com/services/…', `${receiver.url}/services/T0/B0/readme`);

@@ -76,6 +76,18 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
     expect(second).not.toBe(firstCommit);
   });
 
+  it('runs a rule pinned to a commit at that commit after later pushes, and refuses an abbreviated commit id at save', async () => {
+    const pinned = ops.commit({ 'runbooks/pinned.sh': '#!/bin/sh\necho "pinned $Service"\n' });
+    ops.commit({ 'runbooks/pinned.sh': '#!/bin/sh\necho "moved on"\n' });
+    const rule = await gitRule({ path: 'runbooks/pinned.sh', ref: pinned });
+    for (let i = 0; i < 2; i += 1) {
+      const ran = await waitState(env, await fire(rule.trigger.triggerId), 'succeeded');
+      expect(ran).toMatchObject({ stdout: 'pinned nginx\n', runbook: { ref: pinned, commit: pinned } });
+    }
+    const short = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { repositoryId, path: 'runbooks/pinned.sh', ref: pinned.slice(0, 7) } }, target: { type: 'specific_host', hostname: HOST } }));
+    expect(expectProblem(short, 400, 'PITCREW_ERR_VALIDATION').errors).toEqual([{ path: '/body/action/runbook/ref', message: expect.stringMatching(/looks like an abbreviated commit id; give the whole id \(git rev-parse [0-9a-f]{7} prints it\) to pin that commit, or tag the commit and give the tag/) }]);
+  });
+
   it("reads once for a fan-out's event: every host runs the same commit's file, and maxConcurrency counts from the read", async () => {
     for (const host of ['fan-1', 'fan-2', 'fan-3']) await env.enrol(`${host}-${dialect}`, [`gitfan-${dialect}`]);
     const made = await env.api('POST', '/api/v1/rules', scriptRule({

@@ -145,7 +145,7 @@ describe.each(testDialects())('cron rules on %s', (dialect) => {
     const offline = await cronRule('* * * * *', { target: { type: 'specific_tags', tags: ['lonely'], pick: 'one' } });
     now = (await nextAt(offline.id))!;
     await pass(now);
-    expect((await events(offline.id)).map((e) => [e.outcome, e.reason])).toEqual([['no_target', 'none of the 1 hosts with the tags lonely is online (the target picks one online host)']]);
+    expect((await events(offline.id)).map((e) => [e.outcome, e.reason])).toEqual([['no_target', 'none of the 1 host with the tags lonely is online (the target picks one online host)']]);
     expect((await env.api('DELETE', `/api/v1/rules/${offline.id}`)).statusCode).toBe(204);
     expect(await nextAt(offline.id)).toBeUndefined();
   });

@@ -18,6 +18,7 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
   const logger = createLogger(config.logLevel, config.logFormat);
+  for (const warning of config.warnings) logger.warn(warning);
   const owner = config.databaseUrl ? undefined : claimDataDir(config.dataDir);
   // A certificate that cannot serve is a configuration error: refused before anything starts.
   const tls = await loadTlsMaterial(config.dataDir, config.tls);
@@ -56,6 +57,7 @@ export async function runServer(config: Config): Promise<number> {
     runbookLibrary: RunbookLibrary.load(path.join(packageRoot, STARTER_DIR)),
     secretKey: secret.key,
     notify: config.notify,
+    egress: config.egress,
     retentionDays: config.retentionDays,
     scheduleGraceSeconds: config.scheduleGraceSeconds,
     metricsToken: config.metrics.token,

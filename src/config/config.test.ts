@@ -42,7 +42,9 @@ describe('loadConfig', () => {
       tls: {},
       trustProxy: false,
       secretKey: undefined,
-      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] },
+      notify: { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50 },
+      egress: { allowNetworks: [] },
+      warnings: [],
       scheduleGraceSeconds: 300,
       retentionDays: undefined,
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
@@ -92,7 +94,7 @@ describe('loadConfig', () => {
       PITCREW_NOTIFY_SEND_TIMEOUT_MS: '2000',
       PITCREW_NOTIFY_POLL_MS: '50',
       PITCREW_NOTIFY_PASS_SPACING_MS: '7',
-      PITCREW_NOTIFY_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
+      PITCREW_EGRESS_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
       PITCREW_RETENTION_DAYS: '90',
       PITCREW_SCHEDULE_GRACE_SECONDS: '60',
@@ -131,7 +133,9 @@ describe('loadConfig', () => {
       tls: { certFile: '/etc/pitcrew/cert.pem', keyFile: '/etc/pitcrew/key.pem' },
       trustProxy: ['10.0.0.5', '10.1.0.0/16', '::1'],
       secretKey: Buffer.alloc(32, 0xab),
-      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7, allowNetworks: ["10.20.0.0/16", "fd00:1::/64"] },
+      notify: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100, groupWaitSeconds: 0, sendTimeoutMs: 2000, pollMs: 50, passSpacingMs: 7 },
+      egress: { allowNetworks: ['10.20.0.0/16', 'fd00:1::/64'] },
+      warnings: [],
       scheduleGraceSeconds: 60,
       retentionDays: 90,
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
@@ -231,10 +235,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PITCREW_METRICS_TOKEN: 'has a space in it, sixteen+' }, cwd)).toThrow(/PITCREW_METRICS_TOKEN/);
   });
 
-  it('opens no private network to notifications unless named, and refuses a list that is not CIDRs', () => {
-    expect(loadConfig({}, cwd).notify.allowNetworks).toEqual([]);
-    expect(() => loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: 'all' }, cwd)).toThrow(/PITCREW_NOTIFY_ALLOW_NETWORKS must list addresses or CIDRs.*got "all"/);
-    expect(() => loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: '10.0.0.0/8,192.168.0.0/40' }, cwd)).toThrow(/got "192.168.0.0\/40"/);
+  it('opens no private network to outbound calls unless named, and refuses a list that is not CIDRs', () => {
+    expect(loadConfig({}, cwd).egress.allowNetworks).toEqual([]);
+    expect(() => loadConfig({ PITCREW_EGRESS_ALLOW_NETWORKS: 'all' }, cwd)).toThrow(/PITCREW_EGRESS_ALLOW_NETWORKS must list addresses or CIDRs.*got "all"/);
+    expect(() => loadConfig({ PITCREW_EGRESS_ALLOW_NETWORKS: '10.0.0.0/8,192.168.0.0/40' }, cwd)).toThrow(/got "192.168.0.0\/40"/);
+  });
+
+  it('still reads the egress setting by its old notification name, with a warning to rename it; the new name wins', () => {
+    const old = loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: '10.20.0.0/16' }, cwd);
+    expect(old.egress.allowNetworks).toEqual(['10.20.0.0/16']);
+    expect(old.warnings).toEqual([expect.stringMatching(/^PITCREW_NOTIFY_ALLOW_NETWORKS is read as PITCREW_EGRESS_ALLOW_NETWORKS, its new name: one setting for every outbound call .*; rename it$/)]);
+    // Refused under the name the operator wrote.
+    expect(() => loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: 'all' }, cwd)).toThrow(/^PITCREW_NOTIFY_ALLOW_NETWORKS must list addresses or CIDRs/);
+
+    const both = loadConfig({ PITCREW_NOTIFY_ALLOW_NETWORKS: '10.20.0.0/16', PITCREW_EGRESS_ALLOW_NETWORKS: '192.168.7.0/24' }, cwd);
+    expect(both.egress.allowNetworks).toEqual(['192.168.7.0/24']);
+    expect(both.warnings).toEqual(['PITCREW_NOTIFY_ALLOW_NETWORKS is ignored: PITCREW_EGRESS_ALLOW_NETWORKS is set too and wins; remove PITCREW_NOTIFY_ALLOW_NETWORKS']);
+    expect(loadConfig({ PITCREW_EGRESS_ALLOW_NETWORKS: '192.168.7.0/24' }, cwd).warnings).toEqual([]);
   });
 
   it('keeps an absolute data directory and a public URL path', () => {

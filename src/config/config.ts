@@ -43,6 +43,9 @@ export interface Config {
   /** PITCREW_SECRET_KEY: seals channel secrets; absent means $PITCREW_DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
   notify: NotifySettings;
+  egress: EgressSettings;
+  /** What the service logs as warnings once it starts: settings it read under an old name. */
+  warnings: string[];
   /** PITCREW_SCHEDULE_GRACE_SECONDS: how late a cron tick may still run after the service was down. */
   scheduleGraceSeconds: number;
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
@@ -140,9 +143,20 @@ export interface NotifySettings {
   pollMs: number;
   /** Least time between two passes of the notifier's loop: wake-ups in between share the next pass. */
   passSpacingMs: number;
-  /** Networks outside the public internet that chat and webhook receivers and SMTP servers may be in (egress/policy.ts). */
+}
+
+/** Where pitcrew may connect on a tenant's behalf (egress/policy.ts; docs/configuration.md#outbound-calls). */
+export interface EgressSettings {
+  /**
+   * PITCREW_EGRESS_ALLOW_NETWORKS: networks outside the public internet that every outbound call a
+   * tenant aims (notifications, git repositories, Keystone and Monasca, OpenStack) may reach.
+   */
   allowNetworks: string[];
 }
+
+/** The one egress setting, and the name it had when only notifications used it (still read, with a warning). */
+export const EGRESS_SETTING = 'PITCREW_EGRESS_ALLOW_NETWORKS';
+const OLD_EGRESS_SETTING = 'PITCREW_NOTIFY_ALLOW_NETWORKS';
 
 /** What `pitcrew channels …` needs to reach a running service. */
 export interface ClientConfig {
@@ -182,6 +196,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
   // An AWS-compatible endpoint (a VPC endpoint, a private cloud): the operator's choice, never a tenant's.
   const awsEndpoint = env.PITCREW_AWS_ENDPOINT_URL ? httpUrl('PITCREW_AWS_ENDPOINT_URL', env.PITCREW_AWS_ENDPOINT_URL, 'https://ec2.eu-west-1.amazonaws.com') : undefined;
   const awsStsEndpoint = env.PITCREW_AWS_STS_ENDPOINT_URL ? httpUrl('PITCREW_AWS_STS_ENDPOINT_URL', env.PITCREW_AWS_STS_ENDPOINT_URL, 'https://sts.eu-west-1.amazonaws.com') : undefined;
+  const warnings: string[] = [];
   return {
     host: env.HOST ?? '0.0.0.0',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -220,8 +235,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
       sendTimeoutMs: integer(env, 'PITCREW_NOTIFY_SEND_TIMEOUT_MS', 10_000, 100, 300_000),
       pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
-      allowNetworks: networks(env.PITCREW_NOTIFY_ALLOW_NETWORKS),
     },
+    egress: egressSettings(env, warnings),
+    warnings,
     scheduleGraceSeconds: integer(env, 'PITCREW_SCHEDULE_GRACE_SECONDS', 300, 0, 7 * 86_400),
     retentionDays: retentionDays(env),
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
@@ -357,11 +373,27 @@ function metricsToken(raw: string | undefined): string | undefined {
   return raw;
 }
 
-function networks(raw: string | undefined): string[] {
+/**
+ * PITCREW_EGRESS_ALLOW_NETWORKS, or the name it had when only notifications read it: an operator who
+ * set the old one keeps the networks they opened, and is told (once, at start) to rename it.
+ */
+function egressSettings(env: Env, warnings: string[]): EgressSettings {
+  const current = env[EGRESS_SETTING] || undefined;
+  const old = env[OLD_EGRESS_SETTING] || undefined;
+  if (old !== undefined && current !== undefined) {
+    warnings.push(`${OLD_EGRESS_SETTING} is ignored: ${EGRESS_SETTING} is set too and wins; remove ${OLD_EGRESS_SETTING}`);
+  } else if (old !== undefined) {
+    warnings.push(`${OLD_EGRESS_SETTING} is read as ${EGRESS_SETTING}, its new name: one setting for every outbound call pitcrew makes on a tenant's behalf (notifications, git repositories, Keystone and Monasca, OpenStack); rename it`);
+  }
+  const name = current !== undefined || old === undefined ? EGRESS_SETTING : OLD_EGRESS_SETTING;
+  return { allowNetworks: networks(name, current ?? old) };
+}
+
+function networks(name: string, raw: string | undefined): string[] {
   const list = (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean);
   const wrong = list.filter((cidr) => !isAddressOrCidr(cidr));
   if (wrong.length > 0) {
-    throw new ConfigError(`PITCREW_NOTIFY_ALLOW_NETWORKS must list addresses or CIDRs (e.g. 10.20.0.0/16,fd00:1::/64), got "${wrong.join(', ')}"`);
+    throw new ConfigError(`${name} must list addresses or CIDRs (e.g. 10.20.0.0/16,fd00:1::/64), got "${wrong.join(', ')}"`);
   }
   return list;
 }

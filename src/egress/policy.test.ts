@@ -27,7 +27,7 @@ describe('EgressPolicy', () => {
   });
 
   it('refuses an address literal in a URL, IPv6 in brackets too, and says how to open it', () => {
-    expect(closed.refusesHost('169.254.169.254')).toMatch(/169.254.169.254 is a private, loopback or link-local address.*PITCREW_NOTIFY_ALLOW_NETWORKS/);
+    expect(closed.refusesHost('169.254.169.254')).toMatch(/169.254.169.254 is a private, loopback or link-local address.*PITCREW_EGRESS_ALLOW_NETWORKS/);
     expect(closed.refusesHost('[::1]')).toMatch(/\[::1\] is a private/);
     expect(closed.refusesHost('hooks.slack.com')).toBeUndefined();
     expect(closed.refusesHost('8.8.8.8')).toBeUndefined();

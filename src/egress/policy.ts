@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { EGRESS_SETTING } from '../config/config.js';
 import { compileAllowlist, type AddressCheck } from '../tenants/allowlist.js';
 
 /**
@@ -15,13 +16,12 @@ const NOT_PUBLIC = [
   '::/128', '::1/128', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8',
 ];
 
-/** The setting that opens a network to pitcrew's outbound calls, named in every refusal. */
-export const ALLOW_NETWORKS_SETTING = 'PITCREW_NOTIFY_ALLOW_NETWORKS';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * Where the service may connect on a tenant's behalf (a chat or signed webhook, an SMTP server). A tenant
+ * Where the service may connect on a tenant's behalf (a chat or signed webhook, an SMTP server, a
+ * git repository, Keystone, Monasca, OpenStack): one policy for every such call. A tenant
  * configures the URL, so without a policy any tenant could make the service call into the
  * network it runs in (its metadata service, an internal API) and read the answer back in the
  * delivery's error: server-side request forgery. Public addresses are always allowed; the
@@ -79,5 +79,5 @@ export class EgressPolicy {
 export const EGRESS_REFUSED = 'EPITCREWEGRESS';
 
 function refusal(hostname: string, what: string): string {
-  return `${hostname} ${what}, which pitcrew does not call on a tenant's behalf; the operator can allow the network with ${ALLOW_NETWORKS_SETTING}`;
+  return `${hostname} ${what}, which pitcrew does not call on a tenant's behalf; the operator can allow the network with ${EGRESS_SETTING}`;
 }

@@ -63,10 +63,17 @@ describe('decide', () => {
     const history = (count: number, hostname: string | undefined) => ({ ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey(hostname), count]]) });
     expect(decideOf(facts, { act: true, hostName: 'db-1' }, [], history(1, 'db-1')).outcome).toBe('accepted');
     expect(decideOf(facts, { act: true, hostName: 'DB-1' }, [], history(2, 'db-1'))).toEqual({
-      outcome: 'limited', reason: 'the runbook was mailed 2 times about host DB-1 within 600 s, its action limit (max 2): not sent again', targets: [], limited: [], escalate: false,
+      outcome: 'limited', reason: 'the runbook was mailed twice about host DB-1 within 600 s, its action limit (max 2): not sent again', targets: [], limited: [], escalate: false,
     });
     expect(decideOf(facts, { act: true, hostName: 'db-2' }, [], history(2, 'db-1')).outcome).toBe('accepted');
     expect(decideOf(facts, { act: true, hostName: undefined }, [], history(2, undefined)).outcome).toBe('limited');
+  });
+
+  it('words a limit of one run as people say it: ran once, not 1 times', () => {
+    const action: Action = { type: 'cli', runbook: { script: 'aws ec2 describe-instances' } };
+    const facts = rule({ type: 'cli_machine' }, { action, actionLimit: { max: 1, windowSeconds: 600, onLimit: 'escalate' } });
+    const history = { ...NO_HISTORY, executionsInWindow: new Map([[serviceRunKey('web-1'), 1]]) };
+    expect(decideOf(facts, { act: true, hostName: 'web-1' }, [], history).reason).toBe('the CLI runbook ran once about web-1 within 600 s, its action limit (max 1): not run again');
   });
 
   it('plans one run for a cloud tag filter, which the action limit does not hold back (each instance it finds is counted then)', () => {
@@ -128,7 +135,7 @@ describe('decide', () => {
       ['suppressed, quiet for the whole cool-down: recovered', alarms(0, { agoSeconds: 120, suppressed: true }), undefined, 'accepted', null],
       ['quiet long enough, but still over the rate', alarms(3, { agoSeconds: 130, suppressed: true }), undefined, 'flapping', /more than 3 alarms/],
       ['state changes up to maxStateChanges', alarms(1, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 1), 'firing', 'accepted', null],
-      ['state changes over maxStateChanges', alarms(2, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 2), 'firing', 'flapping', /changed between firing and resolved more than 2 times within 60 s \(maxStateChanges\)/],
+      ['state changes over maxStateChanges', alarms(2, { agoSeconds: 5, suppressed: false, state: 'resolved' }, 2), 'firing', 'flapping', /changed between firing and resolved more than twice within 60 s \(maxStateChanges\)/],
       ['the same state again is no change', alarms(2, { agoSeconds: 5, suppressed: false, state: 'firing' }, 2), 'firing', 'accepted', null],
     ])('%s → %s', (_case, history, alarmState, outcome, reason) => {
       const decision = decideOf(guarded, { act: true, hostName: 'web-1', alarmState, receivedAt: now }, hosts, history);

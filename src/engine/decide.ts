@@ -1,6 +1,7 @@
 import type { Action, ActionLimit, Flapping, Target } from '../rules/schema.js';
 import { assertNever } from '../errors/assert-never.js';
 import { alarmStep, describeHost, type AlarmHistory, type AlarmState } from './alarm-history.js';
+import { counted, times } from '../errors/counts.js';
 
 /**
  * The decision of DESIGN.md §2: a pure function of the rule, the event, the rule's recent
@@ -170,10 +171,10 @@ function flappingReason(settings: Required<Flapping>, event: EventFacts, alarms:
     return `still flapping: the previous alarm for ${host} came ${Math.floor(step.quietSeconds)} s ago; ${resume}`;
   }
   if (step.recent > settings.maxEvents) {
-    return `flapping: more than ${settings.maxEvents} alarms for ${host} within ${settings.windowSeconds} s (maxEvents); ${resume}`;
+    return `flapping: more than ${counted(settings.maxEvents, 'alarm')} for ${host} within ${settings.windowSeconds} s (maxEvents); ${resume}`;
   }
   if (step.stateChanges > settings.maxStateChanges) {
-    return `flapping: ${host} changed between firing and resolved more than ${settings.maxStateChanges} times within ${settings.windowSeconds} s (maxStateChanges); ${resume}`;
+    return `flapping: ${host} changed between firing and resolved more than ${times(settings.maxStateChanges)} within ${settings.windowSeconds} s (maxStateChanges); ${resume}`;
   }
   return undefined;
 }
@@ -189,7 +190,7 @@ function serviceRunsWithinLimit(rule: RuleFacts, runs: ServiceRun[], executionsI
   for (const run of runs) {
     const used = executionsInWindow.get(serviceRunKey(run.about)) ?? 0;
     if (!limit || run.unlimited || used < limit.max) allowed.push(run);
-    else refused.push(kind.limitedReason?.(used, run.about, limit) ?? `action limit reached about ${describeHost(run.about)}: ${used} executions within ${limit.windowSeconds} s already (max ${limit.max}); not run`);
+    else refused.push(kind.limitedReason?.(used, run.about, limit) ?? `action limit reached about ${describeHost(run.about)}: ${counted(used, 'execution')} within ${limit.windowSeconds} s already (max ${limit.max}); not run`);
   }
   if (allowed.length === 0 && refused.length > 0) return { outcome: 'limited', reason: refused.join('; '), targets: [], limited: [], escalate: false };
   const concurrency = kind.fanout?.(rule)?.maxConcurrency ?? allowed.length;
@@ -222,7 +223,7 @@ function withinLimit(rule: RuleFacts, targets: HostFacts[], executionsInWindow: 
 function limitReason(limited: LimitedHost[], limit: ActionLimit, escalate: boolean): string {
   const hosts = limited.map((l) => l.host.hostname).join(', ');
   const then = escalate ? 'escalated to a human instead of acting' : 'dropped (onLimit: drop)';
-  return `action limit reached on ${hosts}: ${limit.max} executions within ${limit.windowSeconds} s already; ${then}`;
+  return `action limit reached on ${hosts}: ${counted(limit.max, 'execution')} within ${limit.windowSeconds} s already; ${then}`;
 }
 
 /** The hosts a target names, or why there are none. Tag matches come in host-name order. */
@@ -246,7 +247,7 @@ export function resolveTargets(target: Target, event: EventFacts, hosts: readonl
       if (matching.length === 0) return `no host carries all of the tags ${wanted.join(', ')}`;
       if (pick === 'all') return matching;
       const online = matching.filter((host) => host.online);
-      if (online.length === 0) return `none of the ${matching.length} hosts with the tags ${wanted.join(', ')} is online (the target picks one online host)`;
+      if (online.length === 0) return `none of the ${counted(matching.length, 'host')} with the tags ${wanted.join(', ')} is online (the target picks one online host)`;
       // Least recently picked first: the load of a schedule spreads over the hosts; ties by name.
       return [online.reduce((best, host) => ((host.lastPickedAt ?? 0) < (best.lastPickedAt ?? 0) ? host : best))];
     }

@@ -1,12 +1,13 @@
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionState } from './states.js';
+import { counted } from '../errors/counts.js';
 
 /** The columns a fan-out's rebalancing reads. */
 export type FanoutMember = Pick<ExecutionRow, 'id' | 'state' | 'held' | 'fanout_max_concurrency' | 'fanout_max_errors' | 'host_id' | 'awaiting_runbook'>;
 
 /** Why an execution of a fan-out waits, over hosts or over a cloud action's instances. */
-export function heldReason(maxConcurrency: number, what: 'hosts' | 'instances'): string {
-  return `waiting for its turn: at most ${maxConcurrency} ${what} of this fan-out run at once (maxConcurrency)`;
+export function heldReason(maxConcurrency: number, what: 'host' | 'instance'): string {
+  return `waiting for its turn: this fan-out runs on at most ${counted(maxConcurrency, what)} at once (maxConcurrency)`;
 }
 
 /** What counts against maxErrors: the script ran and did not succeed, or may have and was lost. */
@@ -30,8 +31,8 @@ export function rebalance(members: readonly FanoutMember[]): Rebalance {
   const waiting = members.filter((m) => m.state === 'queued');
   if (maxErrors !== null && errors >= maxErrors) {
     // A fan-out is over hosts (their agents) or over a cloud action's instances (the service's runs).
-    const what = first.host_id === null ? 'instances' : 'hosts';
-    const reason = `cancelled before it ran: ${errors} ${what} of this fan-out failed (maxErrors ${maxErrors}), so the rest were stopped`;
+    const what = first.host_id === null ? 'instance' : 'host';
+    const reason = `cancelled before it ran: ${counted(errors, what)} of this fan-out failed (maxErrors ${maxErrors}), so the rest were stopped`;
     return { kind: 'stop', cancel: waiting.map((m) => m.id), reason };
   }
   const maxConcurrency = first.fanout_max_concurrency;

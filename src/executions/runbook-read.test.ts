@@ -26,7 +26,7 @@ describe('a git runbook read applied by the ledger', () => {
     const rows = ['c', 'a', 'b'].map((id) => row(id, { fanout_max_concurrency: 2 }));
     const plan = planLedger(rows, new Map(), [{ kind: 'runbook', eventId: 'e1', read: READ }], 500);
     expect(plan.released.map((r) => r.id)).toEqual(['a', 'b']);
-    expect(plan.updates.get('c')).toMatchObject({ held: 1, awaiting_runbook: 0, reason: 'waiting for its turn: at most 2 hosts of this fan-out run at once (maxConcurrency)' });
+    expect(plan.updates.get('c')).toMatchObject({ held: 1, awaiting_runbook: 0, reason: 'waiting for its turn: this fan-out runs on at most 2 hosts at once (maxConcurrency)' });
   });
 
   it('fails the waiting runs before dispatch when the read failed, and changes nothing of a run no longer waiting', () => {

@@ -44,7 +44,7 @@ export function applyRunbookRead(rows: readonly Row[], read: RunbookRead, now: n
     turns.set(limit, taken + 1);
     // Its wait for an agent starts now: the read is not counted against its expiry.
     const expiresAt = now + (row.expires_at - row.queued_at);
-    updates.set(row.id, { spec: filled, awaiting_runbook: 0, held: held ? 1 : 0, reason: held ? heldReason(limit, row.host_id === null ? 'instances' : 'hosts') : null, expires_at: expiresAt });
+    updates.set(row.id, { spec: filled, awaiting_runbook: 0, held: held ? 1 : 0, reason: held ? heldReason(limit, row.host_id === null ? 'instance' : 'host') : null, expires_at: expiresAt });
     if (!held) released.push(row);
   }
   return { updates, released, ids };

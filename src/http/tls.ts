@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
 import { ConfigError } from '../config/config.js';
+import { counted } from '../errors/counts.js';
 
 export interface TlsMaterial {
   cert: string;
@@ -93,7 +94,7 @@ export function expiryNotice(tls: Pick<TlsMaterial, 'validTo' | 'selfSigned'>, d
   const daysLeft = Math.floor((tls.validTo.getTime() - now) / 86_400_000);
   const renew = tls.selfSigned ? `remove ${path.join(dataDir, 'tls')} to have a new one made, then give agents its fingerprint` : 'renew it';
   if (tls.validTo.getTime() <= now) return { level: 'error', message: `the TLS certificate expired on ${tls.validTo.toISOString()} and agents refuse it: ${renew}` };
-  if (daysLeft < EXPIRY_WARNING_DAYS) return { level: 'warn', message: `the TLS certificate expires on ${tls.validTo.toISOString()}, in ${daysLeft} days: ${renew}` };
+  if (daysLeft < EXPIRY_WARNING_DAYS) return { level: 'warn', message: `the TLS certificate expires on ${tls.validTo.toISOString()}, in ${counted(daysLeft, 'day')}: ${renew}` };
   return undefined;
 }
 

@@ -13,6 +13,7 @@ import type { AlertsTable, EscalationsTable, NewEventRow, NewExecutionRow } from
 import type { OpenEscalation } from './batch-history.js';
 import { apiKeyOf, type Occurrence, type RuleSelector } from './occurrence.js';
 import type { RaisedEvent } from './writer.js';
+import { counted } from '../errors/counts.js';
 
 /** The rows one event writes, built from its submission and its decision. */
 
@@ -77,7 +78,7 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
   const awaiting = awaitsRunbook(spec);
   return {
     ...queuedRow(ids, { hostId: host?.id ?? null, hostname }, spec, event.received_at, expirySeconds),
-    reason: awaiting ? AWAITING_RUNBOOK : held ? heldReason(maxConcurrency!, host ? 'hosts' : 'instances') : null,
+    reason: awaiting ? AWAITING_RUNBOOK : held ? heldReason(maxConcurrency!, host ? 'host' : 'instance') : null,
     held: held || awaiting ? 1 : 0,
     awaiting_runbook: awaiting ? 1 : 0,
     fanout_max_concurrency: maxConcurrency,
@@ -99,7 +100,7 @@ export function escalationRow(rule: Rule, kind: ActionKind, limited: LimitedHost
     window_start: window.windowStart,
     window_end: window.windowEnd,
     state: 'pending',
-    reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${max} executions within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
+    reason: `rule "${rule.name}" reached its action limit on ${host.hostname} (${used} of ${counted(max, 'execution')} within ${rule.actionLimit!.windowSeconds} s): the alarm needs a person`,
     limited_events: 1,
     limit_max: max,
     not_done: kind.notDone(rule, host.hostname),

@@ -9,6 +9,7 @@ import type { Notification } from './notification.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { sendNotification, type SendResult } from './senders/index.js';
+import { counted } from '../errors/counts.js';
 
 export interface DelivererOptions {
   nodeId: string;
@@ -124,7 +125,7 @@ export class Deliverer {
       ? { state: 'delivered', delivered_at: now, last_error: null }
       : retry
         ? { state: 'pending', next_attempt_at: now + waitMs, last_error: result.error }
-        : { state: 'failed', last_error: result.retryable ? `${result.error} (gave up after ${attempt} attempts)` : result.error };
+        : { state: 'failed', last_error: result.retryable ? `${result.error} (gave up after ${counted(attempt, 'attempt')})` : result.error };
     await db.transaction().execute(async (tx) => {
       // Conditional on still holding the lease; if it ran out and another node took over, that node decides.
       await tx

@@ -4,7 +4,7 @@ import type { LedgerOutbox } from '../executions/ledger.js';
 import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
-import { EgressPolicy } from '../egress/policy.js';
+import type { EgressPolicy } from '../egress/policy.js';
 import { recordAttempt } from './attempts.js';
 import { openChannel } from './channels.js';
 import { pendingWrites, RunCollector } from './collector.js';
@@ -21,6 +21,8 @@ import { sendNotification, type SendResult } from './senders/index.js';
 export interface NotifierDeps {
   store: Store;
   box: SecretBox;
+  /** Where deliveries may connect: the service's one egress policy. */
+  egress: EgressPolicy;
   links: UiLinks;
   logger: FastifyBaseLogger;
   nodeId: string;
@@ -43,7 +45,6 @@ const SEND_CONCURRENCY = 8;
 export class Notifier {
   private readonly collector: RunCollector;
   private readonly deliverer: Deliverer;
-  private readonly egress: EgressPolicy;
   private readonly statements: Statements;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -53,7 +54,6 @@ export class Notifier {
 
   constructor(private readonly deps: NotifierDeps) {
     const { store, settings } = deps;
-    this.egress = new EgressPolicy(settings.allowNetworks);
     this.statements = new Statements(store.dialect);
     this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000, deps.describeAction);
     this.deliverer = new Deliverer({
@@ -61,7 +61,7 @@ export class Notifier {
       dialect: store.dialect,
       box: deps.box,
       logger: deps.logger,
-      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, egress: this.egress, ...settings },
+      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, egress: deps.egress, ...settings },
       settled: () => this.wake(),
     });
   }
@@ -125,7 +125,7 @@ export class Notifier {
     const notification: TestNotification = { kind: 'test', severity: 'ok', channel: { id: row.id, name: row.name, type: row.type }, sentAt: new Date().toISOString() };
     let result: SendResult;
     try {
-      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, { timeoutMs: this.deps.settings.sendTimeoutMs, egress: this.egress });
+      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, { timeoutMs: this.deps.settings.sendTimeoutMs, egress: this.deps.egress });
     } catch (error) {
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };
     }

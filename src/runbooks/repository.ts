@@ -7,6 +7,7 @@ import type { Database, RunbookRow, RunbookVersionRow } from '../store/schema.js
 import { containsText } from '../store/search.js';
 import { isUniqueViolation } from '../store/unique.js';
 import { DEFAULT_INTERPRETER, DIFF_FIELDS, type DiffField, type Interpreter, type RunbookInput } from './schema.js';
+import { times } from '../errors/counts.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -95,7 +96,7 @@ export async function saveVersion(db: Kysely<Database>, tenantId: string, id: st
     }
     if (saved) return saved;
   }
-  throw new PitcrewError('PITCREW_ERR_CONFLICT', `runbook ${id} was saved by others ${SAVE_ATTEMPTS} times while this save was tried; fetch the latest version and save again`);
+  throw new PitcrewError('PITCREW_ERR_CONFLICT', `runbook ${id} was saved by others ${times(SAVE_ATTEMPTS)} while this save was tried; fetch the latest version and save again`);
 }
 
 export async function getRunbook(db: Db, tenantId: string, id: string): Promise<RunbookRow> {

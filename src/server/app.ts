@@ -23,7 +23,7 @@ import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type GitSettings, type NotifySettings } from '../config/config.js';
+import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type EgressSettings, type GitSettings, type NotifySettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -115,6 +115,8 @@ export interface AppDeps {
   /** The 32-byte key that seals channel secrets (PITCREW_SECRET_KEY or $PITCREW_DATA_DIR/secret.key). */
   secretKey: Buffer;
   notify?: Partial<NotifySettings>;
+  /** PITCREW_EGRESS_ALLOW_NETWORKS: the networks outside the public internet a tenant's outbound calls may reach (none). */
+  egress?: EgressSettings;
   /** How long close() lets requests in flight finish before cutting their connections. */
   shutdownGraceMs?: number;
   /** History older than this many days is deleted (PITCREW_RETENTION_DAYS); absent, kept for ever. */
@@ -135,7 +137,7 @@ export interface AppDeps {
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
 const SERVICE_RUN = 'service';
-const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, allowNetworks: [] };
+const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50 };
 
 /** The services buildApp made and wired together: for listen(), the CLI and tests. */
 export interface Services {
@@ -184,8 +186,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
   const secretBox = new SecretBox(deps.secretKey);
-  // Calls to services a tenant names (Keystone, Monasca, Nova, git servers), under the egress policy.
-  const egress = new EgressPolicy({ ...NOTIFY_DEFAULTS, ...deps.notify }.allowNetworks);
+  // Every call to a service a tenant names (notifications, Keystone, Monasca, Nova, git servers), under one egress policy.
+  const egress = new EgressPolicy(deps.egress?.allowNetworks ?? []);
   const toolFetch = policyFetch(egress);
   const gitSources = new GitSources({ db: deps.store.db, box: secretBox, egress, settings: { ...GIT_DEFAULTS, ...deps.git }, logger: deps.logger });
   const clouds: CloudProviders = {
@@ -198,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const kinds = new ActionKinds(deps.extraKinds?.kinds);
   const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
   const notifier: Notifier = new Notifier({
-    store: deps.store, box: secretBox, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
+    store: deps.store, box: secretBox, egress, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
     describeAction: (spec) => kinds.describe(spec),
   });
   const cli = { ...CLI_MACHINE_DEFAULTS, ...deps.cli };
@@ -207,7 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),
     runners: [
       new EmailRunbookRunner(deps.store.db, links),
-      new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds),
+      new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds, deps.logger),
       ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint })] : []),
       ...(deps.extraKinds?.runners ?? []),
     ],
@@ -284,7 +286,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const { db } = deps.store;
   const { directory } = context;
-  // Calls to a tenant's own services (Keystone, Monasca) go where notifications may: the same egress policy.
 
   const server = Fastify({
     loggerInstance: deps.logger,

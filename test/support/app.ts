@@ -79,6 +79,8 @@ export interface TestEnvOptions {
   webUi?: boolean;
   /** Notification delivery settings; tests default to fast retries and polling. */
   notify?: Partial<NotifySettings>;
+  /** The networks outside the public internet outbound calls may reach (PITCREW_EGRESS_ALLOW_NETWORKS): loopback unless set. */
+  egressAllowNetworks?: string[];
   publicUrl?: string;
   /** Where EC2 calls go (an emulator). */
   awsEndpoint?: string;
@@ -145,8 +147,9 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     runbookLibrary: RUNBOOK_LIBRARY,
     // The key file in the test's data directory, made on first use: a second node shares it.
     secretKey: loadSecretKey(database.dataDir, undefined).key,
-    // The test receivers listen on loopback: opened to notifications as an operator would open a network.
-    notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, allowNetworks: ['127.0.0.0/8', '::1/128'], ...options.notify },
+    notify: { backoffBaseMs: 20, backoffMaxMs: 200, pollMs: 100, groupWaitSeconds: 30, sendTimeoutMs: 5000, ...options.notify },
+    // The test receivers and servers listen on loopback: opened as an operator would open a network.
+    egress: { allowNetworks: options.egressAllowNetworks ?? ['127.0.0.0/8', '::1/128'] },
     publicUrl: options.publicUrl,
     awsEndpoint: options.awsEndpoint,
     awsStsEndpoint: options.awsStsEndpoint,

@@ -161,12 +161,12 @@ describe('rule safety in the web UI', () => {
 
     await signInAs(page, base, env.tenant.token, `/executions?rule=${rule.id}`);
     const held = page.locator('tbody tr', { hasText: 'fan-b' });
-    await expect.poll(() => held.innerText()).toMatch(/queued\s+held\s+.*waiting for its turn: at most 1 hosts of this fan-out run at once \(maxConcurrency\)/);
+    await expect.poll(() => held.innerText()).toMatch(/queued\s+held\s+.*waiting for its turn: this fan-out runs on at most 1 host at once \(maxConcurrency\)/);
     await held.getByRole('link', { name: 'fan-b', exact: true }).click();
-    await page.getByRole('status').getByText(/Held, waiting for its turn\. waiting for its turn: at most 1 hosts/).waitFor();
+    await page.getByRole('status').getByText(/Held, waiting for its turn\. waiting for its turn: this fan-out runs on at most 1 host/).waitFor();
 
     fs.writeFileSync(path.join(gate, 'go'), '');
-    const reason = 'cancelled before it ran: 1 hosts of this fan-out failed (maxErrors 1), so the rest were stopped';
+    const reason = 'cancelled before it ran: 1 host of this fan-out failed (maxErrors 1), so the rest were stopped';
     await page.locator('.banner', { hasText: reason }).waitFor({ timeout: 15_000 });
     await page.getByText('cancelled', { exact: true }).first().waitFor();
     expect(await execution(second!)).toMatchObject({ state: 'cancelled', held: false });

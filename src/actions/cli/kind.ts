@@ -3,6 +3,7 @@ import type { ActionKind, KindSpec } from '../kind.js';
 import { eventEnvAndContext } from '../script/kind.js';
 import { runbookCopy } from '../runbook-record.js';
 import type { RunbookRecord } from '../../executions/repository.js';
+import { times } from '../../errors/counts.js';
 
 type CliAction = Extract<Rule['action'], { type: 'cli' }>;
 export type CliInterpreter = NonNullable<CliAction['runbook']['interpreter']>;
@@ -37,7 +38,7 @@ export const cliKind: ActionKind = {
     return { runsOn: 'service', runs: [{ about: event.hostName }] };
   },
   limitedReason(used, about, limit) {
-    return `the CLI runbook ran ${used} times about ${about ?? 'this rule'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not run again`;
+    return `the CLI runbook ran ${times(used)} about ${about ?? 'this rule'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not run again`;
   },
   spec(rule, run): CliSpec {
     const action = cliAction(rule);

@@ -4,6 +4,7 @@ import type { ProbeResult, Secret } from '../../credentials/schema.js';
 import type { RunEnd } from '../../executions/service-executor.js';
 import type { CloudOperation, CloudSpec } from './kind.js';
 import { PROBE_TIMEOUT_MS, providerError, VERBS, waitForState, type CloudProvider } from './provider.js';
+import { counted } from '../../errors/counts.js';
 
 export interface AwsSettings {
   /** PITCREW_AWS_ENDPOINT_URL: an AWS-compatible endpoint instead of AWS's own. */
@@ -76,7 +77,7 @@ export class AwsEc2 implements CloudProvider<'aws'> {
     try {
       const regions = (await session.ec2.send(new DescribeRegionsCommand({}))).Regions?.length ?? 0;
       const who = secret.roleArn ? `the key, and role ${secret.roleArn} was assumed with it` : 'the key';
-      return { call: secret.roleArn ? 'sts:AssumeRole, ec2:DescribeRegions' : 'ec2:DescribeRegions', message: `AWS accepted ${who}: ${regions} region${regions === 1 ? '' : 's'} visible to it` };
+      return { call: secret.roleArn ? 'sts:AssumeRole, ec2:DescribeRegions' : 'ec2:DescribeRegions', message: `AWS accepted ${who}: ${counted(regions, 'region')} visible to it` };
     } catch (error) {
       throw awsError('ec2:DescribeRegions', error, secret);
     } finally {

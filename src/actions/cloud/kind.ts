@@ -4,6 +4,7 @@ import { providerOf } from '../../rules/validate.js';
 import type { Provider } from '../../credentials/schema.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 import { GCE_INSTANCE, GCE_SHAPE, gceInstanceName } from './gce-names.js';
+import { times } from '../../errors/counts.js';
 
 type CloudAction = Extract<Rule['action'], { type: 'cloud' }>;
 type Instances = NonNullable<CloudAction['instances']>;
@@ -79,7 +80,7 @@ export const cloudKind: ActionKind = {
     return action.instances && 'tags' in action.instances ? undefined : fanoutOf(action);
   },
   limitedReason(used, about, limit) {
-    return `the cloud action ran ${used} times on instance ${about ?? '?'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not called again`;
+    return `the cloud action ran ${times(used)} on instance ${about ?? '?'} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not called again`;
   },
   spec(rule, run): CloudSpec {
     const action = cloudAction(rule);

@@ -45,7 +45,7 @@ const REACHED_THROUGH: Record<string, string> = {
   AWS: 'PITCREW_AWS_ENDPOINT_URL, PITCREW_AWS_STS_ENDPOINT_URL',
   Azure: 'PITCREW_AZURE_AUTHORITY_HOST, PITCREW_AZURE_RESOURCE_MANAGER_URL, PITCREW_AZURE_CA_FILE',
   GCP: 'PITCREW_GCP_COMPUTE_URL, PITCREW_GCP_TOKEN_URL',
-  OpenStack: 'the credential\'s authUrl, under PITCREW_NOTIFY_ALLOW_NETWORKS',
+  OpenStack: 'the credential\'s authUrl, under PITCREW_EGRESS_ALLOW_NETWORKS',
 };
 
 function redact(text: string, secrets: Array<string | undefined>): string {

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { openCredential } from '../../credentials/repository.js';
 import type { ProbeResult, Provider, Secret } from '../../credentials/schema.js';
@@ -33,11 +34,28 @@ export class CloudRunner implements Extract<ServiceRunner, { mode: 'in_process' 
     private readonly dialect: Dialect,
     private readonly box: SecretBox,
     private readonly providers: CloudProviders,
+    private readonly logger: Pick<FastifyBaseLogger, 'warn'>,
   ) {}
 
+  /** The run; one that fails leaves one log line with its reason, which never holds a secret (provider.ts). */
   async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {
     const spec = JSON.parse(execution.spec) as unknown;
     if (!isCloudSpec(spec)) return { state: 'failed', reason: 'not a cloud execution' };
+    let end: RunEnd;
+    try {
+      end = await this.attempt(execution, spec, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      end = { state: 'failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+    if ('state' in end && end.state === 'failed') {
+      const instance = spec.tags ? { tags: spec.tags } : { instanceId: spec.instanceId };
+      this.logger.warn({ executionId: execution.id, ruleId: execution.rule_id, provider: spec.provider, operation: spec.operation, region: spec.region, ...instance, reason: end.reason }, 'cloud action failed');
+    }
+    return end;
+  }
+
+  private async attempt(execution: ExecutionRow, spec: CloudSpec, signal: AbortSignal): Promise<RunEnd> {
     const credential = spec.credentialId === null ? undefined : await this.db.selectFrom('credentials').selectAll().where('id', '=', spec.credentialId).where('tenant_id', '=', execution.tenant_id).executeTakeFirst();
     if (!credential) return { state: 'failed', reason: `the rule's credential ${spec.credentialId ?? '(none set)'} does not exist in this tenant: set action.credentialId to one of GET /api/v1/credentials; the provider was not called` };
     if (credential.provider !== spec.provider) return { state: 'failed', reason: `the rule's credential "${credential.name}" is for ${credential.provider}, and the action for ${spec.provider}: the provider was not called` };

@@ -64,7 +64,7 @@ function instanceRow(resolver: ExecutionRow, spec: CloudSpec, instanceId: string
   return {
     ...queuedRow(ids, { hostId: null, hostname: instanceId }, { ...rest, instanceId }, now, (resolver.expires_at - resolver.queued_at) / 1000),
     held: held ? 1 : 0,
-    reason: held ? heldReason(fanout!.maxConcurrency!, 'instances') : null,
+    reason: held ? heldReason(fanout!.maxConcurrency!, 'instance') : null,
     fanout_max_concurrency: fanout?.maxConcurrency ?? null,
     fanout_max_errors: fanout?.maxErrors ?? null,
   };

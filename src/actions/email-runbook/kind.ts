@@ -1,6 +1,7 @@
 import { describeHost } from '../../engine/alarm-history.js';
 import type { Rule } from '../../rules/rule.js';
 import type { ActionKind, KindSpec } from '../kind.js';
+import { times } from '../../errors/counts.js';
 
 /**
  * What an email_runbook execution does, copied from the rule when the event arrives (an edit of
@@ -33,7 +34,7 @@ export const emailRunbookKind: ActionKind = {
     return { runsOn: 'service', runs: [{ about: rule.target.type === 'specific_host' ? rule.target.hostname : event.hostName }] };
   },
   limitedReason(used, about, limit) {
-    return `the runbook was mailed ${used} times about ${describeHost(about)} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not sent again`;
+    return `the runbook was mailed ${times(used)} about ${describeHost(about)} within ${limit.windowSeconds} s, its action limit (max ${limit.max}): not sent again`;
   },
   spec(rule, run): EmailRunbookSpec {
     const action = emailRunbookAction(rule);

@@ -194,7 +194,7 @@ describe('Grafana HMAC signature', () => {
 
   it('refuses a header sent twice', () => {
     const sig = sign(secret, rawBody);
-    expect(errorsOf(parseGrafana(request(body, { rawBody, secret, headers: { 'x-grafana-alerting-signature': [sig, sig] } })))[0]!.message).toContain('sent 2 times');
+    expect(errorsOf(parseGrafana(request(body, { rawBody, secret, headers: { 'x-grafana-alerting-signature': [sig, sig] } })))[0]!.message).toContain('sent twice');
   });
 });
 

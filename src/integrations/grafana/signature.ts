@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolRequest } from '../notification.js';
 import { shown } from '../alertmanager/alert.js';
+import { times } from '../../errors/counts.js';
 
 /**
  * Grafana's webhook HMAC signing (grafana/alerting http/hmac.go, `hmacConfig` of the webhook
@@ -96,7 +97,7 @@ function oneHeader(request: ToolRequest, name: string): string | FieldError {
   }
   if (Array.isArray(value)) {
     if (value.length === 1 && value[0] !== undefined) return value[0];
-    return { path: `/headers/${name}`, message: `${name}: sent ${value.length} times; send it once` };
+    return { path: `/headers/${name}`, message: `${name}: sent ${times(value.length)}; send it once` };
   }
   return value;
 }

@@ -1,4 +1,5 @@
 import type { EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity } from '../notification.js';
+import { counted, times } from '../../errors/counts.js';
 
 /**
  * A notification reduced to what every platform shows: a title, a summary, labelled facts, one
@@ -58,9 +59,9 @@ function runDigest(n: RunNotification): Digest {
   const only = n.total === 1 ? n.executions[0] : undefined;
   let title: string;
   if (only) title = `${icon(only.state)} ${n.rule.name} ${stateWords(only.state)} on ${only.hostname}`;
-  else if (failed > 0) title = `❌ ${n.rule.name} failed on ${failed} of ${n.total} hosts`;
-  else if ((n.counts.succeeded ?? 0) === n.total) title = `✅ ${n.rule.name} succeeded on all ${n.total} hosts`;
-  else title = `ℹ️ ${n.rule.name}: ${ended} of ${n.total} hosts finished`;
+  else if (failed > 0) title = `❌ ${n.rule.name} failed on ${failed} of ${counted(n.total, 'host')}`;
+  else if ((n.counts.succeeded ?? 0) === n.total) title = `✅ ${n.rule.name} succeeded on all ${counted(n.total, 'host')}`;
+  else title = `ℹ️ ${n.rule.name}: ${ended} of ${counted(n.total, 'host')} finished`;
   if (n.partial) title += ` (${n.counts.pending ?? 0} still running)`;
 
   const counts = Object.entries(n.counts).filter(([, count]) => count > 0).map(([state, count]) => `${count} ${stateWords(state)}`).join(', ');
@@ -68,7 +69,7 @@ function runDigest(n: RunNotification): Digest {
   facts.push(['Ran', n.action]);
   if (n.total > 1) facts.push(['Hosts', `${n.total}: ${counts}`]);
   const sections = n.executions.map(executionSection);
-  if (n.unlisted > 0) sections.push({ heading: `… and ${n.unlisted} more host${n.unlisted === 1 ? '' : 's'}: see the event`, note: null, code: '' });
+  if (n.unlisted > 0) sections.push({ heading: `… and ${counted(n.unlisted, 'more host')}: see the event`, note: null, code: '' });
   return { title, severity: n.severity, summary: alertSentence(n.event), facts, sections, links: links(n.rule.url, n.event.url, only?.url ?? null) };
 }
 
@@ -76,7 +77,7 @@ function escalationDigest(n: EscalationNotification): Digest {
   const windowEnd = new Date(Date.parse(n.windowStart) + n.limit.windowSeconds * 1000).toISOString();
   const facts: Digest['facts'] = [
     ['Host', n.hostname],
-    ['Limit', `${n.limit.max} executions per ${duration(n.limit.windowSeconds * 1000)}`],
+    ['Limit', `${counted(n.limit.max, 'execution')} per ${duration(n.limit.windowSeconds * 1000)}`],
     ['Executions in window', String(n.count)],
     ['Window', `${n.windowStart} to ${windowEnd}`],
   ];
@@ -84,7 +85,7 @@ function escalationDigest(n: EscalationNotification): Digest {
   return {
     title: `🚨 Action limit reached: ${n.rule.name} on ${n.hostname}`,
     severity: 'error',
-    summary: `pitcrew already ran "${n.rule.name}" ${n.count} time${n.count === 1 ? '' : 's'} on ${n.hostname} within ${duration(n.limit.windowSeconds * 1000)} (limit ${n.limit.max}). Not done: ${n.notDone}. A person must look: pitcrew does not act on this host for this rule again before ${windowEnd}.`,
+    summary: `pitcrew already ran "${n.rule.name}" ${times(n.count)} on ${n.hostname} within ${duration(n.limit.windowSeconds * 1000)} (limit ${n.limit.max}). Not done: ${n.notDone}. A person must look: pitcrew does not act on this host for this rule again before ${windowEnd}.`,
     facts,
     sections: [],
     links: links(n.rule.url, n.event?.url ?? null),

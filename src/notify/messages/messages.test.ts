@@ -50,6 +50,9 @@ describe('digest: the words of every message', () => {
     expect(d.summary).toContain('ran "restart nginx" 3 times on web-1 within 10 min (limit 3)');
     expect(d.summary).toContain('Not done: did not run the autofix script');
     expect(d.facts).toContainEqual(['Window', '2026-03-01T03:00:00.000Z to 2026-03-01T03:10:00.000Z']);
+    const once = digest({ ...escalation, limit: { max: 1, windowSeconds: 600 }, count: 1 });
+    expect(once.summary).toContain('ran "restart nginx" once on web-1 within 10 min (limit 1)');
+    expect(once.facts).toContainEqual(['Limit', '1 execution per 10 min']);
   });
 });
 

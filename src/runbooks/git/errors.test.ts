@@ -10,6 +10,24 @@ Host key for [git.example.com]:2222 has changed and you have requested strict ch
 Host key verification failed.
 fatal: Could not read from remote repository.`;
 
+/** OpenSSH 9.2's words for an ED25519 host key when known_hosts holds an ECDSA key of the name (sshd run by hand). */
+const OTHER_TYPE = `@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
+@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @
+@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
+IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!
+Someone could be eavesdropping on you right now (man-in-the-middle attack)!
+It is also possible that a host key has just been changed.
+The fingerprint for the ED25519 key sent by the remote host is
+SHA256:/aMQ7rmdEDFVLGAfon1bcv3SW1qIjDHkheBBs5Vsg3Q.
+Please contact your system administrator.
+Add correct host key in /tmp/pitcrew-ssh-x/known_hosts to get rid of this message.
+Offending ECDSA key in /tmp/pitcrew-ssh-x/known_hosts:1
+  remove with:
+  ssh-keygen -f "/tmp/pitcrew-ssh-x/known_hosts" -R "[git.example.com]:2222"
+Host key for [git.example.com]:2222 has changed and you have requested strict checking.
+Host key verification failed.
+fatal: Could not read from remote repository.`;
+
 /** git's, curl's and ssh's words (LC_ALL=C, git 2.39, OpenSSH 9.2) and what pitcrew makes of them. */
 describe('remoteFailure', () => {
   it.each([
@@ -31,6 +49,9 @@ describe('remoteFailure', () => {
     [ssh, 'ERROR: Repository not found.\nfatal: Could not read from remote repository.', 'refused', 'the server has no repository there'],
     [ssh, 'No ED25519 host key is known for [git.example.com]:2222 and you have requested strict checking.\r\nHost key verification failed.', 'host_key', 'ssh-keyscan -p 2222 git.example.com'],
     [ssh, CHANGED, 'host_key', 'does not match the repository\'s knownHosts'],
+    [ssh, OTHER_TYPE, 'host_key', 'offered its ED25519 host key (SHA256:/aMQ7rmdEDFVLGAfon1bcv3SW1qIjDHkheBBs5Vsg3Q), and the repository\'s knownHosts has no ED25519 key for it, only an ECDSA one'],
+    [ssh, OTHER_TYPE, 'host_key', 'add the line `ssh-keyscan -t ed25519 -p 2222 git.example.com` prints to knownHosts'],
+    [ssh, 'WARNING: RSA key found for host [git.example.com]:2222\r\nin /tmp/k:1\r\nRSA key fingerprint SHA256:abc.\r\nNo ED25519 host key is known for [git.example.com]:2222 and you have requested strict checking.\r\nHost key verification failed.', 'host_key', 'offered its ED25519 host key, and the repository\'s knownHosts has no ED25519 key for it, only an RSA one'],
     [ssh, 'kex_exchange_identification: Connection closed by remote host', 'unreachable', 'the connection to git.example.com:2222 failed (kex_exchange_identification'],
     [https, 'fatal: protocol error: bad pack header', 'unreachable', 'git said "fatal: protocol error: bad pack header"'],
   ])('%#: reads %j', (repository, stderr, problem, words) => {

@@ -47,6 +47,11 @@ export function remoteFailure(repository: RepositoryLabel, outcome: RemoteOutcom
   const refused = (why: string) => new RunbookFetchError('refused', `${label} refused pitcrew: ${why}`);
   const { stderr } = outcome;
   if (outcome.timedOut) return unreachable(`no answer within ${outcome.timeoutSeconds} s (PITCREW_GIT_TIMEOUT_SECONDS)`);
+  const types = hostKeyTypes(stderr);
+  if (types) {
+    const keyscan = `ssh-keyscan -t ${types.offered.toLowerCase()}${repository.port === 22 ? '' : ` -p ${repository.port}`} ${repository.host}`;
+    return new RunbookFetchError('host_key', `${label}: the SSH server at ${at} offered its ${types.offered} host key${types.fingerprint ? ` (${types.fingerprint})` : ''}, and the repository's knownHosts has no ${types.offered} key for it, only ${article(types.known)} ${types.known} one. ssh takes a key of another type for a changed key, though most often the server just has ${article(types.offered)} ${types.offered} key that knownHosts lacks: add the line \`${keyscan}\` prints to knownHosts, once its fingerprint matches the one the server's administrator gives`);
+  }
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr)) {
     return new RunbookFetchError('host_key', `${label}: the SSH server at ${at} showed a host key that does not match the repository's knownHosts. The server's key changed, or something is in between: check with the server's administrator before you change knownHosts`);
   }
@@ -72,6 +77,26 @@ export function remoteFailure(repository: RepositoryLabel, outcome: RemoteOutcom
   if (/Connection refused|Failed to connect|Couldn't connect/i.test(stderr)) return unreachable(`nothing answered at ${at} (connection refused)`);
   if (/No route to host|Network is unreachable|Connection reset|Connection closed|kex_exchange_identification/i.test(stderr)) return unreachable(`the connection to ${at} failed (${lastLine(stderr)})`);
   return unreachable(`git said "${lastLine(stderr)}"`);
+}
+
+/**
+ * The key type the server offered and the other type knownHosts holds, when ssh refused a host key
+ * for its type. OpenSSH 9.2 (ssh -o StrictHostKeyChecking=yes) says it two ways, both seen against
+ * sshd with an ED25519 host key: with a known key of another type for the same name, "REMOTE HOST
+ * IDENTIFICATION HAS CHANGED" ... "The fingerprint for the ED25519 key sent by the remote host is
+ * SHA256:…" ... "Offending ECDSA key in …"; or (sshconnect.c, show_other_keys) "WARNING: ECDSA key
+ * found for host …" ... "No ED25519 host key is known for … and you have requested strict checking".
+ */
+export function hostKeyTypes(stderr: string): { offered: string; known: string; fingerprint: string | undefined } | undefined {
+  const sent = /The fingerprint for the (\S+) key sent by the remote host is\s+(SHA256:[A-Za-z0-9+/=]+)/.exec(stderr);
+  const offered = sent?.[1] ?? /No (\S+) host key is known for/.exec(stderr)?.[1];
+  const known = /Offending (\S+) key in/.exec(stderr)?.[1] ?? /WARNING: (\S+) key found for host/.exec(stderr)?.[1];
+  if (!offered || !known || offered === known) return undefined;
+  return { offered, known, fingerprint: sent?.[2] };
+}
+
+function article(word: string): string {
+  return /^[AEFHILMNORSX]/.test(word) ? 'an' : 'a';
 }
 
 /** The last line git wrote, as the most specific one; short. */

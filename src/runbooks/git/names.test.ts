@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { refProblem, runbookPathProblem } from './names.js';
+import { pinnedCommit, refProblem, runbookPathProblem } from './names.js';
 
 /** What git itself says of a ref name: the rules refProblem follows. */
 function gitTakes(ref: string): boolean {
@@ -33,6 +33,26 @@ describe('refProblem', () => {
     expect(refProblem('')).toMatch(/is empty/);
     expect(refProblem('refs/remotes/origin/main')).toMatch(/outside refs\/heads\/ and refs\/tags\//);
     expect(refProblem('x'.repeat(256))).toMatch(/longer than 255/);
+  });
+});
+
+describe('commit ids as refs', () => {
+  it('takes a whole commit id (SHA-1 or SHA-256), as the commit it pins, in lower case', () => {
+    const sha1 = '0123456789abcdef0123456789abcdef01234567';
+    for (const id of [sha1, sha1.toUpperCase(), 'ab'.repeat(32)]) {
+      expect(refProblem(id)).toBeUndefined();
+      expect(pinnedCommit(id)).toBe(id.toLowerCase());
+    }
+    expect(pinnedCommit('main')).toBeUndefined();
+    expect(pinnedCommit('refs/heads/0123456789abcdef0123456789abcdef01234567')).toBeUndefined();
+  });
+
+  it.each(['1a2b3c4', '0123456789abcdef0123', 'DEADBEEF1', 'ab'.repeat(19) + '1'])('refuses %s, an abbreviated commit id, asking for the whole id or a tag', (ref) => {
+    expect(refProblem(ref)).toBe(`looks like an abbreviated commit id; give the whole id (git rev-parse ${ref} prints it) to pin that commit, or tag the commit and give the tag (a branch named so is refs/heads/${ref})`);
+  });
+
+  it.each(['deadbeef', 'cafe', 'facade', 'release-2024', 'v1234567', 'refs/heads/1a2b3c4'])('takes %s, which no abbreviation looks like', (ref) => {
+    expect(refProblem(ref)).toBeUndefined();
   });
 });
 

@@ -2,13 +2,30 @@
 const MAX_REF_LENGTH = 255;
 const MAX_PATH_LENGTH = 4096;
 
+/** A full commit id (SHA-1, or SHA-256 in a repository that uses it), in any case. */
+const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
+/** Hex of git's shortest abbreviation (7) or longer, with a digit: no branch name people write looks like that. */
+const ABBREVIATED_ID = /^(?=[a-f]*\d)[0-9a-f]{7,63}$/i;
+
 /**
- * Why `ref` is not a branch or tag name, or undefined: the rules of `git check-ref-format
- * --allow-onelevel` (git-check-ref-format(1)), and no leading "-", which git would read as an option.
- * A full name (refs/heads/…, refs/tags/…) is taken too: it names exactly that ref.
+ * The commit a ref pins, when it is a full commit id, in lower case (as git writes ids); undefined
+ * for a branch or tag name. A pinned runbook is fetched by that id (sources.ts).
+ */
+export function pinnedCommit(ref: string): string | undefined {
+  return COMMIT_ID.test(ref) ? ref.toLowerCase() : undefined;
+}
+
+/**
+ * Why `ref` is not a branch or tag name or a full commit id, or undefined: the rules of `git
+ * check-ref-format --allow-onelevel` (git-check-ref-format(1)), and no leading "-", which git
+ * would read as an option. A full name (refs/heads/…, refs/tags/…) is taken too: it names exactly
+ * that ref. An abbreviated commit id is refused: the server can only be asked for a whole one.
  */
 export function refProblem(ref: string): string | undefined {
   if (ref === '') return 'is empty; give a branch or tag name, such as main or v1.2.0';
+  if (pinnedCommit(ref) === undefined && ABBREVIATED_ID.test(ref)) {
+    return `looks like an abbreviated commit id; give the whole id (git rev-parse ${ref} prints it) to pin that commit, or tag the commit and give the tag (a branch named so is refs/heads/${ref})`;
+  }
   if (ref.length > MAX_REF_LENGTH) return `is longer than ${MAX_REF_LENGTH} characters`;
   if (ref.startsWith('-')) return 'starts with "-", which git would take for an option';
   if (ref === '@') return 'is "@", which git does not take as a ref name';

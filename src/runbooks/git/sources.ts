@@ -7,7 +7,7 @@ import { SecretBoxError, type SecretBox } from '../../identity/secret-box.js';
 import type { Database, RepositoryRow } from '../../store/schema.js';
 import { gitEnv, openConnection, type Connection, type EgressGate } from './connection.js';
 import { labelOf, lastLine, remoteFailure, RunbookFetchError, type RepositoryLabel } from './errors.js';
-import { refProblem, runbookPathProblem } from './names.js';
+import { pinnedCommit, refProblem, runbookPathProblem } from './names.js';
 import { GitHost } from './host.js';
 import { findRepository, openRepositoryCredential } from './repository.js';
 import type { StoredCredential } from './schema.js';
@@ -16,7 +16,7 @@ import { isRegularFile, judgePath, parseTree, pathWithFolders } from './tree.js'
 import { parseRepositoryUrl, type RepositoryUrl } from './url.js';
 
 export { RunbookFetchError, type FetchProblem } from './errors.js';
-export { refProblem, runbookPathProblem } from './names.js';
+export { pinnedCommit, refProblem, runbookPathProblem } from './names.js';
 export type { EgressGate } from './connection.js';
 
 /** A runbook in a repository, as a rule names it; `ref` defaults to the repository's. */
@@ -40,9 +40,9 @@ export interface FetchedRunbook {
 
 /** Where a ref is at the server. */
 export interface ResolvedRef {
-  /** As asked: main, v1.2.0. */
+  /** As asked: main, v1.2.0, or a commit id. */
   ref: string;
-  /** As the server names it: refs/heads/main, refs/tags/v1.2.0. */
+  /** As the server names it: refs/heads/main, refs/tags/v1.2.0; for a pinned commit, the commit itself. */
   fullName: string;
   commit: string;
 }
@@ -120,9 +120,13 @@ export class GitSources {
     });
   }
 
-  /** "Test connection": where the ref is at the server; nothing else is read. */
+  /** "Test connection": where the ref is at the server; nothing else is read. A pinned commit is fetched: the one way to ask the server for it. */
   async test(tenantId: string, repositoryId: string, ref?: string): Promise<ResolvedRef> {
-    return this.session(tenantId, repositoryId, (session) => this.resolve(session, ref ?? session.row.ref));
+    return this.session(tenantId, repositoryId, async (session) => {
+      const resolved = await this.resolve(session, ref ?? session.row.ref);
+      if (isPinned(resolved)) await this.ensureCommit(session, resolved);
+      return resolved;
+    });
   }
 
   /** The regular files at the ref's commit, for a person to pick a runbook's path from. */
@@ -170,10 +174,15 @@ export class GitSources {
     }
   }
 
-  /** Where the ref is at the server now (git ls-remote): a tag before a branch of the same name, as git takes them. */
+  /**
+   * Where the ref is at the server now (git ls-remote): a tag before a branch of the same name, as
+   * git takes them. A full commit id pins that commit: nothing to look up, it is fetched by id.
+   */
   private async resolve(session: Session, ref: string): Promise<ResolvedRef> {
     const problem = refProblem(ref);
     if (problem) throw new RunbookFetchError('ref_missing', `ref "${ref}" ${problem} (${labelOf(session.target)}); change the rule's ref`);
+    const pinned = pinnedCommit(ref);
+    if (pinned) return { ref, fullName: pinned, commit: pinned };
     const names = ref.startsWith('refs/') ? [ref] : [`refs/tags/${ref}`, `refs/heads/${ref}`];
     // name^{} too: ls-remote's patterns match whole names, and an annotated tag's commit is advertised as name^{}.
     const run = await this.remote(session, ['ls-remote', session.connection.url, ...names.flatMap((name) => [name, `${name}^{}`])]);
@@ -190,7 +199,11 @@ export class GitSources {
     throw new RunbookFetchError('ref_missing', `ref ${ref} does not exist in ${labelOf(session.target)}: push it or change the rule's ref`);
   }
 
-  /** The commit in the cache, fetched (depth 1) only when it is not there yet; the commit read (the ref's, if the server moved it meanwhile). */
+  /**
+   * The commit in the cache, fetched (depth 1) only when it is not there yet; the commit read (the
+   * ref's, if the server moved it meanwhile). A pinned commit is asked for every time, as a ref is
+   * looked up every time: a fetch of a commit the cache holds is one exchange with the server.
+   */
   private async ensureCommit(session: Session, resolved: ResolvedRef): Promise<string> {
     const { gitDir } = session;
     return this.serialised(session.row.id, async () => {
@@ -200,13 +213,18 @@ export class GitSources {
         await fs.rm(gitDir, { recursive: true, force: true });
         await this.checked(session, await runGit(['init', '--bare', '--quiet', '--template=', gitDir], { env: session.localEnv, deadline: session.deadline }), 'git init');
       }
-      if ((await runGit(['--git-dir', gitDir, 'cat-file', '-e', `${resolved.commit}^{commit}`], { env: session.localEnv, deadline: session.deadline })).code === 0) return resolved.commit;
+      const cached = (await runGit(['--git-dir', gitDir, 'cat-file', '-e', `${resolved.commit}^{commit}`], { env: session.localEnv, deadline: session.deadline })).code === 0;
+      if (cached && !isPinned(resolved)) return resolved.commit;
       const started = Date.now();
       const common = ['fetch', '--depth', '1', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet', session.connection.url];
       let fetched = await git([...common, resolved.commit]);
       let commit = resolved.commit;
+      // Protocol v2 servers give any commit a ref reaches by its id (gitprotocol-v2(5), fetch: "Wants can
+      // be anything and are not limited to advertised objects"); a v0 server only advertised ones.
+      const byIdRefused = fetched.code !== 0 && /not our ref|unadvertised object|couldn't find remote ref/i.test(fetched.stderr);
+      if (byIdRefused && isPinned(resolved)) throw unfetchablePin(session.target, resolved.commit);
       // A server that serves only advertised refs (protocol v0 without uploadpack.allowReachableSHA1InWant): fetch the ref by name.
-      if (fetched.code !== 0 && /not our ref|unadvertised object|couldn't find remote ref/i.test(fetched.stderr)) {
+      if (byIdRefused) {
         fetched = await git([...common, `+${resolved.fullName}:refs/pitcrew/fetched`]);
         if (fetched.code === 0) commit = (await this.checked(session, await git(['rev-parse', '--verify', 'refs/pitcrew/fetched^{commit}']), 'git rev-parse')).stdout.toString('utf8').trim();
       }
@@ -267,7 +285,17 @@ function labelFor(row: RepositoryRow, url: RepositoryUrl): RepositoryLabel {
   return { name: row.name, url: row.url, transport: url.transport, host: url.host, port: url.port };
 }
 
+function isPinned(resolved: ResolvedRef): boolean {
+  return resolved.fullName === resolved.commit;
+}
+
+/** A pinned commit the server would not give: not in the repository, or a server that gives commits by ref name only. */
+function unfetchablePin(target: RepositoryLabel, commit: string): RunbookFetchError {
+  return new RunbookFetchError('ref_missing', `commit ${commit} could not be fetched from ${labelOf(target)}: the repository has no such commit, or its server gives commits only by branch or tag name (git protocol v0, without uploadpack.allowReachableSHA1InWant). Tag the commit (git tag runbooks-pinned ${commit.slice(0, 12)} && git push origin runbooks-pinned) and set the ref to the tag`);
+}
+
 function describeRef(ref: string, commit: string): string {
+  if (pinnedCommit(ref)) return `commit ${commit.slice(0, 12)}`;
   return `${ref.replace(/^refs\/(heads|tags)\//, '')} (commit ${commit.slice(0, 12)})`;
 }
 

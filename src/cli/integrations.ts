@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|alerts|test|delete> [options]
 
@@ -39,7 +40,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/integrations?limit=1000')) as { items: IntegrationView[] };
-      show(page, ['ID  NAME  TYPE  LAST ALERT  LAST ERROR  URL', ...page.items.map(describe)].join('\n'));
+      show(page, table(['ID', 'NAME', 'TYPE', 'LAST ALERT', 'LAST ERROR', 'URL'], page.items.map(describe)));
       return 0;
     }
     case 'create': {
@@ -54,7 +55,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
       const limit = values.limit ?? '20';
       if (!/^[1-9]\d{0,3}$/.test(limit)) throw new CliError('--limit must be a whole number from 1 to 1000', 2);
       const page = (await callApi(client, 'GET', `/api/v1/integrations/${id}/alerts?limit=${limit}`)) as { items: AlertView[] };
-      show(page, ['RECEIVED  STATE  ALERT  HOST  WHAT IT DID', ...page.items.map(describeAlert)].join('\n'));
+      show(page, table(['RECEIVED', 'STATE', 'ALERT', 'HOST', 'WHAT IT DID'], page.items.map(describeAlert)));
       return 0;
     }
     case 'test': {
@@ -88,9 +89,9 @@ function onlyId(positionals: string[], verb: string): string {
   return encodeURIComponent(positionals[0]!);
 }
 
-function describeAlert(alert: AlertView): string {
+function describeAlert(alert: AlertView): string[] {
   const did = alert.events.length === 0 ? 'no rule matched' : alert.events.map((e) => `${e.outcome} (rule ${e.ruleId})`).join(', ');
-  return [alert.receivedAt, alert.state, alert.alarmName ?? '-', alert.hostName ?? '-', did].join('  ');
+  return [alert.receivedAt, alert.state, alert.alarmName ?? '-', alert.hostName ?? '-', did];
 }
 
 function parseConfig(text: string): unknown {
@@ -101,7 +102,7 @@ function parseConfig(text: string): unknown {
   }
 }
 
-function describe(integration: IntegrationView): string {
+function describe(integration: IntegrationView): string[] {
   const { lastAlertAt, lastError } = integration.status;
-  return [integration.id, integration.name, integration.type, lastAlertAt ?? 'never', lastError ?? '-', integration.url].join('  ');
+  return [integration.id, integration.name, integration.type, lastAlertAt ?? 'never', lastError ?? '-', integration.url];
 }

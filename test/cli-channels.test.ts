@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,16 @@ import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
 import { waitFor } from './support/wait.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
+
+/** A command the service printed, run as a person pastes it: bash, with their exports. */
+function shell(command: string, exports: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', command], { env: { PATH: process.env.PATH, ...exports } }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
 
 // Each case runs the CLI as a process several times (about a second each, several on a busy machine):
 // the suite's 30 s is too little when CI shares its cores; two timed out so in a loaded run.
@@ -95,6 +106,8 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(made.code, made.stderr).toBe(0);
     const id = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
     expect(made.stdout).toContain(`/api/v1/trigger/channel/alertmanager/<api_key>/${id}`);
+    const curl = made.stdout.split('\n').find((line) => line.startsWith('curl '))!;
+    expect(made.stdout).toContain(`(export PITCREW_API_KEY first; its rules act on it as on the tool's own):\n${curl}\nor send a test alert (a dry run): npx pitcrew integrations test ${id}\n`);
     expect((await integrations(['list'])).stdout).toMatch(new RegExp(`${id} {2,}prometheus {2,}alertmanager {2,}never {2,}- {2,}http`));
     const refused = await integrations(['create', '--name', 'x', '--type', 'nagios']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/type/) });
@@ -104,9 +117,41 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(test.stdout).toBe('sent test alert "DiskFull" (a dry run)\nno rule matched it\n');
     const alerts = await integrations(['alerts', id]);
     expect(alerts.stdout).toMatch(/^RECEIVED {2,}STATE {3}ALERT {5}HOST {3}WHAT IT DID\n\S+Z {2}firing {2}DiskFull {2}web-9 {2}no rule matched\n$/);
+    // The printed curl, run as printed: Alertmanager's own body, its host under the integration's hostLabel.
+    const sent = await shell(curl, { PITCREW_API_KEY: apiKey });
+    expect(JSON.parse(sent.stdout)).toMatchObject({ alerts: [{ state: 'firing', alarmName: 'NodeFilesystemAlmostFull', hostName: 'web-1', events: [] }] });
+    expect((await integrations(['alerts', id])).stdout).toMatch(/\n\S+Z {2}firing {2}NodeFilesystemAlmostFull {2}web-1 {2}no rule matched\n\S+Z {2}firing {2}DiskFull {18}web-9 {2}no rule matched\n$/);
     expect((await integrations(['alerts', id, '--limit', 'lots'])).code).toBe(2);
     expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
     expect((await integrations(['list'])).stdout).not.toContain(id);
+  });
+
+  it("gives every integration a curl that posts the tool's own body, and a test alert, both working as printed", async () => {
+    const made = async (type: string, extra: Record<string, unknown> = {}) => {
+      const response = await fetch(`${server.url}/api/v1/integrations`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `sample ${type} ${JSON.stringify(extra)}`, type, ...extra }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; curl?: string; testCurl: string };
+    };
+    const cases: Array<[string, Record<string, unknown>, string | null]> = [
+      ['alertmanager', {}, 'web-1'], ['grafana', {}, 'web-1'], ['monasca', {}, 'web-1'], ['zabbix', {}, 'web-1'], ['datadog', {}, 'web-1'],
+      ['pagerduty', {}, null], ['pagerduty', { config: { hostField: 'service.summary' } }, 'web-1'],
+      ['generic', { config: { mapping: { alerts: 'alerts', name: 'labels.alertname', host: 'labels.instance', state: 'status' } } }, 'web-1'],
+      ['datadog', { secret: 'datadog-shared-secret' }, 'web-1'],
+    ];
+    for (const [type, extra, host] of cases) {
+      const integration = await made(type, extra);
+      const sent = await shell(integration.curl!, { PITCREW_API_KEY: apiKey, PITCREW_INTEGRATION_SECRET: 'datadog-shared-secret' });
+      expect(JSON.parse(sent.stdout), `${type} ${JSON.stringify(extra)}: ${sent.stdout}`).toMatchObject({ alerts: [{ state: 'firing', hostName: host }] });
+    }
+    // Only AWS signs what SNS sends, only Grafana with the integration's secret: a test alert instead.
+    for (const [type, extra] of [['cloudwatch_sns', {}], ['grafana', { secret: 'grafana-signing-secret' }]] as const) {
+      const integration = await made(type, extra);
+      expect(integration.curl).toBeUndefined();
+      const tested = JSON.parse((await shell(integration.testCurl, { PITCREW_TOKEN: token })).stdout);
+      expect(tested).toMatchObject({ alert: { alarmName: 'PitcrewTestAlert', hostName: 'web-1', events: [] } });
+    }
   });
 
   it('pitcrew schedules previews a schedule, lists cron rules with their next tick, pauses and resumes one', async () => {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,16 @@ import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
 import { waitFor } from './support/wait.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-channels-'));
+
+/** A command the service printed, run as a person pastes it: bash, with their exports. */
+function shell(command: string, exports: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', command], { env: { PATH: process.env.PATH, ...exports } }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') reject(error);
+      else resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
 
 // Each case runs the CLI as a process several times (about a second each, several on a busy machine):
 // the suite's 30 s is too little when CI shares its cores; two timed out so in a loaded run.
@@ -72,8 +83,14 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(said).toMatch(/^issued key "agents" \(.+\), scopes enrol: shown once, store it now$/);
 
     const listed = await keys(['list']);
-    expect(listed.stdout).toMatch(/\bbootstrap {2}webhook,enrol {2}…[0-9a-f]{4} {2}active\n/);
-    expect(listed.stdout).toMatch(/\bagents {2}enrol {2}…[0-9a-f]{4} {2}active\n/);
+    expect(listed.stdout).toMatch(/\bbootstrap {2,}webhook,enrol {2,}…[0-9a-f]{4} {2,}active\n/);
+    expect(listed.stdout).toMatch(/\bagents {2,}enrol {2,}…[0-9a-f]{4} {2,}active\n/);
+    // One table: every column starts where its header does, whatever the length of the names above it.
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID {2,}NAME {2,}SCOPES {2,}KEY {2,}STATUS$/);
+    for (const column of ['NAME', 'SCOPES', 'KEY', 'STATUS']) {
+      for (const row of rows) expect(row.slice(header!.indexOf(column)), `${column} in ${row}`).toMatch(/^(bootstrap|agents|webhook|enrol|…|active)/);
+    }
     expect(listed.stdout).not.toContain(key);
     const bootstrapId = (JSON.parse((await keys(['list', '--json'])).stdout).items as Array<{ id: string; name: string }>).find((k) => k.name === 'bootstrap')!.id;
     expect((await keys(['narrow', bootstrapId, '--scope', 'webhook'])).stdout).toBe(`key "bootstrap" (${bootstrapId}) now has scopes webhook\n`);
@@ -89,7 +106,9 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(made.code, made.stderr).toBe(0);
     const id = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
     expect(made.stdout).toContain(`/api/v1/trigger/channel/alertmanager/<api_key>/${id}`);
-    expect((await integrations(['list'])).stdout).toMatch(new RegExp(`${id} {2}prometheus {2}alertmanager {2}never {2}- {2}http`));
+    const curl = made.stdout.split('\n').find((line) => line.startsWith('curl '))!;
+    expect(made.stdout).toContain(`(export PITCREW_API_KEY first; its rules act on it as on the tool's own):\n${curl}\nor send a test alert (a dry run): npx pitcrew integrations test ${id}\n`);
+    expect((await integrations(['list'])).stdout).toMatch(new RegExp(`${id} {2,}prometheus {2,}alertmanager {2,}never {2,}- {2,}http`));
     const refused = await integrations(['create', '--name', 'x', '--type', 'nagios']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/type/) });
     expect((await integrations(['create', '--name', 'x', '--type', 'generic', '--config', '{oops'])).code).toBe(2);
@@ -97,10 +116,42 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(test.code, test.stderr).toBe(0);
     expect(test.stdout).toBe('sent test alert "DiskFull" (a dry run)\nno rule matched it\n');
     const alerts = await integrations(['alerts', id]);
-    expect(alerts.stdout).toMatch(/^RECEIVED {2}STATE {2}ALERT {2}HOST {2}WHAT IT DID\n\S+Z {2}firing {2}DiskFull {2}web-9 {2}no rule matched\n$/);
+    expect(alerts.stdout).toMatch(/^RECEIVED {2,}STATE {3}ALERT {5}HOST {3}WHAT IT DID\n\S+Z {2}firing {2}DiskFull {2}web-9 {2}no rule matched\n$/);
+    // The printed curl, run as printed: Alertmanager's own body, its host under the integration's hostLabel.
+    const sent = await shell(curl, { PITCREW_API_KEY: apiKey });
+    expect(JSON.parse(sent.stdout)).toMatchObject({ alerts: [{ state: 'firing', alarmName: 'NodeFilesystemAlmostFull', hostName: 'web-1', events: [] }] });
+    expect((await integrations(['alerts', id])).stdout).toMatch(/\n\S+Z {2}firing {2}NodeFilesystemAlmostFull {2}web-1 {2}no rule matched\n\S+Z {2}firing {2}DiskFull {18}web-9 {2}no rule matched\n$/);
     expect((await integrations(['alerts', id, '--limit', 'lots'])).code).toBe(2);
     expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
     expect((await integrations(['list'])).stdout).not.toContain(id);
+  });
+
+  it("gives every integration a curl that posts the tool's own body, and a test alert, both working as printed", async () => {
+    const made = async (type: string, extra: Record<string, unknown> = {}) => {
+      const response = await fetch(`${server.url}/api/v1/integrations`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `sample ${type} ${JSON.stringify(extra)}`, type, ...extra }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; curl?: string; testCurl: string };
+    };
+    const cases: Array<[string, Record<string, unknown>, string | null]> = [
+      ['alertmanager', {}, 'web-1'], ['grafana', {}, 'web-1'], ['monasca', {}, 'web-1'], ['zabbix', {}, 'web-1'], ['datadog', {}, 'web-1'],
+      ['pagerduty', {}, null], ['pagerduty', { config: { hostField: 'service.summary' } }, 'web-1'],
+      ['generic', { config: { mapping: { alerts: 'alerts', name: 'labels.alertname', host: 'labels.instance', state: 'status' } } }, 'web-1'],
+      ['datadog', { secret: 'datadog-shared-secret' }, 'web-1'],
+    ];
+    for (const [type, extra, host] of cases) {
+      const integration = await made(type, extra);
+      const sent = await shell(integration.curl!, { PITCREW_API_KEY: apiKey, PITCREW_INTEGRATION_SECRET: 'datadog-shared-secret' });
+      expect(JSON.parse(sent.stdout), `${type} ${JSON.stringify(extra)}: ${sent.stdout}`).toMatchObject({ alerts: [{ state: 'firing', hostName: host }] });
+    }
+    // Only AWS signs what SNS sends, only Grafana with the integration's secret: a test alert instead.
+    for (const [type, extra] of [['cloudwatch_sns', {}], ['grafana', { secret: 'grafana-signing-secret' }]] as const) {
+      const integration = await made(type, extra);
+      expect(integration.curl).toBeUndefined();
+      const tested = JSON.parse((await shell(integration.testCurl, { PITCREW_TOKEN: token })).stdout);
+      expect(tested).toMatchObject({ alert: { alarmName: 'PitcrewTestAlert', hostName: 'web-1', events: [] } });
+    }
   });
 
   it('pitcrew schedules previews a schedule, lists cron rules with their next tick, pauses and resumes one', async () => {
@@ -119,9 +170,9 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     });
     expect(created.status).toBe(201);
     const rule = (await created.json()) as { id: string; schedule: { nextTicks: string[] } };
-    expect((await schedules(['list'])).stdout).toMatch(new RegExp(`^ID {2}NAME {2}SCHEDULE {2}ZONE {2}NEXT TICK {2}LAST TICK\n(.*\n)*${rule.id} {2}nightly cleanup {2}30 2 \\* \\* \\* {2}Europe/Berlin {2}${rule.schedule.nextTicks[0]} {2}never\n`));
+    expect((await schedules(['list'])).stdout).toMatch(new RegExp(`^ID {2,}NAME {2,}SCHEDULE {2,}ZONE {2,}NEXT TICK {2,}LAST TICK\n(.*\n)*${rule.id} {2,}nightly cleanup {2,}30 2 \\* \\* \\* {2,}Europe/Berlin {2,}${rule.schedule.nextTicks[0]} {2,}never\n`));
     expect((await schedules(['pause', rule.id])).stdout).toBe('paused "nightly cleanup": no tick fires until it is resumed\n');
-    expect((await schedules(['list'])).stdout).toContain(`${rule.id}  nightly cleanup  30 2 * * *  Europe/Berlin  paused  never`);
+    expect((await schedules(['list'])).stdout).toMatch(new RegExp(`${rule.id} {2,}nightly cleanup {2,}30 2 \\* \\* \\* {2,}Europe/Berlin {2,}paused {2,}never\n`));
     expect((await schedules(['resume', rule.id])).stdout).toMatch(/^resumed "nightly cleanup": next tick \d{4}-\d\d-\d\dT0[01]:30:00\.000Z\n$/);
     expect((await schedules(['next'])).code).toBe(2);
   });
@@ -140,7 +191,7 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(made.stdout).toBe(`stored aws credential "aws" (${id}), sealed; try it: npx pitcrew credentials test ${id}\n`);
     expect((await credentials(['test', id])).stdout).toMatch(/^ok: AWS accepted the key: \d+ regions visible to it \(ec2:DescribeRegions, \d+ ms\)\n$/);
     const listed = await credentials(['list']);
-    expect(listed.stdout).toMatch(new RegExp(`^ID {2}NAME {2}PROVIDER {2}IDENTIFIES {2}LAST TEST\n${id} {2}aws {2}aws {2}accessKeyId=AKIA…I0X1 {2}ok \\S+Z\n$`));
+    expect(listed.stdout).toMatch(new RegExp(`^ID {2,}NAME {2}PROVIDER {2}IDENTIFIES {13}LAST TEST\n${id} {2}aws {3}aws {7}accessKeyId=AKIA…I0X1 {2}ok \\S+Z\n$`));
     fs.writeFileSync(file, JSON.stringify({ ...key, secretAccessKey: 'cli/rotated/EXAMPLEKEY/0123456789' }));
     expect((await credentials(['rotate', id, '--secret', `@${file}`])).stdout).toBe(`replaced the secret of "aws"; test it again: npx pitcrew credentials test ${id}\n`);
     const refused = await credentials(['test', id]);
@@ -165,7 +216,7 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(made.code, made.stderr).toBe(0);
     const ruleId = /\(([0-9a-f-]{36})\)/.exec(made.stdout)![1]!;
     expect(made.stdout).toMatch(new RegExp(`^created rule "start stopped workers" \\(${ruleId}\\): webhook, cloud start \\(aws\\), trigger_host\nfire it: curl `));
-    expect((await rules(['list'])).stdout).toContain(`${ruleId}  start stopped workers  on  webhook  cloud start (aws)  trigger_host  never`);
+    expect((await rules(['list'])).stdout).toMatch(new RegExp(`\n${ruleId} {2,}start stopped workers {2,}on {2,}webhook {2,}cloud start \\(aws\\) {2,}trigger_host {2,}never\n`));
 
     // A start whose instance never settles: the run waits for it (PITCREW polls every 5 s), and is cancelled.
     ec2.transitionPolls = 1_000;
@@ -176,7 +227,7 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     const stateOf = async () => ((await (await fetch(`${server.url}/api/v1/executions/${executionId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { state: string }).state;
     await waitFor(async () => (await stateOf()) === 'running', 'the run waiting for the instance');
     const listed = (await executions(['list', '--rule', ruleId])).stdout;
-    expect(listed).toMatch(new RegExp(`^ID {2}STATE {2}KIND {2}WHERE {2}QUEUED {2}REASON\n${executionId} {2}running {2}cloud {2}i-0c1c2c3c {2}\\S+Z {2}running on the service\n$`));
+    expect(listed).toMatch(new RegExp(`^ID {2,}STATE {4}KIND {3}WHERE {7}QUEUED {20}REASON\n${executionId} {2}running {2}cloud {2}i-0c1c2c3c {2}\\S+Z {2}running on the service\n$`));
     const cancelled = await executions(['cancel', executionId]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toMatch(new RegExp(`^(cancelled|cancel requested \\(it is running; .*\\)): execution ${executionId} on i-0c1c2c3c\n$`));

@@ -19,26 +19,44 @@ describe('pitcrew command', () => {
     expect(second.stdout).toMatch(/up to date/);
   });
 
-  it('bootstrap --json creates the tenant once and issues a new key and token each time', async () => {
+  it('bootstrap --json creates the tenant and issues a key and token; run again it refuses, and --new issues others, leaving the earlier valid', async () => {
     const first = await runCli(['bootstrap', '--json'], env);
     expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
     const a = JSON.parse(first.stdout);
     // The fixed contract (DESIGN.md §7) plus what the key may do: both, for the quick start.
     expect(Object.keys(a).sort()).toEqual(['apiKey', 'apiKeyScopes', 'tenantId', 'token']);
     expect(a.apiKey).toMatch(/^[0-9a-f]{64}$/);
     expect(a.apiKeyScopes).toEqual(['webhook', 'enrol']);
 
-    const b = JSON.parse((await runCli(['bootstrap', '--json'], env)).stdout);
+    // Run again by mistake (a second read of the quick start): nothing issued, and it says what to do.
+    const again = await runCli(['bootstrap', '--json'], env);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toBe([
+      `pitcrew: tenant "default" (${a.tenantId}) exists already: nothing was issued. Still valid from before: 1 API key and 1 management token.`,
+      'See its API keys with npx pitcrew api-keys list; revoke one on the UI\'s API keys page (Revoke and regenerate)',
+      'or with POST /api/v1/api-keys/{id}/revoke; a management token: docs/security.md#rotating-credentials.',
+      'To issue another API key (webhook and enrol) and management token for it: npx pitcrew bootstrap --json --new',
+      '',
+    ].join('\n'));
+
+    const renewed = await runCli(['bootstrap', '--json', '--new'], env);
+    expect(renewed.code).toBe(0);
+    const b = JSON.parse(renewed.stdout);
     expect(b.tenantId).toBe(a.tenantId);
     expect(b.apiKey).not.toBe(a.apiKey);
     expect(b.token).not.toBe(a.token);
+    expect(renewed.stderr).toMatch(/^pitcrew: tenant "default" exists: issued another API key and management token for it\. Still valid from before: 1 API key and 1 management token\.\nSee its API keys with npx pitcrew api-keys list;/);
+    expect((await runCli(['bootstrap', '--json'], env)).stderr).toMatch(/Still valid from before: 2 API keys and 2 management tokens\./);
 
-    const other = JSON.parse((await runCli(['bootstrap', '--json', '--tenant', 'team-b'], env)).stdout);
-    expect(other.tenantId).not.toBe(a.tenantId);
+    const other = await runCli(['bootstrap', '--json', '--tenant', 'team b', '--new'], env);
+    expect(other.stderr).toBe('');
+    expect(JSON.parse(other.stdout).tenantId).not.toBe(a.tenantId);
+    expect((await runCli(['bootstrap', '--tenant', 'team b'], env)).stderr).toMatch(/npx pitcrew bootstrap --json --tenant 'team b' --new\n$/);
   });
 
   it('the issued token and key work against the running server', async () => {
-    const { apiKey, token } = JSON.parse((await runCli(['bootstrap', '--json'], env)).stdout);
+    const { apiKey, token } = JSON.parse((await runCli(['bootstrap', '--json', '--new'], env)).stdout);
     const server = await startServer(env);
     try {
       const tenant = await fetch(`${server.url}/api/v1/tenant`, { headers: { authorization: `Bearer ${token}` } });

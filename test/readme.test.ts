@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseFingerprint } from '../agent/tls.js';
+import { loadConfig } from '../src/config/config.js';
 import { spawnAgent } from './support/agents.js';
 import { slackShape } from './support/platforms.js';
 import { freePort, startServer, type ServerProcess } from './support/process.js';
@@ -27,8 +28,9 @@ import { waitFor } from './support/wait.js';
  * - Placeholders: the token and API key the README says to export, the channel id, and the Slack
  *   URL, which points at a local receiver with Slack's checks (opened with the README's own
  *   PITCREW_EGRESS_ALLOW_NETWORKS).
- * - The agent, as root (CI), gets `--allow-root`, as the README says, and a state directory in the
- *   temporary directory through PITCREW_AGENT_STATE_DIR rather than /var/lib/pitcrew-agent.
+ * - The agent runs from the README's line for the user running the test: the first one, or as root
+ *   (CI) the one with `--run-as nobody`; its state directory is a temporary one (PITCREW_AGENT_STATE_DIR)
+ *   rather than /var/lib/pitcrew-agent, which nobody can reach.
  *
  * A command the README names that does not exist fails its block (bash: `command not found`, 127).
  */
@@ -50,6 +52,7 @@ function quickStartBlocks(): Block[] {
 
 describe('the README quick start, as written', () => {
   let project: string;
+  let agentState: string;
   let server: ServerProcess;
   let receiver: Receiver;
   let terminal: Terminal;
@@ -60,6 +63,9 @@ describe('the README quick start, as written', () => {
 
   beforeAll(async () => {
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-readme-'));
+    // Where a run-as user can reach the agent's state: the project directory is its owner's alone.
+    agentState = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-readme-agent-'));
+    fs.chmodSync(agentState, 0o755);
     fs.symlinkSync(path.join(root, 'package.json'), path.join(project, 'package.json'));
     fs.symlinkSync(path.join(root, 'bin'), path.join(project, 'bin'));
     fs.mkdirSync(path.join(project, 'home'));
@@ -90,6 +96,7 @@ describe('the README quick start, as written', () => {
     terminal?.close();
     await server?.stop();
     fs.rmSync(project, { recursive: true, force: true });
+    fs.rmSync(agentState, { recursive: true, force: true });
   });
 
   const api = async (url: string) => {
@@ -124,6 +131,8 @@ describe('the README quick start, as written', () => {
   it('runs every command of it, and each does what the README says', async () => {
     expect((await terminal.run('command -v pitcrew')).code, 'a `pitcrew` on PATH would hide a README command that does not work').not.toBe(0);
     let rule: { id: string; trigger: { curl: string } } | undefined;
+    let agentLine: string | undefined;
+    let fireLine: string | undefined;
     let reply: Record<string, unknown> | undefined;
     const blocks = quickStartBlocks();
     const kinds: string[] = [];
@@ -148,8 +157,13 @@ describe('the README quick start, as written', () => {
         const [created] = await typeBlock(text);
         rule = JSON.parse(created!.stdout) as typeof rule;
         expect(rule!.trigger.curl).toContain('${PITCREW_API_KEY}');
-        // "Run that curl": the rule's own, from its reply.
-        reply = JSON.parse((await type(rule!.trigger.curl)).stdout) as Record<string, unknown>;
+        expect(JSON.parse(fs.readFileSync(path.join(project, 'rule.json'), 'utf8'))).toEqual(rule);
+      } else if (lang === 'sh' && first.includes('.trigger.curl')) {
+        // "Run it": the rule's own curl, taken out of the reply as the README says.
+        kinds.push('fire');
+        fireLine = first;
+        const [fired] = await typeBlock(text);
+        reply = JSON.parse(fired!.stdout) as Record<string, unknown>;
       } else if (lang === 'json') {
         kinds.push('reply');
         const shown = JSON.parse(text) as Record<string, unknown>;
@@ -157,11 +171,16 @@ describe('the README quick start, as written', () => {
         // The event's id, wherever it stands (eventId, executionsUrl), is the README's `…`.
         expect(JSON.parse(JSON.stringify(reply).replaceAll(String(reply!.eventId), '…'))).toEqual(shown);
       } else if (lang === 'sh' && /\bpitcrew(\.js)? agent\b/.test(first)) {
-        kinds.push('agent');
+        // The first line for a user, the second for root: the same command, and a user to run scripts as.
+        const asRoot = agentLine !== undefined;
+        kinds.push(asRoot ? 'agent as root' : 'agent');
+        if (asRoot) expect(first).toBe(`${agentLine} --run-as nobody`);
+        agentLine = first;
+        if (asRoot !== (process.getuid?.() === 0)) continue;
         agent = startAgentAsWritten(fill(first), await terminal.environment());
         await waitFor(async () => ((await api('/api/v1/hosts?hostname=web-1')).items as Array<{ status: string }>)[0]?.status === 'online', 'web-1 online in GET /api/v1/hosts', 60_000);
-        // "Fire the rule's curl again": now it runs, on web-1.
-        const fired = JSON.parse((await type(rule!.trigger.curl)).stdout) as { outcome: string; executionIds: string[] };
+        // "Fire the rule's curl again (the same eval line)": now it runs, on web-1.
+        const fired = JSON.parse((await type(fireLine!)).stdout) as { outcome: string; executionIds: string[] };
         expect(fired.outcome).toBe('accepted');
         expect(fired.executionIds).toHaveLength(1);
         const execution = await waitFor(async () => {
@@ -181,8 +200,15 @@ describe('the README quick start, as written', () => {
         throw new Error(`the README's quick start has a block this test does not know how to run; teach it:\n${text}`);
       }
     }
-    expect(kinds).toEqual(['start', 'bootstrap', 'rule', 'reply', 'agent', 'channels']);
+    expect(kinds).toEqual(['start', 'bootstrap', 'rule', 'fire', 'reply', 'agent', 'agent as root', 'channels']);
   }, 240_000);
+
+  it('names the variable that keeps the service on loopback, and says truly that it listens on every interface by default', () => {
+    const said = /listens on every interface of the machine\s+\(`HOST`, default `([^`]+)`\)[^`]*`HOST=([^ `]+) npm start`/.exec(readme);
+    expect(said, 'the quick start says where the service listens and how to keep it on loopback').not.toBeNull();
+    expect(loadConfig({}, project).host).toBe(said![1]);
+    expect(loadConfig({ HOST: said![2]! }, project).host).toBe('127.0.0.1');
+  });
 
   it('prints the fingerprint the service logs with the commands of the README and docs/agent.md, as written', async () => {
     const agentDoc = fs.readFileSync(path.join(root, 'docs/agent.md'), 'utf8');
@@ -212,10 +238,9 @@ describe('the README quick start, as written', () => {
 
   /** In a second terminal: the agent runs until stopped. */
   function startAgentAsWritten(command: string, env: Record<string, string>): ChildProcess {
-    const asRoot = process.getuid?.() === 0 ? ' --allow-root' : '';
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', `${command}${asRoot}`], {
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', command], {
       cwd: project,
-      env: { ...env, PITCREW_AGENT_STATE_DIR: path.join(project, 'agent-state') },
+      env: { ...env, PITCREW_AGENT_STATE_DIR: path.join(agentState, 'state') },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

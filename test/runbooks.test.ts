@@ -273,8 +273,8 @@ describe('pitcrew runbooks, through the API', () => {
     expect((await cli('update', id, '--file', `@${path.join(dir, 'v2.sh')}`)).out).toBe('runbook "cache cleanup" is unchanged: the same as its version 2, nothing saved');
     expect((await cli('show', id, '--version', '1')).out).toBe(`runbook "cache cleanup", version 1, sh, sha256 ${sha256(V1)}\nexpects: HostName, Mount\n\n# Cache cleanup\n\n${V1.trimEnd()}`);
     expect((await cli('diff', id, '--from', '1', '--to', '2')).out).toBe(`changed from version 1 to 2: script\n${V1_TO_V2.trimEnd()}`);
-    expect((await cli('versions', id)).out).toMatch(/^VERSION {2}SAVED {2}BY {2}INTERPRETER {2}SHA256 {2}NAME\nv2 {2}.+ {2}sh {2}[0-9a-f]{12} {2}cache cleanup\nv1 /);
-    expect((await cli('list')).out).toMatch(new RegExp(`\\n${id} {2}cache cleanup {2}v2 {2}sh {2}HostName,Mount {2}`));
+    expect((await cli('versions', id)).out).toMatch(/^VERSION {2}SAVED {2,}BY {2,}INTERPRETER {2}SHA256 {8}NAME\nv2 {7}.+ {2}sh {11}[0-9a-f]{12} {2}cache cleanup\nv1 /);
+    expect((await cli('list')).out).toMatch(new RegExp(`\\n${id} {2,}cache cleanup {2,}v2 {7}sh {11}HostName,Mount {2,}`));
     await expect(cli('update', id)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^update needs what to change/) });
     await expect(cli('create', '--name', 'x', '--file', 'v1.sh')).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/--file takes @FILE/) });
     await expect(cli('create', '--name', 'x', '--file', '@/nonexistent/script.sh')).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^cannot read \/nonexistent\/script\.sh: /) });

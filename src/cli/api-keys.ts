@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const API_KEYS_USAGE = `usage: pitcrew api-keys <list|create|narrow> [options]
 
@@ -29,7 +30,7 @@ export async function runApiKeys(args: string[], env: ClientConfig, out: (line: 
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/api-keys?limit=1000')) as { items: KeyView[] };
-      show(page, ['ID                                    NAME  SCOPES  KEY  STATUS', ...page.items.map(describeKey)].join('\n'));
+      show(page, table(['ID', 'NAME', 'SCOPES', 'KEY', 'STATUS'], page.items.map(describeKey)));
       return 0;
     }
     case 'create': {
@@ -49,6 +50,6 @@ export async function runApiKeys(args: string[], env: ClientConfig, out: (line: 
   }
 }
 
-function describeKey(key: KeyView): string {
-  return [key.id, key.name, key.scopes.join(','), `…${key.hint}`, key.revokedAt ? 'revoked' : 'active'].join('  ');
+function describeKey(key: KeyView): string[] {
+  return [key.id, key.name, key.scopes.join(','), `…${key.hint}`, key.revokedAt ? 'revoked' : 'active'];
 }

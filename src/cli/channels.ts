@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { table } from './table.js';
 
 export const CHANNELS_USAGE = `usage: pitcrew channels <list|create|test|delete> [options]
 
@@ -39,7 +40,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/channels?limit=1000')) as { items: Channel[] };
-      print(page, () => table(page.items));
+      print(page, () => table(['ID', 'NAME', 'TYPE', 'MODE', 'STATUS', 'LAST DELIVERED', 'LAST ERROR'], page.items.map(describe), 'no channels yet: npx pitcrew channels create --help'));
       return 0;
     }
     case 'create': {
@@ -63,10 +64,6 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
   }
 }
 
-function table(channels: Channel[]): string {
-  if (channels.length === 0) return 'no channels yet: npx pitcrew channels create --help';
-  const rows = [['ID', 'NAME', 'TYPE', 'MODE', 'STATUS', 'LAST DELIVERED', 'LAST ERROR']];
-  for (const c of channels) rows.push([c.id, c.name, c.type, c.mode, c.status, c.lastDeliveredAt ?? '-', c.lastError ? c.lastError.slice(0, 60) : '-']);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+function describe(c: Channel): string[] {
+  return [c.id, c.name, c.type, c.mode, c.status, c.lastDeliveredAt ?? '-', c.lastError ? c.lastError.slice(0, 60) : '-'];
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { table } from './table.js';
 
 export const CREDENTIALS_USAGE = `usage: pitcrew credentials <list|create|test|rotate|delete> [options]
 
@@ -41,7 +42,7 @@ export async function runCredentials(args: string[], env: ClientConfig, out: (li
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/credentials?limit=1000')) as { items: CredentialView[] };
-      show(page, ['ID  NAME  PROVIDER  IDENTIFIES  LAST TEST', ...page.items.map(describe)].join('\n'));
+      show(page, table(['ID', 'NAME', 'PROVIDER', 'IDENTIFIES', 'LAST TEST'], page.items.map(describe)));
       return 0;
     }
     case 'create': {
@@ -70,8 +71,8 @@ export async function runCredentials(args: string[], env: ClientConfig, out: (li
   }
 }
 
-function describe(credential: CredentialView): string {
+function describe(credential: CredentialView): string[] {
   const identifies = Object.entries(credential.summary).map(([key, value]) => `${key}=${value}`).join(' ');
   const test = credential.lastTest ? `${credential.lastTest.ok ? 'ok' : 'failed'} ${credential.lastTest.at}` : 'never';
-  return [credential.id, credential.name, credential.provider, identifies, test].join('  ');
+  return [credential.id, credential.name, credential.provider, identifies, test];
 }

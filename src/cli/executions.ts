@@ -2,6 +2,7 @@ import type { ExecutionView } from '../executions/presenter.js';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const EXECUTIONS_USAGE = `usage: pitcrew executions <list|show|cancel> [options]
 
@@ -35,7 +36,7 @@ export async function runExecutions(args: string[], env: ClientConfig, out: (lin
       const filters = { ruleId: values.rule, eventId: values.event, hostname: values.host, state: values.state };
       const query = new URLSearchParams({ limit, ...Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined)) });
       const page = (await callApi(client, 'GET', `/api/v1/executions?${query}`)) as { items: ExecutionView[] };
-      show(page, ['ID  STATE  KIND  WHERE  QUEUED  REASON', ...page.items.map(line)].join('\n'));
+      show(page, table(['ID', 'STATE', 'KIND', 'WHERE', 'QUEUED', 'REASON'], page.items.map(line)));
       return 0;
     }
     case 'show': {
@@ -54,8 +55,8 @@ export async function runExecutions(args: string[], env: ClientConfig, out: (lin
   }
 }
 
-function line(execution: ExecutionView): string {
-  return [execution.id, execution.state, execution.actionType, execution.hostname, execution.queuedAt, (execution.reason ?? '').split('\n')[0]!.slice(0, 160)].join('  ');
+function line(execution: ExecutionView): string[] {
+  return [execution.id, execution.state, execution.actionType, execution.hostname, execution.queuedAt, (execution.reason ?? '').split('\n')[0]!.slice(0, 160)];
 }
 
 /** Which runbook ran, as the execution recorded it: a stored version, a git commit's file, or the rule's own script. */

@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|alerts|test|delete> [options]
 
   list                                   the tenant's integrations: type, URL, last alert, last error
   create --name NAME --type TYPE [--config JSON] [--secret SECRET]
-                                         connect a monitoring tool; prints the URL to give it. TYPE is
+                                         connect a monitoring tool; prints the URL to give it, and a curl
+                                         that posts one alert as the tool does. TYPE is
                                          alertmanager, grafana, monasca, zabbix, datadog, pagerduty,
                                          cloudwatch_sns or generic (docs/integrations.md)
   alerts ID [--limit N]                  the alerts it took, newest first, with what each did
@@ -23,6 +25,7 @@ interface IntegrationView {
   name: string;
   type: string;
   url: string;
+  curl?: string;
   status: { lastAlertAt: string | null; lastError: string | null };
 }
 
@@ -39,14 +42,14 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/integrations?limit=1000')) as { items: IntegrationView[] };
-      show(page, ['ID  NAME  TYPE  LAST ALERT  LAST ERROR  URL', ...page.items.map(describe)].join('\n'));
+      show(page, table(['ID', 'NAME', 'TYPE', 'LAST ALERT', 'LAST ERROR', 'URL'], page.items.map(describe)));
       return 0;
     }
     case 'create': {
       if (!values.name || !values.type) throw new CliError(`create needs --name NAME and --type TYPE\n\n${INTEGRATIONS_USAGE}`, 2);
       const body = { name: values.name, type: values.type, ...(values.config ? { config: parseConfig(values.config) } : {}), ...(values.secret ? { secret: values.secret } : {}) };
       const made = (await callApi(client, 'POST', '/api/v1/integrations', body)) as IntegrationView;
-      show(made, `created ${made.type} integration "${made.name}" (${made.id})\ngive the tool this URL, with an API key in place of <api_key>:\n${made.url}`);
+      show(made, `created ${made.type} integration "${made.name}" (${made.id})\ngive the tool this URL, with an API key in place of <api_key>:\n${made.url}\n${tryIt(made)}`);
       return 0;
     }
     case 'alerts': {
@@ -54,7 +57,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
       const limit = values.limit ?? '20';
       if (!/^[1-9]\d{0,3}$/.test(limit)) throw new CliError('--limit must be a whole number from 1 to 1000', 2);
       const page = (await callApi(client, 'GET', `/api/v1/integrations/${id}/alerts?limit=${limit}`)) as { items: AlertView[] };
-      show(page, ['RECEIVED  STATE  ALERT  HOST  WHAT IT DID', ...page.items.map(describeAlert)].join('\n'));
+      show(page, table(['RECEIVED', 'STATE', 'ALERT', 'HOST', 'WHAT IT DID'], page.items.map(describeAlert)));
       return 0;
     }
     case 'test': {
@@ -88,9 +91,21 @@ function onlyId(positionals: string[], verb: string): string {
   return encodeURIComponent(positionals[0]!);
 }
 
-function describeAlert(alert: AlertView): string {
+function describeAlert(alert: AlertView): string[] {
   const did = alert.events.length === 0 ? 'no rule matched' : alert.events.map((e) => `${e.outcome} (rule ${e.ruleId})`).join(', ');
-  return [alert.receivedAt, alert.state, alert.alarmName ?? '-', alert.hostName ?? '-', did].join('  ');
+  return [alert.receivedAt, alert.state, alert.alarmName ?? '-', alert.hostName ?? '-', did];
+}
+
+/** How to see it work before the tool is set up: the tool's own body by curl, when anyone can make one, and a test alert. */
+function tryIt(made: IntegrationView): string {
+  const test = `npx pitcrew integrations test ${made.id}`;
+  if (!made.curl) return `only the tool can sign what it sends; see it work with a test alert (a dry run): ${test}`;
+  const exports = made.curl.includes('PITCREW_INTEGRATION_SECRET') ? 'PITCREW_API_KEY and PITCREW_INTEGRATION_SECRET' : 'PITCREW_API_KEY';
+  return [
+    `try it with one alert about web-1 as the tool sends it (export ${exports} first; its rules act on it as on the tool's own):`,
+    made.curl,
+    `or send a test alert (a dry run): ${test}`,
+  ].join('\n');
 }
 
 function parseConfig(text: string): unknown {
@@ -101,7 +116,7 @@ function parseConfig(text: string): unknown {
   }
 }
 
-function describe(integration: IntegrationView): string {
+function describe(integration: IntegrationView): string[] {
   const { lastAlertAt, lastError } = integration.status;
-  return [integration.id, integration.name, integration.type, lastAlertAt ?? 'never', lastError ?? '-', integration.url].join('  ');
+  return [integration.id, integration.name, integration.type, lastAlertAt ?? 'never', lastError ?? '-', integration.url];
 }

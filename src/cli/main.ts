@@ -18,7 +18,9 @@ const USAGE = `usage: pitcrew <command> [options]
 
 commands:
   server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
-  bootstrap --json [--tenant NAME]  create the tenant if missing, print a new API key (webhook and enrol) and management token
+  bootstrap --json [--tenant NAME] [--new]
+                                   create the tenant and print its API key (webhook and enrol) and management token;
+                                   for a tenant that exists, --new issues another key and token (the earlier stay valid)
   migrate                         apply database migrations and exit
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
@@ -82,8 +84,8 @@ async function main(argv: string[]): Promise<number> {
       return runAgent(rest);
     }
     case 'bootstrap': {
-      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' } }, strict: true });
-      return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default' });
+      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' }, tenant: { type: 'string' }, new: { type: 'boolean' } }, strict: true });
+      return runBootstrap(loadConfig(), { json: values.json ?? false, tenant: values.tenant ?? 'default', again: values.new ?? false });
     }
     case undefined:
     case 'help':

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const REPOSITORIES_USAGE = `usage: pitcrew repositories <list|show|create|test|files|delete> [options]
 
@@ -43,8 +44,8 @@ export async function runRepositories(args: string[], env: ClientConfig, out: (l
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/repositories?limit=1000')) as { items: RepositoryView[] };
-      const rows = page.items.map((r) => [r.id, r.name, r.url, r.ref, r.auth, lastTest(r)].join('  '));
-      show(page, ['ID  NAME  URL  REF  CREDENTIAL  LAST TEST', ...rows].join('\n'));
+      const rows = page.items.map((r) => [r.id, r.name, r.url, r.ref, r.auth, lastTest(r)]);
+      show(page, table(['ID', 'NAME', 'URL', 'REF', 'CREDENTIAL', 'LAST TEST'], rows));
       return 0;
     }
     case 'show': {

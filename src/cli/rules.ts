@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
 import { RULE_RUN_USAGE, runRuleNow } from './rule-run.js';
+import { table } from './table.js';
 
 export const RULES_USAGE = `usage: pitcrew rules <list|show|create|enable|disable|delete|run> [options]
 
@@ -40,7 +41,7 @@ export async function runRules(args: string[], env: ClientConfig, out: (line: st
     case 'list': {
       const query = new URLSearchParams({ limit: '1000', ...(values.search ? { search: values.search } : {}) });
       const page = (await callApi(client, 'GET', `/api/v1/rules?${query}`)) as { items: RuleView[] };
-      show(page, ['ID  NAME  ON  TRIGGER  ACTION  TARGET  LAST EVENT', ...page.items.map(describe)].join('\n'));
+      show(page, table(['ID', 'NAME', 'ON', 'TRIGGER', 'ACTION', 'TARGET', 'LAST EVENT'], page.items.map(describe)));
       return 0;
     }
     case 'show': {
@@ -52,7 +53,7 @@ export async function runRules(args: string[], env: ClientConfig, out: (line: st
       if (!values.file || (values.file !== '-' && !values.file.startsWith('@'))) throw new CliError(`create needs --file @FILE or --file - (stdin): the rule's JSON\n\n${RULES_USAGE}`, 2);
       const made = (await callApi(client, 'POST', '/api/v1/rules', readJsonOption('--file', values.file))) as RuleView;
       const curl = made.trigger.curl ? `\nfire it: ${made.trigger.curl}` : '';
-      show(made, `created rule "${made.name}" (${made.id}): ${describe(made).split('  ').slice(3, 6).join(', ')}${curl}`);
+      show(made, `created rule "${made.name}" (${made.id}): ${describe(made).slice(3, 6).join(', ')}${curl}`);
       return 0;
     }
     case 'enable':
@@ -74,12 +75,12 @@ export async function runRules(args: string[], env: ClientConfig, out: (line: st
 /** The cloud a rule's infrastructure type implies when its action names none. */
 const PROVIDERS: Record<string, string> = { CLOUD_EC2: 'aws', CLOUD_AZURE: 'azure', CLOUD_GCP: 'gcp', CLOUD_OPENSTACK: 'openstack' };
 
-function describe(rule: RuleView): string {
+function describe(rule: RuleView): string[] {
   const { trigger, action, target } = rule;
   const when = trigger.type === 'cron' ? `cron ${trigger.schedule ?? ''}` : trigger.type;
   const provider = action.provider ?? PROVIDERS[rule.infrastructureType];
   const does = action.type === 'cloud' ? `cloud ${action.operation ?? ''}${provider ? ` (${provider})` : ''}` : action.type === 'script' ? `script (${action.flavour ?? ''})` : action.type;
   const where = target.type === 'specific_host' ? `host ${target.hostname ?? ''}` : target.type === 'specific_tags' ? `tags ${(target.tags ?? []).join(',')}` : target.type;
   const last = rule.lastEvent ? `${rule.lastEvent.outcome} ${rule.lastEvent.receivedAt}` : 'never';
-  return [rule.id, rule.name, rule.enabled ? 'on' : 'off', when, does, where, last].join('  ');
+  return [rule.id, rule.name, rule.enabled ? 'on' : 'off', when, does, where, last];
 }

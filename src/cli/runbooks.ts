@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|versions|diff|delete|library|install> [options]
 
@@ -70,8 +71,8 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
     case 'list': {
       const query = new URLSearchParams({ limit: '1000', ...(values.search ? { search: values.search } : {}) });
       const page = (await callApi(client, 'GET', `/api/v1/runbooks?${query}`)) as { items: RunbookView[] };
-      const rows = page.items.map((r) => [r.id, r.name, `v${r.version}`, r.interpreter, r.env.join(',') || '-', r.updatedAt].join('  '));
-      show(page, ['ID  NAME  VERSION  INTERPRETER  ENV  UPDATED', ...rows].join('\n'));
+      const rows = page.items.map((r) => [r.id, r.name, `v${r.version}`, r.interpreter, r.env.join(',') || '-', r.updatedAt]);
+      show(page, table(['ID', 'NAME', 'VERSION', 'INTERPRETER', 'ENV', 'UPDATED'], rows));
       return 0;
     }
     case 'show': {
@@ -103,8 +104,8 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
     }
     case 'versions': {
       const page = (await callApi(client, 'GET', `/api/v1/runbooks/${id()}/versions?limit=1000`)) as { items: VersionSummary[] };
-      const rows = page.items.map((v) => [`v${v.version}`, v.createdAt, v.createdBy ?? '-', v.interpreter, v.sha256.slice(0, 12), v.name].join('  '));
-      show(page, ['VERSION  SAVED  BY  INTERPRETER  SHA256  NAME', ...rows].join('\n'));
+      const rows = page.items.map((v) => [`v${v.version}`, v.createdAt, v.createdBy ?? '-', v.interpreter, v.sha256.slice(0, 12), v.name]);
+      show(page, table(['VERSION', 'SAVED', 'BY', 'INTERPRETER', 'SHA256', 'NAME'], rows));
       return 0;
     }
     case 'diff': {
@@ -126,7 +127,7 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
       if (positionals.length > 1) throw new CliError(`library takes at most one slug\n\n${RUNBOOKS_USAGE}`, 2);
       if (positionals.length === 0) {
         const library = (await callApi(client, 'GET', '/api/v1/runbook-library')) as { items: LibraryEntry[] };
-        show(library, ['SLUG  NAME  INTERPRETER  ENV', ...library.items.map((r) => [r.slug, r.name, r.interpreter, r.env.join(',') || '-'].join('  '))].join('\n'));
+        show(library, table(['SLUG', 'NAME', 'INTERPRETER', 'ENV'], library.items.map((r) => [r.slug, r.name, r.interpreter, r.env.join(',') || '-'])));
         return 0;
       }
       const entry = (await callApi(client, 'GET', `/api/v1/runbook-library/${encodeURIComponent(positionals[0]!)}`)) as LibraryEntry;

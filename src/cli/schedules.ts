@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
 import { apiCommand, callApi, CliError } from './client.js';
+import { table } from './table.js';
 
 export const SCHEDULES_USAGE = `usage: pitcrew schedules <list|next|pause|resume> [options]
 
@@ -32,7 +33,7 @@ export async function runSchedules(args: string[], env: ClientConfig, out: (line
   switch (verb) {
     case 'list': {
       const page = (await callApi(client, 'GET', '/api/v1/rules?triggerType=cron&limit=1000')) as { items: CronRuleView[] };
-      show(page, ['ID  NAME  SCHEDULE  ZONE  NEXT TICK  LAST TICK', ...page.items.map(describe)].join('\n'));
+      show(page, table(['ID', 'NAME', 'SCHEDULE', 'ZONE', 'NEXT TICK', 'LAST TICK'], page.items.map(describe)));
       return 0;
     }
     case 'next': {
@@ -57,9 +58,9 @@ export async function runSchedules(args: string[], env: ClientConfig, out: (line
   }
 }
 
-function describe(rule: CronRuleView): string {
+function describe(rule: CronRuleView): string[] {
   const next = rule.enabled ? (rule.schedule?.nextTicks[0] ?? 'none') : 'paused';
   const waiting = rule.schedule?.waitingTick ? ` (${rule.schedule.waitingTick} waits)` : '';
   const last = rule.lastEvent ? `${rule.lastEvent.receivedAt} ${rule.lastEvent.outcome}` : 'never';
-  return [rule.id, rule.name, rule.trigger.schedule ?? '-', rule.trigger.timezone ?? 'UTC', next + waiting, last].join('  ');
+  return [rule.id, rule.name, rule.trigger.schedule ?? '-', rule.trigger.timezone ?? 'UTC', next + waiting, last];
 }

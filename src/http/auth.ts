@@ -21,7 +21,7 @@ export function bearerAuth(store: Store) {
     }
     const principal = await authenticateToken(store.db, match[1]);
     if (!principal) {
-      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'the bearer token is unknown or revoked; issue a new one with npx pitcrew bootstrap --json', { headers: challenge });
+      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'the bearer token is unknown or revoked; issue a new one with npx pitcrew bootstrap --json --new (add --tenant NAME for a tenant other than "default")', { headers: challenge });
     }
     request.principal = principal;
   };

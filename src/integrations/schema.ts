@@ -40,6 +40,11 @@ export const IntegrationView = Type.Object({
   name: Type.String(),
   type: Type.Enum([...INTEGRATION_TYPES]),
   url: Type.String({ description: 'where the tool sends its alerts; the tenant API key appears as <api_key>' }),
+  curl: Type.Optional(Type.String({
+    description: "ready sample: one firing alert about web-1 in the tool's own body, posted to the URL; export PITCREW_API_KEY first " +
+      '(and PITCREW_INTEGRATION_SECRET for a Datadog or Zabbix integration with a secret). Absent when only the tool can sign what it sends: cloudwatch_sns, and grafana or pagerduty with a secret',
+  })),
+  testCurl: Type.String({ description: 'ready: a test alert through the integration (POST /api/v1/integrations/{id}/test), a dry run; export PITCREW_TOKEN first' }),
   config: Config,
   hasSecret: Type.Boolean({ description: 'whether a secret is set (it is never returned)' }),
   status: Type.Object({

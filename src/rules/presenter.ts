@@ -1,3 +1,4 @@
+import { curlPost } from '../http/curl.js';
 import { NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { MAX_DATE_MS, nextTicks, type CronTrigger } from './cron.js';
 import { providerOf } from './validate.js';
@@ -14,12 +15,12 @@ export function webhookPath(apiKey: string, triggerId: string): string {
 const SAMPLE = { HostName: 'web-1', AppName: 'shop', AlarmName: 'disk_full', Severity: 'critical', Source: 'nagios', Act: true, MetaData: { Key1: 'Value1' } };
 
 /** The curl's body: a cloud action that reads its instance from the payload gets one to read. */
-function sampleBody(rule: Rule): string {
+function sampleBody(rule: Rule): Record<string, unknown> {
   const { action } = rule;
   const instances = action.type === 'cloud' ? (action.instances ?? { from: 'payload' as const }) : undefined;
-  if (action.type !== 'cloud' || !instances || !('from' in instances)) return JSON.stringify(SAMPLE);
+  if (action.type !== 'cloud' || !instances || !('from' in instances)) return SAMPLE;
   const openstack = (action.provider ?? providerOf(rule.infrastructureType)) === 'openstack';
-  return JSON.stringify({ ...SAMPLE, [instances.field ?? 'InstanceId']: openstack ? '8d5b4a1e-2c3f-4e6a-9b7c-0d1e2f3a4b5c' : 'i-0123456789abcdef0' });
+  return { ...SAMPLE, [instances.field ?? 'InstanceId']: openstack ? '8d5b4a1e-2c3f-4e6a-9b7c-0d1e2f3a4b5c' : 'i-0123456789abcdef0' };
 }
 
 /**
@@ -75,6 +76,5 @@ function presentTrigger(rule: Rule, baseUrl: string): RuleView['trigger'] {
   const webhookUrl = baseUrl + webhookPath(API_KEY_PLACEHOLDER, rule.triggerId);
   // The key stays out of the rule (it is stored hashed); the shell fills it in from the environment.
   const shellUrl = baseUrl + webhookPath('${PITCREW_API_KEY}', rule.triggerId);
-  const curl = `curl -sS -X POST "${shellUrl}" -H 'Content-Type: application/json' -d '${sampleBody(rule)}'`;
-  return { type: 'webhook', triggerId: rule.triggerId, webhookUrl, curl };
+  return { type: 'webhook', triggerId: rule.triggerId, webhookUrl, curl: curlPost(shellUrl, sampleBody(rule)) };
 }

@@ -172,7 +172,8 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     listening = { httpUrl: started.httpUrl, httpsUrl: started.httpsUrl, metricsUrl: started.metricsUrl!, fingerprint: tls.fingerprint };
     stopListening = started.close;
   }
-  const tenant = await bootstrapTenant(store, 'default');
+  // A second node on the same database finds the tenant: it gets a key and token of its own.
+  const tenant = await bootstrapTenant(store, 'default', { again: true });
 
   const api: TestEnv['api'] = (method, url, body, token = tenant.token) =>
     app.server.inject({
@@ -212,7 +213,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     api,
     webhook,
     createWebhookRule,
-    addTenant: (name) => bootstrapTenant(store, name),
+    addTenant: (name) => bootstrapTenant(store, name, { again: true }),
     enrol: async (hostname, tags = [], tenantId = tenant.tenantId) => {
       const key = await store.db.selectFrom('api_keys').select(['id', 'name']).where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('id').executeTakeFirstOrThrow();
       const by = { keyId: key.id, keyName: key.name, sourceIp: '127.0.0.1' };

@@ -40,6 +40,9 @@ describe('integrations in the web UI', () => {
     const filled = `${base}/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${made.id}`;
     await expect.poll(() => url.inputValue()).toBe(filled);
     expect(await page.getByLabel('Alertmanager receiver').innerText()).toContain(`- url: '${filled}'`);
+    // Beside the URL, as on a webhook rule's page: a curl posting one alert in Alertmanager's body.
+    const apiBase = made.url.slice(0, made.url.indexOf('/api/v1/'));
+    expect(await page.getByLabel('Sample alert curl').innerText()).toBe(made.curl.replace(apiBase, base));
 
     await page.getByText('No alert yet').waitFor();
     await postAlerts(made.id, [{ name: 'DiskFull', instance: 'web-1:9100' }]);

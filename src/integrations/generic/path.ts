@@ -76,3 +76,19 @@ export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
 export function pointerOf(base: string, path: readonly PathSegment[]): string {
   return base + path.map((s) => `/${String(s).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
+
+/**
+ * Puts a value at the path, making the objects and arrays on the way (an index makes an array), and
+ * returns the root: the inverse of valueAt, to build a body a mapping reads (the integration's sample).
+ * Undefined when the path runs through a value already set that is not a container of the right kind.
+ */
+export function withValueAt(root: unknown, path: readonly PathSegment[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [PathSegment, ...PathSegment[]];
+  const container: unknown = root ?? (typeof head === 'number' ? [] : {});
+  if (typeof head === 'number' ? !Array.isArray(container) : typeof container !== 'object' || container === null || Array.isArray(container)) return undefined;
+  const child = withValueAt((container as Record<PathSegment, unknown>)[head], rest, value);
+  if (child === undefined) return undefined;
+  (container as Record<PathSegment, unknown>)[head] = child;
+  return container;
+}

@@ -13,6 +13,10 @@ export interface Integration {
   type: IntegrationType;
   /** Holds `<api_key>` where the tenant's API key goes. */
   url: string;
+  /** One alert in the tool's own body, posted to the URL (`${PITCREW_API_KEY}` from the shell); absent when only the tool can sign. */
+  curl?: string;
+  /** A test alert through the management API, a dry run (`${PITCREW_TOKEN}` from the shell). */
+  testCurl: string;
   config: Record<string, unknown>;
   hasSecret: boolean;
   status: { lastAlertAt: string | null; lastError: string | null; lastErrorAt: string | null };

@@ -8,6 +8,7 @@ import { IntegrationUrl } from './IntegrationUrl';
 import { MonascaPanel } from './MonascaPanel';
 import { useDeleteIntegration, useIntegration } from './queries';
 import { RecentAlerts } from './RecentAlerts';
+import { SampleCurl } from './SampleCurl';
 import { TestAlert } from './TestAlert';
 import { SetupSteps, TOOLS } from './tools';
 
@@ -44,6 +45,7 @@ function IntegrationView({ integration }: { integration: Integration }) {
         <section className="panel">
           <h2>Set up {TOOLS[integration.type].title}</h2>
           <IntegrationUrl integration={integration}>{(url) => <SetupSteps type={integration.type} url={url} />}</IntegrationUrl>
+          <SampleCurl integration={integration} />
         </section>
         <div>
           <TestAlert integration={integration} />

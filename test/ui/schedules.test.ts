@@ -67,6 +67,21 @@ describe('cron rules in the web UI', () => {
     await expect.poll(listed).toEqual(await expected('30 2 * * *', 'Europe/Berlin'));
     expect(await zone.getAttribute('aria-invalid')).toBeNull();
 
+    // Issue 36: a schedule that reads well and never fires (31 February) is refused at the field, and
+    // Next keeps the step, even before the preview answered (typed and Next at once).
+    await expression.fill('0 0 31 2 *');
+    await page.getByRole('button', { name: 'Next' }).click();
+    const never = (await preview('0 0 31 2 *', 'Europe/Berlin')).body.errors.find((error: { path: string }) => error.path === '/schedule').message as string;
+    expect(never).toMatch(/^never fires: /);
+    await page.locator('.field-error', { hasText: never }).first().waitFor();
+    await expect.poll(() => expression.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('heading', { name: 'Trigger', exact: true }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.locator('.field-error', { hasText: never }).first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Trigger', exact: true }).count()).toBe(1);
+    await expression.fill('30 2 * * *');
+    await expect.poll(listed).toEqual(await expected('30 2 * * *', 'Europe/Berlin'));
+
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByRole('heading', { name: 'Flapping protection' }).waitFor();
     await page.getByRole('button', { name: 'Next' }).click();

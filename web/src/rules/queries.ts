@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
+import { ApiProblem } from '../api/problem';
 import type { LimitUsage, Outcome, Page, Rule, RuleEvent, RuleInput, SchedulePreview, SchedulePreviewInput, TriggerType } from '../api/types';
 import { useLivePages } from '../api/useLivePages';
 
@@ -39,16 +40,33 @@ export function useRuleLimits(ruleId: string) {
   return useQuery({ queryKey: ['rules', 'limits', ruleId], queryFn: ({ signal }) => api<LimitUsage>(`/rules/${ruleId}/limits`, { signal }), refetchInterval: LIVE_MS });
 }
 
+const schedulePreview = (input: SchedulePreviewInput | null) => ({
+  queryKey: ['schedules', 'preview', input],
+  queryFn: ({ signal }: { signal: AbortSignal }) => api<SchedulePreview>('/schedules/preview', { method: 'POST', body: input, signal }),
+  // An expression typed again soon after is not asked again; the ticks move on with the clock, so not for long.
+  staleTime: 30_000,
+});
+
 /** A schedule's next ticks as the service would fire them (nothing is stored); null asks nothing. Kept on screen while the next answer comes. */
 export function useSchedulePreview(input: SchedulePreviewInput | null) {
-  return useQuery({
-    queryKey: ['schedules', 'preview', input],
-    queryFn: ({ signal }) => api<SchedulePreview>('/schedules/preview', { method: 'POST', body: input, signal }),
-    enabled: input !== null,
-    placeholderData: keepPreviousData,
-    // An expression typed again soon after is not asked again; the ticks move on with the clock, so not for long.
-    staleTime: 30_000,
-  });
+  return useQuery({ ...schedulePreview(input), enabled: input !== null, placeholderData: keepPreviousData });
+}
+
+/**
+ * Asks the service to read a schedule as the preview does (the same answer, from the cache when
+ * the preview has it): its refusal (a 400: not valid, or never fires), or null when it reads.
+ * Another failure (the service out of reach) is no refusal: the save asks again.
+ */
+export function useScheduleCheck() {
+  const queryClient = useQueryClient();
+  return async (input: SchedulePreviewInput): Promise<ApiProblem | null> => {
+    try {
+      await queryClient.fetchQuery(schedulePreview(input));
+      return null;
+    } catch (error) {
+      return error instanceof ApiProblem && error.status === 400 ? error : null;
+    }
+  };
 }
 
 function useRuleMutation<Variables>(mutationFn: (variables: Variables) => Promise<Rule | undefined>) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeFanOut, describeTarget, describeTrigger } from './describe';
-import { previewFieldOf, scheduleInWords, wallClock } from './schedule';
+import { previewFieldOf, previewInputOf, scheduleInWords, wallClock } from './schedule';
 
 describe('cron schedules in the UI', () => {
   it('puts the common expressions in words, and leaves the others as written', () => {
@@ -37,6 +37,13 @@ describe('cron schedules in the UI', () => {
 
   it("places the preview's errors at the schedule's fields", () => {
     expect(['/schedule', '/timezone', '/body/schedule', '/count', ''].map(previewFieldOf)).toEqual(['schedule', 'timezone', 'schedule', undefined, undefined]);
+  });
+
+  it('asks the preview for the schedule as typed, trimmed, and nothing while it is empty', () => {
+    expect(previewInputOf({ schedule: ' 30 2 * * * ', timezone: ' Europe/Berlin ' })).toEqual({ schedule: '30 2 * * *', timezone: 'Europe/Berlin' });
+    expect(previewInputOf({ schedule: '@daily', timezone: '' })).toEqual({ schedule: '@daily' });
+    expect(previewInputOf({ schedule: '  ', timezone: 'UTC' })).toBeNull();
+    expect(scheduleInWords('@midnight')).toBe(scheduleInWords('@daily'));
   });
 
   it('describes a cron rule with its zone, and its tags as one online host of them', () => {

@@ -1,4 +1,4 @@
-import type { Overlap } from '../api/types';
+import type { Overlap, SchedulePreviewInput } from '../api/types';
 
 /*
  * Cron schedules as the UI shows them: the overlap choices, the time zones, a tick as the wall
@@ -52,6 +52,13 @@ export function wallClock(iso: string, timeZone: string): string {
   return `${formats.wall.format(at)} ${zone}`;
 }
 
+/** What the preview is asked for a schedule as typed: the expression and the zone trimmed (no zone: UTC); null while the expression is empty. */
+export function previewInputOf(form: { schedule: string; timezone: string }): SchedulePreviewInput | null {
+  const schedule = form.schedule.trim();
+  const timezone = form.timezone.trim();
+  return schedule ? { schedule, ...(timezone ? { timezone } : {}) } : null;
+}
+
 /** The wizard field a schedule preview's error is about: its pointers are /schedule or /timezone (/body/… from the schema). */
 export function previewFieldOf(path: string): 'schedule' | 'timezone' | undefined {
   const field = path.replace(/^\/body/, '').split('/')[1];
@@ -64,6 +71,7 @@ const NICKNAMES: Record<string, string> = {
   '@monthly': 'on day 1 of every month at 00:00',
   '@weekly': 'every Sunday at 00:00',
   '@daily': 'every day at 00:00',
+  '@midnight': 'every day at 00:00',
   '@hourly': 'every hour at minute 0',
 };
 

@@ -5,7 +5,8 @@ import type { Rule } from '../../api/types';
 import { PageHeader } from '../../ui/PageHeader';
 import { EmptyState, Loadable } from '../../ui/states';
 import { useCreateRunbook } from '../../runbooks/queries';
-import { useCreateRule, useReplaceRule, useRule } from '../queries';
+import { useCreateRule, useReplaceRule, useRule, useScheduleCheck } from '../queries';
+import { previewFieldOf, previewInputOf } from '../schedule';
 import { FlappingStep } from './FlappingStep';
 import { CloudActionStep } from './CloudActionStep';
 import { emptyForm, formFieldOf, formFromRule, STEPS, stepErrors, stepOf, stepTitle, toRuleInput, type FormErrors, type FormField, type RuleForm, type StepId } from './form';
@@ -60,6 +61,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
   const create = useCreateRule();
   const replace = useReplaceRule();
   const createRunbook = useCreateRunbook();
+  const checkSchedule = useScheduleCheck();
   const saving = create.isPending || replace.isPending || createRunbook.isPending;
   const [form, setForm] = useState(initial);
   const [index, setIndex] = useState(0);
@@ -105,9 +107,13 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
     requestFocus();
   };
 
-  const next = () => {
+  const next = async () => {
     const found = stepErrors(step.id, form);
     if (Object.keys(found).length > 0) return showErrors(found);
+    // A schedule is read by the service alone (croner): one it refuses, or that never fires, keeps the step.
+    const schedule = step.id === 'trigger' && form.trigger.type === 'cron' ? previewInputOf(form) : null;
+    const refused = schedule ? await checkSchedule(schedule) : null;
+    if (refused) return showProblem(refused, previewFieldOf);
     goTo(index + 1);
   };
 
@@ -150,7 +156,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (last) save();
-    else next();
+    else void next();
   };
 
   // Ctrl+Enter moves on from anywhere in the step, the code editor included.
@@ -159,7 +165,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
       event.preventDefault();
       event.stopPropagation();
       if (last) save();
-      else next();
+      else void next();
     }
   };
 

@@ -4,7 +4,7 @@ import type { Overlap, SchedulePreviewInput } from '../../api/types';
 import { Field } from '../../ui/Field';
 import { useDebounced } from '../../ui/useDebounced';
 import { useSchedulePreview } from '../queries';
-import { knownTimeZones, OVERLAPS, previewFieldOf } from '../schedule';
+import { knownTimeZones, OVERLAPS, previewFieldOf, previewInputOf } from '../schedule';
 import { SchedulePreview } from './SchedulePreview';
 import type { StepProps } from './step';
 
@@ -14,10 +14,8 @@ const ZONES = knownTimeZones();
 /** A cron trigger: the expression, its time zone and what a tick does while a run goes on, with its next runs as you type. */
 export function ScheduleFields({ form, update, errors }: StepProps) {
   const zonesId = useId();
-  const schedule = form.schedule.trim();
-  const timezone = form.timezone.trim();
   // Debounced as text: a new object each render would never settle.
-  const settled = useDebounced(JSON.stringify(schedule ? { schedule, ...(timezone ? { timezone } : {}) } : null), 300);
+  const settled = useDebounced(JSON.stringify(previewInputOf(form)), 300);
   const input = useMemo(() => JSON.parse(settled) as SchedulePreviewInput | null, [settled]);
   const preview = useSchedulePreview(input);
   // The service's reading of the expression and the zone, at the field that holds each mistake.
@@ -31,7 +29,8 @@ export function ScheduleFields({ form, update, errors }: StepProps) {
         hint={
           <>
             5 fields: minute, hour, day of month, month, day of week (<code>30 2 * * 1-5</code>: 02:30 on weekdays). 6 fields: seconds first (
-            <code>*/10 * * * * *</code>).
+            <code>*/10 * * * * *</code>). 7 fields: a year last. Or <code>@hourly</code>, <code>@daily</code> (<code>@midnight</code>), <code>@weekly</code>,{' '}
+            <code>@monthly</code>, <code>@yearly</code> (<code>@annually</code>).
           </>
         }
       >

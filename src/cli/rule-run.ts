@@ -1,22 +1,15 @@
 import { parseArgs } from 'node:util';
+import type { Static } from 'typebox';
 import type { ClientConfig } from '../config/config.js';
+import type { Accepted } from '../ingress/webhook-reply.js';
 import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
 
 export const RULE_RUN_USAGE = `  run ID [--host NAME] [--alarm NAME] [--set KEY=VALUE]... [--payload JSON|@FILE|-] [--dry-run]
                                          run it now, as its trigger would (source manual, recorded with your
                                          token): HostName, AlarmName, MetaData pairs; --dry-run records, runs nothing`;
 
-/** The webhook's 202, which Run now answers with (ingress/webhook-reply.ts). */
-interface RunReply {
-  eventId: string;
-  outcome: string;
-  reason: string | null;
-  executionIds: string[];
-  executionCount: number;
-  skippedEnv: Array<{ name: string; reason: string }>;
-  act: boolean;
-  replayed: boolean;
-}
+/** The webhook's 202, which Run now answers with. */
+type RunReply = Static<typeof Accepted>;
 
 /** `pitcrew rules run ID …`: POST /api/v1/rules/{id}/run with a payload made of the flags. */
 export async function runRuleNow(args: string[], env: ClientConfig, out: (line: string) => void): Promise<number> {

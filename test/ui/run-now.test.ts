@@ -35,8 +35,9 @@ describe('Run now in the web UI', () => {
     expect(await dialog().getByLabel('AlarmName').inputValue()).toBe('disk_full');
     const keys = dialog().getByLabel('Key', { exact: true });
     const values = dialog().getByLabel('Value', { exact: true });
-    expect(await keys.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual(['Disk', 'Ticket']);
-    expect(await values.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).toEqual(['/var', '']);
+    const typed = (inputs: Array<unknown>) => inputs.map((input) => (input as { value: string }).value);
+    expect(await keys.evaluateAll(typed)).toEqual(['Disk', 'Ticket']);
+    expect(await values.evaluateAll(typed)).toEqual(['/var', '']);
     await values.nth(0).fill('/srv');
     await values.nth(1).fill('OPS-9');
 

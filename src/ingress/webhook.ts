@@ -156,7 +156,7 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
       return reply
         .code(202)
         .header('Location', `/api/v1/events/${result.eventId}`)
-        .send(acceptedReply(result, parsed.payload.skippedEnv, parsed.payload.act, false));
+        .send(acceptedReply(result, result.skippedEnv, parsed.payload.act, false));
     case 'alert':
       throw new Error('a webhook call names one rule; the writer answered for an alert');
     default:

@@ -56,7 +56,7 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   const fire = async (triggerId: string, body: Record<string, unknown> = {}) => {
     const reply = await env.webhook(triggerId, body);
     expect(reply.statusCode, reply.body).toBe(202);
-    return reply.json() as { outcome: string; executionIds: string[]; skippedEnv: string[] };
+    return reply.json() as { eventId: string; outcome: string; executionIds: string[]; skippedEnv: Array<{ name: string; reason: string }> };
   };
   const ended = async (id: string, state: string) => (await waitState(env, id, state)) as { stdout: string; stderr: string; exitCode: number | null; reason: string | null; stdoutTruncated: boolean; startedAt: string; finishedAt: string };
 
@@ -95,7 +95,16 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   it('gives a clean environment: no service variables, a throwaway HOME outside the data directory, removed after', async () => {
     process.env.PITCREW_TEST_SERVICE_ONLY = 'service-side';
     const triggerId = await cliRule('echo "home=$HOME"; echo "path=$PATH"; env | cut -d= -f1 | sort | tr "\\n" " "; echo; pwd; touch "$HOME/made"; id -un');
-    const [id] = (await fire(triggerId, { HostName: 'web-3', AWS_ENDPOINT_URL_EC2: 'http://attacker.example', Note: 'kept' })).executionIds;
+    const reply = await fire(triggerId, { HostName: 'web-3', AWS_ENDPOINT_URL_EC2: 'http://attacker.example', Note: 'kept', PATH: '/tmp/evil', MetaData: { LD_PRELOAD: '/tmp/evil.so', HOME: '/root', KUBECONFIG: '/tmp/k' } });
+    // Every name left out is in the reply, with why: those refused for any runbook and those the CLI Machine refuses.
+    const skipped = Object.fromEntries(reply.skippedEnv.map(({ name, reason }) => [name, reason]));
+    expect(Object.keys(skipped).sort()).toEqual(['AWS_ENDPOINT_URL_EC2', 'HOME', 'KUBECONFIG', 'LD_PRELOAD', 'PATH']);
+    for (const name of ['PATH', 'LD_PRELOAD', 'HOME']) expect(skipped[name]).toBe('reserved: it would change how the script process runs');
+    for (const name of ['AWS_ENDPOINT_URL_EC2', 'KUBECONFIG']) expect(skipped[name]).toBe("reserved on the CLI Machine: it would choose where a cloud CLI sends the tenant's credentials, or which ones it uses");
+    const [id] = reply.executionIds;
+    const stored = (await env.api('GET', `/api/v1/events/${reply.eventId}`)).json();
+    expect(stored.skippedEnv).toEqual(reply.skippedEnv);
+    expect(Object.keys(stored.env).sort()).toEqual(['HostName', 'Note']);
     const execution = await ended(id!, 'succeeded');
     delete process.env.PITCREW_TEST_SERVICE_ONLY;
     const home = /^home=(.*)$/m.exec(execution.stdout)![1]!;
@@ -109,7 +118,6 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
     expect(names).toEqual(expect.arrayContaining(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_EC2_METADATA_DISABLED', 'Note', 'PITCREW_EXECUTION_ID', 'HOME']));
     // The payload cannot point the CLI's credentialed calls elsewhere: the service's endpoint stays.
     expect(execution.stdout).not.toContain('attacker.example');
-    expect(env.logs.find((line) => line.includes('left out payload variables a service run does not take'))).toContain('"names":["AWS_ENDPOINT_URL_EC2"]');
     expect(execution.stdout).toMatch(new RegExp(`^${home}/work$`, 'm'));
     expect(execution.stdout.trim().split('\n').at(-1)).toBe(root ? 'nobody' : os.userInfo().username);
   });

@@ -15,6 +15,12 @@ export interface ActionKind extends KindDecision {
   describe(spec: KindSpec): string;
   /** What an action limit kept the service from doing, in the words of an escalation. */
   notDone(rule: Rule, hostname: string): string;
+  /**
+   * Why a payload variable is not given to this kind's runs, beyond what ingress refuses for every
+   * runbook (ingress/env.ts); undefined when it is given. The writer lists the refused names in
+   * the event's skippedEnv, so the webhook's reply says so.
+   */
+  refusesEnv?(name: string): string | undefined;
 }
 
 /** A stored spec: a run by the service names its kind; a script's (the agent's) never did. */

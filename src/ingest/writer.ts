@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
 import { decide, hostKey, shortName, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
-import type { SkippedEnv } from './alert.js';
+import { payloadForKind, type SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Dialect } from '../store/database.js';
@@ -24,7 +24,8 @@ import { safetyReads, type GuardedEvent } from './safety-reads.js';
 
 /** What became of one rule an occurrence raised. */
 export type RaisedEvent =
-  | { status: 'stored'; ruleId: string; eventId: string; outcome: Outcome; reason: string | null; executionIds: string[] }
+  /** skippedEnv: the payload's names the rule's runbook does not get, with why (its kind may refuse more than ingress). */
+  | { status: 'stored'; ruleId: string; eventId: string; outcome: Outcome; reason: string | null; executionIds: string[]; skippedEnv: SkippedEnv[] }
   /** The same Idempotency-Key within 24 h: the original event, and nothing new stored or run. */
   | ({ status: 'replayed'; ruleId: string; skippedEnv: SkippedEnv[] } & OriginalEvent)
   /** The key was used within 24 h for a different body. */
@@ -231,13 +232,16 @@ function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: Ba
 }
 
 function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): RaisedEvent {
-  const { occurrence: s, rule, hostKey, repeat } = raise;
-  const fingerprint = repeat?.mode === 'replay' ? fingerprintOf(s) : '';
+  const { rule, hostKey, repeat } = raise;
+  const kind = kinds.of(rule.action.type);
+  const fingerprint = repeat?.mode === 'replay' ? fingerprintOf(raise.occurrence) : '';
   const remembered = repeat === undefined ? undefined : history.remembers(rule.id, repeat.key);
   if (remembered && repeat!.mode === 'replay' && remembered.fingerprint !== fingerprint) return { status: 'idempotency_conflict', ruleId: rule.id };
+  // The payload as this rule's action takes it: the event stores, and the reply lists, what it refuses.
+  const payload = payloadForKind(raise.occurrence.payload, kind);
+  const s = payload === raise.occurrence.payload ? raise.occurrence : { ...raise.occurrence, payload };
   const facts = { act: s.payload.act, hostName: raise.hostName, noHost: raise.noHost, alarmState: s.payload.alarmState, receivedAt: s.receivedAt, ignoredState: raise.ignoredState, env: s.payload.env };
   const before = history.factsFor(rule, hostKey, repeat?.key);
-  const kind = kinds.of(rule.action.type);
   const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], kind, before);
   if (decision.outcome === 'duplicate' && repeat!.mode === 'replay') return { status: 'replayed', ruleId: rule.id, ...decision.original, skippedEnv: remembered!.skippedEnv };
   const recorded = decision.outcome === 'duplicate'
@@ -260,7 +264,7 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
     const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };
     history.remember(rule.id, repeat.key, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
   }
-  return { status: 'stored', ruleId: rule.id, eventId: event.id, outcome: recorded.outcome, reason: recorded.reason, executionIds };
+  return { status: 'stored', ruleId: rule.id, eventId: event.id, outcome: recorded.outcome, reason: recorded.reason, executionIds, skippedEnv: s.payload.skippedEnv };
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */

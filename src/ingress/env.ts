@@ -28,13 +28,6 @@ export const MAX_ENV_VARIABLES = 1000;
  * Such a variable is left out instead, so the fix still runs with the others; the event keeps it.
  */
 export const MAX_ENV_ENTRY_BYTES = 128 * 1024;
-/**
- * Skipped names listed one by one; the rest are counted in one last entry. Listing them all let a
- * 256 KiB body of tiny pairs with invalid names ({"k-1":1, …}) make 23,001 entries: a 2.6 MB reply,
- * and as much stored with the event, ten times the body.
- */
-export const MAX_SKIPPED_LISTED = 100;
-export const UNLISTED_NAME = '…';
 export const MAX_ENV_BYTES = 1024 * 1024;
 
 /** Bytes one variable takes in a process's environment. */

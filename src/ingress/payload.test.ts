@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName } from './env.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName } from './env.js';
+import { MAX_SKIPPED_LISTED } from '../ingest/alert.js';
 import type { AlertPayload } from '../ingest/alert.js';
 import { parseAlertPayload } from './payload.js';
 

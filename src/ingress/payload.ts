@@ -1,7 +1,7 @@
 import type { FieldError } from '../errors/catalogue.js';
 import type { AlarmState } from '../engine/alarm-history.js';
-import type { AlertPayload, SkippedEnv } from '../ingest/alert.js';
-import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, MAX_SKIPPED_LISTED, refusalForName, UNLISTED_NAME, type EnvRefusal } from './env.js';
+import { MAX_SKIPPED_LISTED, unlistedEntry, type AlertPayload, type SkippedEnv } from '../ingest/alert.js';
+import { ENV_REFUSAL_TEXT, envEntryBytes, MAX_ENV_BYTES, MAX_ENV_ENTRY_BYTES, MAX_ENV_VARIABLES, refusalForName, type EnvRefusal } from './env.js';
 
 export type ParseResult = { ok: true; payload: AlertPayload } | { ok: false; errors: FieldError[] };
 
@@ -126,9 +126,7 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   if (isPlainObject(raw.MetaData)) {
     for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
   }
-  if (unlisted > 0) {
-    skippedEnv.push({ name: UNLISTED_NAME, reason: `${unlisted} more names were not exported either; only the first ${MAX_SKIPPED_LISTED} are listed (the event keeps the whole payload)` });
-  }
+  if (unlisted > 0) skippedEnv.push(unlistedEntry(unlisted));
   return { env, skippedEnv };
 }
 

@@ -57,7 +57,7 @@ export function sendAccepted(reply: FastifyReply, result: Extract<RaisedEvent, {
   const replayed = result.status === 'replayed';
   reply.code(202).header('Location', `/api/v1/events/${result.eventId}`);
   if (replayed) reply.header('Idempotent-Replayed', 'true');
-  return reply.send(acceptedReply(result, replayed ? result.skippedEnv : payload.skippedEnv, payload.act, replayed));
+  return reply.send(acceptedReply(result, result.skippedEnv, payload.act, replayed));
 }
 
 /** The same Idempotency-Key within 24 h with another body: `where` the key was used ("this trigger"). */

@@ -43,6 +43,13 @@ function configuresACli(name: string): boolean {
   return CLI_NAMES.has(name) || CLI_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
+/** Why the CLI Machine does not give a runbook this payload variable (the event's skippedEnv), or undefined. */
+export function cliEnvRefusal(name: string): string | undefined {
+  if (name.startsWith('PITCREW_')) return 'reserved for pitcrew: only the service sets PITCREW_* variables';
+  if (configuresACli(name)) return 'reserved on the CLI Machine: it would choose where a cloud CLI sends the tenant\'s credentials, or which ones it uses';
+  return undefined;
+}
+
 export function cliEnvironment(
   home: string,
   settings: CliEnvironmentSettings,
@@ -63,9 +70,10 @@ export function cliEnvironment(
   };
   const skipped: string[] = [];
   // The payload's names passed ingress's checks (ingress/env.ts: shell identifiers, none that
-  // changes how a process runs); a CLI runbook refuses more.
+  // changes how a process runs), and the writer left out those a CLI runbook refuses (cliKind's
+  // refusesEnv); checked again here for the events stored before it did.
   for (const [name, value] of Object.entries(payload)) {
-    if (!name.startsWith('PITCREW_') && !configuresACli(name)) env[name] = value;
+    if (cliEnvRefusal(name) === undefined) env[name] = value;
     else skipped.push(name);
   }
   for (const [name, value] of Object.entries(context)) if (name.startsWith('PITCREW_')) env[name] = value;

@@ -2,6 +2,7 @@ import type { Rule } from '../../rules/rule.js';
 import type { ActionKind, KindSpec } from '../kind.js';
 import { eventEnvAndContext } from '../script/kind.js';
 import { runbookCopy } from '../runbook-record.js';
+import { cliEnvRefusal } from './environment.js';
 import type { RunbookRecord } from '../../executions/repository.js';
 import { times } from '../../errors/counts.js';
 
@@ -59,6 +60,7 @@ export const cliKind: ActionKind = {
   notDone(rule, hostname) {
     return `did not run the CLI runbook of rule "${rule.name}" about ${hostname} for this alarm or later ones in the window`;
   },
+  refusesEnv: cliEnvRefusal,
 };
 
 export function isCliSpec(spec: unknown): spec is CliSpec {

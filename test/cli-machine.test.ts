@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { startStsEmulator, type StsEmulator } from './support/sts-emulator.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { waitState } from './support/notify.js';
@@ -19,10 +21,14 @@ import { waitFor } from './support/wait.js';
 const AWS_CLI = '/usr/bin/aws';
 const KEY = { accessKeyId: 'AKIAIOSFODNN7CLIMACH', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzCLIMACHINE' };
 const SECRET_PATTERN = new RegExp(`${KEY.secretAccessKey}|${KEY.accessKeyId}`);
+/** A user's key that may only assume the role: EC2 does not know it, so a call EC2 takes was made as the role. */
+const ROLE_USER = { accessKeyId: 'AKIAJ7CLIROLEUSEREXA', secretAccessKey: 'cliRoleUserSecret/0123456789abcdefEXAMPLE', arn: 'arn:aws:iam::123456789012:user/pitcrew-cli' };
+const ROLE = { arn: 'arn:aws:iam::210987654321:role/pitcrew-cli-ops', externalId: 'pitcrew-cli-ext-51d2' };
 
 describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   let env: TestEnv;
   let ec2: Ec2Emulator;
+  let sts: StsEmulator;
   let credentialId: string;
   const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-test-'));
   const root = process.getuid?.() === 0;
@@ -31,9 +37,13 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
     ec2 = await startEc2Emulator();
     ec2.transitionPolls = 0;
     ec2.addKey(KEY.accessKeyId, KEY.secretAccessKey);
+    sts = await startStsEmulator((issued) => ec2.addKey(issued.accessKeyId, issued.secretAccessKey, issued.sessionToken));
+    sts.addKey(ROLE_USER.accessKeyId, ROLE_USER.secretAccessKey, ROLE_USER.arn);
+    sts.addRole(ROLE.arn, { trusts: [ROLE_USER.arn], externalId: ROLE.externalId });
     fs.chmodSync(scratchDir, 0o755);
     env = await startTestEnv(dialect, {
       awsEndpoint: ec2.url,
+      awsStsEndpoint: sts.url,
       listen: true,
       cli: { scratchDir, maxPerTenant: 1, maxOutputBytes: 4096, runAs: root ? { name: 'nobody', uid: 65534, gid: 65534 } : undefined },
     });
@@ -42,6 +52,7 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   afterAll(async () => {
     await env?.close();
     await ec2?.close();
+    await sts?.close();
     fs.rmSync(scratchDir, { recursive: true, force: true });
   });
 
@@ -72,6 +83,30 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
     expect(ec2.instance(id)!.state).toBe('running');
     const calls = ec2.requests.filter((r) => r.action === 'StartInstances' && r.params['InstanceId.1'] === id);
     expect(calls).toEqual([expect.objectContaining({ accessKeyId: KEY.accessKeyId, region: 'eu-west-1', authorized: true, status: 200 })]);
+  }, 60_000);
+
+  it("reaches the operator's EC2 and STS endpoints with Debian's aws 2.9, which reads neither from its environment: a role assumed, a runbook with no --endpoint-url", async () => {
+    // Debian 12's awscli predates the endpoint variables of 2.13 (docs/cli-machine.md): the shim on PATH gives them.
+    expect(execFileSync(AWS_CLI, ['--version'], { encoding: 'utf8' })).toMatch(/^aws-cli\/2\.9\./);
+    const roleCredential = (await env.api('POST', '/api/v1/credentials', { name: `aws-role-${dialect}`, provider: 'aws', secret: { accessKeyId: ROLE_USER.accessKeyId, secretAccessKey: ROLE_USER.secretAccessKey, roleArn: ROLE.arn, externalId: ROLE.externalId } })).json().id as string;
+    const id = `i-${(dialect === 'sqlite' ? 0xc1000002 : 0xc2000002).toString(16)}`;
+    ec2.addInstance({ id, region: 'eu-west-1', state: 'running' });
+    const assumedBefore = sts.requests.length;
+    const triggerId = await cliRule('aws --region eu-west-1 --output json ec2 describe-instances --instance-ids "$InstanceId"', { credentialIds: [roleCredential] });
+    const execution = await ended((await fire(triggerId, { HostName: 'web-8', InstanceId: id })).executionIds[0]!, 'succeeded');
+    expect(JSON.parse(execution.stdout)).toMatchObject({ Reservations: [{ Instances: [{ InstanceId: id, State: { Name: 'running' } }] }] });
+    // The role was assumed at the operator's STS with the stored keys, and EC2 saw only the role's temporary key.
+    expect(sts.requests.slice(assumedBefore)).toEqual([{ accessKeyId: ROLE_USER.accessKeyId, roleArn: ROLE.arn, sessionName: 'pitcrew-cli', externalId: ROLE.externalId, status: 200 }]);
+    const calls = ec2.requests.filter((r) => r.action === 'DescribeInstances' && r.params['InstanceId.1'] === id);
+    expect(calls).toEqual([expect.objectContaining({ accessKeyId: expect.stringMatching(/^ASIA/), region: 'eu-west-1', authorized: true, status: 200 })]);
+    expect(JSON.stringify(execution)).not.toContain(ROLE_USER.secretAccessKey);
+
+    // STS refusing the role fails the run before anything runs, saying what STS answered.
+    await env.api('PATCH', `/api/v1/credentials/${roleCredential}`, { secret: { accessKeyId: ROLE_USER.accessKeyId, secretAccessKey: ROLE_USER.secretAccessKey, roleArn: ROLE.arn, externalId: 'not-the-external-id' } });
+    const refused = await ended((await fire(triggerId, { HostName: 'web-8', InstanceId: id })).executionIds[0]!, 'failed');
+    expect(refused.reason).toBe(`AWS refused sts:AssumeRole of ${ROLE.arn} (for a CLI runbook): AccessDenied (HTTP 403): User: ${ROLE_USER.arn} is not authorized to perform: sts:AssumeRole on resource: ${ROLE.arn}; nothing was run`);
+    expect(refused.stdout).toBe('');
+    expect(ec2.requests.filter((r) => r.action === 'DescribeInstances' && r.params['InstanceId.1'] === id)).toHaveLength(1);
   }, 60_000);
 
   it('never shows a credential value: not in stored or live output, replies or logs', async () => {
@@ -111,7 +146,8 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
     expect(path.dirname(home)).toBe(scratchDir);
     expect(home.startsWith(env.database.dataDir)).toBe(false);
     expect(fs.existsSync(home)).toBe(false);
-    expect(execution.stdout).toContain(`path=/usr/local/bin:/usr/bin:/bin`);
+    // The CLI Machine's PATH, behind the shim that gives old AWS CLIs the operator's endpoints.
+    expect(execution.stdout).toContain(`path=${home}/.pitcrew/bin:/usr/local/bin:/usr/bin:/bin`);
     const names = execution.stdout.split('\n')[2]!.trim().split(' ');
     expect(names).not.toContain('PITCREW_TEST_SERVICE_ONLY');
     expect(names).not.toContain('DATABASE_URL');

@@ -14,7 +14,7 @@ export const SECRET_SCHEMAS = {
     accessKeyId: Type.String({ pattern: '^[A-Z0-9]{16,128}$', description: 'an IAM access key id (AKIA…, or ASIA… with a session token)' }),
     secretAccessKey: Type.String({ minLength: 16, maxLength: 256 }),
     sessionToken: Type.Optional(Text(4096, 'for temporary credentials')),
-    roleArn: Type.Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', maxLength: 2048, description: 'a role to assume with the keys (sts:AssumeRole): cloud actions act with its temporary credentials, and the CLI Machine\'s AWS CLI assumes it' })),
+    roleArn: Type.Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', maxLength: 2048, description: 'a role to assume with the keys (sts:AssumeRole): cloud actions act with its temporary credentials, and CLI runbooks get them (never the keys)' })),
     externalId: Type.Optional(Type.String({ minLength: 2, maxLength: 1224 })),
   }, { additionalProperties: false }),
   azure: Type.Object({

@@ -210,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runners: [
       new EmailRunbookRunner(deps.store.db, links),
       new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds, deps.logger),
-      ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint })] : []),
+      ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint, awsStsEndpoint: deps.awsStsEndpoint })] : []),
       ...(deps.extraKinds?.runners ?? []),
     ],
   });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Provider, Secret } from '../../credentials/schema.js';
+import { awsEndpointEnv, awsShim } from './aws-cli.js';
 
 /*
  * The environment of a CLI runbook on the CLI Machine (docs/cli-machine.md): a clean base (nothing
@@ -12,12 +13,30 @@ export interface CliCredential {
   name: string;
   provider: Provider;
   secret: Secret;
+  /** An AWS credential's role, assumed by the service for this run: what the runbook gets instead of the stored keys. */
+  assumed?: TemporaryAwsCredentials | undefined;
 }
+
+export interface TemporaryAwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string | undefined;
+}
+
+/** A file of the run's HOME: relative to it, written 0600 unless `executable` (0700). */
+export interface HomeFile {
+  path: string;
+  content: string;
+  executable?: boolean;
+}
+
+/** Where the shim of aws-cli.ts goes, first on the run's PATH. */
+export const SHIM_DIR = '.pitcrew/bin';
 
 export interface CliEnvironment {
   env: Record<string, string>;
-  /** Files the CLIs read their credentials from, relative to HOME (written 0600). */
-  files: Array<{ path: string; content: string }>;
+  /** Files the CLIs read their credentials from, and the programs pitcrew puts first on PATH. */
+  files: HomeFile[];
   /** Every value to mask in the run's output. */
   secrets: string[];
   /** Payload names left out; logged by name only. */
@@ -27,8 +46,10 @@ export interface CliEnvironment {
 export interface CliEnvironmentSettings {
   /** The PATH runbooks get: where the operator put the CLIs it allows. */
   path: string;
-  /** PITCREW_AWS_ENDPOINT_URL: given to the AWS CLI as its EC2 endpoint (AWS_ENDPOINT_URL_EC2). */
+  /** PITCREW_AWS_ENDPOINT_URL: given to the AWS CLI as its EC2 endpoint (aws-cli.ts). */
   awsEndpoint: string | undefined;
+  /** PITCREW_AWS_STS_ENDPOINT_URL: given to the AWS CLI as its STS endpoint. */
+  awsStsEndpoint?: string | undefined;
 }
 
 /**
@@ -82,10 +103,10 @@ export function cliEnvironment(
   return result;
 }
 
-function addCredential(out: CliEnvironment, home: string, settings: CliEnvironmentSettings, { provider, secret }: CliCredential): void {
+function addCredential(out: CliEnvironment, home: string, settings: CliEnvironmentSettings, { provider, secret, assumed }: CliCredential): void {
   switch (provider) {
     case 'aws':
-      return addAws(out, settings, secret as Secret<'aws'>);
+      return addAws(out, home, settings, secret as Secret<'aws'>, assumed);
     case 'azure':
       return addAzure(out, home, secret as Secret<'azure'>);
     case 'gcp':
@@ -95,16 +116,26 @@ function addCredential(out: CliEnvironment, home: string, settings: CliEnvironme
   }
 }
 
-/** The AWS CLI's variables; a role is assumed by the CLI itself from its config file. */
-function addAws(out: CliEnvironment, settings: CliEnvironmentSettings, secret: Secret<'aws'>): void {
-  Object.assign(out.env, { AWS_ACCESS_KEY_ID: secret.accessKeyId, AWS_SECRET_ACCESS_KEY: secret.secretAccessKey });
-  if (secret.sessionToken) out.env.AWS_SESSION_TOKEN = secret.sessionToken;
-  if (settings.awsEndpoint) out.env.AWS_ENDPOINT_URL_EC2 = settings.awsEndpoint;
-  if (secret.roleArn) {
-    const lines = ['[default]', `role_arn = ${secret.roleArn}`, 'credential_source = Environment', ...(secret.externalId ? [`external_id = ${secret.externalId}`] : [])];
-    out.files.push({ path: '.aws/config', content: `${lines.join('\n')}\n` });
+/**
+ * The AWS CLI's variables: the stored keys, or with a role the temporary credentials the service
+ * assumed for the run (runner.ts). The CLI cannot be left to assume the role itself from a config
+ * file: its credential chain takes AWS_ACCESS_KEY_ID first (botocore credentials.py,
+ * create_credential_resolver: env before assume-role), and before 2.13 it reads no STS endpoint.
+ * The operator's endpoints come as the CLI's variables and, for older CLIs, through the shim.
+ */
+function addAws(out: CliEnvironment, home: string, settings: CliEnvironmentSettings, secret: Secret<'aws'>, assumed: TemporaryAwsCredentials | undefined): void {
+  const keys = assumed ?? secret;
+  Object.assign(out.env, { AWS_ACCESS_KEY_ID: keys.accessKeyId, AWS_SECRET_ACCESS_KEY: keys.secretAccessKey });
+  if (keys.sessionToken) out.env.AWS_SESSION_TOKEN = keys.sessionToken;
+  const endpoints = { ec2: settings.awsEndpoint, sts: settings.awsStsEndpoint };
+  Object.assign(out.env, awsEndpointEnv(endpoints));
+  const shim = awsShim(endpoints, settings.path);
+  if (shim) {
+    out.files.push({ path: `${SHIM_DIR}/aws`, content: shim, executable: true });
+    out.env.PATH = `${join(home, SHIM_DIR)}:${settings.path}`;
   }
   out.secrets.push(secret.accessKeyId, secret.secretAccessKey, ...optional(secret.sessionToken, secret.externalId));
+  if (assumed) out.secrets.push(assumed.accessKeyId, assumed.secretAccessKey, ...optional(assumed.sessionToken));
 }
 
 /** The names the Azure SDKs and Terraform read; `az` logs in with them (docs/cli-machine.md). */

@@ -5,13 +5,13 @@ import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { ExecutionResult } from '../../executions/result.js';
 import { openCredential } from '../../credentials/repository.js';
-import type { Provider } from '../../credentials/schema.js';
+import type { Provider, Secret } from '../../credentials/schema.js';
 import { CappedOutput } from '../../executions/capped-output.js';
 import { resolveInterpreter, type Program } from '../../executions/interpreters.js';
 import type { Admission, OutputSink, RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
-import { cliEnvironment, type CliCredential, type CliEnvironmentSettings } from './environment.js';
+import { cliEnvironment, type CliCredential, type CliEnvironmentSettings, type HomeFile } from './environment.js';
 import { scriptMismatch } from '../runbook-record.js';
 import { isCliSpec, type CliSpec } from './kind.js';
 import { SecretMask } from './mask.js';
@@ -26,6 +26,10 @@ export interface CliSettings extends CliEnvironmentSettings {
   /** The user runs switch to (the service runs as root): their own user, away from the data directory. */
   runAs: { uid: number; gid: number } | undefined;
 }
+
+/** STS's shortest session, and the longest a role gives unless its MaxSessionDuration says more. */
+const ROLE_SESSION_MIN_SECONDS = 900;
+const ROLE_SESSION_MAX_SECONDS = 3600;
 
 /** Between SIGTERM and SIGKILL when a run is stopped. */
 const KILL_GRACE_MS = 5000;
@@ -68,7 +72,7 @@ export class CliRunner implements Extract<ServiceRunner, { mode: 'in_process' }>
     if (!isCliSpec(spec)) return { state: 'failed', reason: 'not a CLI execution' };
     const mismatch = scriptMismatch(spec);
     if (mismatch) return { state: 'failed', reason: mismatch };
-    const credentials = await this.credentials(spec, execution.tenant_id);
+    const credentials = await this.credentials(spec, execution.tenant_id, signal);
     if (typeof credentials === 'string') return { state: 'failed', reason: credentials };
     const program = resolveInterpreter(spec.interpreter, this.settings.path);
     if ('missing' in program) return { state: 'failed', reason: `the CLI Machine cannot run it: ${program.missing}` };
@@ -85,17 +89,38 @@ export class CliRunner implements Extract<ServiceRunner, { mode: 'in_process' }>
     }
   }
 
-  /** The credentials the rule names, read in the execution's own tenant; a reason when one is gone. */
-  private async credentials(spec: CliSpec, tenantId: string): Promise<CliCredential[] | string> {
+  /**
+   * The credentials the rule names, read in the execution's own tenant, an AWS role assumed for the
+   * run (environment.ts says why the CLI is not left to); a reason when one is gone or refused.
+   */
+  private async credentials(spec: CliSpec, tenantId: string, signal: AbortSignal): Promise<CliCredential[] | string> {
     if (spec.credentialIds.length === 0) return [];
     const rows = await this.db.selectFrom('credentials').selectAll().where('id', 'in', spec.credentialIds).where('tenant_id', '=', tenantId).execute();
     const missing = spec.credentialIds.filter((id) => !rows.some((row) => row.id === id));
     if (missing.length > 0) return `the rule's credential ${missing.join(', ')} does not exist in this tenant (deleted since?): set action.credentialIds to credentials of GET /api/v1/credentials; nothing was run`;
-    return rows.map((row) => ({ name: row.name, provider: row.provider as Provider, secret: openCredential(this.box, row) }));
+    const credentials: CliCredential[] = rows.map((row) => ({ name: row.name, provider: row.provider as Provider, secret: openCredential(this.box, row) }));
+    for (const credential of credentials) {
+      const secret = credential.secret as Secret<'aws'>;
+      if (credential.provider !== 'aws' || !secret.roleArn) continue;
+      try {
+        credential.assumed = await this.assumeRole(secret, spec.timeoutSeconds, signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return `${error instanceof Error ? error.message : String(error)}; nothing was run`;
+      }
+    }
+    return credentials;
+  }
+
+  /** For as long as the run may last (STS takes 15 min to 1 h without a longer MaxSessionDuration on the role). */
+  private async assumeRole(secret: Secret<'aws'>, timeoutSeconds: number, signal: AbortSignal): Promise<CliCredential['assumed']> {
+    const { assumeRoleForRun } = await import('../cloud/aws.js');
+    const durationSeconds = Math.min(ROLE_SESSION_MAX_SECONDS, Math.max(ROLE_SESSION_MIN_SECONDS, timeoutSeconds + 60));
+    return assumeRoleForRun(secret, this.settings.awsStsEndpoint, { sessionName: 'pitcrew-cli', durationSeconds, signal });
   }
 
   /** HOME with its work and tmp directories, the credential files and the script, owned by the run's user. */
-  private prepareHome(home: string, program: Program, script: string, files: Array<{ path: string; content: string }>): string {
+  private prepareHome(home: string, program: Program, script: string, files: HomeFile[]): string {
     const made = [home, join(home, 'work'), join(home, 'tmp')];
     for (const dir of made.slice(1)) mkdirSync(dir, { mode: 0o700 });
     const scriptPath = join(home, `runbook${program.extension}`);
@@ -105,7 +130,7 @@ export class CliRunner implements Extract<ServiceRunner, { mode: 'in_process' }>
       const path = join(home, file.path);
       for (let dir = dirname(path); dir !== home && !made.includes(dir); dir = dirname(dir)) made.push(dir);
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      writeFileSync(path, file.content, { mode: 0o600 });
+      writeFileSync(path, file.content, { mode: file.executable ? 0o700 : 0o600 });
       written.push(path);
     }
     const user = this.settings.runAs;

@@ -157,10 +157,36 @@ class AssumeRoleFailed extends Error {
   }
 }
 
-/** The role's temporary credentials (an hour: the most a role allows by default), named pitcrew in CloudTrail. */
-async function assumeRole(sts: STSClient, secret: Secret<'aws'>) {
+/** How a role is assumed: named pitcrew in CloudTrail, for an hour (the most a role allows by default). */
+interface AssumeOptions {
+  sessionName: string;
+  durationSeconds: number;
+  signal?: AbortSignal | undefined;
+}
+
+const CLOUD_SESSION: AssumeOptions = { sessionName: 'pitcrew', durationSeconds: 3600 };
+
+/**
+ * The role's temporary credentials for one CLI runbook (actions/cli/runner.ts): assumed once at STS
+ * (PITCREW_AWS_STS_ENDPOINT_URL, or STS in us-east-1) with the stored keys. Throws what STS answered,
+ * every secret blotted out.
+ */
+export async function assumeRoleForRun(secret: Secret<'aws'>, stsEndpoint: string | undefined, options: AssumeOptions): Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined }> {
+  const keys = { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
+  const sts = new STSClient({ region: 'us-east-1', ...(stsEndpoint ? { endpoint: stsEndpoint } : {}), credentials: keys, maxAttempts: 3 });
   try {
-    const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: secret.roleArn, RoleSessionName: 'pitcrew', DurationSeconds: 3600, ...(secret.externalId ? { ExternalId: secret.externalId } : {}) }));
+    return await assumeRole(sts, secret, options);
+  } catch (error) {
+    throw awsError('a CLI runbook', error, secret);
+  } finally {
+    sts.destroy();
+  }
+}
+
+async function assumeRole(sts: STSClient, secret: Secret<'aws'>, options: AssumeOptions = CLOUD_SESSION) {
+  try {
+    const command = new AssumeRoleCommand({ RoleArn: secret.roleArn, RoleSessionName: options.sessionName, DurationSeconds: options.durationSeconds, ...(secret.externalId ? { ExternalId: secret.externalId } : {}) });
+    const { Credentials: c } = await sts.send(command, { abortSignal: options.signal });
     if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS answered without credentials');
     return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
   } catch (error) {

@@ -98,6 +98,13 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     expect(test.stdout).toBe('sent test alert "DiskFull" (a dry run)\nno rule matched it\n');
     const alerts = await integrations(['alerts', id]);
     expect(alerts.stdout).toMatch(/^RECEIVED {2}STATE {2}ALERT {2}HOST {2}WHAT IT DID\n\S+Z {2}firing {2}DiskFull {2}web-9 {2}no rule matched\n$/);
+    // A dry run of a rule that would find no host says so, in the ingest's words.
+    const rule = await fetch(`${server.url}/api/v1/rules`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'on prometheus', trigger: { type: 'alert', integrationId: id }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } }, target: { type: 'trigger_host' }, infrastructureType: 'On_Premise' }),
+    }).then((response) => response.json() as Promise<{ id: string }>);
+    const dry = await integrations(['test', id, '--host', 'web-9', '--alarm', 'DiskFull']);
+    expect(dry.stdout).toBe(`sent test alert "DiskFull" (a dry run)\nrule ${rule.id}: dry_run; had it acted: no_target (no host named "web-9" has an agent in this tenant)\n`);
     expect((await integrations(['alerts', id, '--limit', 'lots'])).code).toBe(2);
     expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
     expect((await integrations(['list'])).stdout).not.toContain(id);

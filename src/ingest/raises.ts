@@ -1,5 +1,5 @@
 import { actsOn } from '../engine/alert-match.js';
-import { hostKey } from '../engine/decide.js';
+import { hostKey, type EventFacts } from '../engine/decide.js';
 import { ruleHostOf } from '../integrations/rule-host.js';
 import type { Rule } from '../rules/rule.js';
 import type { BatchReads } from './batch-reads.js';
@@ -24,7 +24,8 @@ export function raisesOf(occurrence: Occurrence, reads: BatchReads): Raise[] {
   return reads.admitted(occurrence).map((rule) => raiseOf(occurrence, rule));
 }
 
-function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
+/** The rule's reading of the occurrence: the host it is about for this rule, whether its state acts, how a repeat is known. */
+export function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
   const selector = occurrence.rule;
   const alert = selector.by === 'integration' && rule.trigger.type === 'alert' ? { trigger: rule.trigger, facts: selector.alert } : undefined;
   const hostName = alert ? ruleHostOf(alert.trigger, alert.facts) : occurrence.payload.hostName;
@@ -35,4 +36,10 @@ function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
     ? { key: occurrence.alertFingerprint, mode: 'record' as const }
     : occurrence.idempotencyKey !== undefined ? { key: occurrence.idempotencyKey, mode: 'replay' as const } : undefined;
   return { occurrence, rule, hostName, hostKey: hostName ? hostKey(hostName) : '', ignoredState, repeat };
+}
+
+/** What decide() is told of the event a raise records. */
+export function eventFactsOf(raise: Raise): EventFacts & { receivedAt: number } {
+  const { payload, receivedAt } = raise.occurrence;
+  return { act: payload.act, hostName: raise.hostName, alarmState: payload.alarmState, receivedAt, ignoredState: raise.ignoredState, env: payload.env };
 }

@@ -182,6 +182,8 @@ export interface RuleEvent {
   outcome: Outcome;
   reason: string | null;
   receivedAt: string;
+  /** What raised it: webhook, cron, test, an integration's type… */
+  source: string;
   sourceIp: string | null;
   payload: Record<string, unknown>;
   env: Record<string, string>;

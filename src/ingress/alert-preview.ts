@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { Decision } from '../engine/decide.js';
 import { PitcrewError } from '../errors/catalogue.js';
@@ -11,7 +10,7 @@ import { withFlappingDefaults, type Rule } from '../rules/rule.js';
 import { Action, InfrastructureType, Target, type RuleInput } from '../rules/schema.js';
 import { crossFieldErrors } from '../rules/validate.js';
 import { newId } from '../store/ids.js';
-import type { Database, IntegrationRow } from '../store/schema.js';
+import type { IntegrationRow } from '../store/schema.js';
 import { alertPayloadOf } from './alert-payload.js';
 import { alertOccurrence } from './alert-store.js';
 
@@ -54,7 +53,7 @@ export const PreviewView = Type.Object({
  * matched, and what the ingest would decide for each now, target resolution included
  * (ingest/what-if.ts), for the target and action the rule has so far. Nothing is stored.
  */
-export function registerAlertPreviewRoute(app: Api, deps: WhatIfDeps & { db: Kysely<Database>; clock: () => number }): void {
+export function registerAlertPreviewRoute(app: Api, deps: WhatIfDeps & { clock: () => number }): void {
   app.post('/integrations/:id/alerts/preview', {
     schema: {
       tags: ['integrations'], security: bearer,
@@ -100,7 +99,7 @@ function occurrenceOf(integration: IntegrationRow, alert: AlertView, now: number
 }
 
 /** A decision as the preview tells it; no decision: the trigger does not match the alert. */
-export function decisionView(decision: Decision | undefined): { outcome: string | null; reason: string | null; acts: boolean; targets: string[]; targetCount: number } {
+function decisionView(decision: Decision | undefined): { outcome: string | null; reason: string | null; acts: boolean; targets: string[]; targetCount: number } {
   if (!decision) return { outcome: null, reason: null, acts: false, targets: [], targetCount: 0 };
   if (decision.outcome !== 'accepted') return { outcome: decision.outcome, reason: decision.reason, acts: false, targets: [], targetCount: 0 };
   const hosts = [...decision.targets, ...decision.held].map((host) => host.hostname);

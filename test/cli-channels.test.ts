@@ -121,6 +121,13 @@ describe('pitcrew channels', { timeout: 90_000 }, () => {
     const sent = await shell(curl, { PITCREW_API_KEY: apiKey });
     expect(JSON.parse(sent.stdout)).toMatchObject({ alerts: [{ state: 'firing', alarmName: 'NodeFilesystemAlmostFull', hostName: 'web-1', events: [] }] });
     expect((await integrations(['alerts', id])).stdout).toMatch(/\n\S+Z {2}firing {2}NodeFilesystemAlmostFull {2}web-1 {2}no rule matched\n\S+Z {2}firing {2}DiskFull {18}web-9 {2}no rule matched\n$/);
+    // A dry run of a rule that would find no host says so, in the ingest's words.
+    const rule = await fetch(`${server.url}/api/v1/rules`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'on prometheus', trigger: { type: 'alert', integrationId: id }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } }, target: { type: 'trigger_host' }, infrastructureType: 'On_Premise' }),
+    }).then((response) => response.json() as Promise<{ id: string }>);
+    const dry = await integrations(['test', id, '--host', 'web-9', '--alarm', 'DiskFull']);
+    expect(dry.stdout).toBe(`sent test alert "DiskFull" (a dry run)\nrule ${rule.id}: dry_run; had it acted: no_target (no host named "web-9" has an agent in this tenant)\n`);
     expect((await integrations(['alerts', id, '--limit', 'lots'])).code).toBe(2);
     expect((await integrations(['delete', id])).stdout).toMatch(/answers 404 from now on/);
     expect((await integrations(['list'])).stdout).not.toContain(id);

@@ -115,29 +115,62 @@ describe.each(testDialects())('integration alert logs on %s', (dialect) => {
     expect((await log(am.id)).items).toHaveLength(10);
   });
 
-  it("previews a trigger against the integration's recent alerts, storing nothing", async () => {
+  interface PreviewItem { alert: AlertView; matches: boolean; outcome: string | null; reason: string | null; acts: boolean; hostName: string | null; targets: string[]; targetCount: number }
+  const previewOf = async (id: string, body: Record<string, unknown>) => {
+    const response = await env.api('POST', `/api/v1/integrations/${id}/alerts/preview`, body);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { scanned: number; matched: number; items: PreviewItem[] };
+  };
+
+  it("previews a trigger against the integration's recent alerts with the ingest's decision, storing nothing", async () => {
     const am = await integration('preview');
     await post(am.id, amBody([
       amAlert('DiskFull', 'web-1:9100', { node: 'db-1' }),
       amAlert('DiskFull', 'web-2:9100', { severity: 'warning' }, 'resolved'),
       amAlert('CpuHot', 'web-3:9100'),
     ]));
-    const preview = async (body: Record<string, unknown>) => {
-      const response = await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview`, body);
-      expect(response.statusCode, response.body).toBe(200);
-      return response.json() as { scanned: number; matched: number; items: Array<{ alert: AlertView; matches: boolean; acts: boolean; hostName: string | null }> };
-    };
+    const preview = (body: Record<string, unknown>) => previewOf(am.id, body);
     const disk = await preview({ alarmName: '/^Disk/' });
     expect([disk.scanned, disk.matched]).toEqual([3, 2]);
-    const byHost = (p: typeof disk) => Object.fromEntries(p.items.map((i) => [i.alert.hostName, [i.matches, i.acts, i.hostName]]));
-    expect(byHost(disk)).toEqual({ 'web-1': [true, true, 'web-1'], 'web-2': [true, false, 'web-2'], 'web-3': [false, false, null] });
-    expect(byHost(await preview({ alarmName: 'Disk*', on: 'both', severity: ['WARNING'] }))).toEqual({ 'web-1': [false, false, null], 'web-2': [true, true, 'web-2'], 'web-3': [false, false, null] });
-    expect(byHost(await preview({ labels: { node: 'db-*' }, hostLabel: 'node' }))).toEqual({ 'web-1': [true, true, 'db-1'], 'web-2': [false, false, null], 'web-3': [false, false, null] });
+    const byHost = (p: typeof disk) => Object.fromEntries(p.items.map((i) => [i.alert.hostName, [i.matches, i.outcome, i.hostName, i.targets]]));
+    // Only web-1 has an agent: the trigger host of any other alert is no target, as the ingest says.
+    expect(byHost(disk)).toEqual({ 'web-1': [true, 'accepted', 'web-1', ['web-1']], 'web-2': [true, 'recorded', 'web-2', []], 'web-3': [false, null, null, []] });
+    const warning = await preview({ alarmName: 'Disk*', on: 'both', severity: ['WARNING'] });
+    expect(byHost(warning)).toEqual({ 'web-1': [false, null, null, []], 'web-2': [true, 'no_target', 'web-2', []], 'web-3': [false, null, null, []] });
+    expect(warning.items.find((i) => i.matches)).toMatchObject({ acts: false, reason: 'no host named "web-2" has an agent in this tenant', targetCount: 0 });
+    expect(byHost(await preview({ labels: { node: 'db-*' }, hostLabel: 'node' }))).toEqual({ 'web-1': [true, 'no_target', 'db-1', []], 'web-2': [false, null, null, []], 'web-3': [false, null, null, []] });
     expect((await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview?limit=1`, {})).json().scanned).toBe(1);
 
     const bad = expectProblem(await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview`, { alarmName: '/disk_(full/' }), 400, 'PITCREW_ERR_VALIDATION');
     expect(bad.detail).toMatch(/^\/alarmName: not a valid regular expression/);
     expect((await log(am.id)).items).toHaveLength(3);
+  });
+
+  it('previews with the target and action written so far, and says no_target with the reason the ingest records', async () => {
+    await env.enrol('tagged-1', ['edge']);
+    await env.enrol('tagged-2', ['edge']);
+    const am = await integration('preview-target');
+    const acting = await rule(am.id, {});
+    await post(am.id, amBody([amAlert('DiskFull', 'gone-7:9100')]));
+    // What the ingest recorded for this very alert on a rule of the same trigger and target.
+    const [stored] = (await log(am.id)).items;
+    const event = (await env.api('GET', `/api/v1/events/${stored!.events.find((e) => e.ruleId === acting.id)!.eventId}`)).json();
+    expect(event.outcome).toBe('no_target');
+
+    const [asIngest] = (await previewOf(am.id, {})).items;
+    expect(asIngest).toMatchObject({ matches: true, outcome: 'no_target', reason: event.reason, acts: false });
+    const tags = (await previewOf(am.id, { target: { type: 'specific_tags', tags: ['edge'] } })).items[0]!;
+    expect(tags).toMatchObject({ outcome: 'accepted', acts: true, targets: ['tagged-1', 'tagged-2'], targetCount: 2 });
+    const host = (await previewOf(am.id, { target: { type: 'specific_host', hostname: 'db-9' } })).items[0]!;
+    expect(host).toMatchObject({ outcome: 'no_target', reason: 'the rule\'s host "db-9" has no agent in this tenant' });
+    // A run by the service needs no host: the CLI Machine acts, about the host the alert names.
+    const cli = (await previewOf(am.id, { target: { type: 'cli_machine' }, action: { type: 'cli', runbook: { script: 'aws sts get-caller-identity' } } })).items[0]!;
+    expect(cli).toMatchObject({ outcome: 'accepted', targets: ['gone-7'] });
+
+    // The draft is checked as a rule is: a tag target needs its tags.
+    const bad = expectProblem(await env.api('POST', `/api/v1/integrations/${am.id}/alerts/preview`, { target: { type: 'specific_tags' } }), 400, 'PITCREW_ERR_VALIDATION');
+    expect(bad.detail).toMatch(/^\/target\/tags: target type specific_tags needs at least one tag/);
+    expect((await log(am.id)).items).toHaveLength(1);
   });
 
   it('sends a test alert through the integration: a dry run of the matching rules unless asked to act, in the log as a test', async () => {
@@ -146,7 +179,10 @@ describe.each(testDialects())('integration alert logs on %s', (dialect) => {
     const other = await rule(am.id, { alarmName: 'Something*' });
     const sent = await env.api('POST', `/api/v1/integrations/${am.id}/test`, { hostName: 'web-1' });
     expect(sent.statusCode, sent.body).toBe(202);
-    expect(sent.json().alert).toMatchObject({ alarmName: 'PitcrewTestAlert', hostName: 'web-1', state: 'firing', events: [{ ruleId: any.id, outcome: 'dry_run', executionIds: [] }] });
+    expect(sent.json().alert).toMatchObject({ alarmName: 'PitcrewTestAlert', hostName: 'web-1', state: 'firing', events: [{ ruleId: any.id, outcome: 'dry_run', executionIds: [], ifActed: { outcome: 'accepted', reason: null } }] });
+    // A dry run says what acting would do: here, find no host, with the reason the ingest would record.
+    const nowhere = (await env.api('POST', `/api/v1/integrations/${am.id}/test`, { hostName: 'ghost-1' })).json().alert;
+    expect(nowhere.events).toMatchObject([{ ruleId: any.id, outcome: 'dry_run', ifActed: { outcome: 'no_target', reason: 'no host named "ghost-1" has an agent in this tenant' } }]);
     const event = (await env.api('GET', `/api/v1/events/${sent.json().alert.events[0].eventId}`)).json();
     expect(event.env).toMatchObject({ AlarmName: 'PitcrewTestAlert', HostName: 'web-1', Source: 'test', LABEL_pitcrew_test: 'true' });
 

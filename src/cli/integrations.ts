@@ -63,8 +63,8 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
     case 'test': {
       const id = onlyId(positionals, 'test');
       const body = { ...(values.host ? { hostName: values.host } : {}), ...(values.alarm ? { alarmName: values.alarm } : {}), act: values.act === true };
-      const sent = (await callApi(client, 'POST', `/api/v1/integrations/${id}/test`, body)) as { alert: { alarmName: string; events: AlertView['events'] } };
-      const did = sent.alert.events.length === 0 ? 'no rule matched it' : sent.alert.events.map((e) => `rule ${e.ruleId}: ${e.outcome}`).join('\n');
+      const sent = (await callApi(client, 'POST', `/api/v1/integrations/${id}/test`, body)) as { alert: { alarmName: string; events: TestedEvent[] } };
+      const did = sent.alert.events.length === 0 ? 'no rule matched it' : sent.alert.events.map(describeTested).join('\n');
       show(sent, `sent test alert "${sent.alert.alarmName}"${values.act ? '' : ' (a dry run)'}\n${did}`);
       return 0;
     }
@@ -89,6 +89,14 @@ interface AlertView {
 function onlyId(positionals: string[], verb: string): string {
   if (positionals.length !== 1) throw new CliError(`${verb} needs the integration id\n\n${INTEGRATIONS_USAGE}`, 2);
   return encodeURIComponent(positionals[0]!);
+}
+
+type TestedEvent = AlertView['events'][number] & { ifActed?: { outcome: string; reason: string | null } };
+
+/** A rule a test alert raised; a dry run also says what acting would have done (no_target: the reason). */
+function describeTested(e: TestedEvent): string {
+  const acted = e.ifActed ? `; had it acted: ${e.ifActed.outcome}${e.ifActed.outcome === 'accepted' || !e.ifActed.reason ? '' : ` (${e.ifActed.reason})`}` : '';
+  return `rule ${e.ruleId}: ${e.outcome}${acted}`;
 }
 
 function describeAlert(alert: AlertView): string[] {

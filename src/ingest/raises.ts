@@ -1,5 +1,5 @@
 import { actsOn } from '../engine/alert-match.js';
-import { hostKey } from '../engine/decide.js';
+import { hostKey, type EventFacts } from '../engine/decide.js';
 import { noHostReason, ruleHostOf } from '../integrations/rule-host.js';
 import type { Rule } from '../rules/rule.js';
 import type { BatchReads } from './batch-reads.js';
@@ -26,7 +26,8 @@ export function raisesOf(occurrence: Occurrence, reads: BatchReads): Raise[] {
   return reads.admitted(occurrence).map((rule) => raiseOf(occurrence, rule));
 }
 
-function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
+/** The rule's reading of the occurrence: the host it is about for this rule, whether its state acts, how a repeat is known. */
+export function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
   const selector = occurrence.rule;
   const alert = selector.by === 'integration' && rule.trigger.type === 'alert' ? { trigger: rule.trigger, facts: selector.alert } : undefined;
   const hostName = alert ? ruleHostOf(alert.trigger, alert.facts) : occurrence.payload.hostName;
@@ -38,4 +39,10 @@ function raiseOf(occurrence: Occurrence, rule: Rule): Raise {
     : occurrence.idempotencyKey !== undefined ? { key: occurrence.idempotencyKey, mode: 'replay' as const } : undefined;
   const noHost = alert && !hostName ? noHostReason(alert.trigger, alert.facts) : undefined;
   return { occurrence, rule, hostName, hostKey: hostName ? hostKey(hostName) : '', noHost, ignoredState, repeat };
+}
+
+/** What decide() is told of the event a raise records. */
+export function eventFactsOf(raise: Raise): EventFacts & { receivedAt: number } {
+  const { payload, receivedAt } = raise.occurrence;
+  return { act: payload.act, hostName: raise.hostName, noHost: raise.noHost, alarmState: payload.alarmState, receivedAt, ignoredState: raise.ignoredState, env: payload.env };
 }

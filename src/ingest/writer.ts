@@ -1,6 +1,6 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { alarmStep } from '../engine/alarm-history.js';
-import { decide, hostKey, shortName, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
+import { decide, type HostFacts, type OriginalEvent, type Outcome } from '../engine/decide.js';
 import { payloadForKind, type SkippedEnv } from './alert.js';
 import type { Metrics } from '../metrics/registry.js';
 import { inBatchTransaction, type Committed } from '../store/batch.js';
@@ -17,9 +17,10 @@ import { pickOf } from '../rules/rule.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { BatchHistory } from './batch-history.js';
 import { BatchWrites } from './batch-writes.js';
+import { candidateHostsQuery } from './candidate-hosts.js';
 import { fingerprintOf } from './rows.js';
 import type { Occurrence } from './occurrence.js';
-import { raisesOf, type Raise } from './raises.js';
+import { eventFactsOf, raisesOf, type Raise } from './raises.js';
 import { safetyReads, type GuardedEvent } from './safety-reads.js';
 
 /** What became of one rule an occurrence raised. */
@@ -240,7 +241,7 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
   // The payload as this rule's action takes it: the event stores, and the reply lists, what it refuses.
   const payload = payloadForKind(raise.occurrence.payload, kind);
   const s = payload === raise.occurrence.payload ? raise.occurrence : { ...raise.occurrence, payload };
-  const facts = { act: s.payload.act, hostName: raise.hostName, noHost: raise.noHost, alarmState: s.payload.alarmState, receivedAt: s.receivedAt, ignoredState: raise.ignoredState, env: s.payload.env };
+  const facts = eventFactsOf({ ...raise, occurrence: s });
   const before = history.factsFor(rule, hostKey, repeat?.key);
   const decision = decide(rule, facts, hosts.get(s.tenantId) ?? [], kind, before);
   if (decision.outcome === 'duplicate' && repeat!.mode === 'replay') return { status: 'replayed', ruleId: rule.id, ...decision.original, skippedEnv: remembered!.skippedEnv };
@@ -284,36 +285,3 @@ function queuedOf(row: NewExecutionRow): QueuedExecution {
 function staleKeys(keys: Array<{ id: string; last_used_at: number | null }>, now = Date.now()): string[] {
   return keys.filter((k) => k.last_used_at === null || now - k.last_used_at > KEY_LAST_USED_RESOLUTION_MS).map((k) => k.id);
 }
-
-/**
- * The hosts the batch's rules could target, or nothing to ask when no rule acts on hosts. Written
- * as text: built with Kysely it was ~4 % of the ingest benchmark's main thread (a CPU profile).
- */
-function candidateHostsQuery(statements: Statements, raises: Raise[]): CompiledQuery | undefined {
-  const names = new Set<string>();
-  const tags = new Set<string>();
-  const tenants = new Set<string>();
-  for (const raise of raises) {
-    const { rule } = raise;
-    if (!rule.enabled || !raise.occurrence.payload.act || raise.ignoredState) continue;
-    tenants.add(rule.tenantId);
-    if (rule.target.type === 'trigger_host' && raise.hostKey) names.add(raise.hostKey);
-    if (rule.target.type === 'specific_host' && rule.target.hostname) names.add(hostKey(rule.target.hostname));
-    if (rule.target.type === 'specific_tags') for (const tag of rule.target.tags ?? []) tags.add(tag);
-  }
-  // A name also finds the hosts it differs from only by domain (engine/decide.ts, findHost).
-  const shortNames = new Set([...names].map(shortName));
-  if (tenants.size === 0 || (names.size === 0 && tags.size === 0)) return undefined;
-  const parameters: unknown[] = [...tenants];
-  const inList = (values: Set<string>) => {
-    const text = statements.list(values.size, parameters.length);
-    parameters.push(...values);
-    return text;
-  };
-  const either: string[] = [];
-  if (names.size > 0) either.push(`"hostname_key" in (${inList(names)}) or "hostname_short" in (${inList(shortNames)})`);
-  if (tags.size > 0) either.push(`"id" in (select "host_id" from "host_tags" where "tag" in (${inList(tags)}) and "tenant_id" in (${inList(tenants)}))`);
-  const text = `select "id", "tenant_id", "hostname", "tags", "session_id", "last_picked_at", "cloud_instance_id" from "hosts" where "tenant_id" in (${statements.list(tenants.size)}) and (${either.join(' or ')})`;
-  return CompiledQuery.raw(text, parameters);
-}
-

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { LISTED_EXECUTION_IDS, SkippedEnv } from '../events/presenter.js';
 import type { AlertPayload } from '../ingest/alert.js';
 import { raisedOutcome } from '../ingest/rows.js';
-import type { Credential } from '../ingest/occurrence.js';
+import type { Credential, Occurrence } from '../ingest/occurrence.js';
 import type { EventWriter, RaisedEvent } from '../ingest/writer.js';
 import type { ToolAlert } from '../integrations/notification.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
@@ -18,7 +18,7 @@ export interface StoreDeps {
   storeLocation: string;
 }
 
-const RaisedView = Type.Object({
+export const RaisedView = Type.Object({
   ruleId: Type.String({ format: 'uuid' }),
   eventId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null when nothing was recorded for this rule (a conflict)' }),
   outcome: Type.String({ description: 'accepted, recorded (a state the rule does not act on), duplicate (a re-sent alert), rule_off, no_target, ...' }),
@@ -43,22 +43,28 @@ export const AlertResult = Type.Object({
  */
 export async function storeAlerts(deps: StoreDeps, request: FastifyRequest, integration: IntegrationRow, payloads: Array<{ alert: ToolAlert; payload: AlertPayload }>, from: { credential: Credential; keyName?: string; source?: string }) {
   const receivedAt = deps.clock();
-  const results = await submitted(request, deps.storeLocation, deps.writer.submitAll(payloads.map(({ alert, payload }) => ({
-    tenantId: integration.tenant_id,
-    rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, hostLabel: alert.hostLabel, annotations: alert.annotations } },
-    source: from.source ?? integration.type,
-    sourceIp: request.ip,
-    receivedAt,
-    credential: from.credential,
-    payload,
-    alertFingerprint: alert.fingerprint,
-  }))));
+  const occurrences = payloads.map(({ alert, payload }) => alertOccurrence(integration, alert, payload, { ...from, sourceIp: request.ip, receivedAt }));
+  const results = await submitted(request, deps.storeLocation, deps.writer.submitAll(occurrences));
   return results.map((result, i) => {
     if (result.status === 'revoked_key') throw invalidKey();
     if (result.status === 'key_lacks_scope') throw lacksWebhookScope(from.keyName ?? '');
     if (result.status !== 'alert') throw unstorable();
     return alertView(payloads[i]!.alert, result.events, payloads[i]!.payload.skippedEnv);
   });
+}
+
+/** One alert of an integration as it enters the ingest: it raises the integration's rules whose alert trigger matches it. */
+export function alertOccurrence(integration: IntegrationRow, alert: ToolAlert, payload: AlertPayload, from: { credential: Credential; source?: string; sourceIp: string | null; receivedAt: number }): Occurrence {
+  return {
+    tenantId: integration.tenant_id,
+    rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, hostLabel: alert.hostLabel, annotations: alert.annotations } },
+    source: from.source ?? integration.type,
+    sourceIp: from.sourceIp,
+    receivedAt: from.receivedAt,
+    credential: from.credential,
+    payload,
+    alertFingerprint: alert.fingerprint,
+  };
 }
 
 function alertView(alert: ToolAlert, events: RaisedEvent[], skippedEnv: AlertPayload['skippedEnv']) {

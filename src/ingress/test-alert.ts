@@ -3,10 +3,26 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import type { ToolAlert } from '../integrations/notification.js';
+import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';
+import type { Occurrence } from '../ingest/occurrence.js';
 import { getIntegration } from '../integrations/repository.js';
+import { getRule } from '../rules/repository.js';
 import { newId } from '../store/ids.js';
 import { alertPayloadOf } from './alert-payload.js';
-import { AlertResult, storeAlerts, type StoreDeps } from './alert-store.js';
+import { AlertResult, alertOccurrence, RaisedView, storeAlerts, type StoreDeps } from './alert-store.js';
+
+type TestAlertDeps = StoreDeps & WhatIfDeps;
+
+/** The reply to a tool's alert, and for each dry run what acting would have done. */
+const TestAlertResult = Type.Object({
+  ...AlertResult.properties,
+  events: Type.Array(Type.Object({
+    ...RaisedView.properties,
+    ifActed: Type.Optional(Type.Object({ outcome: Type.String(), reason: Type.Union([Type.String(), Type.Null()]) }, {
+      description: "a dry run only: what the rule would decide had the alert asked to act, now (accepted, no_target, ...), without its flapping and limit history",
+    })),
+  })),
+});
 
 /** The name a test alert has unless the person sending it gives one. */
 const TEST_ALARM_NAME = 'PitcrewTestAlert';
@@ -25,12 +41,12 @@ const TestAlert = Type.Object({
  * matched against its rules like the tool's own, as a dry run unless asked to act. Its source is
  * `test`, its fingerprint new each time (never a duplicate), and it carries the label pitcrew_test.
  */
-export function registerTestAlertRoute(app: Api, deps: StoreDeps): void {
+export function registerTestAlertRoute(app: Api, deps: TestAlertDeps): void {
   app.post('/integrations/:id/test', {
     schema: {
       tags: ['integrations'], security: [{ bearerAuth: [] }],
       summary: "Send a test alert through the integration: recorded and matched against its rules (a dry run unless act is true)",
-      params: IdParams, body: TestAlert, response: { 202: Type.Object({ alert: AlertResult }), ...problems(400, 401, 404) },
+      params: IdParams, body: TestAlert, response: { 202: Type.Object({ alert: TestAlertResult }), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
     const integration = await getIntegration(deps.db, request.principal.tenantId, request.params.id);
@@ -46,6 +62,18 @@ export function registerTestAlertRoute(app: Api, deps: StoreDeps): void {
     if (!parsed.ok) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${parsed.errors[0]!.path}: ${parsed.errors[0]!.message}`, { fieldErrors: parsed.errors });
     const payload = { ...parsed.payload, act };
     const [stored] = await storeAlerts(deps, request, integration, [{ alert, payload }], { credential: { kind: 'service' }, source: 'test' });
-    return reply.code(202).send({ alert: stored! });
+    const acting = alertOccurrence(integration, alert, { ...payload, act: true }, { credential: { kind: 'service' }, source: 'test', sourceIp: request.ip, receivedAt: deps.clock() });
+    const events = await Promise.all(stored!.events.map(async (event) => (event.outcome === 'dry_run' ? { ...event, ifActed: await ifActed(deps, event.ruleId, acting) } : event)));
+    return reply.code(202).send({ alert: { ...stored!, events } });
   });
+}
+
+/**
+ * A dry run records `dry_run` before it looks for a target (engine/decide.ts): what the rule would
+ * have decided had the alert asked to act, so a dry run tells a rule that would find no host.
+ */
+async function ifActed(deps: TestAlertDeps, ruleId: string, occurrence: Occurrence): Promise<{ outcome: string; reason: string | null }> {
+  const rule = await getRule(deps.db, occurrence.tenantId, ruleId);
+  const [decision] = await decideWithoutStoring(deps, rule, [occurrence]);
+  return { outcome: decision!.outcome, reason: decision!.reason };
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
-import { actsOn, matchesAlert, type AlertFacts, type AlertTrigger } from '../engine/alert-match.js';
+import { matchesAlert, type AlertFacts, type AlertTrigger } from '../engine/alert-match.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { AlertRow, Database } from '../store/schema.js';
 import { ruleHostOf } from './rule-host.js';
@@ -33,7 +33,7 @@ export const AlertView = Type.Object({
 });
 export type AlertView = Static<typeof AlertView>;
 
-/** An alert trigger without its integration: what the wizard previews against the log. */
+/** An alert trigger without its integration: what the wizard previews against the log (ingress/alert-preview.ts). */
 export const TriggerMatch = Type.Object(
   {
     alarmName: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'a glob or a /regular expression/, as in an alert trigger' })),
@@ -45,18 +45,6 @@ export const TriggerMatch = Type.Object(
   { additionalProperties: false },
 );
 export type TriggerMatch = Static<typeof TriggerMatch>;
-
-export const PreviewView = Type.Object({
-  scanned: Type.Integer({ minimum: 0, description: 'how many recent alerts were looked at (newest first)' }),
-  matched: Type.Integer({ minimum: 0, description: 'how many of them the trigger matches' }),
-  items: Type.Array(Type.Object({
-    alert: AlertView,
-    matches: Type.Boolean({ description: 'whether the trigger would have raised the rule for this alert' }),
-    acts: Type.Boolean({ description: 'whether it would have acted: it matches and its state is one the trigger acts on (on)' }),
-    hostName: Type.Union([Type.String(), Type.Null()], { description: 'the host the rule would act on (trigger.hostLabel, or the tool’s own)' }),
-  })),
-});
-export type PreviewView = Static<typeof PreviewView>;
 
 /** An integration's alerts, newest first. */
 export async function listAlerts(db: Kysely<Database>, tenantId: string, integrationId: string, page: PageRequest): Promise<AlertRow[]> {
@@ -86,13 +74,13 @@ export function presentAlert(row: AlertRow): AlertView {
   };
 }
 
-/** Which of these alerts a trigger would have matched, and acted on, and on which host: pure. */
-export function previewTrigger(alerts: AlertView[], match: TriggerMatch, integrationId: string): PreviewView {
+/** Which of these alerts a trigger would have matched, and the host each names for it: pure. */
+export function previewTrigger(alerts: AlertView[], match: TriggerMatch, integrationId: string): { scanned: number; matched: number; items: Array<{ alert: AlertView; matches: boolean; hostName: string | null }> } {
   const trigger: AlertTrigger = { type: 'alert', integrationId, ...match };
   const items = alerts.map((alert) => {
     const facts: AlertFacts = { alarmName: alert.alarmName ?? undefined, severity: alert.severity ?? undefined, state: alert.state, labels: alert.labels, hostName: alert.hostName ?? undefined };
     const matches = matchesAlert(trigger, facts);
-    return { alert, matches, acts: matches && actsOn(trigger, alert.state), hostName: matches ? ruleHostOf(trigger, facts) ?? null : null };
+    return { alert, matches, hostName: matches ? ruleHostOf(trigger, facts) ?? null : null };
   });
   return { scanned: items.length, matched: items.filter((item) => item.matches).length, items };
 }

@@ -5,9 +5,7 @@ import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.j
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
-import { PitcrewError } from '../errors/catalogue.js';
-import { alarmNameProblem } from '../rules/alarm-name.js';
-import { AlertView, listAlerts, recentAlerts, PreviewView, presentAlert, previewTrigger, TriggerMatch } from './alert-log.js';
+import { AlertView, listAlerts, presentAlert } from './alert-log.js';
 import { presentIntegration } from './presenter.js';
 import { createIntegration, deleteIntegration, getIntegration, listIntegrations, updateIntegration } from './repository.js';
 import { IntegrationInput, IntegrationPatch, IntegrationView } from './schema.js';
@@ -51,20 +49,6 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
     const integration = await getIntegration(db, request.principal.tenantId, request.params.id);
     const page = pageRequest(request.query);
     return toPage(await listAlerts(db, integration.tenant_id, integration.id, page), page, presentAlert);
-  });
-
-  app.post('/integrations/:id/alerts/preview', {
-    schema: {
-      tags, security: bearer, summary: "Which of the integration's recent alerts an alert trigger would have matched and acted on (the rule wizard's preview); nothing is stored",
-      params: IdParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'how many recent alerts to look at' })) }, { additionalProperties: false }),
-      body: TriggerMatch, response: { 200: PreviewView, ...problems(400, 401, 404) },
-    },
-  }, async (request) => {
-    const problem = request.body.alarmName === undefined ? undefined : alarmNameProblem(request.body.alarmName);
-    if (problem) throw new PitcrewError('PITCREW_ERR_VALIDATION', `/alarmName: ${problem}`, { fieldErrors: [{ path: '/alarmName', message: problem }] });
-    const integration = await getIntegration(db, request.principal.tenantId, request.params.id);
-    const rows = await recentAlerts(db, integration.tenant_id, integration.id, request.query.limit ?? 100);
-    return previewTrigger(rows.map(presentAlert), request.body, integration.id);
   });
 
   app.patch('/integrations/:id', {

@@ -51,6 +51,7 @@ import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
 import { registerIntegrationIngress } from '../ingress/integration.js';
+import { registerAlertPreviewRoute } from '../ingress/alert-preview.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
 import { registerRunNowRoutes } from '../ingress/run-now.js';
 import { GCP_DEFAULTS, type GcpEndpoints, type TrustProxy } from '../config/config.js';
@@ -357,7 +358,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       registerRunbookLibraryRoutes(scope as Api, { db, clock, library: deps.runbookLibrary });
       registerRepositoryRoutes(scope as Api, { db, box: secretBox, sources: gitSources, usedBy: (tenantId, id) => rulesUsingRepository(db, tenantId, id), clock });
-      registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
+      registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location, dialect: deps.store.dialect, kinds });
+      registerAlertPreviewRoute(scope as Api, { db, dialect: deps.store.dialect, kinds, clock });
       registerRunNowRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);

@@ -1,5 +1,21 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.mjs';
+
+/** Where browser tests leave the pictures of what they checked, for a person to look at (not committed). */
+export const SCREENSHOT_DIR = process.env.PITCREW_UI_SCREENSHOTS ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/ui');
+
+/** The whole page as it is now (scrolled to its top), saved as `<name>.png` in SCREENSHOT_DIR; returns the file. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  // From the top: the sidebar's sticky contents are drawn where the window was scrolled to.
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
 
 export interface BrowserSession {
   context: BrowserContext;

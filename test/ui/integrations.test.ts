@@ -8,7 +8,8 @@ import { uiSession } from '../support/ui-session.js';
 // of the recent alerts it would have matched.
 describe('integrations in the web UI', () => {
   // The wizard's preview of a pattern that does not compile is a 400 the page shows.
-  const ui = uiSession({ refusedStatuses: [400] });
+  // Only web-1 has an agent: an alert about another host finds no target, and the preview says so.
+  const ui = uiSession({ refusedStatuses: [400], setup: async (env) => void (await env.enrol('web-1')) });
 
   const postAlerts = (id: string, alerts: Array<{ name: string; instance: string }>) => ui.env.app.server.inject({
     method: 'POST',
@@ -67,16 +68,19 @@ describe('integrations in the web UI', () => {
     await page.getByText('choose the integration whose alerts raise the rule').waitFor();
     await page.getByLabel('Integration').selectOption({ label: 'prometheus-eu (Prometheus Alertmanager)' });
     const count = page.locator('[data-preview-count]');
-    // Every alert so far: DiskFull, the test alert, DiskLow and CpuHot.
-    await expect.poll(() => count.innerText()).toBe('4 of the last 4 alerts match; 4 would have acted.');
+    // Every alert so far: DiskFull and the test alert on web-1, DiskLow on db-1 and CpuHot on web-2, which have no agent.
+    await expect.poll(() => count.innerText()).toBe('4 of the last 4 alerts match; 2 would act, 2 would find no target.');
     await page.getByLabel('Alarm name').fill('Disk*');
-    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 2 would have acted.');
+    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 1 would act, 1 would find no target.');
+    // Each says what the ingest would do: act on its host, or find none, in the ingest's words.
+    await expect.poll(() => page.locator('tr[data-matches="true"][data-outcome="accepted"]').innerText()).toMatch(/DiskFull\s+firing\s+act on web-1\s+web-1/);
+    expect(await page.locator('tr[data-outcome="no_target"]').innerText()).toMatch(/DiskLow\s+firing\s+no target no host named "db-1" has an agent in this tenant\s+db-1/);
     await page.getByLabel('Alarm name').fill('/^Disk(/');
     await page.getByText(/not a valid regular expression/).waitFor();
     await page.getByLabel('Alarm name').fill('/^Disk(Full|Low)$/');
-    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 2 would have acted.');
+    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 1 would act, 1 would find no target.');
     await page.getByLabel('Act on').selectOption('resolved');
-    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 0 would have acted.');
+    await expect.poll(() => count.innerText()).toBe('2 of the last 4 alerts match; 0 would act.');
     await page.getByLabel('Act on').selectOption('firing');
 
     for (const step of ['Flapping protection', 'Infrastructure and target', 'Runbook', 'Action limit']) {

@@ -50,7 +50,10 @@ describe('rule safety in the web UI', () => {
     const limits = panel('Action limit per host');
     await limits.getByText('2 per host per 3600 s (1 h), then escalate to a human').waitFor();
     await limits.getByText('No host has used the limit').waitFor();
-    await panel('Escalations').getByText('No escalations').waitFor();
+    await limits.getByText('Past it, the alarms that cannot act are escalated to a person, once per host and window.').waitFor();
+    // No escalation yet: no empty card for them above the events.
+    await panel('Events').waitFor();
+    expect(await panel('Escalations').count()).toBe(0);
 
     expect(await storm(rule.triggerId, 'fan-a', 6)).toEqual(['accepted', 'accepted', 'limited', 'limited', 'limited', 'limited']);
     // The page refreshes on its own: a person watching it sees the storm land.
@@ -227,7 +230,7 @@ describe('rule safety in the web UI', () => {
     const settings = panel('Settings');
     await settings.getByText('more than 7 events or 4 state changes per host in 120 s (2 min): actions pause until 900 s (15 min) of quiet').waitFor();
     await settings.getByText('2 per host per 600 s (10 min), then drop').waitFor();
-    await panel('Escalations').getByText('This rule drops the alarms past its limit (outcome limited) and tells nobody.').waitFor();
+    await panel('Action limit per host').getByText('This rule drops the alarms past its limit (outcome limited) and tells nobody.').waitFor();
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByRole('button', { name: /Review and create/ }).click();
     await page.getByRole('button', { name: 'Save changes' }).click();

@@ -2,7 +2,7 @@
  * The shapes of the integrations API (docs/integrations.md) that the UI reads and sends.
  * A secret (signing secret, token) is write-only: the view says only whether one is set.
  */
-import type { AlertOn } from './types';
+import type { Action, AlertOn, InfrastructureType, Target } from './types';
 
 export const INTEGRATION_TYPES = ['alertmanager', 'grafana', 'monasca', 'zabbix', 'datadog', 'pagerduty', 'cloudwatch_sns', 'generic'] as const;
 export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
@@ -59,10 +59,28 @@ export interface TriggerMatch {
   hostLabel?: string;
 }
 
+/** The rule as written so far, which the preview decides with (the service's defaults: a script on the trigger host). */
+export interface PreviewDraft {
+  target?: Target;
+  action?: Action;
+  infrastructureType?: InfrastructureType;
+}
+
 export interface TriggerPreview {
   scanned: number;
   matched: number;
-  items: Array<{ alert: LoggedAlert; matches: boolean; acts: boolean; hostName: string | null }>;
+  items: Array<{
+    alert: LoggedAlert;
+    matches: boolean;
+    /** What the ingest would decide now (accepted, recorded, no_target…); null when it does not match. */
+    outcome: string | null;
+    reason: string | null;
+    acts: boolean;
+    hostName: string | null;
+    /** The hosts it would act on (the first 20); targetCount: how many. */
+    targets: string[];
+    targetCount: number;
+  }>;
 }
 
 export interface TestAlertInput {
@@ -73,7 +91,12 @@ export interface TestAlertInput {
 }
 
 export interface TestAlertResult {
-  alert: { alarmName: string | null; hostName: string | null; events: Array<AlertEvent & { reason: string | null; executionIds: string[] }> };
+  alert: {
+    alarmName: string | null;
+    hostName: string | null;
+    /** ifActed: a dry run's, what the rule would decide had the alert asked to act. */
+    events: Array<AlertEvent & { reason: string | null; executionIds: string[]; ifActed?: { outcome: string; reason: string | null } }>;
+  };
 }
 
 export interface KeystoneLogin {

@@ -35,36 +35,38 @@ export function Layout() {
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="main">
-        <div className="brand">
-          <img src="/favicon.svg" alt="" width="22" height="22" /> pitcrew
-        </div>
-        <ul>
-          {NAV.map((item) => (
-            <li key={item.to}>
-              <NavLink to={item.to} className={({ isActive }) => `nav-link${isActive ? ' nav-link-active' : ''}`}>
-                {item.label}
-                <kbd className="nav-key">{item.key}</kbd>
-              </NavLink>
-            </li>
-          ))}
-        </ul>
-        <div className="sidebar-footer">
-          <div className="tenant" title="tenant">
-            {tenant.data?.name ?? '…'}
+        <div className="sidebar-inner">
+          <div className="brand">
+            <img src="/favicon.svg" alt="" width="22" height="22" /> pitcrew
           </div>
-          <button type="button" className="link-button" onClick={showHelp}>
-            Shortcuts <kbd>?</kbd>
-          </button>
-          <button
-            type="button"
-            className="link-button"
-            onClick={() => {
-              queryClient.clear();
-              signOut();
-            }}
-          >
-            Sign out
-          </button>
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to} className={({ isActive }) => `nav-link${isActive ? ' nav-link-active' : ''}`}>
+                  {item.label}
+                  <kbd className="nav-key">{item.key}</kbd>
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+          <div className="sidebar-footer">
+            <div className="tenant" title="tenant">
+              {tenant.data?.name ?? '…'}
+            </div>
+            <button type="button" className="link-button" onClick={showHelp}>
+              Shortcuts <kbd>?</kbd>
+            </button>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                queryClient.clear();
+                signOut();
+              }}
+            >
+              Sign out
+            </button>
+          </div>
         </div>
       </nav>
       <main className="content">

@@ -9,6 +9,7 @@ import { HostHistory } from './HostHistory';
 import { HostTags } from './HostTagsEditor';
 import { InstallAgent } from './InstallAgent';
 import { useForgetHost, useHosts } from './queries';
+import { TableScroll } from '../ui/TableScroll';
 
 export default function HostsPage() {
   const hosts = useHosts({ live: true });
@@ -54,45 +55,47 @@ export default function HostsPage() {
 
 function HostsTable({ hosts }: { hosts: Host[] }) {
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th>Host</th>
-          <th>Status</th>
-          <th>Tags</th>
-          <th>Agent</th>
-          <th>System</th>
-          <th>Last seen</th>
-          <th aria-label="actions" />
-        </tr>
-      </thead>
-      <tbody>
-        {hosts.map((host) => (
-          <tr key={host.id} data-host={host.hostname}>
-            <td className="mono strong">{host.hostname}</td>
-            <td>
-              <span className="cell-pair">
-                <StatusDot online={host.status === 'online'} /> {host.status}
-              </span>
-            </td>
-            <td>
-              <HostTags host={host} />
-            </td>
-            <td className="mono">{host.agentVersion}</td>
-            <td className="muted">
-              {host.os} · {host.arch}
-            </td>
-            <td>{host.status === 'online' ? <span>now</span> : <Time iso={host.lastSeenAt} />}</td>
-            <td>
-              <span className="cell-pair">
-                <HostHistory host={host} />
-                <ForgetHost host={host} />
-              </span>
-            </td>
+    <TableScroll>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Host</th>
+            <th>Status</th>
+            <th>Tags</th>
+            <th>Agent</th>
+            <th>System</th>
+            <th>Last seen</th>
+            <th aria-label="actions" />
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {hosts.map((host) => (
+            <tr key={host.id} data-host={host.hostname}>
+              <td className="mono strong">{host.hostname}</td>
+              <td>
+                <span className="cell-pair">
+                  <StatusDot online={host.status === 'online'} /> {host.status}
+                </span>
+              </td>
+              <td>
+                <HostTags host={host} />
+              </td>
+              <td className="mono">{host.agentVersion}</td>
+              <td className="muted">
+                {host.os} · {host.arch}
+              </td>
+              <td>{host.status === 'online' ? <span>now</span> : <Time iso={host.lastSeenAt} />}</td>
+              <td>
+                <span className="cell-pair">
+                  <HostHistory host={host} />
+                  <ForgetHost host={host} />
+                </span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { AgentInstall, Host, HostCount, HostEnrolment, Page } from '../api/types';
+import { byHostname } from './sort';
 
 export function useHosts(options: { tags?: string[]; limit?: number; live?: boolean; enabled?: boolean } = {}) {
   const { tags = [], limit = 1000, live = false, enabled = true } = options;
@@ -8,10 +9,16 @@ export function useHosts(options: { tags?: string[]; limit?: number; live?: bool
     enabled,
     queryKey: ['hosts', 'list', tags, limit],
     queryFn: ({ signal }) => api<Page<Host>>('/hosts', { query: { tag: tags, limit }, signal }),
+    // The API lists hosts as they enrolled; people look for them by name.
+    select: sortedByName,
     // Agents come and go: the hosts page shows a new host within seconds of its agent starting.
     refetchInterval: live ? 3000 : false,
     placeholderData: keepPreviousData,
   });
+}
+
+function sortedByName(page: Page<Host>): Page<Host> {
+  return { ...page, items: byHostname(page.items) };
 }
 
 export function useHostTags() {

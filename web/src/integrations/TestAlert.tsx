@@ -62,6 +62,7 @@ export function TestAlert({ integration }: { integration: Integration }) {
                 <li key={event.ruleId}>
                   <Link to={`/rules/${event.ruleId}`}>{names.data?.get(event.ruleId) ?? 'a rule'}</Link>: <OutcomeBadge outcome={event.outcome as Outcome} />
                   {event.reason ? <span className="muted"> {event.reason}</span> : null}
+                  {event.ifActed ? <IfActed {...event.ifActed} /> : null}
                 </li>
               ))}
             </ul>
@@ -69,5 +70,15 @@ export function TestAlert({ integration }: { integration: Integration }) {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/** A dry run stops before the target is looked for: what acting would have done (no_target and why). */
+function IfActed({ outcome, reason }: { outcome: string; reason: string | null }) {
+  return (
+    <div className="if-acted" data-if-acted={outcome}>
+      Had it acted: <OutcomeBadge outcome={outcome as Outcome} />
+      {reason ? <span className="muted"> {reason}</span> : null}
+    </div>
   );
 }

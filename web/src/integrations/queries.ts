@@ -1,7 +1,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type {
-  Integration, IntegrationInput, KeystoneLogin, LoggedAlert, MonascaCoverage, TestAlertInput, TestAlertResult, TriggerMatch, TriggerPreview,
+  Integration, IntegrationInput, KeystoneLogin, LoggedAlert, MonascaCoverage, TestAlertInput, TestAlertResult, PreviewDraft, TriggerMatch, TriggerPreview,
 } from '../api/integration-types';
 import type { Page } from '../api/types';
 
@@ -69,7 +69,7 @@ export function useSendTestAlert(id: string) {
 }
 
 /** Which recent alerts a trigger would have matched; kept on screen while the next answer comes. */
-export function useTriggerPreview(id: string | undefined, match: TriggerMatch) {
+export function useTriggerPreview(id: string | undefined, match: TriggerMatch & PreviewDraft) {
   return useQuery({
     queryKey: ['integrations', 'preview', id, match],
     queryFn: ({ signal }) => api<TriggerPreview>(`/integrations/${id}/alerts/preview`, { method: 'POST', body: match, query: { limit: 50 }, signal }),

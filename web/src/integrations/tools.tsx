@@ -25,7 +25,7 @@ export function SetupSteps({ type, url }: { type: IntegrationType; url: string }
         <Steps>
           <li>
             Add a receiver to <code>alertmanager.yml</code> and route the alerts pitcrew should act on to it:
-            <CodeBlock code={alertmanagerSnippet(url)} copyLabel="Copy receiver" label="Alertmanager receiver" />
+            <CodeBlock code={alertmanagerSnippet(url)} copyLabel="Copy receiver" label="Alertmanager receiver" lines />
           </li>
           <li>
             Reload Alertmanager (<code>kill -HUP</code> or <code>POST /-/reload</code>). Leave the receiver&apos;s <code>payload</code> unset:

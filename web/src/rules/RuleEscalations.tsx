@@ -3,24 +3,22 @@ import type { Rule } from '../api/types';
 import { EscalationsTable } from '../escalations/EscalationsTable';
 import { useEscalations } from '../escalations/queries';
 import { PagedList } from '../ui/PagedList';
-import { EmptyState } from '../ui/states';
 
+/**
+ * The rule's escalations, newest first: a card only once there is one (what reaching the limit
+ * does is said by the limit's card), so a quiet rule's events are not pushed down by empty cards.
+ */
 export function RuleEscalations({ rule }: { rule: Rule }) {
   const escalations = useEscalations({ ruleId: rule.id }, 20);
+  if (escalations.isPending || (escalations.isSuccess && escalations.data.pages[0]!.items.length === 0)) return null;
   return (
     <section className="panel">
       <h2>
         Escalations <Link to={`/escalations?rule=${rule.id}&state=any`} className="h2-link">all</Link>
       </h2>
-      <PagedList query={escalations} what="escalations" empty={<EmptyState title="No escalations">{whyNoEscalation(rule)}</EmptyState>}>
+      <PagedList query={escalations} what="escalations" empty={null}>
         {(items) => <EscalationsTable escalations={items} showRule={false} />}
       </PagedList>
     </section>
   );
-}
-
-function whyNoEscalation(rule: Rule): string {
-  if (!rule.actionLimit) return 'This rule has no action limit, so it never escalates.';
-  if (rule.actionLimit.onLimit === 'drop') return 'This rule drops the alarms past its limit (outcome limited) and tells nobody.';
-  return 'When a host reaches the action limit, the alarms that cannot act are escalated to a person, once per host and window, and listed here.';
 }

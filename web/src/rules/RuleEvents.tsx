@@ -7,6 +7,8 @@ import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useUrlFilters } from '../ui/useUrlFilters';
 import { useRuleEvents } from './queries';
+import { wallClock } from './schedule';
+import { TableScroll } from '../ui/TableScroll';
 
 const OUTCOME_EMPTY: Record<Outcome, string> = {
   accepted: 'No alarm of this rule has acted yet.',
@@ -75,117 +77,167 @@ function EventsTable({ events }: { events: RuleEvent[] }) {
   useEffect(() => {
     if (linked) document.getElementById(`event-${linked}`)?.scrollIntoView({ block: 'center' });
   }, [linked]);
+  // A column of dashes says nothing (a schedule's ticks name no host; most payloads export every name).
+  // A narrow window shows the host under the outcome instead (CSS: .table-events), so the reason keeps its room.
+  const hostColumn = events.some((event) => hostOf(event) !== undefined);
+  const skippedColumn = events.some((event) => event.skippedEnv.length > 0);
   return (
-    <table className="table table-events">
-      <thead>
-        <tr>
-          <th>Received</th>
-          <th>Outcome</th>
-          <th>Host</th>
-          <th>Reason</th>
-          <th>Not exported</th>
-          <th>Executions</th>
-          <th aria-label="details" />
-        </tr>
-      </thead>
-      <tbody>
-        {events.map((event) => {
-          const expanded = open === event.id;
-          const host = event.payload.HostName ?? event.payload.hostname;
-          return (
-            <Fragment key={event.id}>
-              <tr id={`event-${event.id}`} data-outcome={event.outcome} className={expanded ? 'row-expanded' : undefined}>
-                <td>
-                  <Time iso={event.receivedAt} />
-                </td>
-                <td>
-                  <OutcomeBadge outcome={event.outcome} />
-                </td>
-                <td className="mono">{typeof host === 'string' ? host : <span className="muted">–</span>}</td>
-                <td className="cell-reason">
-                  {event.reason ?? ''}
-                  {event.requestedBy ? (
-                    <div className="cell-key" title="raised from the rule's page or the CLI (source manual), not by its trigger">
-                      Run now by token <code>{event.requestedBy.name}</code>
-                    </div>
+    <TableScroll>
+      <table className="table table-events">
+        <thead>
+          <tr>
+            <th>Received</th>
+            <th>Outcome</th>
+            {hostColumn ? <th className="col-host">Host</th> : null}
+            <th>Reason</th>
+            {skippedColumn ? <th>Not exported</th> : null}
+            <th>Executions</th>
+            <th aria-label="details" />
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((event) => {
+            const expanded = open === event.id;
+            const host = hostOf(event);
+            return (
+              <Fragment key={event.id}>
+                <tr id={`event-${event.id}`} data-outcome={event.outcome} className={expanded ? 'row-expanded' : undefined}>
+                  <td>
+                    <Time iso={event.receivedAt} />
+                  </td>
+                  <td>
+                    <OutcomeBadge outcome={event.outcome} />
+                    {host === undefined ? null : <div className="event-host mono">{host}</div>}
+                  </td>
+                  {hostColumn ? <td className="mono col-host">{host ?? <span className="muted">–</span>}</td> : null}
+                  <td className="cell-reason">
+                    <EventReason event={event} />
+                  </td>
+                  {skippedColumn ? (
+                    <td>
+                      {event.skippedEnv.length === 0 ? (
+                        <span className="muted">–</span>
+                      ) : (
+                        event.skippedEnv.map((skipped) => (
+                          <span key={skipped.name} className="chip chip-warn" title={skipped.reason}>
+                            {skipped.name}
+                          </span>
+                        ))
+                      )}
+                    </td>
                   ) : null}
-                  {event.idempotencyKey ? (
-                    <div className="cell-key" title="a retry with this key within 24 h gets this event's reply and runs nothing">
-                      Idempotency-Key <code>{event.idempotencyKey}</code>
-                    </div>
-                  ) : null}
-                </td>
-                <td>
-                  {event.skippedEnv.length === 0 ? (
-                    <span className="muted">–</span>
-                  ) : (
-                    event.skippedEnv.map((skipped) => (
-                      <span key={skipped.name} className="chip chip-warn" title={skipped.reason}>
-                        {skipped.name}
-                      </span>
-                    ))
-                  )}
-                </td>
-                <td>
-                  {event.executionIds.length === 0 ? (
-                    <span className="muted">none</span>
-                  ) : (
-                    <>
-                      {event.executionIds.map((id) => (
-                        <Link key={id} to={`/executions/${id}`} className="mono exec-link">
-                          {id.slice(-8)}
-                        </Link>
-                      ))}
-                      {event.executionCount > event.executionIds.length ? (
-                        <Link to={`/executions?event=${event.id}`} className="exec-link">
-                          all {event.executionCount}
-                        </Link>
-                      ) : null}
-                    </>
-                  )}
-                </td>
-                <td>
-                  <button type="button" className="link-button" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : event.id)}>
-                    {expanded ? 'Hide' : 'Payload'}
-                  </button>
-                </td>
-              </tr>
-              {expanded ? (
-                <tr className="row-detail">
-                  <td colSpan={7}>
-                    <div className="event-detail">
-                      <div>
-                        <h4>Payload as posted</h4>
-                        <pre>{JSON.stringify(event.payload, null, 2)}</pre>
-                      </div>
-                      <div>
-                        <h4>Environment of the runbook</h4>
-                        <pre>{Object.entries(event.env).map(([name, value]) => `${name}=${value}`).join('\n') || '(none)'}</pre>
-                        {event.skippedEnv.length > 0 ? (
-                          <>
-                            <h4>Not exported</h4>
-                            <ul>
-                              {event.skippedEnv.map((skipped) => (
-                                <li key={skipped.name}>
-                                  <code>{skipped.name}</code>: {skipped.reason}
-                                </li>
-                              ))}
-                            </ul>
-                          </>
+                  <td>
+                    {event.executionIds.length === 0 ? (
+                      <span className="muted">none</span>
+                    ) : (
+                      <>
+                        {event.executionIds.map((id) => (
+                          <Link key={id} to={`/executions/${id}`} className="mono exec-link">
+                            {id.slice(-8)}
+                          </Link>
+                        ))}
+                        {event.executionCount > event.executionIds.length ? (
+                          <Link to={`/executions?event=${event.id}`} className="exec-link">
+                            all {event.executionCount}
+                          </Link>
                         ) : null}
-                        <p className="muted">
-                          {event.source === 'manual' ? 'Run now' : `Source ${event.source}`}
-                          {event.sourceIp ? ` from ${event.sourceIp}` : ''} · event {event.id}
-                        </p>
-                      </div>
-                    </div>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    <button type="button" className="link-button" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : event.id)}>
+                      {expanded ? 'Hide' : 'Payload'}
+                    </button>
                   </td>
                 </tr>
-              ) : null}
-            </Fragment>
-          );
-        })}
-      </tbody>
-    </table>
+                {expanded ? (
+                  <tr className="row-detail">
+                    <td colSpan={5 + Number(hostColumn) + Number(skippedColumn)}>
+                      <div className="event-detail">
+                        <div>
+                          <h4>Payload as posted</h4>
+                          <pre>{JSON.stringify(event.payload, null, 2)}</pre>
+                        </div>
+                        <div>
+                          <h4>Environment of the runbook</h4>
+                          <pre>{Object.entries(event.env).map(([name, value]) => `${name}=${value}`).join('\n') || '(none)'}</pre>
+                          {event.skippedEnv.length > 0 ? (
+                            <>
+                              <h4>Not exported</h4>
+                              <ul>
+                                {event.skippedEnv.map((skipped) => (
+                                  <li key={skipped.name}>
+                                    <code>{skipped.name}</code>: {skipped.reason}
+                                  </li>
+                                ))}
+                              </ul>
+                            </>
+                          ) : null}
+                          <p className="muted">
+                            {event.source === 'manual' ? 'Run now · ' : ''}From {event.sourceIp ?? (event.source === 'cron' ? 'the schedule' : 'an unknown address')} · event {event.id}
+                            {event.idempotencyKey ? ` · Idempotency-Key ${event.idempotencyKey}` : ''}
+                          </p>
+                        </div>
+                      </div>
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      </table>
+    </TableScroll>
   );
+}
+
+/**
+ * Why the event did what it did. A tick of the schedule that ran has no reason of its own: it says
+ * which tick it was, on the zone's clock; its idempotency key (the service's, "cron:<ms>") is in
+ * the tooltip and the details. The Idempotency-Key a caller sent is shown: it is theirs to match.
+ */
+function EventReason({ event }: { event: RuleEvent }) {
+  if (event.source === 'cron') {
+    const tick = typeof event.payload.scheduledTime === 'string' ? event.payload.scheduledTime : event.receivedAt;
+    const zone = typeof event.payload.timezone === 'string' ? event.payload.timezone : 'UTC';
+    // A schedule of five fields ticks on whole minutes: its seconds say nothing.
+    const minutes = typeof event.payload.schedule === 'string' && event.payload.schedule.trim().split(/\s+/).length === 5;
+    return (
+      <span data-tick={tick} title={event.idempotencyKey ? `Idempotency-Key ${event.idempotencyKey}: the tick is stored once, whichever node saw it` : undefined}>
+        {event.reason ?? <TickWords iso={tick} zone={zone} minutes={minutes} />}
+      </span>
+    );
+  }
+  return (
+    <>
+      {event.reason ?? ''}
+      {event.requestedBy ? (
+        <div className="cell-key" title="raised from the rule's page or the CLI (source manual), not by its trigger">
+          Run now by token <code>{event.requestedBy.name}</code>
+        </div>
+      ) : null}
+      {event.idempotencyKey ? (
+        <div className="cell-key" title="a retry with this key within 24 h gets this event's reply and runs nothing">
+          Idempotency-Key <code>{event.idempotencyKey}</code>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+/** "cron tick 2026-11-28 06:00 UTC": the tick on its zone's clock, broken only between date and time. */
+function TickWords({ iso, zone, minutes }: { iso: string; zone: string; minutes: boolean }) {
+  const clock = wallClock(iso, zone);
+  const [date, ...time] = (minutes ? clock.replace(/(\d\d:\d\d):\d\d/, '$1') : clock).split(' ');
+  return (
+    <>
+      cron tick <span className="nowrap">{date}</span> <span className="nowrap">{time.join(' ')}</span>
+    </>
+  );
+}
+
+/** The host the payload names, if it names one. */
+function hostOf(event: RuleEvent): string | undefined {
+  const host = event.payload.HostName ?? event.payload.hostname;
+  return typeof host === 'string' ? host : undefined;
 }

@@ -2,24 +2,23 @@ import { Link } from 'react-router';
 import type { ActionLimit, HostLimitUsage, Rule } from '../api/types';
 import { EscalationBadge, LimitedBadge } from '../ui/Badge';
 import { seconds } from '../ui/format';
-import { EmptyState, Loadable } from '../ui/states';
+import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
 import { describeLimit, limitUnitOf, type LimitUnit } from './describe';
 import { useRuleLimits } from './queries';
+import { TableScroll } from '../ui/TableScroll';
 
-/** The rule's action limit as it stands now: how much of it each host has used, and who was told. */
+/**
+ * The rule's action limit as it stands now: how much of it each host has used, and who was told.
+ * A rule without a limit has no card (its settings say "none").
+ */
 export function RuleLimits({ rule }: { rule: Rule }) {
+  if (!rule.actionLimit) return null;
   const per = limitUnitOf(rule.action.type);
   return (
     <section className="panel" aria-labelledby="limits-heading">
       <h2 id="limits-heading">Action limit per {per}</h2>
-      {rule.actionLimit ? (
-        <LimitUsage ruleId={rule.id} limit={rule.actionLimit} per={per} />
-      ) : (
-        <p className="muted">
-          No action limit: every alarm acts, on every {per}, however often it fires. <Link to={`/rules/${rule.id}/edit`}>Add a limit</Link>
-        </p>
-      )}
+      <LimitUsage ruleId={rule.id} limit={rule.actionLimit} per={per} />
     </section>
   );
 }
@@ -29,13 +28,17 @@ function LimitUsage({ ruleId, limit, per }: { ruleId: string; limit: ActionLimit
   return (
     <>
       <p className="muted">
-        {describeLimit(limit, per)}. Counted over the last {seconds(limit.windowSeconds)}, every execution however it ended.
+        {describeLimit(limit, per)}. Counted over the last {seconds(limit.windowSeconds)}, every execution however it ended. {atTheLimit(limit, per)}
       </p>
       <Loadable
         query={usage}
         what="limit usage"
         isEmpty={(data) => data.hosts.length === 0}
-        empty={<EmptyState title="No host has used the limit">No execution of this rule in the window: the next alarm acts on any host.</EmptyState>}
+        empty={
+          <p data-limit-usage="none">
+            <strong>No {per} has used the limit</strong> <span className="muted">in the window: the next alarm acts on any {per}.</span>
+          </p>
+        }
       >
         {(data) => <UsageTable hosts={data.hosts} onLimit={limit.onLimit} />}
       </Loadable>
@@ -43,46 +46,56 @@ function LimitUsage({ ruleId, limit, per }: { ruleId: string; limit: ActionLimit
   );
 }
 
+/** What reaching the limit does: the Escalations card shows only once there is one. */
+function atTheLimit(limit: ActionLimit, per: LimitUnit): string {
+  // A run by the service at its limit is recorded, never escalated (describeLimit says so).
+  if (per !== 'host') return '';
+  if (limit.onLimit === 'drop') return 'This rule drops the alarms past its limit (outcome limited) and tells nobody.';
+  return 'Past it, the alarms that cannot act are escalated to a person, once per host and window.';
+}
+
 function UsageTable({ hosts, onLimit }: { hosts: HostLimitUsage[]; onLimit: ActionLimit['onLimit'] }) {
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th>Host</th>
-          <th>Used</th>
-          <th>Now</th>
-          <th>Next slot frees</th>
-          <th>Open escalation</th>
-        </tr>
-      </thead>
-      <tbody>
-        {hosts.map((host) => (
-          <tr key={host.hostId ?? `service:${host.hostname}`} data-host={host.hostname}>
-            <td className="mono strong">{host.hostname}</td>
-            <td>
-              <UsageMeter used={host.used} max={host.max} />
-            </td>
-            <td>{host.limited ? <LimitedBadge onLimit={onLimit} /> : <span className="muted">{host.remaining} left</span>}</td>
-            <td>{host.nextSlotAt ? <Time iso={host.nextSlotAt} /> : <span className="muted">–</span>}</td>
-            <td>
-              {host.escalation ? (
-                <span className="cell-pair">
-                  <EscalationBadge state={host.escalation.state} />
-                  <Link to={`/rules/${host.escalation.ruleId}?outcome=limited`}>
-                    {host.escalation.limitedEvents} limited {host.escalation.limitedEvents === 1 ? 'event' : 'events'}
-                  </Link>
-                  <span className="muted">
-                    window closes <Time iso={host.escalation.windowEnd} />
-                  </span>
-                </span>
-              ) : (
-                <span className="muted">none</span>
-              )}
-            </td>
+    <TableScroll>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Host</th>
+            <th>Used</th>
+            <th>Now</th>
+            <th>Next slot frees</th>
+            <th>Open escalation</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {hosts.map((host) => (
+            <tr key={host.hostId ?? `service:${host.hostname}`} data-host={host.hostname}>
+              <td className="mono strong">{host.hostname}</td>
+              <td>
+                <UsageMeter used={host.used} max={host.max} />
+              </td>
+              <td>{host.limited ? <LimitedBadge onLimit={onLimit} /> : <span className="muted">{host.remaining} left</span>}</td>
+              <td>{host.nextSlotAt ? <Time iso={host.nextSlotAt} /> : <span className="muted">–</span>}</td>
+              <td>
+                {host.escalation ? (
+                  <span className="cell-pair">
+                    <EscalationBadge state={host.escalation.state} />
+                    <Link to={`/rules/${host.escalation.ruleId}?outcome=limited`}>
+                      {host.escalation.limitedEvents} limited {host.escalation.limitedEvents === 1 ? 'event' : 'events'}
+                    </Link>
+                    <span className="muted">
+                      window closes <Time iso={host.escalation.windowEnd} />
+                    </span>
+                  </span>
+                ) : (
+                  <span className="muted">none</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

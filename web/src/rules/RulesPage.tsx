@@ -10,6 +10,7 @@ import { useUrlFilters } from '../ui/useUrlFilters';
 import { describeAction, describeCloudInstances, describeTarget, describeTrigger, TRIGGER_LABELS } from './describe';
 import { useRules, type RuleFilters } from './queries';
 import { RuleToggle } from './RuleToggle';
+import { TableScroll } from '../ui/TableScroll';
 
 /** The rule dashboard: every rule, what it does, and what last happened on it. */
 export default function RulesPage() {
@@ -85,57 +86,67 @@ export default function RulesPage() {
   );
 }
 
+/** A narrow window (CSS: .rules-table) folds trigger, action and target under the rule's name, so the last columns stay in view. */
 function RulesTable({ rules }: { rules: Rule[] }) {
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th className="col-toggle">On</th>
-          <th>Rule</th>
-          <th>Trigger</th>
-          <th>Action</th>
-          <th>Target</th>
-          <th>Last event</th>
-          <th>Last execution</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rules.map((rule) => (
-          <tr key={rule.id} className={rule.enabled ? undefined : 'row-off'}>
-            <td className="col-toggle">
-              <RuleToggle rule={rule} />
-            </td>
-            <td>
-              <Link to={`/rules/${rule.id}`} className="strong-link">
-                {rule.name}
-              </Link>
-              {rule.enabled ? null : <div className="cell-note">Off: alarms recorded, no action runs</div>}
-            </td>
-            <td>{describeTrigger(rule.trigger)}</td>
-            <td>{describeAction(rule.action)}</td>
-            <td>{rule.action.type === 'cloud' ? describeCloudInstances(rule.action, rule.infrastructureType) : describeTarget(rule.target, rule.trigger.type)}</td>
-            <td>
-              {rule.lastEvent ? (
-                <span className="cell-pair">
-                  <OutcomeBadge outcome={rule.lastEvent.outcome} /> <Time iso={rule.lastEvent.receivedAt} />
-                </span>
-              ) : (
-                <span className="muted">none yet</span>
-              )}
-            </td>
-            <td>
-              {rule.lastExecution ? (
-                <Link to={`/executions/${rule.lastExecution.id}`} className="cell-pair plain-link">
-                  <StateBadge state={rule.lastExecution.state} /> <span className="muted">{rule.lastExecution.hostname}</span>
-                  <Time iso={rule.lastExecution.finishedAt ?? rule.lastExecution.queuedAt} />
-                </Link>
-              ) : (
-                <span className="muted">none yet</span>
-              )}
-            </td>
+    <TableScroll>
+      <table className="table rules-table">
+        <thead>
+          <tr>
+            <th className="col-toggle">On</th>
+            <th className="col-wide">Rule</th>
+            <th className="col-detail">Trigger</th>
+            <th className="col-detail">Action</th>
+            <th className="col-detail">Target</th>
+            <th>Last event</th>
+            <th>Last execution</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rules.map((rule) => (
+            <tr key={rule.id} className={rule.enabled ? undefined : 'row-off'}>
+              <td className="col-toggle">
+                <RuleToggle rule={rule} />
+              </td>
+              <td>
+                <Link to={`/rules/${rule.id}`} className="strong-link">
+                  {rule.name}
+                </Link>
+                <div className="rule-summary">
+                  {describeTrigger(rule.trigger)} · {describeAction(rule.action)} · {targetWords(rule)}
+                </div>
+                {rule.enabled ? null : <div className="cell-note">Off: alarms recorded, no action runs</div>}
+              </td>
+              <td className="col-detail">{describeTrigger(rule.trigger)}</td>
+              <td className="col-detail">{describeAction(rule.action)}</td>
+              <td className="col-detail">{targetWords(rule)}</td>
+              <td>
+                {rule.lastEvent ? (
+                  <span className="cell-pair">
+                    <OutcomeBadge outcome={rule.lastEvent.outcome} /> <Time iso={rule.lastEvent.receivedAt} />
+                  </span>
+                ) : (
+                  <span className="muted">none yet</span>
+                )}
+              </td>
+              <td>
+                {rule.lastExecution ? (
+                  <Link to={`/executions/${rule.lastExecution.id}`} className="cell-pair plain-link">
+                    <StateBadge state={rule.lastExecution.state} /> <span className="muted">{rule.lastExecution.hostname}</span>
+                    <Time iso={rule.lastExecution.finishedAt ?? rule.lastExecution.queuedAt} />
+                  </Link>
+                ) : (
+                  <span className="muted">none yet</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
+}
+
+function targetWords(rule: Rule): string {
+  return rule.action.type === 'cloud' ? describeCloudInstances(rule.action, rule.infrastructureType) : describeTarget(rule.target, rule.trigger.type);
 }

@@ -4,12 +4,12 @@ import type { AlertOn, RuleInput } from '../../api/types';
 import { useIntegrations } from '../../integrations/queries';
 import { TOOLS } from '../../integrations/tools';
 import { Field } from '../../ui/Field';
-import { AlertPreview } from './AlertPreview';
+import { AlertPreview, type DraftRule } from './AlertPreview';
 
 type AlertTrigger = RuleInput['trigger'];
 
-/** An alert trigger: the integration, what alerts match, which states act, and the host label. */
-export function AlertTriggerFields({ trigger, onChange, error }: { trigger: AlertTrigger; onChange: (trigger: AlertTrigger) => void; error?: string }) {
+/** An alert trigger: the integration, what alerts match, which states act, and the host label; the preview decides with the `rule` written so far. */
+export function AlertTriggerFields({ trigger, onChange, error, rule }: { trigger: AlertTrigger; onChange: (trigger: AlertTrigger) => void; error?: string; rule?: DraftRule }) {
   const integrations = useIntegrations();
   // Text as typed: a half-written label line must not be parsed away.
   const [severity, setSeverity] = useState((trigger.severity ?? []).join(', '));
@@ -68,7 +68,7 @@ export function AlertTriggerFields({ trigger, onChange, error }: { trigger: Aler
       <Field label="Host label" hint="The label that names the host to act on, if not the tool's own (Alertmanager instance, Monasca hostname).">
         <input value={trigger.hostLabel ?? ''} onChange={(event) => set({ hostLabel: event.target.value.trim() || undefined })} maxLength={200} autoComplete="off" />
       </Field>
-      <AlertPreview trigger={trigger} />
+      <AlertPreview trigger={trigger} draft={rule?.draft} complete={rule?.complete} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { TriggerType } from '../../api/types';
 import { Field } from '../../ui/Field';
+import { previewDraft } from './AlertPreview';
 import { AlertTriggerFields } from './AlertTriggerFields';
 import { sampleScriptFor } from './form';
 import { ScheduleFields } from './ScheduleFields';
@@ -39,7 +40,7 @@ export function TriggerStep(props: StepProps) {
           </p>
         ) : null}
       </fieldset>
-      {form.trigger.type === 'alert' ? <AlertTriggerFields trigger={form.trigger} onChange={(trigger) => update({ trigger })} error={errors.trigger} /> : null}
+      {form.trigger.type === 'alert' ? <AlertTriggerFields trigger={form.trigger} onChange={(trigger) => update({ trigger })} error={errors.trigger} rule={previewDraft(form)} /> : null}
       {form.trigger.type === 'cron' ? <ScheduleFields {...props} /> : null}
     </>
   );

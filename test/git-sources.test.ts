@@ -173,10 +173,10 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
     const repo = servers.repository('pinned');
     const pinned = repo.commit({ 'fix.sh': 'echo pinned\n' });
     repo.commit({ 'fix.sh': 'echo later\n' });
-    const overHttps = await connect({ name: 'pinned https', url: servers.https.url('pinned'), ref: 'main', credential: { token: servers.token } });
-    const overSsh = await connect({ name: 'pinned ssh', url: servers.ssh.url('pinned'), ref: 'main', credential: { sshPrivateKey: servers.deployKey.privateKey }, knownHosts: servers.ssh.knownHosts });
+    const overHttps = await connect({ name: 'commit-pinned https', url: servers.https.url('pinned'), ref: 'main', credential: { token: servers.token } });
+    const overSsh = await connect({ name: 'commit-pinned ssh', url: servers.ssh.url('pinned'), ref: 'main', credential: { sshPrivateKey: servers.deployKey.privateKey }, knownHosts: servers.ssh.knownHosts });
     // No branch or tag points at it any more: only a fetch by id reaches it.
-    expect(await read({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned })).toEqual({ repositoryId: overHttps.id, repositoryName: 'pinned https', path: 'fix.sh', ref: pinned, commit: pinned, script: 'echo pinned\n', sha256: sha256('echo pinned\n') });
+    expect(await read({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned })).toEqual({ repositoryId: overHttps.id, repositoryName: 'commit-pinned https', path: 'fix.sh', ref: pinned, commit: pinned, script: 'echo pinned\n', sha256: sha256('echo pinned\n') });
     expect(await read({ repositoryId: overSsh.id, path: 'fix.sh', ref: pinned.toUpperCase() })).toMatchObject({ commit: pinned, script: 'echo pinned\n' });
     // Read again from the cache, the server still asked (as a ref is looked up each time): a credential revoked since is noticed.
     const asked = () => servers.https.requests.filter((r) => r.path.startsWith('/pinned.git/') && r.status === 200).length;
@@ -187,7 +187,7 @@ describe.each(testDialects())('runbooks read from git repositories on %s', (dial
 
     const absent = 'f'.repeat(40);
     expect(await failure({ repositoryId: overHttps.id, path: 'fix.sh', ref: absent })).toMatchObject({
-      problem: 'ref_missing', message: expect.stringMatching(new RegExp(`^commit ${absent} could not be fetched from repository "pinned https" .*: the repository has no such commit, or its server gives commits only by branch or tag name .*Tag the commit \\(git tag runbooks-pinned ${absent.slice(0, 12)} && git push origin runbooks-pinned\\) and set the ref to the tag$`)),
+      problem: 'ref_missing', message: expect.stringMatching(new RegExp(`^commit ${absent} could not be fetched from repository "commit-pinned https" .*: the repository has no such commit, or its server gives commits only by branch or tag name .*Tag the commit \\(git tag runbooks-pinned ${absent.slice(0, 12)} && git push origin runbooks-pinned\\) and set the ref to the tag$`)),
     });
     expect(await failure({ repositoryId: overHttps.id, path: 'fix.sh', ref: pinned.slice(0, 10) })).toMatchObject({
       problem: 'ref_missing', message: expect.stringContaining(`ref "${pinned.slice(0, 10)}" looks like an abbreviated commit id; give the whole id (git rev-parse ${pinned.slice(0, 10)} prints it) to pin that commit, or tag the commit and give the tag`),

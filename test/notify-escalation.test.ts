@@ -121,7 +121,7 @@ describe.each(testDialects())('escalations from action limits on %s', (dialect) 
     expect(escalations).toHaveLength(1);
     const text = JSON.stringify(escalations[0]!.body);
     expect(text).toContain('Action limit reached: clear tmp on limited-1');
-    expect(text).toContain('ran \\"clear tmp\\" 1 time on limited-1 within 10 min (limit 1)');
+    expect(text).toContain('ran \\"clear tmp\\" once on limited-1 within 10 min (limit 1)');
     expect(text).toContain('did not run the autofix script \\"systemctl restart nginx\\" on limited-1');
     expect(text).toContain('tmp_full_1');
   });

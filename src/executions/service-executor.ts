@@ -186,11 +186,19 @@ export class ServiceExecutor {
       if ('state' in step) await ledger.move([row.id], step.state, step.reason, ['dispatched']);
       return;
     }
-    // Durable before the work starts: a crash from here on leaves it lost, never run twice.
-    const started = await ledger.move([row.id], 'running', 'running on the service', ['dispatched']);
-    if (started.length === 0) return;
+    // Stoppable from before it is running: a reader can see `running` once it commits, before the
+    // ledger's sync ends, and a person's cancel then must find it (cancel() below).
     const abort = new AbortController();
     this.aborts.set(row.id, abort);
+    // Durable before the work starts: a crash from here on leaves it lost, never run twice.
+    const started = await ledger.move([row.id], 'running', 'running on the service', ['dispatched']).catch((error: unknown) => {
+      this.aborts.delete(row.id);
+      throw error;
+    });
+    if (started.length === 0) {
+      this.aborts.delete(row.id);
+      return;
+    }
     const timeoutMs = timeoutSecondsOf(row) * 1000;
     const timer = setTimeout(() => abort.abort(TIMED_OUT), timeoutMs).unref();
     const output: OutputSink = (stream, chunk) => this.deps.output?.(row.id, stream, chunk);

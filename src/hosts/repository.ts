@@ -9,6 +9,7 @@ import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { currentKeyScopes } from '../tenants/repository.js';
 import { missingScopeMessage, newKeyAdvice } from '../tenants/scopes.js';
 import { hashSecret, secretMatches } from '../identity/secrets.js';
+import { appendAudit } from '../identity/audit/repository.js';
 import { alreadyEnrolled, decideEnrolment } from './enrolment.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -82,9 +83,21 @@ export async function enrolHost(db: Kysely<Database>, tenantId: string, facts: A
       api_key_id: by.keyId, api_key_name: by.keyName, source_ip: by.sourceIp, agent_version: facts.version, os: facts.os,
       was_online: decision.kind === 'replace' && decision.wasOnline ? 1 : 0, at: now,
     }).execute();
+    // A replaced agent is in the audit log too, in the same transaction: the key that did it, from where.
+    if (decision.kind === 'replace') {
+      await appendAudit(tx, {
+        tenantId, at: now, actor: { type: 'api_key', id: by.keyId, name: by.keyName }, via: 'api_key', ip: by.sourceIp,
+        action: 'host.replace', targetType: 'host', targetId: row.id, before: agentOf(decision.host, decision.wasOnline), after: agentOf(row, false),
+      });
+    }
     return row;
   });
   return { host, token };
+}
+
+/** What an audit entry shows of a host's agent: enough to tell the machine that took the name. */
+function agentOf(row: HostRow, online: boolean) {
+  return { hostname: row.hostname, os: row.os, arch: row.arch, agentVersion: row.agent_version, agentTags: JSON.parse(row.agent_tags) as string[], online };
 }
 
 async function assertEnrolKey(tx: Transaction<Database>, by: Enroller): Promise<void> {

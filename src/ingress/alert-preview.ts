@@ -13,6 +13,7 @@ import { newId } from '../store/ids.js';
 import type { IntegrationRow } from '../store/schema.js';
 import { alertPayloadOf } from './alert-payload.js';
 import { alertOccurrence } from './alert-store.js';
+import { notAudited } from '../identity/audit/naming.js';
 
 /** Host names an item lists at most; targetCount says how many there are. */
 const LISTED_TARGETS = 20;
@@ -56,6 +57,7 @@ export const PreviewView = Type.Object({
 export function registerAlertPreviewRoute(app: Api, deps: WhatIfDeps & { clock: () => number }): void {
   app.post('/integrations/:id/alerts/preview', {
     schema: {
+      ...notAudited('a preview: replays recent alerts against a draft trigger, stores nothing'),
       tags: ['integrations'], security: bearer,
       summary: "What an alert trigger would have done with the integration's recent alerts: matched or not, and the ingest's decision (act, no_target, ...) for the rule's target and action; nothing is stored",
       params: IdParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'how many recent alerts to look at' })) }, { additionalProperties: false }),

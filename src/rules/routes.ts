@@ -12,6 +12,7 @@ import { spellInfrastructureType, withInfrastructureType } from './infrastructur
 import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
 import { crossFieldErrors, providerOf, scheduleErrors, type CheckOptions } from './validate.js';
+import { notAudited } from '../identity/audit/naming.js';
 
 const tags = ['rules'];
 
@@ -83,6 +84,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
 
   app.post('/schedules/preview', {
     schema: {
+      ...notAudited('a preview: computes the next ticks, stores nothing'),
       tags, security: bearer, summary: "A cron schedule's next ticks in its time zone, as the rule would fire them (the rule wizard shows them as you type); nothing is stored",
       body: SchedulePreviewInput, response: { 200: SchedulePreviewView, ...problems(400, 401) },
     },

@@ -31,6 +31,8 @@ import { UiLinks } from '../notify/links.js';
 import { Notifier } from '../notify/notifier.js';
 import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
+import { AuditRecorder } from '../identity/audit/recorder.js';
+import { registerAuditRoutes } from '../identity/audit/routes.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
@@ -321,7 +323,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const webUi = isWebUiBuilt(deps.webRoot);
   server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);
+  // Every management call that changes something is recorded (identity/audit/): the hooks go on each route of the scope below.
+  const audit = new AuditRecorder({ db, clock });
   server.addHook('onResponse', (request, reply, done) => {
+    // The recorder's read of a view before a change is part of that change, not a call of its own.
+    if (audit.isOwnRead(request)) return done();
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
     done();
@@ -344,6 +350,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(
     async (scope) => {
       scope.addHook('onRequest', bearerAuth(deps.store));
+      audit.install(scope);
       registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
@@ -365,6 +372,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
       registerAgentInstallRoutes(scope as Api, context.agentOffer);
+      registerAuditRoutes(scope as Api, { db });
     },
     { prefix: '/api/v1' },
   );

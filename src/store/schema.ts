@@ -410,6 +410,26 @@ export interface AlertsTable {
   events: string;
 }
 
+/** identity/audit/: one row per change made through the management API, never updated. */
+export interface AuditLogTable {
+  id: string;
+  tenant_id: string;
+  at: number;
+  /** JSON: identity/audit/entry.ts AuditActor. */
+  actor: string;
+  actor_id: string;
+  /** Lowercased, for the actor filter; null for a token or key without a person. */
+  actor_email: string | null;
+  via: string;
+  ip: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  /** JSON views, secrets masked; null where there is none (a create has no before). */
+  before: string | null;
+  after: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -438,6 +458,7 @@ export interface Database {
   notify_messages: NotifyMessagesTable;
   notify_deliveries: NotifyDeliveriesTable;
   notify_attempts: NotifyAttemptsTable;
+  audit_log: AuditLogTable;
 }
 
 export type TenantRow = Selectable<TenantsTable>;
@@ -461,3 +482,4 @@ export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
 export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;
 export type NotifyMessageRow = Selectable<NotifyMessagesTable>;
 export type NotifyAttemptRow = Selectable<NotifyAttemptsTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;

@@ -8,6 +8,7 @@ import { RunbookSaved } from '../schema.js';
 import { installRunbook } from './install.js';
 import type { LibraryEntry, RunbookLibrary } from './library.js';
 import { InstallInput, LibraryEntryView, LibraryItem, SlugParams } from './schema.js';
+import { audited } from '../../identity/audit/naming.js';
 
 const tags = ['runbooks'];
 
@@ -39,6 +40,7 @@ export function registerRunbookLibraryRoutes(app: Api, { db, library, clock = Da
   app.post('/runbook-library/:slug/install', {
     schema: {
       tags, security: bearer,
+      ...audited('runbook.install', 'reply'),
       summary: "Install a starter runbook: save a copy in the tenant's runbook store as its version 1, under its library name or `name`",
       params: SlugParams, body: InstallInput, response: { 201: RunbookSaved, ...problems(400, 401, 404, 409) },
     },

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import type { Principal } from '../tokens.js';
+import type { AuditActor } from './entry.js';
+import { masked, secretsOf } from './mask.js';
+import { AUDIT_KEYWORD, auditSpec, type AuditDeclaration, type AuditSpec } from './naming.js';
+import { appendAudit } from './repository.js';
+
+/** Marks the recorder's own read of a resource's view before a change (metrics leave it out). */
+const OWN_READ_HEADER = 'x-pitcrew-audit-read';
+const READS_NOTHING = new Set(['GET', 'HEAD', 'OPTIONS']);
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+export interface AuditRecorderDeps {
+  db: Kysely<Database>;
+  clock: () => number;
+}
+
+interface Draft {
+  spec: AuditSpec;
+  before: unknown;
+}
+
+/** How a management call's principal appears in the log: who, and how they proved it. */
+export function actorOf(principal: Principal): { actor: AuditActor; via: string } {
+  return { actor: { type: 'token', id: principal.tokenId, name: principal.tokenName }, via: 'token' };
+}
+
+/**
+ * Records every management call that changed something (DESIGN.md §7, issue 37.5), without any
+ * route doing it by hand: `install` on the management scope gives each route that is not a GET
+ * two hooks. Before the handler, the resource's view is read (a GET of the same URL, with the
+ * caller's credentials) for a PATCH, PUT or DELETE; when the reply is a success, the entry is
+ * written with that view as `before` and the reply as `after`, secrets masked, before the reply
+ * leaves (the caller never sees a success the log lacks, unless writing it failed: then an error
+ * is logged and the reply still goes, as the change is made). GET routes get no hook at all.
+ */
+export class AuditRecorder {
+  private readonly drafts = new WeakMap<FastifyRequest, Draft>();
+  /** Per process: a caller cannot make its own requests pass for the recorder's reads. */
+  private readonly ownReadMark = randomBytes(16).toString('hex');
+  /** Whether a GET of the same route exists, per route URL, learnt on the first call. */
+  private readonly readable = new Map<string, boolean>();
+
+  constructor(private readonly deps: AuditRecorderDeps) {}
+
+  install(scope: FastifyInstance): void {
+    scope.addHook('onRoute', (route) => this.onRoute(route));
+  }
+
+  /** Whether this request is the recorder's own read of a view (not a caller's). */
+  isOwnRead(request: FastifyRequest): boolean {
+    return request.headers[OWN_READ_HEADER] === this.ownReadMark;
+  }
+
+  private onRoute(route: RouteOptions): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const method = methods.find((m) => !READS_NOTHING.has(m));
+    if (!method) return;
+    const declared = (route.schema as Record<string, unknown> | undefined)?.[AUDIT_KEYWORD] as AuditDeclaration | undefined;
+    const spec = auditSpec(method, route.url, declared);
+    if (!spec) return;
+    const prepare: preHandlerHookHandler = async (request) => this.prepare(request, spec, route.url);
+    const record: onSendHookHandler = async (request, reply, payload) => this.record(request, reply, payload);
+    route.preHandler = [...asList(route.preHandler), prepare];
+    route.onSend = [...asList(route.onSend), record];
+  }
+
+  private async prepare(request: FastifyRequest, spec: AuditSpec, routeUrl: string): Promise<void> {
+    const before = spec.keepsBefore ? await this.viewBefore(request, routeUrl) : null;
+    this.drafts.set(request, { spec, before });
+  }
+
+  /** The view a GET of the same URL gives the same caller; null where there is none. */
+  private async viewBefore(request: FastifyRequest, routeUrl: string): Promise<unknown> {
+    let readable = this.readable.get(routeUrl);
+    if (readable === undefined) {
+      readable = request.server.hasRoute({ method: 'GET', url: routeUrl });
+      this.readable.set(routeUrl, readable);
+    }
+    if (!readable) return null;
+    const headers: Record<string, string> = { [OWN_READ_HEADER]: this.ownReadMark };
+    for (const name of ['authorization', 'cookie'] as const) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const reply = await request.server.inject({ method: 'GET', url: request.url.split('?')[0]!, headers, remoteAddress: request.ip });
+    return reply.statusCode === 200 ? (reply.json() as unknown) : null;
+  }
+
+  private async record(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const draft = this.drafts.get(request);
+    if (!draft || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
+    const { spec, before } = draft;
+    const after = replyBody(reply, payload);
+    const bearer = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    const secrets = secretsOf(request.body, bearer ? [bearer] : []);
+    const params = request.params as Record<string, string | undefined>;
+    const targetId = spec.targetParam ? (params[spec.targetParam] ?? null) : idOf(after);
+    const at = this.deps.clock();
+    try {
+      await appendAudit(this.deps.db, {
+        tenantId: request.principal.tenantId, at, ...actorOf(request.principal), ip: request.ip,
+        action: spec.action, targetType: spec.targetType, targetId, before: masked(before, secrets), after: masked(after, secrets),
+      });
+    } catch (error) {
+      request.log.error({ err: error, action: spec.action, targetType: spec.targetType, targetId }, 'the change was made, but its audit log entry could not be written');
+    }
+    return payload;
+  }
+}
+
+function replyBody(reply: FastifyReply, payload: unknown): unknown {
+  if (typeof payload !== 'string' || payload.length === 0) return null;
+  if (!String(reply.getHeader('content-type') ?? '').includes('json')) return null;
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function idOf(body: unknown): string | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : null;
+}
+
+function asList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}

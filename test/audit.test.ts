@@ -1,0 +1,184 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../src/identity/secrets.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+
+/** The caller's address: every entry below must name it (inject's own default is 127.0.0.1). */
+const CALLER_IP = '198.51.100.7';
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
+const SMTP_PASSWORD = 'smtp-password-8d1f0c';
+const AWS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
+const GIT_TOKEN = 'ghp_audit0123456789abcdefABCDEF';
+
+interface Entry {
+  id: string;
+  at: string;
+  actor: Record<string, unknown>;
+  via: string;
+  ip: string | null;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+}
+
+describe.each(testDialects())('the audit log on %s', (dialect) => {
+  let env: TestEnv;
+  let actor: { type: 'token'; id: string; name: string };
+  /** Every secret the tests send or are given: none may appear in any entry. */
+  const secrets: string[] = [SMTP_PASSWORD, AWS.secretAccessKey, GIT_TOKEN];
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect);
+    secrets.push(env.tenant.token);
+    const token = await env.store.db.selectFrom('tokens').select(['id', 'name']).where('hash', '=', hashSecret(env.tenant.token)).executeTakeFirstOrThrow();
+    actor = { type: 'token', id: token.id, name: token.name };
+  });
+  afterAll(() => env.close());
+
+  const call = async (method: InjectOptions['method'], url: string, body?: unknown) => {
+    const reply = await env.app.server.inject({
+      method, url, remoteAddress: CALLER_IP,
+      headers: { authorization: `Bearer ${env.tenant.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return reply;
+  };
+  const ok = async (method: InjectOptions['method'], url: string, body?: unknown) => {
+    const reply = await call(method, url, body);
+    expect(reply.statusCode, `${method} ${url}: ${reply.body}`).toBeLessThan(300);
+    return reply.body ? (reply.json() as Record<string, unknown>) : {};
+  };
+  const entries = async (query: string): Promise<Entry[]> => {
+    const reply = await call('GET', `/api/v1/audit?limit=1000&${query}`);
+    expect(reply.statusCode, reply.body).toBe(200);
+    return reply.json().items;
+  };
+  /** The one entry of this target and action, as the API shows it. */
+  const only = async (target: string, action: string): Promise<Entry> => {
+    const found = (await entries(`target=${encodeURIComponent(target)}`)).filter((e) => e.action === action);
+    expect(found, `${action} on ${target}`).toHaveLength(1);
+    const entry = found[0]!;
+    expect(entry).toMatchObject({ at: ISO, actor, via: 'token', ip: CALLER_IP });
+    return entry;
+  };
+
+  /** Create, change, delete: three entries with the views before and after. */
+  async function lifecycle(collection: string, type: string, created: Record<string, unknown>, change: Record<string, unknown>, method: 'PATCH' | 'PUT' = 'PATCH') {
+    const made = await ok('POST', `/api/v1/${collection}`, created);
+    const id = made.id as string;
+    const create = await only(`${type}:${id}`, `${type}.create`);
+    expect(create.targetType).toBe(type);
+    expect(create.before).toBeUndefined();
+    expect(create.after).toMatchObject({ id, name: created.name });
+    await ok(method, `/api/v1/${collection}/${id}`, change);
+    const update = await only(`${type}:${id}`, `${type}.update`);
+    expect(update.before).toMatchObject({ id, name: created.name });
+    expect(update.after).toMatchObject({ id, name: change.name });
+    await ok('DELETE', `/api/v1/${collection}/${id}`);
+    const removal = await only(`${type}:${id}`, `${type}.delete`);
+    expect(removal.before).toMatchObject({ id, name: change.name });
+    expect(removal.after).toBeUndefined();
+    return { id, create, update, removal };
+  }
+
+  it('records a rule created, changed, run and deleted', async () => {
+    const rule = await env.createWebhookRule({ name: 'disk full' });
+    await ok('PATCH', `/api/v1/rules/${rule.id}`, { name: 'disk nearly full', enabled: false });
+    const update = await only(`rule:${rule.id}`, 'rule.update');
+    expect(update.before).toMatchObject({ name: 'disk full', enabled: true });
+    expect(update.after).toMatchObject({ name: 'disk nearly full', enabled: false });
+    await ok('PATCH', `/api/v1/rules/${rule.id}`, { enabled: true });
+    const run = await ok('POST', `/api/v1/rules/${rule.id}/run`, { payload: { HostName: 'web-9' } });
+    expect((await only(`rule:${rule.id}`, 'rule.run')).after).toMatchObject({ eventId: run.eventId });
+    await ok('DELETE', `/api/v1/rules/${rule.id}`);
+    expect((await only(`rule:${rule.id}`, 'rule.delete')).before).toMatchObject({ id: rule.id, name: 'disk nearly full' });
+  });
+
+  it('records channels, integrations, credentials, repositories and runbooks, secrets masked', async () => {
+    const channel = await lifecycle('channels', 'channel', {
+      name: 'mail', type: 'email', mode: 'disabled',
+      config: { host: 'smtp.example.com', port: 587, secure: false, username: 'pitcrew', password: SMTP_PASSWORD, from: 'pitcrew@example.com', to: ['oncall@example.com'] },
+    }, { name: 'mail to on-call' });
+    expect(channel.create.after).toMatchObject({ config: { passwordSet: true } });
+    await lifecycle('integrations', 'integration', { name: 'prometheus', type: 'alertmanager' }, { name: 'prometheus eu' });
+    const credential = await lifecycle('credentials', 'credential', { name: 'aws prod', provider: 'aws', secret: AWS }, { name: 'aws production' });
+    expect(credential.create.after).toMatchObject({ summary: { accessKeyId: 'AKIA…MPLE' } });
+    await lifecycle('repositories', 'repository', { name: 'ops', url: 'https://git.example.com/ops/runbooks.git', ref: 'main', credential: { token: GIT_TOKEN } }, { name: 'ops runbooks' });
+    const script = 'df -h\n';
+    await lifecycle('runbooks', 'runbook', { name: 'disk', interpreter: 'bash', script }, { name: 'disk usage', interpreter: 'bash', script: 'df -h /\n' }, 'PUT');
+  });
+
+  it('records a tenant setting, API keys issued, narrowed and revoked, without the keys', async () => {
+    await ok('PATCH', '/api/v1/tenant', { ipAllowlist: ['10.0.0.0/8'] });
+    const tenant = await only(`tenant:${env.tenant.tenantId}`, 'tenant.update');
+    expect(tenant.before).toMatchObject({ ipAllowlist: [] });
+    expect(tenant.after).toMatchObject({ ipAllowlist: ['10.0.0.0/8'] });
+    await ok('PATCH', '/api/v1/tenant', { ipAllowlist: [] });
+
+    const issued = await ok('POST', '/api/v1/api-keys', { name: 'ci', scopes: ['webhook', 'enrol'] });
+    secrets.push(issued.apiKey as string);
+    expect((await only(`api_key:${issued.id}`, 'api_key.create')).after).toMatchObject({ name: 'ci', apiKey: '[masked]' });
+    await ok('PATCH', `/api/v1/api-keys/${issued.id}`, { scopes: ['webhook'] });
+    const narrowed = await only(`api_key:${issued.id}`, 'api_key.update');
+    expect(narrowed.after).toMatchObject({ scopes: ['webhook'] });
+    const replacement = await ok('POST', `/api/v1/api-keys/${issued.id}/revoke`);
+    secrets.push(replacement.apiKey as string);
+    expect((await only(`api_key:${issued.id}`, 'api_key.revoke')).after).toMatchObject({ id: replacement.id, apiKey: '[masked]' });
+  });
+
+  it('records a run cancelled, a host changed, replaced by another agent and forgotten', async () => {
+    const host = await env.enrol('web-1');
+    const rule = await env.createWebhookRule();
+    const executionId = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0] as string;
+    await ok('POST', `/api/v1/executions/${executionId}/cancel`);
+    expect((await only(`execution:${executionId}`, 'execution.cancel')).after).toBeDefined();
+
+    await ok('PATCH', `/api/v1/hosts/${host.hostId}`, { tags: ['eu'] });
+    const changed = await only(`host:${host.hostId}`, 'host.update');
+    expect(changed.before).toMatchObject({ managedTags: [] });
+    expect(changed.after).toMatchObject({ managedTags: ['eu'] });
+
+    const agent = { hostname: 'web-1', tags: ['linux'], os: 'Linux 6.8', arch: 'arm64', version: '2.0.0', replace: true };
+    const enrolled = await env.app.server.inject({
+      method: 'POST', url: '/api/v1/agents/enrol', remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer ${env.tenant.apiKey}`, 'content-type': 'application/json' }, payload: JSON.stringify(agent),
+    });
+    expect(enrolled.statusCode, enrolled.body).toBe(201);
+    secrets.push(enrolled.json().token as string);
+    const key = await env.store.db.selectFrom('api_keys').select(['id', 'name']).where('hash', '=', hashSecret(env.tenant.apiKey)).executeTakeFirstOrThrow();
+    const replaced = (await entries(`target=host:${host.hostId}`)).filter((e) => e.action === 'host.replace');
+    expect(replaced).toEqual([{
+      id: expect.any(String), at: ISO, actor: { type: 'api_key', id: key.id, name: key.name }, via: 'api_key', ip: '203.0.113.9', action: 'host.replace', targetType: 'host', targetId: host.hostId,
+      before: expect.objectContaining({ hostname: 'web-1', os: 'Linux test', arch: 'x64' }), after: expect.objectContaining({ hostname: 'web-1', os: 'Linux 6.8', arch: 'arm64', agentVersion: '2.0.0' }),
+    }]);
+
+    await ok('DELETE', `/api/v1/hosts/${host.hostId}`);
+    expect((await only(`host:${host.hostId}`, 'host.delete')).before).toMatchObject({ id: host.hostId, hostname: 'web-1' });
+  });
+
+  it('records nothing for a change refused or a call that changes nothing', async () => {
+    const before = (await entries('')).length;
+    const rule = await env.createWebhookRule();
+    expect((await call('PATCH', `/api/v1/rules/${rule.id}`, { name: '' })).statusCode).toBe(400);
+    expect((await call('DELETE', '/api/v1/rules/0190a6d2-0000-7000-8000-000000000000')).statusCode).toBe(404);
+    expect((await call('POST', '/api/v1/api-keys', { name: 'x', scopes: ['everything'] })).statusCode).toBe(400);
+    expect((await call('POST', '/api/v1/schedules/preview', { schedule: '*/5 * * * *' })).statusCode).toBe(200);
+    expect((await call('GET', `/api/v1/rules/${rule.id}`)).statusCode).toBe(200);
+    const after = await entries('');
+    expect(after.length).toBe(before + 1);
+    expect(after[0]).toMatchObject({ action: 'rule.create', targetId: rule.id });
+  });
+
+  it('keeps every secret out of every entry, and out of the export', async () => {
+    const rows = JSON.stringify(await env.store.db.selectFrom('audit_log').selectAll().execute());
+    const exported = (await call('GET', '/api/v1/audit/export')).body;
+    expect(rows.length).toBeGreaterThan(1000);
+    for (const secret of secrets) {
+      expect(rows).not.toContain(secret);
+      expect(exported).not.toContain(secret);
+    }
+  });
+});

@@ -1,6 +1,9 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendAudit } from '../src/identity/audit/repository.js';
 import { hashSecret } from '../src/identity/secrets.js';
+import { issueToken } from '../src/identity/tokens.js';
+import { MAX_LIMIT } from '../src/store/pagination.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 
@@ -179,6 +182,108 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     for (const secret of secrets) {
       expect(rows).not.toContain(secret);
       expect(exported).not.toContain(secret);
+    }
+  });
+});
+
+describe.each(testDialects())('reading the audit log on %s', (dialect) => {
+  let env: TestEnv;
+  // Entries are made at these times (the recorder goes by the app's clock), later than any other suite's.
+  const MINUTE = 60_000;
+  const t0 = Date.parse('2031-03-01T10:00:00.000Z') + (dialect === 'postgres' ? 86_400_000 : 0);
+  let now = t0;
+  let ruleId = '';
+  let botTokenId = '';
+  let botToken = '';
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { clock: () => now });
+    ruleId = (await env.createWebhookRule({ name: 'audited' })).id;
+    now = t0 + MINUTE;
+    expect((await env.api('PATCH', `/api/v1/rules/${ruleId}`, { name: 'audited, renamed' })).statusCode).toBe(200);
+    now = t0 + 2 * MINUTE;
+    botToken = await issueToken(env.store.db, env.tenant.tenantId, 'ci-bot', now);
+    botTokenId = (await env.store.db.selectFrom('tokens').select('id').where('hash', '=', hashSecret(botToken)).executeTakeFirstOrThrow()).id;
+    expect((await env.api('POST', '/api/v1/api-keys', { name: 'ci' }, botToken)).statusCode).toBe(201);
+    now = t0 + 3 * MINUTE;
+    expect((await env.api('POST', `/api/v1/rules/${ruleId}/run`, {}, botToken)).statusCode).toBe(202);
+  });
+  afterAll(() => env.close());
+
+  const list = async (query: string) => {
+    const reply = await env.api('GET', `/api/v1/audit?${query}`);
+    expect(reply.statusCode, reply.body).toBe(200);
+    return reply.json() as { items: Entry[]; nextCursor: string | null };
+  };
+  const actions = async (query: string) => (await list(query)).items.map((e) => e.action);
+  const minute = (n: number) => new Date(t0 + n * MINUTE).toISOString();
+
+  it('lists newest first, and filters by actor, target, action and time', async () => {
+    expect(await actions('')).toEqual(['rule.run', 'api_key.create', 'rule.update', 'rule.create']);
+    expect(await actions(`actor=${botTokenId}`)).toEqual(['rule.run', 'api_key.create']);
+    expect(await actions('target=rule')).toEqual(['rule.run', 'rule.update', 'rule.create']);
+    expect(await actions(`target=rule:${ruleId}`)).toEqual(['rule.run', 'rule.update', 'rule.create']);
+    expect(await actions('target=rule:0190a6d2-0000-7000-8000-000000000000')).toEqual([]);
+    expect(await actions('action=rule.')).toEqual(['rule.run', 'rule.update', 'rule.create']);
+    expect(await actions('action=rule.update')).toEqual(['rule.update']);
+    expect(await actions('action=rule')).toEqual([]);
+    expect(await actions(`from=${minute(1)}&to=${minute(2)}`)).toEqual(['api_key.create', 'rule.update']);
+    expect(await actions(`from=${minute(3)}`)).toEqual(['rule.run']);
+    expect(await actions(`to=${minute(0)}`)).toEqual(['rule.create']);
+    expect(await actions(`action=rule.&actor=${botTokenId}&from=${minute(1)}`)).toEqual(['rule.run']);
+    expect((await list('action=rule.update')).items[0]).toMatchObject({ at: minute(1), targetType: 'rule', targetId: ruleId });
+  });
+
+  it('pages with the cursor of every list', async () => {
+    const first = await list('limit=3');
+    expect(first.items.map((e) => e.action)).toEqual(['rule.run', 'api_key.create', 'rule.update']);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await list(`limit=3&cursor=${first.nextCursor}`);
+    expect(second).toEqual({ items: [expect.objectContaining({ action: 'rule.create' })], nextCursor: null });
+    expect((await env.api('GET', '/api/v1/audit?cursor=nonsense')).json().code).toBe('PITCREW_ERR_BAD_CURSOR');
+  });
+
+  it('refuses filters it cannot read, saying which', async () => {
+    const backwards = await env.api('GET', `/api/v1/audit?from=${minute(2)}&to=${minute(1)}`);
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json()).toMatchObject({ code: 'PITCREW_ERR_VALIDATION', detail: expect.stringContaining('from is later than to') });
+    expect((await env.api('GET', '/api/v1/audit?from=yesterday')).statusCode).toBe(400);
+    expect((await env.api('GET', '/api/v1/audit?action=DROP%20TABLE')).statusCode).toBe(400);
+  });
+
+  it('exports every matching entry as JSON lines, oldest first, beyond one page', async () => {
+    // More entries than a page of the export reads at once (MAX_LIMIT).
+    now = t0 + 10 * MINUTE;
+    for (let i = 0; i < MAX_LIMIT + 5; i += 1) {
+      await appendAudit(env.store.db, {
+        tenantId: env.tenant.tenantId, at: now + i, actor: { type: 'token', id: botTokenId, name: 'ci-bot' }, via: 'token', ip: '192.0.2.1',
+        action: 'runbook.update', targetType: 'runbook', targetId: `r-${i}`, before: null, after: { n: i },
+      });
+    }
+    const exported = await env.api('GET', '/api/v1/audit/export?target=runbook');
+    expect(exported.statusCode).toBe(200);
+    expect(exported.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = exported.body.trimEnd().split('\n').map((line) => JSON.parse(line) as Entry);
+    expect(lines).toHaveLength(MAX_LIMIT + 5);
+    expect(lines.map((e) => e.targetId)).toEqual(Array.from({ length: MAX_LIMIT + 5 }, (_, i) => `r-${i}`));
+    expect(lines[0]).toEqual({
+      id: expect.any(String), at: new Date(now).toISOString(), actor: { type: 'token', id: botTokenId, name: 'ci-bot' }, via: 'token', ip: '192.0.2.1',
+      action: 'runbook.update', targetType: 'runbook', targetId: 'r-0', after: { n: 0 },
+    });
+    const ruleLines = (await env.api('GET', `/api/v1/audit/export?target=rule:${ruleId}`)).body.trimEnd().split('\n');
+    expect(ruleLines.map((line) => (JSON.parse(line) as Entry).action)).toEqual(['rule.create', 'rule.update', 'rule.run']);
+    expect((await env.api('GET', '/api/v1/audit/export?target=nothing')).body).toBe('');
+  });
+
+  it('has no route that changes or deletes an entry: the API only reads it', async () => {
+    const doc = (await env.app.server.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const auditPaths = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/audit'));
+    expect(auditPaths.map(([path]) => path).sort()).toEqual(['/api/v1/audit', '/api/v1/audit/export']);
+    for (const [, operations] of auditPaths) expect(Object.keys(operations).filter((m) => m !== 'parameters')).toEqual(['get']);
+    const id = (await list('limit=1')).items[0]!.id;
+    for (const method of ['PATCH', 'PUT', 'DELETE', 'POST'] as const) {
+      expect((await env.api(method, `/api/v1/audit/${id}`, method === 'DELETE' ? undefined : {})).statusCode).toBe(404);
+      expect((await env.api(method, '/api/v1/audit', method === 'DELETE' ? undefined : {})).statusCode).toBe(404);
     }
   });
 });

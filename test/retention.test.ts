@@ -35,7 +35,7 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   };
   const count = async (table: keyof Database, column: string, value: string) =>
     Number((await env.store.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).where(column as never, '=', value as never).executeTakeFirstOrThrow()).n);
-  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts', id: string) => (await count(table, 'id', id)) === 1;
+  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts' | 'audit_log', id: string) => (await count(table, 'id', id)) === 1;
   // An alert an integration took (its log keeps it whether or not a rule matched it).
   let alertmanager = '';
   const alert = async (instance: string) => {
@@ -100,6 +100,10 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     recent.execution = fresh.executionIds[0]!;
     recent.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
     recent.alert = await alert('recent-1');
+    // The audit log: the rules, channels and cancel above were recorded then; this setting now.
+    expect((await env.api('PATCH', '/api/v1/tenant', { throttle: null })).statusCode).toBe(200);
+    old.audit = (await env.store.db.selectFrom('audit_log').select('id').where('action', '=', 'rule.create').orderBy('id').executeTakeFirstOrThrow()).id;
+    recent.audit = (await env.store.db.selectFrom('audit_log').select('id').where('action', '=', 'tenant.update').executeTakeFirstOrThrow()).id;
     now = start + 60 * DAY;
   });
   afterAll(() => env.close());
@@ -107,11 +111,14 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   it('deletes what ended before the period in batches, and keeps what is younger or still under way', async () => {
     const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1 });
     const first = await retention.pruneBatch(now);
-    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, escalations: 1, notify_messages: 1, notify_attempts: 1 });
+    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, escalations: 1, notify_messages: 1, notify_attempts: 1, audit_log: 1 });
     for (let i = 0; i < 10 && Object.values(await retention.pruneBatch(now)).some((n) => n > 0); i += 1);
-    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0 });
+    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 });
     expect(await exists('alerts', old.alert!)).toBe(false);
     expect(await exists('alerts', recent.alert!)).toBe(true);
+    expect(await exists('audit_log', old.audit!)).toBe(false);
+    expect(await exists('audit_log', recent.audit!)).toBe(true);
+    expect(await env.store.db.selectFrom('audit_log').select('action').where('id', '<', recent.audit!).execute()).toEqual([]);
 
     for (const id of [old.ran!, old.cancelled!]) {
       expect(await exists('executions', id), id).toBe(false);

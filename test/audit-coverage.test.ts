@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_KEYWORD, type AuditDeclaration } from '../src/identity/audit/naming.js';
+import type { AuditLogRow } from '../src/store/schema.js';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
+import { startKeystoneMonasca, type KeystoneMonasca } from './support/keystone-monasca.js';
+import { startReceiver, type Receiver } from './support/receivers.js';
+
+const AWS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
+const KEYSTONE = { username: 'ops', password: 'keystone-password-5c1e', projects: ['ops-project'] };
+const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
+
+interface Operation {
+  security?: Array<Record<string, unknown>>;
+  [AUDIT_KEYWORD]?: AuditDeclaration;
+}
+interface Call {
+  url: string;
+  body?: unknown;
+  /** The action the entry must name. */
+  action: string;
+}
+
+/*
+ * Every management route that is not a GET, read from the OpenAPI document (nothing here comes
+ * from the recorder's own list): called successfully, each writes exactly one audit entry and
+ * changes none before it, unless its schema declares it not audited, with a reason. A new route
+ * fails this test until it is taught a successful call below. Route coverage, not storage: SQLite only.
+ */
+describe('every management change is audited', () => {
+  let env: TestEnv;
+  let ec2: Ec2Emulator;
+  let keystone: KeystoneMonasca;
+  let chat: Receiver;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    ec2 = await startEc2Emulator();
+    ec2.addKey(AWS.accessKeyId, AWS.secretAccessKey);
+    keystone = await startKeystoneMonasca([KEYSTONE]);
+    chat = await startReceiver();
+    env = await startTestEnv('sqlite', { awsEndpoint: ec2.url });
+  });
+  afterAll(async () => {
+    await env.close();
+    await ec2.close();
+    await keystone.close();
+  });
+
+  const made = async (method: 'POST' | 'PUT', url: string, body: unknown) => {
+    const reply = await env.api(method, url, body);
+    expect(reply.statusCode, `${url}: ${reply.body}`).toBeLessThan(300);
+    return reply.json() as Record<string, string>;
+  };
+  /** Something for each call below to act on, made without the API where the API would audit it too early. */
+  async function fixtures(): Promise<void> {
+    const host = await env.enrol('web-1');
+    ids.host = host.hostId;
+    const rule = await env.createWebhookRule();
+    ids.rule = rule.id;
+    ids.execution = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0];
+    ids.channel = (await made('POST', '/api/v1/channels', { name: 'chat', type: 'slack', config: { webhookUrl: `${chat.url}/${CHAT_SECRET}` } })).id!;
+    ids.integration = (await made('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).id!;
+    ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
+    ids.credential = (await made('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: AWS })).id!;
+    ids.repository = (await made('POST', '/api/v1/repositories', { name: 'ops', url: 'https://git.example.com/ops.git', ref: 'main' })).id!;
+    ids.runbook = (await made('POST', '/api/v1/runbooks', { name: 'disk', interpreter: 'bash', script: 'df -h\n' })).id!;
+    ids.apiKey = (await made('POST', '/api/v1/api-keys', { name: 'ci', scopes: ['webhook', 'enrol'] })).id!;
+    ids.slug = (await env.api('GET', '/api/v1/runbook-library')).json().items[0].slug;
+  }
+
+  /** A successful call of each route (`{id}` filled in), and the action its entry names. */
+  const calls = (): Record<string, Call> => ({
+    'POST /api/v1/rules': { url: '/api/v1/rules', body: { name: 'another', trigger: { type: 'webhook' }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } }, target: { type: 'trigger_host' }, infrastructureType: 'On_Premise' }, action: 'rule.create' },
+    'PATCH /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, body: { name: 'renamed' }, action: 'rule.update' },
+    'POST /api/v1/rules/{id}/run': { url: `/api/v1/rules/${ids.rule}/run`, body: {}, action: 'rule.run' },
+    'DELETE /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, action: 'rule.delete' },
+    'PATCH /api/v1/tenant': { url: '/api/v1/tenant', body: { throttle: null }, action: 'tenant.update' },
+    'POST /api/v1/api-keys': { url: '/api/v1/api-keys', body: { name: 'another' }, action: 'api_key.create' },
+    'PATCH /api/v1/api-keys/{id}': { url: `/api/v1/api-keys/${ids.apiKey}`, body: { scopes: ['webhook'] }, action: 'api_key.update' },
+    'POST /api/v1/api-keys/{id}/revoke': { url: `/api/v1/api-keys/${ids.apiKey}/revoke`, action: 'api_key.revoke' },
+    'PATCH /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, body: { tags: ['eu'] }, action: 'host.update' },
+    'DELETE /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, action: 'host.delete' },
+    'POST /api/v1/executions/{id}/cancel': { url: `/api/v1/executions/${ids.execution}/cancel`, action: 'execution.cancel' },
+    'POST /api/v1/channels': { url: '/api/v1/channels', body: { name: 'hook', type: 'webhook', config: { url: 'https://receiver.example.com/hook', secret: 'whsec-coverage-0123456789' } }, action: 'channel.create' },
+    'PATCH /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, body: { name: 'chat room' }, action: 'channel.update' },
+    'POST /api/v1/channels/{id}/test': { url: `/api/v1/channels/${ids.channel}/test`, action: 'channel.test' },
+    'DELETE /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, action: 'channel.delete' },
+    'PUT /api/v1/escalation-contacts': { url: '/api/v1/escalation-contacts', body: { emails: [], channelIds: [ids.channel] }, action: 'escalation_contact.update' },
+    'POST /api/v1/integrations': { url: '/api/v1/integrations', body: { name: 'another', type: 'grafana' }, action: 'integration.create' },
+    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu' }, action: 'integration.update' },
+    'POST /api/v1/integrations/{id}/test': { url: `/api/v1/integrations/${ids.integration}/test`, body: { hostName: 'web-1' }, action: 'integration.test' },
+    'POST /api/v1/integrations/{id}/monasca/token': {
+      url: `/api/v1/integrations/${ids.monasca}/monasca/token`, body: { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' }, action: 'integration.monasca_token',
+    },
+    'DELETE /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, action: 'integration.delete' },
+    'POST /api/v1/credentials': { url: '/api/v1/credentials', body: { name: 'another', provider: 'aws', secret: AWS }, action: 'credential.create' },
+    'PATCH /api/v1/credentials/{id}': { url: `/api/v1/credentials/${ids.credential}`, body: { name: 'aws prod' }, action: 'credential.update' },
+    'POST /api/v1/credentials/{id}/test': { url: `/api/v1/credentials/${ids.credential}/test`, action: 'credential.test' },
+    'DELETE /api/v1/credentials/{id}': { url: `/api/v1/credentials/${ids.credential}`, action: 'credential.delete' },
+    'POST /api/v1/repositories': { url: '/api/v1/repositories', body: { name: 'another', url: 'https://git.example.com/another.git', ref: 'main' }, action: 'repository.create' },
+    'PATCH /api/v1/repositories/{id}': { url: `/api/v1/repositories/${ids.repository}`, body: { ref: 'v2' }, action: 'repository.update' },
+    // Answers 200 whether or not the server was reached (the outcome is in the reply).
+    'POST /api/v1/repositories/{id}/test': { url: `/api/v1/repositories/${ids.repository}/test`, action: 'repository.test' },
+    'DELETE /api/v1/repositories/{id}': { url: `/api/v1/repositories/${ids.repository}`, action: 'repository.delete' },
+    'POST /api/v1/runbooks': { url: '/api/v1/runbooks', body: { name: 'another', interpreter: 'bash', script: 'true\n' }, action: 'runbook.create' },
+    'PUT /api/v1/runbooks/{id}': { url: `/api/v1/runbooks/${ids.runbook}`, body: { name: 'disk', interpreter: 'bash', script: 'df -h /\n' }, action: 'runbook.update' },
+    'DELETE /api/v1/runbooks/{id}': { url: `/api/v1/runbooks/${ids.runbook}`, action: 'runbook.delete' },
+    'POST /api/v1/runbook-library/{slug}/install': { url: `/api/v1/runbook-library/${ids.slug}/install`, body: {}, action: 'runbook.install' },
+  });
+  /** What a route declared not audited is called with, to show it writes nothing. */
+  const unaudited = (): Record<string, Omit<Call, 'action'>> => ({
+    'POST /api/v1/schedules/preview': { url: '/api/v1/schedules/preview', body: { schedule: '@daily' } },
+    'POST /api/v1/integrations/{id}/alerts/preview': { url: `/api/v1/integrations/${ids.integration}/alerts/preview`, body: { alarmName: '*' } },
+  });
+
+  const rows = () => env.store.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
+
+  it('writes one entry for each, changes none before it, and records nothing for the routes declared not audited', async () => {
+    const doc = (await env.app.server.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+    const changing = Object.entries(doc.paths).flatMap(([path, operations]) => Object.entries(operations)
+      .filter(([method, operation]) => method !== 'get' && method !== 'parameters' && operation.security?.some((s) => 'bearerAuth' in s))
+      .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, declared: operation[AUDIT_KEYWORD] })));
+    expect(changing.length).toBeGreaterThan(30);
+    await fixtures();
+    // Deletes last: what they remove is what other calls act on.
+    const order = (route: string) => (route.startsWith('DELETE') ? 1 : 0);
+    const audited = calls();
+    const skipped = unaudited();
+    let seen = await rows();
+    for (const { route, declared } of changing.sort((a, b) => order(a.route) - order(b.route))) {
+      const method = route.split(' ')[0] as 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+      if (declared && 'skip' in declared) {
+        expect(declared.skip.length, `${route}: say why it is not audited`).toBeGreaterThan(10);
+        const call = skipped[route];
+        expect(call, `${route} is declared not audited: teach this test a successful call of it`).toBeDefined();
+        const reply = await env.api(method, call!.url, call!.body);
+        expect(reply.statusCode, `${route}: ${reply.body}`).toBeLessThan(300);
+        expect(await rows(), `${route} wrote an entry`).toEqual(seen);
+        continue;
+      }
+      const call = audited[route];
+      expect(call, `${route} changes something: teach this test a successful call of it, and the action it records`).toBeDefined();
+      const reply = await env.api(method, call!.url, call!.body);
+      expect(reply.statusCode, `${route}: ${reply.body}`).toBeLessThan(300);
+      const now = await rows();
+      expect(now.slice(0, seen.length), `${route} changed an earlier entry`).toEqual(seen);
+      expect(now.slice(seen.length).map((row: AuditLogRow) => row.action), route).toEqual([call!.action]);
+      seen = now;
+    }
+    const text = JSON.stringify(seen);
+    for (const secret of [AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+  });
+});

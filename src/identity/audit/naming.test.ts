@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { audited, auditSpec, AUDIT_KEYWORD, notAudited } from './naming.js';
+
+describe('the action a management call is recorded as', () => {
+  it.each([
+    ['POST', '/api/v1/rules', 'rule.create', 'rule', undefined, false],
+    ['PATCH', '/api/v1/rules/:id', 'rule.update', 'rule', 'id', true],
+    ['DELETE', '/api/v1/rules/:id', 'rule.delete', 'rule', 'id', true],
+    ['POST', '/api/v1/rules/:id/run', 'rule.run', 'rule', 'id', false],
+    ['POST', '/api/v1/executions/:id/cancel', 'execution.cancel', 'execution', 'id', false],
+    ['POST', '/api/v1/api-keys/:id/revoke', 'api_key.revoke', 'api_key', 'id', false],
+    ['PATCH', '/api/v1/tenant', 'tenant.update', 'tenant', undefined, true],
+    ['PUT', '/api/v1/runbooks/:id', 'runbook.update', 'runbook', 'id', true],
+    ['POST', '/api/v1/repositories', 'repository.create', 'repository', undefined, false],
+    ['PUT', '/api/v1/escalation-contacts', 'escalation_contact.update', 'escalation_contact', undefined, true],
+    ['POST', '/api/v1/integrations/:id/monasca/token', 'integration.monasca_token', 'integration', 'id', false],
+  ])('%s %s is %s', (method, url, action, targetType, targetParam, keepsBefore) => {
+    expect(auditSpec(method, url, undefined)).toEqual({ action, targetType, targetParam, keepsBefore });
+  });
+
+  it('follows what a route declares: another name, the target from the reply, or nothing at all', () => {
+    const install = audited('runbook.install', 'reply')[AUDIT_KEYWORD];
+    expect(auditSpec('POST', '/api/v1/runbook-library/:slug/install', install)).toEqual({ action: 'runbook.install', targetType: 'runbook', targetParam: undefined, keepsBefore: false });
+    expect(auditSpec('POST', '/api/v1/schedules/preview', notAudited('a preview')[AUDIT_KEYWORD])).toBeUndefined();
+  });
+});

@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit } from '../src/identity/audit/repository.js';
 import { hashSecret } from '../src/identity/secrets.js';
@@ -175,6 +176,18 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect(after[0]).toMatchObject({ action: 'rule.create', targetId: rule.id });
   });
 
+  it("counts the read of a view before a change as part of the change, not as a caller's GET", async () => {
+    const count = async (method: string) => {
+      const line = (await env.scrape()).split('\n').find((l) => l.startsWith(`pitcrew_http_request_duration_seconds_count{method="${method}",route="/api/v1/rules/:id",status="200"}`));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const rule = await env.createWebhookRule();
+    const [gets, patches] = [await count('GET'), await count('PATCH')];
+    await ok('PATCH', `/api/v1/rules/${rule.id}`, { name: 'counted once' });
+    expect((await only(`rule:${rule.id}`, 'rule.update')).before).toMatchObject({ name: rule.body.name });
+    expect([await count('GET'), await count('PATCH')]).toEqual([gets, patches + 1]);
+  });
+
   it('keeps every secret out of every entry, and out of the export', async () => {
     const rows = JSON.stringify(await env.store.db.selectFrom('audit_log').selectAll().execute());
     const exported = (await call('GET', '/api/v1/audit/export')).body;
@@ -284,6 +297,22 @@ describe.each(testDialects())('reading the audit log on %s', (dialect) => {
     for (const method of ['PATCH', 'PUT', 'DELETE', 'POST'] as const) {
       expect((await env.api(method, `/api/v1/audit/${id}`, method === 'DELETE' ? undefined : {})).statusCode).toBe(404);
       expect((await env.api(method, '/api/v1/audit', method === 'DELETE' ? undefined : {})).statusCode).toBe(404);
+    }
+  });
+});
+
+describe.each(testDialects())('an audit entry that cannot be written, on %s', (dialect) => {
+  it('leaves the change made and its reply sent, and logs an error saying so', async () => {
+    const env = await startTestEnv(dialect);
+    try {
+      await sql`drop table audit_log`.execute(env.store.db);
+      const reply = await env.api('PATCH', '/api/v1/tenant', { ipAllowlist: ['10.0.0.0/8'] });
+      expect(reply.statusCode, reply.body).toBe(200);
+      expect((await env.api('GET', '/api/v1/tenant')).json().ipAllowlist).toEqual(['10.0.0.0/8']);
+      const errors = env.logs.map((line) => JSON.parse(line) as { level: number; msg: string; action?: string }).filter((line) => line.level >= 50);
+      expect(errors).toEqual([expect.objectContaining({ msg: 'the change was made, but its audit log entry could not be written', action: 'tenant.update' })]);
+    } finally {
+      await env.close();
     }
   });
 });

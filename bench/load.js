@@ -18,14 +18,16 @@ import autocannon from 'autocannon';
 /**
  * @param {object} o
  * @param {string} o.url            absolute http://127.0.0.1:PORT/... URL
- * @param {string} o.body           JSON request body
+ * @param {string} [o.body]         JSON request body
+ * @param {string} [o.method]       POST unless set
+ * @param {Record<string, string>} [o.headers]  sent besides content-type (a bearer token)
  * @param {number} o.connections
  * @param {number} o.amount         requests to send in total
  * @param {number} [o.rate]         overall requests per second (autocannon overallRate); none = as fast as possible
  * @param {number} o.watchdogMs     stop the run after this long whatever happened
  * @param {Promise<unknown>} [o.stopWhen]  stop the run early when this settles (e.g. the server exited)
  */
-export async function runLoad({ url, body, connections, amount, rate, watchdogMs, stopWhen }) {
+export async function runLoad({ url, body, method = 'POST', headers = {}, connections, amount, rate, watchdogMs, stopWhen }) {
   if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(url)) throw new Error(`refusing to load a non-loopback URL: ${url}`);
   const conns = Math.max(1, Math.min(connections, amount, rate ?? Infinity));
   const latencies = new Float64Array(amount + conns * 2);
@@ -33,8 +35,8 @@ export async function runLoad({ url, body, connections, amount, rate, watchdogMs
 
   const options = {
     url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
     body,
     connections: conns,
     pipelining: 1,

@@ -323,10 +323,13 @@ const runCron = () => runChildBench('cron.js');
 const runCloud = () => runChildBench('cloud.js');
 const runCli = () => runChildBench('cli.js');
 const runGit = () => runChildBench('git-sources.js');
+const runApi = () => runChildBench('api.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli or git (or unset for all), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git or api (or unset for all but api), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'api') {
+  runApi().then((code) => process.exit(code));
 } else if (ONLY === 'git') {
   runGit().then((code) => process.exit(code));
 } else if (ONLY === 'cli') {

@@ -324,7 +324,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   server.setNotFoundHandler(webUi ? spaFallback : notFoundHandler);
   server.addSchema(ProblemSchema);
   // Every management call that changes something is recorded (identity/audit/): the hooks go on each route of the scope below.
-  const audit = new AuditRecorder({ db, clock });
+  const audit = new AuditRecorder({ db, durability: deps.store.durability, clock });
   server.addHook('onResponse', (request, reply, done) => {
     // The recorder's read of a view before a change is part of that change, not a call of its own.
     if (audit.isOwnRead(request)) return done();

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Durability } from '../../store/durability.js';
 import type { Database } from '../../store/schema.js';
 import type { Principal } from '../tokens.js';
 import type { AuditActor } from './entry.js';
 import { masked, secretsOf } from './mask.js';
 import { AUDIT_KEYWORD, auditSpec, type AuditDeclaration, type AuditSpec } from './naming.js';
-import { appendAudit } from './repository.js';
+import { appendAuditDurably } from './repository.js';
 
 /** Marks the recorder's own read of a resource's view before a change (metrics leave it out). */
 const OWN_READ_HEADER = 'x-pitcrew-audit-read';
@@ -15,6 +16,7 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 
 export interface AuditRecorderDeps {
   db: Kysely<Database>;
+  durability: Durability;
   clock: () => number;
 }
 
@@ -101,7 +103,7 @@ export class AuditRecorder {
     const targetId = spec.targetParam ? (params[spec.targetParam] ?? null) : idOf(after);
     const at = this.deps.clock();
     try {
-      await appendAudit(this.deps.db, {
+      await appendAuditDurably(this.deps.db, this.deps.durability, {
         tenantId: request.principal.tenantId, at, ...actorOf(request.principal), ip: request.ip,
         action: spec.action, targetType: spec.targetType, targetId, before: masked(before, secrets), after: masked(after, secrets),
       });

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { access, problems } from '../http/schemas.js';
+import { problems } from '../http/schemas.js';
+import { access } from './access.js';
 import type { Api } from '../http/types.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';

@@ -4,6 +4,7 @@ import type { AuditLogRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
 import { startKeystoneMonasca, type KeystoneMonasca } from './support/keystone-monasca.js';
+import { invite, PASSWORD, type Browser } from './support/people.js';
 import { startReceiver, type Receiver } from './support/receivers.js';
 
 const AWS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
@@ -12,6 +13,7 @@ const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
+  'x-pitcrew-role'?: string;
   [AUDIT_KEYWORD]?: AuditDeclaration;
 }
 interface Call {
@@ -19,6 +21,8 @@ interface Call {
   body?: unknown;
   /** The action the entry must name. */
   action: string;
+  /** Who calls: the owner's token unless a signed-in member (a session) or nobody yet (a sign-in). */
+  as?: 'member' | 'anonymous';
 }
 
 /*
@@ -33,6 +37,9 @@ describe('every management change is audited', () => {
   let keystone: KeystoneMonasca;
   let chat: Receiver;
   const ids: Record<string, string> = {};
+  let member: Browser & { inviteUrl: string };
+  /** Secrets the calls carry or are given: none may be in the log. */
+  const secrets: string[] = [PASSWORD];
 
   beforeAll(async () => {
     ec2 = await startEc2Emulator();
@@ -67,6 +74,15 @@ describe('every management change is audited', () => {
     ids.runbook = (await made('POST', '/api/v1/runbooks', { name: 'disk', interpreter: 'bash', script: 'df -h\n' })).id!;
     ids.apiKey = (await made('POST', '/api/v1/api-keys', { name: 'ci', scopes: ['webhook', 'enrol'] })).id!;
     ids.slug = (await env.api('GET', '/api/v1/runbook-library')).json().items[0].slug;
+    member = await invite(env, 'ada@example.com', 'operator');
+    ids.member = member.userId;
+    secrets.push(member.cookie.split('=')[1]!, member.csrf, member.inviteUrl.split('/').pop()!);
+    const invited = await made('POST', '/api/v1/users', { email: 'bob@example.com', role: 'viewer' });
+    ids.invite = invited.inviteUrl!.split('/').pop()!;
+    secrets.push(ids.invite);
+    const token = await made('POST', '/api/v1/tokens', { name: 'to revoke' });
+    ids.token = token.id!;
+    secrets.push(token.token!);
   }
 
   /** A successful call of each route (`{id}` filled in), and the action its entry names. */
@@ -107,6 +123,16 @@ describe('every management change is audited', () => {
     'PUT /api/v1/runbooks/{id}': { url: `/api/v1/runbooks/${ids.runbook}`, body: { name: 'disk', interpreter: 'bash', script: 'df -h /\n' }, action: 'runbook.update' },
     'DELETE /api/v1/runbooks/{id}': { url: `/api/v1/runbooks/${ids.runbook}`, action: 'runbook.delete' },
     'POST /api/v1/runbook-library/{slug}/install': { url: `/api/v1/runbook-library/${ids.slug}/install`, body: {}, action: 'runbook.install' },
+    'POST /api/v1/users': { url: '/api/v1/users', body: { email: 'cy@example.com', role: 'viewer' }, action: 'user.invite' },
+    'PATCH /api/v1/users/{id}': { url: `/api/v1/users/${ids.member}`, body: { role: 'admin' }, action: 'user.update' },
+    'DELETE /api/v1/users/{id}': { url: `/api/v1/users/${ids.member}`, action: 'user.delete' },
+    'POST /api/v1/tokens': { url: '/api/v1/tokens', body: { name: 'ci' }, action: 'token.create' },
+    'DELETE /api/v1/tokens/{id}': { url: `/api/v1/tokens/${ids.token}`, action: 'token.delete' },
+    'POST /api/v1/auth/login': { url: '/api/v1/auth/login', body: { email: 'ada@example.com', password: PASSWORD }, action: 'session.start', as: 'anonymous' },
+    'POST /api/v1/auth/accept': { url: '/api/v1/auth/accept', body: { invite: ids.invite, password: PASSWORD }, action: 'user.accept', as: 'anonymous' },
+    'POST /api/v1/auth/tenant': { url: '/api/v1/auth/tenant', body: { tenantId: env.tenant.tenantId }, action: 'session.switch_tenant', as: 'member' },
+    // With a token: every session of the owner's (none), so that the member's stays for the calls after.
+    'POST /api/v1/auth/logout': { url: '/api/v1/auth/logout', body: { everywhere: true }, action: 'session.end' },
   });
   /** What a route declared not audited is called with, to show it writes nothing. */
   const unaudited = (): Record<string, Omit<Call, 'action'>> => ({
@@ -114,18 +140,24 @@ describe('every management change is audited', () => {
     'POST /api/v1/integrations/{id}/alerts/preview': { url: `/api/v1/integrations/${ids.integration}/alerts/preview`, body: { alarmName: '*' } },
   });
 
+  const send = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', call: Omit<Call, 'action'>) => {
+    if (call.as === 'member') return member.call(method, call.url, call.body);
+    if (call.as === 'anonymous') return env.app.server.inject({ method, url: call.url, payload: call.body as Record<string, unknown> });
+    return env.api(method, call.url, call.body);
+  };
   const rows = () => env.store.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
 
   it('writes one entry for each, changes none before it, and records nothing for the routes declared not audited', async () => {
     const doc = (await env.app.server.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
     const changing = Object.entries(doc.paths).flatMap(([path, operations]) => Object.entries(operations)
-      .filter(([method, operation]) => method !== 'get' && method !== 'parameters' && operation.security?.some((s) => 'bearerAuth' in s))
+      // The management API's own (a bearer token or session) and its public sign-in routes; not the webhook's or the agents' (keyed).
+      .filter(([method, operation]) => method !== 'get' && method !== 'parameters' && (operation.security?.some((s) => 'bearerAuth' in s) || operation['x-pitcrew-role'] === 'public'))
       .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, declared: operation[AUDIT_KEYWORD] })));
     expect(changing.length).toBeGreaterThan(30);
     await fixtures();
-    // Deletes last: what they remove is what other calls act on.
-    const order = (route: string) => (route.startsWith('DELETE') ? 1 : 0);
+    // The member's own calls first (a change of their role ends their sessions); deletes last: what they remove, others act on.
     const audited = calls();
+    const order = (route: string) => (audited[route]?.as === 'member' ? 0 : route.startsWith('DELETE') ? 2 : 1);
     const skipped = unaudited();
     let seen = await rows();
     for (const { route, declared } of changing.sort((a, b) => order(a.route) - order(b.route))) {
@@ -134,14 +166,14 @@ describe('every management change is audited', () => {
         expect(declared.skip.length, `${route}: say why it is not audited`).toBeGreaterThan(10);
         const call = skipped[route];
         expect(call, `${route} is declared not audited: teach this test a successful call of it`).toBeDefined();
-        const reply = await env.api(method, call!.url, call!.body);
+        const reply = await send(method, call!);
         expect(reply.statusCode, `${route}: ${reply.body}`).toBeLessThan(300);
         expect(await rows(), `${route} wrote an entry`).toEqual(seen);
         continue;
       }
       const call = audited[route];
       expect(call, `${route} changes something: teach this test a successful call of it, and the action it records`).toBeDefined();
-      const reply = await env.api(method, call!.url, call!.body);
+      const reply = await send(method, call!);
       expect(reply.statusCode, `${route}: ${reply.body}`).toBeLessThan(300);
       const now = await rows();
       expect(now.slice(0, seen.length), `${route} changed an earlier entry`).toEqual(seen);
@@ -149,6 +181,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

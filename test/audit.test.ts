@@ -30,15 +30,16 @@ interface Entry {
 
 describe.each(testDialects())('the audit log on %s', (dialect) => {
   let env: TestEnv;
-  let actor: { type: 'token'; id: string; name: string };
+  let actor: { type: 'token'; id: string; name: string; userId: string; email: string | null };
   /** Every secret the tests send or are given: none may appear in any entry. */
   const secrets: string[] = [SMTP_PASSWORD, AWS.secretAccessKey, GIT_TOKEN];
 
   beforeAll(async () => {
     env = await startTestEnv(dialect);
     secrets.push(env.tenant.token);
-    const token = await env.store.db.selectFrom('tokens').select(['id', 'name']).where('hash', '=', hashSecret(env.tenant.token)).executeTakeFirstOrThrow();
-    actor = { type: 'token', id: token.id, name: token.name };
+    const token = await env.store.db.selectFrom('tokens').select(['id', 'name', 'user_id']).where('hash', '=', hashSecret(env.tenant.token)).executeTakeFirstOrThrow();
+    // The bootstrap token is the first owner's personal access token; the owner has no e-mail until they claim the account.
+    actor = { type: 'token', id: token.id, name: token.name, userId: token.user_id!, email: null };
   });
   afterAll(() => env.close());
 
@@ -215,8 +216,8 @@ describe.each(testDialects())('reading the audit log on %s', (dialect) => {
     now = t0 + MINUTE;
     expect((await env.api('PATCH', `/api/v1/rules/${ruleId}`, { name: 'audited, renamed' })).statusCode).toBe(200);
     now = t0 + 2 * MINUTE;
-    botToken = await issueToken(env.store.db, env.tenant.tenantId, 'ci-bot', now);
-    botTokenId = (await env.store.db.selectFrom('tokens').select('id').where('hash', '=', hashSecret(botToken)).executeTakeFirstOrThrow()).id;
+    const owner = (await env.store.db.selectFrom('tokens').select('user_id').where('hash', '=', hashSecret(env.tenant.token)).executeTakeFirstOrThrow()).user_id!;
+    ({ id: botTokenId, token: botToken } = await issueToken(env.store.db, { tenantId: env.tenant.tenantId, userId: owner, name: 'ci-bot' }, now));
     expect((await env.api('POST', '/api/v1/api-keys', { name: 'ci' }, botToken)).statusCode).toBe(201);
     now = t0 + 3 * MINUTE;
     expect((await env.api('POST', `/api/v1/rules/${ruleId}/run`, {}, botToken)).statusCode).toBe(202);
@@ -269,7 +270,7 @@ describe.each(testDialects())('reading the audit log on %s', (dialect) => {
     now = t0 + 10 * MINUTE;
     for (let i = 0; i < MAX_LIMIT + 5; i += 1) {
       await appendAudit(env.store.db, {
-        tenantId: env.tenant.tenantId, at: now + i, actor: { type: 'token', id: botTokenId, name: 'ci-bot' }, via: 'token', ip: '192.0.2.1',
+        tenantId: env.tenant.tenantId, at: now + i, actor: { type: 'token', id: botTokenId, name: 'ci-bot', userId: 'u-1', email: null }, via: 'token', ip: '192.0.2.1',
         action: 'runbook.update', targetType: 'runbook', targetId: `r-${i}`, before: null, after: { n: i },
       });
     }
@@ -280,7 +281,7 @@ describe.each(testDialects())('reading the audit log on %s', (dialect) => {
     expect(lines).toHaveLength(MAX_LIMIT + 5);
     expect(lines.map((e) => e.targetId)).toEqual(Array.from({ length: MAX_LIMIT + 5 }, (_, i) => `r-${i}`));
     expect(lines[0]).toEqual({
-      id: expect.any(String), at: new Date(now).toISOString(), actor: { type: 'token', id: botTokenId, name: 'ci-bot' }, via: 'token', ip: '192.0.2.1',
+      id: expect.any(String), at: new Date(now).toISOString(), actor: { type: 'token', id: botTokenId, name: 'ci-bot', userId: 'u-1', email: null }, via: 'token', ip: '192.0.2.1',
       action: 'runbook.update', targetType: 'runbook', targetId: 'r-0', after: { n: 0 },
     });
     const ruleLines = (await env.api('GET', `/api/v1/audit/export?target=rule:${ruleId}`)).body.trimEnd().split('\n');

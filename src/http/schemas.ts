@@ -35,4 +35,5 @@ export function pageOf<T extends ReturnType<typeof Type.Object>>(item: T) {
   return Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 }
 
-export const bearer = [{ bearerAuth: [] }];
+export const bearer: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+

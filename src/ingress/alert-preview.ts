@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { Decision } from '../engine/decide.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, problems } from '../http/schemas.js';
+import { IdParams, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Api } from '../http/types.js';
 import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';
 import { AlertView, presentAlert, previewTrigger, recentAlerts, TriggerMatch } from '../integrations/alert-log.js';
@@ -58,7 +59,7 @@ export function registerAlertPreviewRoute(app: Api, deps: WhatIfDeps & { clock: 
   app.post('/integrations/:id/alerts/preview', {
     schema: {
       ...notAudited('a preview: replays recent alerts against a draft trigger, stores nothing'),
-      tags: ['integrations'], security: bearer,
+      tags: ['integrations'], ...access('viewer'),
       summary: "What an alert trigger would have done with the integration's recent alerts: matched or not, and the ingest's decision (act, no_target, ...) for the rule's target and action; nothing is stored",
       params: IdParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'how many recent alerts to look at' })) }, { additionalProperties: false }),
       body: PreviewInput, response: { 200: PreviewView, ...problems(400, 401, 404) },

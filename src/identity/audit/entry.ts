@@ -2,13 +2,16 @@ import { Type, type Static } from 'typebox';
 import type { AuditLogRow } from '../../store/schema.js';
 
 /**
- * Who made a change: a person (signed in, or through one of their tokens), a management token,
- * or a tenant API key (an agent enrolled with `--replace` takes over a host). A union on `type`,
- * so older entries still read when a kind is added.
+ * Who made a change: a person signed in to the UI (`user`), a person's personal access token
+ * (`token`, with the person), or a tenant API key (an agent enrolled with `--replace` takes over a
+ * host). A union on `type`, as identity/requested-by.ts, so older entries still read when a kind is added.
  */
 export const AuditActor = Type.Union([
-  Type.Object({ type: Type.Literal('user'), id: Type.String(), email: Type.Union([Type.String(), Type.Null()]) }),
-  Type.Object({ type: Type.Literal('token'), id: Type.String(), name: Type.String({ description: "the token's name when it acted" }) }),
+  Type.Object({ type: Type.Literal('user'), id: Type.String({ description: "the user's id" }), email: Type.Union([Type.String(), Type.Null()]) }),
+  Type.Object({
+    type: Type.Literal('token'), id: Type.String({ description: "the personal access token's id" }), name: Type.String({ description: "the token's name when it acted" }),
+    userId: Type.String({ description: 'the person the token belongs to' }), email: Type.Union([Type.String(), Type.Null()]),
+  }),
   Type.Object({ type: Type.Literal('api_key'), id: Type.String(), name: Type.String({ description: "the key's name when it acted" }) }),
 ], { description: 'who made the change' });
 export type AuditActor = Static<typeof AuditActor>;
@@ -17,7 +20,7 @@ export const AuditEntryView = Type.Object({
   id: Type.String(),
   at: Type.String({ format: 'date-time' }),
   actor: AuditActor,
-  via: Type.String({ description: 'how the actor proved who they are: token, password, oidc, saml, link, api_key' }),
+  via: Type.String({ description: 'how the actor proved who they are: token (a personal access token), password, oidc, saml or link (a session), api_key' }),
   ip: Type.Union([Type.String(), Type.Null()], { description: "the caller's address (PITCREW_TRUST_PROXY decides whether X-Forwarded-For counts)" }),
   action: Type.String({ description: '<targetType>.<verb>, e.g. rule.update, execution.cancel' }),
   targetType: Type.String(),

@@ -14,13 +14,14 @@ describe('the action a management call is recorded as', () => {
     ['POST', '/api/v1/repositories', 'repository.create', 'repository', undefined, false],
     ['PUT', '/api/v1/escalation-contacts', 'escalation_contact.update', 'escalation_contact', undefined, true],
     ['POST', '/api/v1/integrations/:id/monasca/token', 'integration.monasca_token', 'integration', 'id', false],
-  ])('%s %s is %s', (method, url, action, targetType, targetParam, keepsBefore) => {
-    expect(auditSpec(method, url, undefined)).toEqual({ action, targetType, targetParam, keepsBefore });
+  ])('%s %s is %s', (method, url, action, targetType, param, keepsBefore) => {
+    expect(auditSpec(method, url, undefined)).toEqual({ action, targetType, target: param ? { param } : { from: 'reply' }, keepsBefore });
   });
 
   it('follows what a route declares: another name, the target from the reply, or nothing at all', () => {
     const install = audited('runbook.install', 'reply')[AUDIT_KEYWORD];
-    expect(auditSpec('POST', '/api/v1/runbook-library/:slug/install', install)).toEqual({ action: 'runbook.install', targetType: 'runbook', targetParam: undefined, keepsBefore: false });
+    expect(auditSpec('POST', '/api/v1/runbook-library/:slug/install', install)).toEqual({ action: 'runbook.install', targetType: 'runbook', target: { from: 'reply' }, keepsBefore: false });
+    expect(auditSpec('POST', '/api/v1/auth/logout', audited('session.end', 'session')[AUDIT_KEYWORD])).toMatchObject({ action: 'session.end', targetType: 'session', target: { from: 'session' } });
     expect(auditSpec('POST', '/api/v1/schedules/preview', notAudited('a preview')[AUDIT_KEYWORD])).toBeUndefined();
   });
 });

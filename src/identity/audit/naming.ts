@@ -4,12 +4,18 @@
  */
 export const AUDIT_KEYWORD = 'x-pitcrew-audit';
 
+/**
+ * Where an entry's target id comes from when the URL names none: the reply's `id`, or the caller's
+ * own session or user (a sign-in, a sign-out).
+ */
+export type TargetSource = 'reply' | 'session' | 'user';
+
 export type AuditDeclaration =
-  | { action: string; target?: 'reply' }
+  | { action: string; target?: TargetSource }
   | { skip: string };
 
-/** `schema: { ...audited('runbook.install', 'reply') }`: the action's name, and the target taken from the reply's id. */
-export function audited(action: string, target?: 'reply'): { [AUDIT_KEYWORD]: AuditDeclaration } {
+/** `schema: { ...audited('runbook.install', 'reply') }`: the action's name, and where its target's id comes from. */
+export function audited(action: string, target?: TargetSource): { [AUDIT_KEYWORD]: AuditDeclaration } {
   return { [AUDIT_KEYWORD]: target ? { action, target } : { action } };
 }
 
@@ -21,8 +27,8 @@ export function notAudited(reason: string): { [AUDIT_KEYWORD]: AuditDeclaration 
 export interface AuditSpec {
   action: string;
   targetType: string;
-  /** The route parameter naming the target, if any; else the reply's `id`. */
-  targetParam: string | undefined;
+  /** The route parameter naming the target; else `from` says where its id is (the reply's `id` unless declared). */
+  target: { param: string } | { from: TargetSource };
   /** Whether the call replaces or removes what the URL names (PATCH, PUT, DELETE): its view before is kept. */
   keepsBefore: boolean;
 }
@@ -47,7 +53,7 @@ export function auditSpec(method: string, routeUrl: string, declared: AuditDecla
   return {
     action,
     targetType: action.slice(0, action.indexOf('.')),
-    targetParam: declared?.target === 'reply' ? undefined : param,
+    target: declared?.target ? { from: declared.target } : param ? { param } : { from: 'reply' },
     keepsBefore: method !== 'POST',
   };
 }

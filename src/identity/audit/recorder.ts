@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Durability } from '../../store/durability.js';
+import { MAX_LIMIT } from '../../store/pagination.js';
 import type { Database } from '../../store/schema.js';
-import type { Principal } from '../tokens.js';
+import type { Principal } from '../principal.js';
+import { CSRF_HEADER, sessionSecretOf } from '../session-cookies.js';
 import type { AuditActor } from './entry.js';
 import { masked, secretsOf } from './mask.js';
 import { AUDIT_KEYWORD, auditSpec, type AuditDeclaration, type AuditSpec } from './naming.js';
@@ -27,7 +29,10 @@ interface Draft {
 
 /** How a management call's principal appears in the log: who, and how they proved it. */
 export function actorOf(principal: Principal): { actor: AuditActor; via: string } {
-  return { actor: { type: 'token', id: principal.tokenId, name: principal.tokenName }, via: 'token' };
+  const actor: AuditActor = principal.tokenId !== null
+    ? { type: 'token', id: principal.tokenId, name: principal.tokenName ?? '', userId: principal.userId, email: principal.email }
+    : { type: 'user', id: principal.userId, email: principal.email };
+  return { actor, via: principal.via };
 }
 
 /**
@@ -43,8 +48,8 @@ export class AuditRecorder {
   private readonly drafts = new WeakMap<FastifyRequest, Draft>();
   /** Per process: a caller cannot make its own requests pass for the recorder's reads. */
   private readonly ownReadMark = randomBytes(16).toString('hex');
-  /** Whether a GET of the same route exists, per route URL, learnt on the first call. */
-  private readonly readable = new Map<string, boolean>();
+  /** The scope's GET routes, by URL: whether each is a paged list (takes `limit`). */
+  private readonly reads = new Map<string, { paged: boolean }>();
 
   constructor(private readonly deps: AuditRecorderDeps) {}
 
@@ -59,6 +64,7 @@ export class AuditRecorder {
 
   private onRoute(route: RouteOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('GET')) this.reads.set(route.url, { paged: takesLimit(route.schema) });
     const method = methods.find((m) => !READS_NOTHING.has(m));
     if (!method) return;
     const declared = (route.schema as Record<string, unknown> | undefined)?.[AUDIT_KEYWORD] as AuditDeclaration | undefined;
@@ -75,36 +81,45 @@ export class AuditRecorder {
     this.drafts.set(request, { spec, before });
   }
 
-  /** The view a GET of the same URL gives the same caller; null where there is none. */
+  /**
+   * The view a GET of the same URL gives the same caller; where there is no such route, the item
+   * of that id in the GET of the list above it (`PATCH /users/:id`: `GET /users`); else null.
+   */
   private async viewBefore(request: FastifyRequest, routeUrl: string): Promise<unknown> {
-    let readable = this.readable.get(routeUrl);
-    if (readable === undefined) {
-      readable = request.server.hasRoute({ method: 'GET', url: routeUrl });
-      this.readable.set(routeUrl, readable);
-    }
-    if (!readable) return null;
+    const path = request.url.split('?')[0]!;
+    if (this.reads.has(routeUrl)) return this.read(request, path);
+    const param = /\/:(\w+)$/.exec(routeUrl)?.[1];
+    const list = param ? this.reads.get(routeUrl.slice(0, routeUrl.lastIndexOf('/'))) : undefined;
+    if (!param || !list) return null;
+    const id = (request.params as Record<string, string | undefined>)[param];
+    const page = await this.read(request, `${path.slice(0, path.lastIndexOf('/'))}${list.paged ? `?limit=${MAX_LIMIT}` : ''}`);
+    return (page as { items?: Array<{ id?: unknown }> } | null)?.items?.find((item) => item.id === id) ?? null;
+  }
+
+  /** A GET through the whole API, as the caller (their credentials, their address); null unless 200. */
+  private async read(request: FastifyRequest, url: string): Promise<unknown> {
     const headers: Record<string, string> = { [OWN_READ_HEADER]: this.ownReadMark };
     for (const name of ['authorization', 'cookie'] as const) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const reply = await request.server.inject({ method: 'GET', url: request.url.split('?')[0]!, headers, remoteAddress: request.ip });
+    const reply = await request.server.inject({ method: 'GET', url, headers, remoteAddress: request.ip });
     return reply.statusCode === 200 ? (reply.json() as unknown) : null;
   }
 
   private async record(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const draft = this.drafts.get(request);
-    if (!draft || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
+    // A public route (a sign-in) has a principal only once it succeeded: its handler sets it.
+    const principal = request.principal as Principal | undefined;
+    if (!draft || !principal || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
     const { spec, before } = draft;
     const after = replyBody(reply, payload);
-    const bearer = BEARER.exec(request.headers.authorization ?? '')?.[1];
-    const secrets = secretsOf(request.body, bearer ? [bearer] : []);
-    const params = request.params as Record<string, string | undefined>;
-    const targetId = spec.targetParam ? (params[spec.targetParam] ?? null) : idOf(after);
+    const secrets = secretsOf(request.body, credentialsOf(request));
+    const targetId = targetIdOf(spec, request, principal, after);
     const at = this.deps.clock();
     try {
       await appendAuditDurably(this.deps.db, this.deps.durability, {
-        tenantId: request.principal.tenantId, at, ...actorOf(request.principal), ip: request.ip,
+        tenantId: principal.tenantId, at, ...actorOf(principal), ip: request.ip,
         action: spec.action, targetType: spec.targetType, targetId, before: masked(before, secrets), after: masked(after, secrets),
       });
     } catch (error) {
@@ -112,6 +127,20 @@ export class AuditRecorder {
     }
     return payload;
   }
+}
+
+/** The secrets the caller proved itself with: a bearer token, or a session cookie and its CSRF token. */
+function credentialsOf(request: FastifyRequest): string[] {
+  const bearer = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  const csrf = request.headers[CSRF_HEADER];
+  return [bearer, sessionSecretOf(request), typeof csrf === 'string' ? csrf : undefined].filter((s): s is string => s !== undefined);
+}
+
+function targetIdOf(spec: AuditSpec, request: FastifyRequest, principal: Principal, after: unknown): string | null {
+  if ('param' in spec.target) return (request.params as Record<string, string | undefined>)[spec.target.param] ?? null;
+  if (spec.target.from === 'session') return principal.sessionId;
+  if (spec.target.from === 'user') return principal.userId;
+  return idOf(after);
 }
 
 function replyBody(reply: FastifyReply, payload: unknown): unknown {
@@ -127,6 +156,11 @@ function replyBody(reply: FastifyReply, payload: unknown): unknown {
 function idOf(body: unknown): string | null {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === 'string' ? id : null;
+}
+
+function takesLimit(schema: RouteOptions['schema']): boolean {
+  const query = schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  return query?.properties?.limit !== undefined;
 }
 
 function asList<T>(hooks: T | T[] | undefined): T[] {

@@ -4,7 +4,7 @@ import type { Durability } from '../../store/durability.js';
 import { idFloor, newId } from '../../store/ids.js';
 import type { PageRequest } from '../../store/pagination.js';
 import type { AuditLogRow, Database } from '../../store/schema.js';
-import type { AuditRecord } from './entry.js';
+import type { AuditActor, AuditRecord } from './entry.js';
 
 /** Appends one entry, in the caller's transaction if it is one. Nothing here updates or deletes: only retention removes entries. */
 export async function appendAudit(db: Kysely<Database>, record: AuditRecord): Promise<void> {
@@ -32,7 +32,8 @@ function auditInsert(db: Kysely<Database>, record: AuditRecord) {
     at: record.at,
     actor: JSON.stringify(record.actor),
     actor_id: record.actor.id,
-    actor_email: record.actor.type === 'user' ? (record.actor.email?.toLowerCase() ?? null) : null,
+    actor_user_id: actorUserId(record.actor),
+    actor_email: record.actor.type === 'api_key' ? null : (record.actor.email?.toLowerCase() ?? null),
     via: record.via,
     ip: record.ip,
     action: record.action,
@@ -43,8 +44,14 @@ function auditInsert(db: Kysely<Database>, record: AuditRecord) {
   });
 }
 
+/** The person behind the actor: the user, or the token's user; null for an API key. */
+function actorUserId(actor: AuditActor): string | null {
+  if (actor.type === 'user') return actor.id;
+  return actor.type === 'token' ? actor.userId : null;
+}
+
 export interface AuditFilter {
-  /** A user id, token id or key id, or a person's e-mail. */
+  /** A user id (their own changes and their tokens'), a token or key id, or a person's e-mail. */
   actor?: string | undefined;
   /** A target type (`rule`) or a type and id (`rule:0190…`). */
   target?: string | undefined;
@@ -60,7 +67,9 @@ export async function listAudit(db: Kysely<Database>, tenantId: string, filter: 
   let query = db.selectFrom('audit_log').selectAll().where('tenant_id', '=', tenantId);
   if (filter.actor) {
     const actor = filter.actor;
-    query = actor.includes('@') ? query.where('actor_email', '=', actor.toLowerCase()) : query.where('actor_id', '=', actor);
+    query = actor.includes('@')
+      ? query.where('actor_email', '=', actor.toLowerCase())
+      : query.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_user_id', '=', actor)]));
   }
   if (filter.target) {
     const [type, ...rest] = filter.target.split(':');

@@ -2,10 +2,11 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { bearer, PageQuery, pageOf, problems } from '../../http/schemas.js';
+import { PageQuery, pageOf, problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
 import { MAX_LIMIT, pageRequest, toPage } from '../../store/pagination.js';
 import type { Database } from '../../store/schema.js';
+import { access } from '../access.js';
 import { AuditEntryView, presentAuditEntry } from './entry.js';
 import { listAudit, type AuditFilter } from './repository.js';
 
@@ -23,7 +24,7 @@ const FilterQuery = Type.Object(Filters, { additionalProperties: false });
 export function registerAuditRoutes(app: Api, { db }: { db: Kysely<Database> }): void {
   app.get('/audit', {
     schema: {
-      tags, security: bearer, summary: 'Who changed what, when, from where: the audit log, newest first, filtered',
+      tags, ...access('admin'), summary: 'Who changed what, when, from where: the audit log, newest first, filtered',
       querystring: Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false }),
       response: { 200: pageOf(AuditEntryView), ...problems(400, 401, 403) },
     },
@@ -34,7 +35,7 @@ export function registerAuditRoutes(app: Api, { db }: { db: Kysely<Database> }):
 
   app.get('/audit/export', {
     schema: {
-      tags, security: bearer, summary: 'Every entry the filters match, oldest first, as JSON lines (application/x-ndjson), streamed',
+      tags, ...access('admin'), summary: 'Every entry the filters match, oldest first, as JSON lines (application/x-ndjson), streamed',
       querystring: FilterQuery, produces: ['application/x-ndjson'], response: { ...problems(400, 401, 403) },
     },
   }, async (request, reply) => {

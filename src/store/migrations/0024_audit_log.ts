@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 /**
  * Issue 37.5: the audit log (identity/audit/), append-only. `id` is a UUIDv7 made at `at`, so it
  * orders entries by time, pages them, and lets retention delete by primary key. `actor` is JSON
- * ({type, id, email?|name?}); its id and e-mail are columns of their own so that the filters find
- * entries through an index. `before` and `after` are the resource's views, secrets masked.
+ * ({type, id, email?|name?}); its id, its person's id (a token's user) and e-mail are columns of
+ * their own so that the filters find entries through an index. `before` and `after` are the resource's views, secrets masked.
  * Every filter index ends in `id`: a filtered page is read in order, without a sort.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -17,6 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('actor', 'text', (c) => c.notNull())
     .addColumn('actor_id', 'text', (c) => c.notNull())
+    .addColumn('actor_user_id', 'text')
     .addColumn('actor_email', 'text')
     .addColumn('via', 'text', (c) => c.notNull())
     .addColumn('ip', 'text')
@@ -28,6 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('audit_log_tenant').on('audit_log').columns(['tenant_id', 'id']).execute();
   await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['tenant_id', 'actor_id', 'id']).execute();
+  await db.schema.createIndex('audit_log_actor_user').on('audit_log').columns(['tenant_id', 'actor_user_id', 'id']).execute();
   await db.schema.createIndex('audit_log_actor_email').on('audit_log').columns(['tenant_id', 'actor_email', 'id']).execute();
   await db.schema.createIndex('audit_log_action').on('audit_log').columns(['tenant_id', 'action', 'id']).execute();
   await db.schema.createIndex('audit_log_target').on('audit_log').columns(['tenant_id', 'target_type', 'target_id', 'id']).execute();

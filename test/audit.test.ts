@@ -6,6 +6,7 @@ import { hashSecret } from '../src/identity/secrets.js';
 import { issueToken } from '../src/identity/tokens.js';
 import { MAX_LIMIT } from '../src/store/pagination.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
+import { browserOf, PASSWORD, signIn } from './support/people.js';
 import { testDialects } from './support/databases.js';
 
 /** The caller's address: every entry below must name it (inject's own default is 127.0.0.1). */
@@ -162,6 +163,50 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
 
     await ok('DELETE', `/api/v1/hosts/${host.hostId}`);
     expect((await only(`host:${host.hostId}`, 'host.delete')).before).toMatchObject({ id: host.hostId, hostname: 'web-1' });
+  });
+
+  it('records people invited, their role changed and removed, and their sign-ins started, refused and ended', async () => {
+    const invited = await ok('POST', '/api/v1/users', { email: 'grace@example.com', role: 'operator' });
+    const userId = invited.id as string;
+    const invitation = await only(`user:${userId}`, 'user.invite');
+    expect(invitation.after).toMatchObject({ id: userId, email: 'grace@example.com', role: 'operator', inviteUrl: '[masked]' });
+    secrets.push((invited.inviteUrl as string).split('/').pop()!);
+    const accepted = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', remoteAddress: '203.0.113.20', payload: { invite: (invited.inviteUrl as string).split('/').pop(), password: PASSWORD } });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    const grace = { type: 'user', id: userId, email: 'grace@example.com' };
+    expect(await entries(`target=user:${userId}&action=user.accept`)).toEqual([expect.objectContaining({ actor: grace, via: 'link', ip: '203.0.113.20', targetId: userId })]);
+
+    const signedIn = await signIn(env, 'grace@example.com', PASSWORD, { ip: '203.0.113.21' });
+    expect(signedIn.statusCode).toBe(200);
+    const browser = browserOf(env, signedIn, userId, 'grace@example.com');
+    secrets.push(browser.cookie.split('=')[1]!, browser.csrf);
+    const start = (await entries(`actor=${userId}&action=session.start`))[0]!;
+    expect(start).toMatchObject({ actor: grace, via: 'password', ip: '203.0.113.21', targetType: 'session', targetId: expect.any(String), after: { user: { id: userId }, csrfToken: '[masked]' } });
+
+    // The person's own change, through the UI's session: theirs, via password, from their address.
+    const rule = await env.createWebhookRule();
+    const changed = await browser.call('PATCH', `/api/v1/rules/${rule.id}`, { enabled: false }, { headers: { 'x-forwarded-for': '198.51.100.99' } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await entries(`target=rule:${rule.id}&action=rule.update`))[0]).toMatchObject({ actor: grace, via: 'password', ip: '127.0.0.1', before: { enabled: true }, after: { enabled: false } });
+    expect((await browser.call('GET', '/api/v1/audit')).statusCode).toBe(403);
+
+    const refused = await signIn(env, 'grace@example.com', 'not the password', { ip: '203.0.113.66' });
+    expect(refused.statusCode).toBe(401);
+    expect((await signIn(env, 'nobody@example.com', 'whatever', { ip: '203.0.113.66' })).statusCode).toBe(401);
+    expect(await entries('action=session.refused')).toEqual([
+      expect.objectContaining({ actor: grace, via: 'password', ip: '203.0.113.66', after: { reason: 'wrong password' } }),
+    ]);
+    expect((await browser.call('POST', '/api/v1/auth/logout', {})).statusCode).toBe(200);
+    expect((await entries(`actor=${userId}&action=session.end`))[0]).toMatchObject({ actor: grace, via: 'password', targetId: start.targetId });
+
+    await ok('PATCH', `/api/v1/users/${userId}`, { role: 'admin' });
+    const promoted = await only(`user:${userId}`, 'user.update');
+    expect(promoted.before).toMatchObject({ id: userId, role: 'operator' });
+    expect(promoted.after).toMatchObject({ id: userId, role: 'admin' });
+    await ok('DELETE', `/api/v1/users/${userId}`);
+    expect((await only(`user:${userId}`, 'user.delete')).before).toMatchObject({ id: userId, email: 'grace@example.com', role: 'admin' });
+    // By e-mail: every entry of the person, whatever the route.
+    expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'rule.update', 'session.start', 'user.accept']);
   });
 
   it('records nothing for a change refused or a call that changes nothing', async () => {

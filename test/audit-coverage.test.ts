@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_KEYWORD, type AuditDeclaration } from '../src/identity/audit/naming.js';
+import { newTotpSecret, totpCode } from '../src/identity/totp.js';
 import type { AuditLogRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
@@ -10,6 +11,7 @@ import { startReceiver, type Receiver } from './support/receivers.js';
 const AWS = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 const KEYSTONE = { username: 'ops', password: 'keystone-password-5c1e', projects: ['ops-project'] };
 const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
+const TOTP_SECRET = newTotpSecret();
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -130,6 +132,9 @@ describe('every management change is audited', () => {
     'DELETE /api/v1/tokens/{id}': { url: `/api/v1/tokens/${ids.token}`, action: 'token.delete' },
     'POST /api/v1/auth/login': { url: '/api/v1/auth/login', body: { email: 'ada@example.com', password: PASSWORD }, action: 'session.start', as: 'anonymous' },
     'POST /api/v1/auth/accept': { url: '/api/v1/auth/accept', body: { invite: ids.invite, password: PASSWORD }, action: 'user.accept', as: 'anonymous' },
+    'POST /api/v1/users/{id}/reset': { url: `/api/v1/users/${ids.member}/reset`, action: 'user.reset' },
+    'PUT /api/v1/me/totp': { url: '/api/v1/me/totp', body: { secret: TOTP_SECRET, code: totpCode(TOTP_SECRET, Date.now()) }, action: 'user.totp_enable' },
+    'DELETE /api/v1/me/totp': { url: '/api/v1/me/totp', body: { code: totpCode(TOTP_SECRET, Date.now()) }, action: 'user.totp_disable' },
     'POST /api/v1/auth/tenant': { url: '/api/v1/auth/tenant', body: { tenantId: env.tenant.tenantId }, action: 'session.switch_tenant', as: 'member' },
     // With a token: every session of the owner's (none), so that the member's stays for the calls after.
     'POST /api/v1/auth/logout': { url: '/api/v1/auth/logout', body: { everywhere: true }, action: 'session.end' },
@@ -137,14 +142,18 @@ describe('every management change is audited', () => {
   /** What a route declared not audited is called with, to show it writes nothing. */
   const unaudited = (): Record<string, Omit<Call, 'action'>> => ({
     'POST /api/v1/schedules/preview': { url: '/api/v1/schedules/preview', body: { schedule: '@daily' } },
+    'POST /api/v1/auth/reset': { url: '/api/v1/auth/reset', body: { email: 'ada@example.com' }, as: 'anonymous' },
+    'POST /api/v1/me/totp': { url: '/api/v1/me/totp' },
     'POST /api/v1/integrations/{id}/alerts/preview': { url: `/api/v1/integrations/${ids.integration}/alerts/preview`, body: { alarmName: '*' } },
   });
 
   const send = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', call: Omit<Call, 'action'>) => {
     if (call.as === 'member') return member.call(method, call.url, call.body);
-    if (call.as === 'anonymous') return env.app.server.inject({ method, url: call.url, payload: call.body as Record<string, unknown> });
+    // Each from an address of its own: the sign-in brake counts a reset request as a failure of its address.
+    if (call.as === 'anonymous') return env.app.server.inject({ method, url: call.url, payload: call.body as Record<string, unknown>, remoteAddress: `192.0.2.${(anonymous += 1)}` });
     return env.api(method, call.url, call.body);
   };
+  let anonymous = 0;
   const rows = () => env.store.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
 
   it('writes one entry for each, changes none before it, and records nothing for the routes declared not audited', async () => {
@@ -181,6 +190,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [...secrets, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, TOTP_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

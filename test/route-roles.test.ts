@@ -23,13 +23,14 @@ const KEYED = [/^\/api(\/v1)?\/trigger\/channel\//, /^\/api\/v1\/agents\/(enrol|
 /** Outside the management API: probes for load balancers, /metrics with its own scrape token, the agent's file. */
 const SERVICE = [/^\/(healthz|readyz|metrics)$/, /^\/downloads\/pitcrew-agent\.mjs$/];
 /** Public by design: how a person signs in, and how a service is checked. */
-const PUBLIC = new Set(['POST /api/v1/auth/login', 'POST /api/v1/auth/accept']);
+const PUBLIC = new Set(['POST /api/v1/auth/login', 'POST /api/v1/auth/accept', 'POST /api/v1/auth/reset']);
 /**
  * The only calls a viewer may make that are not reads: their own sign-in and tokens, and previews
  * that store nothing. Adding a route here is a decision: the test fails until it is made.
  */
 const VIEWER_MAY_POST = new Set([
   'POST /api/v1/auth/logout', 'POST /api/v1/auth/tenant', 'POST /api/v1/tokens', 'DELETE /api/v1/tokens/{id}',
+  'POST /api/v1/me/totp', 'PUT /api/v1/me/totp', 'DELETE /api/v1/me/totp',
   'POST /api/v1/schedules/preview', 'POST /api/v1/integrations/{id}/alerts/preview',
 ]);
 

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 export const SSO_ROLES = ['viewer', 'operator', 'admin', 'owner'] as const;
 export type SsoRole = (typeof SSO_ROLES)[number];
 
-const RoleSchema = Type.Union(SSO_ROLES.map((role) => Type.Literal(role)));
+const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin'), Type.Literal('owner')]);
 
 /** Public OpenID providers (Google-style): the verified e-mail's domain gives the role. */
 export const DomainMappingSchema = Type.Object({

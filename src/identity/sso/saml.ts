@@ -58,7 +58,8 @@ function pendingCache(db: Kysely<Database>, pending: PendingSignIn | undefined, 
       await savePending(db, key, pending, now);
       return { value, createdAt: now };
     },
-    getAsync: async (key) => ((await hasPending(db, key, now)) ? key : null),
+    // node-saml reads the value as the request's creation time; the row's own expiry already applies.
+    getAsync: async (key) => ((await hasPending(db, key, now)) ? new Date(now).toISOString() : null),
     removeAsync: async (key) => key,
   };
 }
@@ -135,7 +136,7 @@ function explainSamlFailure(error: unknown): string {
     return `the assertion is not signed by the identity provider's certificate (${message}): the IdP must sign assertions, and the metadata here must hold its current signing certificate`;
   }
   if (/audience mismatch/i.test(message)) return `the assertion is for another service provider (${message}): set the audience / entity id at the IdP to this provider's metadata URL`;
-  if (/expired|NotOnOrAfter|NotBefore|too old/i.test(message)) return `the assertion is expired or not yet valid (${message}): check the clocks of pitcrew and the identity provider`;
+  if (/expired|NotOnOrAfter|NotBefore|too old|No valid subject confirmation/i.test(message)) return `the assertion is expired or not yet valid (${message}): check the clocks of pitcrew and the identity provider`;
   if (/InResponseTo/i.test(message)) return `the answer does not match a sign-in started here (${message}): start the sign-in from pitcrew again`;
   return `the SAML answer was refused: ${message}`;
 }

@@ -42,7 +42,7 @@ describe.each(testDialects())('Run now on %s', (dialect) => {
     const stored = await event(reply.eventId);
     expect(stored).toMatchObject({
       ruleId: rule.id, outcome: 'accepted', source: 'manual', sourceIp: '127.0.0.1',
-      requestedBy: { type: 'token', id: bootstrapTokenId, name: 'bootstrap' },
+      requestedBy: { type: 'token', id: bootstrapTokenId, name: 'bootstrap', userId: expect.any(String) },
       payload: { HostName: 'web-1', AlarmName: 'disk_full', MetaData: { Disk: '/var' } },
       env: { HostName: 'web-1', AlarmName: 'disk_full', Disk: '/var' },
       executionIds: reply.executionIds,
@@ -53,16 +53,16 @@ describe.each(testDialects())('Run now on %s', (dialect) => {
     const listed = (await env.api('GET', `/api/v1/rules/${rule.id}/events`)).json().items;
     expect(listed.map((e: { id: string; source: string; requestedBy: unknown }) => [e.id, e.source, e.requestedBy])).toEqual([
       [fired.eventId, 'webhook', null],
-      [reply.eventId, 'manual', { type: 'token', id: bootstrapTokenId, name: 'bootstrap' }],
+      [reply.eventId, 'manual', { type: 'token', id: bootstrapTokenId, name: 'bootstrap', userId: expect.any(String) }],
     ]);
   });
 
   it('records the token that asked, by id and name', async () => {
     const rule = await env.createWebhookRule();
-    const token = await issueToken(env.store.db, env.tenant.tenantId, 'alice laptop');
-    const tokenId = (await env.store.db.selectFrom('tokens').select('id').where('name', '=', 'alice laptop').executeTakeFirstOrThrow()).id;
+    const owner = (await env.store.db.selectFrom('tokens').select('user_id').where('id', '=', bootstrapTokenId).executeTakeFirstOrThrow()).user_id!;
+    const { id: tokenId, token } = await issueToken(env.store.db, { tenantId: env.tenant.tenantId, userId: owner, name: 'alice laptop' });
     const reply = await accepted(rule.id, { payload: { HostName: 'web-2' } }, token);
-    expect((await event(reply.eventId)).requestedBy).toEqual({ type: 'token', id: tokenId, name: 'alice laptop' });
+    expect((await event(reply.eventId)).requestedBy).toEqual({ type: 'token', id: tokenId, name: 'alice laptop', userId: owner });
   });
 
   it('act false is a dry run: recorded, nothing runs; act stands for the payload’s Act either way', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, problems } from '../http/schemas.js';
+import { access, problems } from '../http/schemas.js';
 import { baseUrl, type Api } from '../http/types.js';
 
 export const AGENT_DOWNLOAD_PATH = '/downloads/pitcrew-agent.mjs';
@@ -40,7 +40,7 @@ interface BundleFacts {
 export function registerAgentInstallRoutes(app: Api, offer: AgentOffer): void {
   app.get('/agents/install', {
     schema: {
-      tags: ['agents'], security: bearer,
+      tags: ['agents'], ...access('viewer'),
       summary: 'The exact commands that install and start an agent for this service',
       response: { 200: AgentInstallView, ...problems(401, 404) },
     },

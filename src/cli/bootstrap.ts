@@ -21,10 +21,12 @@ export async function runBootstrap(config: Config, options: BootstrapOptions): P
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
   try {
     await migrateToLatest(store);
-    const { earlier, ...result } = await bootstrapTenant(store, options.tenant, { again: options.again }).catch((error: unknown) => {
+    const { earlier, signInPath, ...issued } = await bootstrapTenant(store, options.tenant, { again: options.again }).catch((error: unknown) => {
       if (error instanceof TenantExistsError) throw new CliError(refusal(error));
       throw error;
     });
+    const base = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+    const result = { ...issued, signInUrl: signInPath && `${base}${signInPath}` };
     if (earlier) console.error(`pitcrew: tenant "${options.tenant}" exists: issued another API key and management token for it. ${valid(earlier)}\n${SEE_AND_REVOKE}`);
     if (options.json) {
       console.log(JSON.stringify(result));
@@ -33,8 +35,9 @@ export async function runBootstrap(config: Config, options: BootstrapOptions): P
         `tenant   ${options.tenant} (${result.tenantId})`,
         `api key  ${result.apiKey}  (scopes: ${result.apiKeyScopes.join(', ')})`,
         `token    ${result.token}`,
+        ...(result.signInUrl ? [`sign in  ${result.signInUrl}`, '         (one-time link for the first owner: set your e-mail and password; valid 7 days)'] : []),
         '',
-        'Both are shown once: store them now.',
+        'The key and token are shown once: store them now.',
         'The API key both fires webhooks and enrols agents. Once set up, give monitoring tools a webhook key and',
         'agents an enrol key, and narrow or revoke this one (docs/tenants.md).',
       ].join('\n'));

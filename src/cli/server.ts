@@ -59,6 +59,7 @@ export async function runServer(config: Config): Promise<number> {
     notify: config.notify,
     egress: config.egress,
     retentionDays: config.retentionDays,
+    sessions: config.sessions,
     scheduleGraceSeconds: config.scheduleGraceSeconds,
     metricsToken: config.metrics.token,
   });

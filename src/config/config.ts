@@ -53,6 +53,8 @@ export interface Config {
   metrics: MetricsSettings;
   cli: CliMachineSettings;
   git: GitSettings;
+  /** PITCREW_SESSION_IDLE_MINUTES, PITCREW_SESSION_MAX_HOURS: when a UI session ends by itself. */
+  sessions: { idleMs: number; maxMs: number };
 }
 
 /** How runbooks are read from tenants' git repositories (docs/runbooks.md#git-repositories). */
@@ -243,6 +245,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
     cli: cliMachine(env, cwd),
     git: gitSettings(env, cwd),
+    sessions: {
+      idleMs: integer(env, 'PITCREW_SESSION_IDLE_MINUTES', 120, 1, 7 * 1440) * 60_000,
+      maxMs: integer(env, 'PITCREW_SESSION_MAX_HOURS', 12, 1, 30 * 24) * 3600_000,
+    },
   };
 }
 

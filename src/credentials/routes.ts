@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -15,7 +15,7 @@ const tags = ['credentials'];
 export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kysely<Database>; box: SecretBox; probe: Probe }): void {
   app.post('/credentials', {
     schema: {
-      tags, security: bearer, summary: "Store a cloud credential (AWS keys, an Azure service principal, a GCP service account key, an OpenStack application credential), sealed; the secret is never returned",
+      tags, ...access('admin'), summary: "Store a cloud credential (AWS keys, an Azure service principal, a GCP service account key, an OpenStack application credential), sealed; the secret is never returned",
       body: CredentialInput, response: { 201: CredentialView, ...problems(400, 401, 409) },
     },
   }, async (request, reply) => {
@@ -25,7 +25,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
 
   app.get('/credentials', {
     schema: {
-      tags, security: bearer, summary: 'List credentials (oldest first): provider, what identifies each, its last test',
+      tags, ...access('viewer'), summary: 'List credentials (oldest first): provider, what identifies each, its last test',
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }), response: { 200: pageOf(CredentialView), ...problems(400, 401) },
     },
   }, async (request) => {
@@ -34,12 +34,12 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
   });
 
   app.get('/credentials/:id', {
-    schema: { tags, security: bearer, summary: 'Get a credential (never its secret)', params: IdParams, response: { 200: CredentialView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get a credential (never its secret)', params: IdParams, response: { 200: CredentialView, ...problems(400, 401, 404) } },
   }, async (request) => presentCredential(await getCredential(db, request.principal.tenantId, request.params.id)));
 
   app.patch('/credentials/:id', {
     schema: {
-      tags, security: bearer, summary: "Rename a credential, or replace its secret whole (a rotated key); its provider stays",
+      tags, ...access('admin'), summary: "Rename a credential, or replace its secret whole (a rotated key); its provider stays",
       params: IdParams, body: CredentialPatch, response: { 200: CredentialView, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
@@ -49,7 +49,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
 
   app.delete('/credentials/:id', {
     schema: {
-      tags, security: bearer, summary: 'Delete a credential (refused while a rule uses it); its sealed secret is gone',
+      tags, ...access('admin'), summary: 'Delete a credential (refused while a rule uses it); its sealed secret is gone',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404, 409) },
     },
   }, async (request, reply) => {
@@ -59,7 +59,7 @@ export function registerCredentialRoutes(app: Api, { db, box, probe }: { db: Kys
 
   app.post('/credentials/:id/test', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('operator'),
       summary: "Test a credential with one harmless read at the provider (AWS: ec2:DescribeRegions); 502 with the provider's answer when it refuses",
       params: IdParams, response: { 200: CredentialTestView, ...problems(400, 401, 404, 502, 503) },
     },

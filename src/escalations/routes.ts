@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors/catalogue.js';
 import { getRule, ruleExists } from '../rules/repository.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -21,7 +21,7 @@ const Filters = {
 export function registerEscalationRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/escalations', {
     schema: {
-      tags, security: bearer, summary: 'Escalations to a person, newest first',
+      tags, ...access('viewer'), summary: 'Escalations to a person, newest first',
       querystring: Type.Object({ ...PageQuery, ...Filters, ruleId: Type.Optional(Type.String({ format: 'uuid' })) }, { additionalProperties: false }),
       response: { 200: pageOf(EscalationView), ...problems(400, 401) },
     },
@@ -32,12 +32,12 @@ export function registerEscalationRoutes(app: Api, db: Kysely<Database>): void {
   });
 
   app.get('/escalations/:id', {
-    schema: { tags, security: bearer, summary: 'One escalation', params: IdParams, response: { 200: EscalationView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'One escalation', params: IdParams, response: { 200: EscalationView, ...problems(400, 401, 404) } },
   }, async (request) => presentEscalation(await getEscalation(db, request.principal.tenantId, request.params.id)));
 
   app.get('/rules/:id/escalations', {
     schema: {
-      tags, security: bearer, summary: "A rule's escalations, newest first",
+      tags, ...access('viewer'), summary: "A rule's escalations, newest first",
       params: IdParams,
       querystring: Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false }),
       response: { 200: pageOf(EscalationView), ...problems(400, 401, 404) },
@@ -52,7 +52,7 @@ export function registerEscalationRoutes(app: Api, db: Kysely<Database>): void {
 
   app.get('/rules/:id/limits', {
     schema: {
-      tags: ['rules'], security: bearer, summary: "The rule's action limit: executions used per host in the current window, and open escalations",
+      tags: ['rules'], ...access('viewer'), summary: "The rule's action limit: executions used per host in the current window, and open escalations",
       params: IdParams, response: { 200: LimitUsageView, ...problems(400, 401, 404) },
     },
   }, async (request) => limitUsage(db, await getRule(db, request.principal.tenantId, request.params.id)));

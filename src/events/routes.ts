@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { notFound } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -15,7 +15,7 @@ const tags = ['events'];
 export function registerEventRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/rules/:id/events', {
     schema: {
-      tags, security: bearer, summary: "A rule's events, newest first",
+      tags, ...access('viewer'), summary: "A rule's events, newest first",
       params: IdParams,
       querystring: Type.Object({ ...PageQuery, outcome: Type.Optional(Outcome) }, { additionalProperties: false }),
       response: { 200: pageOf(EventView), ...problems(400, 401, 404) },
@@ -30,7 +30,7 @@ export function registerEventRoutes(app: Api, db: Kysely<Database>): void {
   });
 
   app.get('/events/:id', {
-    schema: { tags, security: bearer, summary: 'Get an event', params: IdParams, response: { 200: EventView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get an event', params: IdParams, response: { 200: EventView, ...problems(400, 401, 404) } },
   }, async (request) => {
     const row = await getEvent(db, request.principal.tenantId, request.params.id);
     const executions = await executionsOfEvents(db, [row.id], LISTED_EXECUTION_IDS);

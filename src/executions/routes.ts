@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PitcrewError, notFound } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { ExecutionView, presentExecution } from './presenter.js';
@@ -23,7 +23,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
 
   app.get('/executions', {
     schema: {
-      tags, security: bearer, summary: 'Executions, newest first',
+      tags, ...access('viewer'), summary: 'Executions, newest first',
       querystring: Type.Object({
         ...PageQuery,
         ruleId: Type.Optional(Type.String({ format: 'uuid' })),
@@ -43,7 +43,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
 
   app.get('/executions/:id', {
     schema: {
-      tags, security: bearer, summary: 'One execution with its output, artifacts and the story of its states',
+      tags, ...access('viewer'), summary: 'One execution with its output, artifacts and the story of its states',
       params: IdParams, response: { 200: ExecutionView, ...problems(400, 401, 404) },
     },
   }, async (request) => {
@@ -53,7 +53,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
 
   app.post('/executions/:id/cancel', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('operator'),
       summary: 'Cancel: a queued execution ends at once; a running one is stopped by its agent (its process group is killed)',
       params: IdParams, response: { 202: ExecutionView, ...problems(400, 401, 404, 409) },
     },
@@ -74,7 +74,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
 
   app.get('/executions/:id/stream', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('viewer'),
       summary: 'Live output as Server-Sent Events: `output` {stream, chunk}, `state` {state}, and `end` with the stored execution',
       params: IdParams, produces: ['text/event-stream'], response: { ...problems(400, 401, 404) },
     },
@@ -82,7 +82,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
 
   app.get('/executions/:id/artifacts/:artifactId', {
     schema: {
-      tags, security: bearer, summary: 'Download a file a diagnostics run collected',
+      tags, ...access('viewer'), summary: 'Download a file a diagnostics run collected',
       params: Type.Object({ id: Type.String({ format: 'uuid' }), artifactId: Type.String({ format: 'uuid' }) }),
       produces: ['application/octet-stream'], response: { ...problems(400, 401, 404) },
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -46,7 +46,7 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.get('/hosts', {
     schema: {
-      tags, security: bearer, summary: 'Hosts known through their agents',
+      tags, ...access('viewer'), summary: 'Hosts known through their agents',
       querystring: Type.Object({ ...PageQuery, ...HostFilterQuery }, { additionalProperties: false }),
       response: { 200: pageOf(HostView), ...problems(400, 401) },
     },
@@ -58,7 +58,7 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.get('/hosts/count', {
     schema: {
-      tags, security: bearer, summary: 'How many hosts match (e.g. the hosts a specific_tags target would run on), and how many are online',
+      tags, ...access('viewer'), summary: 'How many hosts match (e.g. the hosts a specific_tags target would run on), and how many are online',
       querystring: Type.Object(HostFilterQuery, { additionalProperties: false }),
       response: { 200: Type.Object({ count: Type.Integer(), online: Type.Integer() }), ...problems(400, 401) },
     },
@@ -66,18 +66,18 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.get('/hosts/tags', {
     schema: {
-      tags, security: bearer, summary: 'Every tag carried by a host, with how many hosts carry it',
+      tags, ...access('viewer'), summary: 'Every tag carried by a host, with how many hosts carry it',
       response: { 200: Type.Object({ items: Type.Array(Type.Object({ tag: Type.String(), hosts: Type.Integer() })) }), ...problems(401) },
     },
   }, async (request) => ({ items: await tagCounts(db, request.principal.tenantId) }));
 
   app.get('/hosts/:id', {
-    schema: { tags, security: bearer, summary: 'One host', params: IdParams, response: { 200: HostView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'One host', params: IdParams, response: { 200: HostView, ...problems(400, 401, 404) } },
   }, async (request) => presentHost(await getHost(db, request.principal.tenantId, request.params.id)));
 
   app.get('/hosts/:id/history', {
     schema: {
-      tags, security: bearer, summary: "The host's enrolments, newest first: every agent that took its name, with which key and from where",
+      tags, ...access('viewer'), summary: "The host's enrolments, newest first: every agent that took its name, with which key and from where",
       params: IdParams, querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(EnrolmentView), ...problems(400, 401, 404) },
     },
@@ -88,7 +88,7 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.patch('/hosts/:id', {
     schema: {
-      tags, security: bearer, summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay), or its cloud instance id",
+      tags, ...access('admin'), summary: "Set the host's tags managed in pitcrew (the agent's own --tags stay), or its cloud instance id",
       params: IdParams,
       body: Type.Object({
         tags: Type.Optional(Type.Array(Tag, { maxItems: 50, uniqueItems: true })),
@@ -100,7 +100,7 @@ export function registerHostRoutes(app: Api, db: Kysely<Database>): void {
 
   app.delete('/hosts/:id', {
     schema: {
-      tags, security: bearer, summary: "Forget a host: its agent's credential stops working (its executions stay on record)",
+      tags, ...access('admin'), summary: "Forget a host: its agent's credential stops working (its executions stay on record)",
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {

@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import { PitcrewError } from '../errors/catalogue.js';
-import { authenticateToken, type Principal } from '../identity/tokens.js';
-import type { Store } from '../store/database.js';
+import { authenticateSession } from '../identity/authenticate.js';
+import type { Principal } from '../identity/principal.js';
+import { roleAtLeast, type Role } from '../identity/roles.js';
+import { CSRF_HEADER, sessionSecretOf } from '../identity/session-cookies.js';
+import type { SessionPolicy } from '../identity/sessions.js';
+import { authenticateToken } from '../identity/tokens.js';
+import type { Database } from '../store/schema.js';
+import { ROLE_KEY, type RouteAccess } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,19 +17,57 @@ declare module 'fastify' {
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="pitcrew"' };
 
-/** onRequest hook for the management API: a bearer token names the tenant every call acts in. */
-export function bearerAuth(store: Store) {
+export interface AuthDeps {
+  db: Kysely<Database>;
+  sessions: SessionPolicy;
+  clock: () => number;
+}
+
+/** The role a route declared with access() (http/schemas.ts). */
+export function declaredAccess(request: FastifyRequest): RouteAccess | undefined {
+  return (request.routeOptions.schema as Record<string, unknown> | undefined)?.[ROLE_KEY] as RouteAccess | undefined;
+}
+
+/**
+ * onRequest hook of the management API: a personal access token (Authorization: Bearer) or the
+ * UI's session cookie (with its CSRF token on state-changing calls) names the user and tenant;
+ * the route's declared role decides. A route that declared none is refused, not let through.
+ */
+export function managementAuth(deps: AuthDeps) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    const match = BEARER.exec(request.headers.authorization ?? '');
-    const challenge = { 'WWW-Authenticate': 'Bearer realm="pitcrew"' };
-    if (!match?.[1]) {
-      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'send a management token as "Authorization: Bearer <token>" (npx pitcrew bootstrap --json prints one)', { headers: challenge });
-    }
-    const principal = await authenticateToken(store.db, match[1]);
-    if (!principal) {
-      throw new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', 'the bearer token is unknown or revoked; issue a new one with npx pitcrew bootstrap --json --new (add --tenant NAME for a tenant other than "default")', { headers: challenge });
-    }
-    request.principal = principal;
+    const needed = declaredAccess(request);
+    if (needed === 'public') return;
+    if (needed === undefined) throw new PitcrewError('PITCREW_ERR_INTERNAL', `the route ${request.routeOptions.url ?? ''} declares no role; nothing was done`);
+    request.principal = await authenticate(deps, request);
+    if (!roleAtLeast(request.principal.role, needed)) throw forbidden(request.principal.role, needed);
   };
+}
+
+async function authenticate(deps: AuthDeps, request: FastifyRequest): Promise<Principal> {
+  const bearer = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  if (bearer) {
+    const principal = await authenticateToken(deps.db, bearer, deps.clock());
+    if (!principal) throw unauthenticated('the bearer token is unknown, expired or revoked, or its user is no longer a member of the tenant; issue a new one on the UI\'s Tokens page or with POST /api/v1/tokens (the first owner: npx pitcrew bootstrap --json --new)');
+    return principal;
+  }
+  const secret = sessionSecretOf(request);
+  if (!secret) throw unauthenticated('sign in on the web UI, or send a personal access token as "Authorization: Bearer <token>" (npx pitcrew bootstrap --json prints the first owner\'s)');
+  const csrf = request.headers[CSRF_HEADER];
+  const session = await authenticateSession(deps.db, secret, typeof csrf === 'string' ? csrf : undefined, deps.clock(), deps.sessions);
+  if (!session) throw unauthenticated('your session has ended (signed out, expired, or your membership changed); sign in again');
+  if (!SAFE_METHODS.has(request.method) && !session.csrfOk) {
+    throw new PitcrewError('PITCREW_ERR_CSRF', `a ${request.method} with the session cookie must carry the session's CSRF token in the ${CSRF_HEADER} header (GET /api/v1/me returns it); nothing was done`);
+  }
+  return session.principal;
+}
+
+function unauthenticated(detail: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_UNAUTHENTICATED', detail, { headers: CHALLENGE });
+}
+
+function forbidden(have: Role, needed: Role): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_FORBIDDEN', `this needs the ${needed} role in this tenant; you act as ${have}. Ask an owner or admin of the tenant for the role, or use a token issued with it`);
 }

@@ -11,7 +11,11 @@ export function openApiOptions(): SwaggerOptions {
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'management token (npx pitcrew bootstrap --json)' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'personal access token (POST /api/v1/tokens; npx pitcrew bootstrap --json prints the first owner\'s)' },
+          sessionCookie: {
+            type: 'apiKey', in: 'cookie', name: 'pitcrew_session',
+            description: "the web UI's session (POST /api/v1/auth/login); state-changing calls also send its CSRF token in the x-pitcrew-csrf header. __Host-pitcrew_session over HTTPS",
+          },
           apiKey: { type: 'http', scheme: 'bearer', description: 'tenant API key (agent enrolment)' },
         },
       },

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Decision } from '../engine/decide.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, problems } from '../http/schemas.js';
+import { access, IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';
 import { AlertView, presentAlert, previewTrigger, recentAlerts, TriggerMatch } from '../integrations/alert-log.js';
@@ -56,7 +56,7 @@ export const PreviewView = Type.Object({
 export function registerAlertPreviewRoute(app: Api, deps: WhatIfDeps & { clock: () => number }): void {
   app.post('/integrations/:id/alerts/preview', {
     schema: {
-      tags: ['integrations'], security: bearer,
+      tags: ['integrations'], ...access('viewer'),
       summary: "What an alert trigger would have done with the integration's recent alerts: matched or not, and the ingest's decision (act, no_target, ...) for the rule's target and action; nothing is stored",
       params: IdParams, querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'how many recent alerts to look at' })) }, { additionalProperties: false }),
       body: PreviewInput, response: { 200: PreviewView, ...problems(400, 401, 404) },

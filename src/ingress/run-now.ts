@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { assertNever } from '../errors/assert-never.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { recentEventEnvs } from '../events/repository.js';
-import { bearer, IdParams, problems } from '../http/schemas.js';
+import { access, IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { requestedByOf } from '../identity/requested-by.js';
 import type { EventWriter } from '../ingest/writer.js';
@@ -45,7 +45,7 @@ export function registerRunNowRoutes(app: Api, deps: RunNowDeps): void {
       done();
     },
     schema: {
-      tags, security: bearer,
+      tags, ...access('operator'),
       summary: 'Run now: raise the rule as its trigger would, with a payload of the webhook\'s form (source "manual", recorded with who asked); act false is a dry run',
       params: IdParams, headers: IdempotencyHeaders, body: RunBody,
       response: { 202: Accepted, ...problems(400, 401, 404, 422, 503) },
@@ -92,7 +92,7 @@ export function registerRunNowRoutes(app: Api, deps: RunNowDeps): void {
 
   app.get('/rules/:id/run-fields', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('viewer'),
       summary: `What a Run now form offers: the payload fields the rule reads, prefilled from its last ${RUN_FIELDS_EVENTS} events (HostName, AlarmName, MetaData keys), and the names its action reads`,
       params: IdParams, response: { 200: RunFieldsView, ...problems(400, 401, 404) },
     },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { IdParams, problems } from '../http/schemas.js';
+import { access, IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import type { ToolAlert } from '../integrations/notification.js';
 import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';
@@ -44,7 +44,7 @@ const TestAlert = Type.Object({
 export function registerTestAlertRoute(app: Api, deps: TestAlertDeps): void {
   app.post('/integrations/:id/test', {
     schema: {
-      tags: ['integrations'], security: [{ bearerAuth: [] }],
+      tags: ['integrations'], ...access('operator'),
       summary: "Send a test alert through the integration: recorded and matched against its rules (a dry run unless act is true)",
       params: IdParams, body: TestAlert, response: { 202: Type.Object({ alert: TestAlertResult }), ...problems(400, 401, 404) },
     },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { SecretBox } from '../identity/secret-box.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
@@ -16,7 +16,7 @@ const tags = ['integrations'];
 export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db: Kysely<Database>; box: SecretBox; publicUrl: string | undefined }): void {
   app.post('/integrations', {
     schema: {
-      tags, security: bearer, summary: 'Connect a monitoring tool: its alerts go to the URL in the reply',
+      tags, ...access('admin'), summary: 'Connect a monitoring tool: its alerts go to the URL in the reply',
       body: IntegrationInput, response: { 201: IntegrationView, ...problems(400, 401, 409) },
     },
   }, async (request, reply) => {
@@ -26,7 +26,7 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
 
   app.get('/integrations', {
     schema: {
-      tags, security: bearer, summary: 'List integrations (oldest first) with their last alert and last error',
+      tags, ...access('viewer'), summary: 'List integrations (oldest first) with their last alert and last error',
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(IntegrationView), ...problems(400, 401) },
     },
@@ -36,12 +36,12 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
   });
 
   app.get('/integrations/:id', {
-    schema: { tags, security: bearer, summary: 'Get an integration', params: IdParams, response: { 200: IntegrationView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get an integration', params: IdParams, response: { 200: IntegrationView, ...problems(400, 401, 404) } },
   }, async (request) => presentIntegration(await getIntegration(db, request.principal.tenantId, request.params.id), baseUrl(publicUrl, request)));
 
   app.get('/integrations/:id/alerts', {
     schema: {
-      tags, security: bearer, summary: 'The alerts the integration took, newest first, each with what it did (one event per rule it matched; none: no rule matched)',
+      tags, ...access('viewer'), summary: 'The alerts the integration took, newest first, each with what it did (one event per rule it matched; none: no rule matched)',
       params: IdParams, querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(AlertView), ...problems(400, 401, 404) },
     },
@@ -53,7 +53,7 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
 
   app.patch('/integrations/:id', {
     schema: {
-      tags, security: bearer, summary: 'Change an integration: its name, its settings (replaced whole), its secret (null removes it)',
+      tags, ...access('admin'), summary: 'Change an integration: its name, its settings (replaced whole), its secret (null removes it)',
       params: IdParams, body: IntegrationPatch, response: { 200: IntegrationView, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
@@ -63,7 +63,7 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
 
   app.delete('/integrations/:id', {
     schema: {
-      tags, security: bearer, summary: 'Delete an integration: its URL stops taking alerts and its rules stop firing; recorded events stay',
+      tags, ...access('admin'), summary: 'Delete an integration: its URL stops taking alerts and its rules stop firing; recorded events stay',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {

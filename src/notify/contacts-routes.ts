@@ -1,4 +1,4 @@
-import { bearer, problems } from '../http/schemas.js';
+import { access, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { getContacts, presentContacts, putContacts } from './contacts.js';
@@ -10,12 +10,12 @@ const tags = ['escalation-contacts'];
 /** Who hears escalations (an action limit reached) and receives email runbooks. */
 export function registerContactRoutes(app: Api, db: Kysely<Database>): void {
   app.get('/escalation-contacts', {
-    schema: { tags, security: bearer, summary: "The tenant's escalation contacts", response: { 200: ContactsView, ...problems(401) } },
+    schema: { tags, ...access('viewer'), summary: "The tenant's escalation contacts", response: { 200: ContactsView, ...problems(401) } },
   }, async (request) => presentContacts(await getContacts(db, request.principal.tenantId)));
 
   app.put('/escalation-contacts', {
     schema: {
-      tags, security: bearer, summary: 'Replace the escalation contacts: on-call email addresses and channels',
+      tags, ...access('admin'), summary: 'Replace the escalation contacts: on-call email addresses and channels',
       body: ContactsInput, response: { 200: ContactsView, ...problems(400, 401) },
     },
   }, async (request) => {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -19,7 +19,7 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
 
   app.post('/channels', {
     schema: {
-      tags, security: bearer, summary: 'Create a notification channel (email, Slack, Teams, Mattermost, Google Chat, signed webhook)',
+      tags, ...access('admin'), summary: 'Create a notification channel (email, Slack, Teams, Mattermost, Google Chat, signed webhook)',
       body: ChannelInput, response: { 201: ChannelView, ...problems(400, 401, 409) },
     },
   }, async (request, reply) => {
@@ -29,7 +29,7 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
 
   app.get('/channels', {
     schema: {
-      tags, security: bearer, summary: 'List channels (oldest first) with their last delivery and last error',
+      tags, ...access('viewer'), summary: 'List channels (oldest first) with their last delivery and last error',
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(ChannelView), ...problems(400, 401) },
     },
@@ -39,12 +39,12 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
   });
 
   app.get('/channels/:id', {
-    schema: { tags, security: bearer, summary: 'Get a channel', params: IdParams, response: { 200: ChannelView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get a channel', params: IdParams, response: { 200: ChannelView, ...problems(400, 401, 404) } },
   }, async (request) => presentChannel(await getChannel(db, request.principal.tenantId, request.params.id), box));
 
   app.patch('/channels/:id', {
     schema: {
-      tags, security: bearer, summary: 'Change a channel: given fields replace stored ones; a secret left out of config is kept',
+      tags, ...access('admin'), summary: 'Change a channel: given fields replace stored ones; a secret left out of config is kept',
       params: IdParams, body: ChannelPatch, response: { 200: ChannelView, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
@@ -53,7 +53,7 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
   });
 
   app.delete('/channels/:id', {
-    schema: { tags, security: bearer, summary: 'Delete a channel and what it still had to send', params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) } },
+    schema: { tags, ...access('admin'), summary: 'Delete a channel and what it still had to send', params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) } },
   }, async (request, reply) => {
     await deleteChannel(db, request.principal.tenantId, request.params.id);
     return reply.code(204).send(null);
@@ -61,7 +61,7 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
 
   app.post('/channels/:id/test', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('operator'),
       summary: 'Send a test message now (whatever the mode); 502 with the receiver’s answer when it is not delivered',
       params: IdParams, response: { 200: TestResultView, ...problems(400, 401, 404, 502) },
     },
@@ -76,7 +76,7 @@ export function registerChannelRoutes(app: Api, { db, box, notifier }: { db: Kys
 
   app.get('/channels/:id/attempts', {
     schema: {
-      tags, security: bearer, summary: 'Every delivery attempt of a channel, newest first',
+      tags, ...access('viewer'), summary: 'Every delivery attempt of a channel, newest first',
       params: IdParams, querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(AttemptView), ...problems(400, 401, 404) },
     },

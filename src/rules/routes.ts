@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { roleAtLeast, type Role } from '../identity/roles.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -22,7 +23,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   app.post('/rules', {
     preValidation: spellInfrastructureType,
     schema: {
-      tags, security: bearer, summary: 'Create a rule',
+      tags, ...access('admin'), summary: 'Create a rule',
       body: RuleBody,
       response: { 201: RuleView, ...problems(400, 401, 409) },
     },
@@ -39,7 +40,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
 
   app.get('/rules', {
     schema: {
-      tags, security: bearer, summary: 'List rules (oldest first), each with its last event and last execution',
+      tags, ...access('viewer'), summary: 'List rules (oldest first), each with its last event and last execution',
       querystring: Type.Object({
         ...PageQuery,
         enabled: Type.Optional(Type.Boolean()),
@@ -57,7 +58,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   });
 
   app.get('/rules/:id', {
-    schema: { tags, security: bearer, summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
   }, async (request) => {
     const rule = await getRule(db, request.principal.tenantId, request.params.id);
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
@@ -66,11 +67,12 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   app.patch('/rules/:id', {
     preValidation: spellInfrastructureType,
     schema: {
-      tags, security: bearer,
-      summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off)',
-      params: IdParams, body: RulePatch, response: { 200: RuleView, ...problems(400, 401, 404, 409) },
+      tags, ...access('operator'),
+      summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off). An operator may only turn a rule on or off',
+      params: IdParams, body: RulePatch, response: { 200: RuleView, ...problems(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
+    assertMayChange(request.principal.role, request.body);
     const current = await getRule(db, request.principal.tenantId, request.params.id);
     const merged = { ...ruleToInput(current), ...request.body };
     // A schedule stored before is not judged again for a change of something else.
@@ -83,7 +85,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
 
   app.post('/schedules/preview', {
     schema: {
-      tags, security: bearer, summary: "A cron schedule's next ticks in its time zone, as the rule would fire them (the rule wizard shows them as you type); nothing is stored",
+      tags, ...access('viewer'), summary: "A cron schedule's next ticks in its time zone, as the rule would fire them (the rule wizard shows them as you type); nothing is stored",
       body: SchedulePreviewInput, response: { 200: SchedulePreviewView, ...problems(400, 401) },
     },
   }, async (request) => {
@@ -94,7 +96,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
 
   app.delete('/rules/:id', {
     schema: {
-      tags, security: bearer, summary: 'Delete a rule (its webhook stops answering; recorded events stay)',
+      tags, ...access('admin'), summary: 'Delete a rule (its webhook stops answering; recorded events stay)',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
@@ -154,5 +156,13 @@ function assertConsistent(input: RuleBody, options: CheckOptions): asserts input
   if (errors.length > 0) {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}${more}`, { fieldErrors: errors });
+  }
+}
+
+/** An operator toggles rules (issue 37); changing what a rule does is an admin's. */
+function assertMayChange(role: Role, patch: object): void {
+  const others = Object.keys(patch).filter((field) => field !== 'enabled');
+  if (others.length > 0 && !roleAtLeast(role, 'admin')) {
+    throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `an operator may only turn a rule on or off ({"enabled": true|false}); changing ${others.join(', ')} needs the admin role. Ask an admin or owner of the tenant`);
   }
 }

@@ -19,7 +19,7 @@ export interface RunbookAt {
 
 /** Who saves, and when. */
 export interface Save {
-  /** The management token of the call (request.principal.tokenId), when known. */
+  /** The personal access token of the call, or the signed-in user when it came from the UI's session. */
   by: string | null;
   now: number;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { DEFAULT_LIMIT, pageRequest, toPage } from '../store/pagination.js';
 import type { Database, RunbookVersionRow } from '../store/schema.js';
@@ -36,30 +36,30 @@ const DiffQuery = Type.Object({
 export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = async () => [], followers, clock = Date.now }: RunbookRouteDeps): void {
   app.post('/runbooks', {
     schema: {
-      tags, security: bearer, summary: 'Store a runbook (a script and notes for people) as its version 1',
+      tags, ...access('admin'), summary: 'Store a runbook (a script and notes for people) as its version 1',
       body: RunbookInput, response: { 201: RunbookSaved, ...problems(400, 401, 409) },
     },
   }, async (request, reply) => {
     assertRunbook(request.body, envNameProblem);
-    const saved = await createRunbook(db, request.principal.tenantId, request.body, { by: request.principal.tokenId, now: clock() });
+    const saved = await createRunbook(db, request.principal.tenantId, request.body, { by: request.principal.tokenId ?? request.principal.userId, now: clock() });
     return reply.code(201).header('Location', `/api/v1/runbooks/${saved.runbook.id}`).send({ ...presentRunbook(saved), versionCreated: true });
   });
 
   app.put('/runbooks/:id', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('admin'),
       summary: 'Save a runbook as its next version (the whole body, as for POST; a field left out takes its default). A body equal to the latest version saves nothing: versionCreated false, the same version',
       params: IdParams, body: RunbookInput, response: { 200: RunbookSaved, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
     assertRunbook(request.body, envNameProblem);
-    const saved = await saveVersion(db, request.principal.tenantId, request.params.id, request.body, { by: request.principal.tokenId, now: clock() }, followers);
+    const saved = await saveVersion(db, request.principal.tenantId, request.params.id, request.body, { by: request.principal.tokenId ?? request.principal.userId, now: clock() }, followers);
     return { ...presentRunbook(saved), versionCreated: saved.created };
   });
 
   app.get('/runbooks', {
     schema: {
-      tags, security: bearer, summary: 'List runbooks (oldest first), each at its latest version, without scripts',
+      tags, ...access('viewer'), summary: 'List runbooks (oldest first), each at its latest version, without scripts',
       querystring: Type.Object({
         ...PageQuery,
         search: Type.Optional(Type.String({ maxLength: 200, description: 'part of the name, any case' })),
@@ -72,12 +72,12 @@ export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = a
   });
 
   app.get('/runbooks/:id', {
-    schema: { tags, security: bearer, summary: 'Get a runbook at its latest version, script included', params: IdParams, response: { 200: RunbookView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get a runbook at its latest version, script included', params: IdParams, response: { 200: RunbookView, ...problems(400, 401, 404) } },
   }, async (request) => presentRunbook(await getLatest(db, request.principal.tenantId, request.params.id)));
 
   app.get('/runbooks/:id/versions', {
     schema: {
-      tags, security: bearer, summary: "List a runbook's versions (newest first), without scripts and notes: GET /runbooks/{id}/versions/{n} has one whole",
+      tags, ...access('viewer'), summary: "List a runbook's versions (newest first), without scripts and notes: GET /runbooks/{id}/versions/{n} has one whole",
       params: IdParams, querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(RunbookVersionSummary), ...problems(400, 401, 404) },
     },
@@ -91,14 +91,14 @@ export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = a
 
   app.get('/runbooks/:id/versions/:version', {
     schema: {
-      tags, security: bearer, summary: 'Get one version of a runbook, whole, as it was saved',
+      tags, ...access('viewer'), summary: 'Get one version of a runbook, whole, as it was saved',
       params: VersionParams, response: { 200: RunbookVersionView, ...problems(400, 401, 404) },
     },
   }, async (request) => presentVersion(await getVersion(db, request.principal.tenantId, request.params.id, request.params.version)));
 
   app.get('/runbooks/:id/diff', {
     schema: {
-      tags, security: bearer, summary: "Compare two versions of a runbook: the fields that changed and the scripts' unified diff (default: the latest against the one before)",
+      tags, ...access('viewer'), summary: "Compare two versions of a runbook: the fields that changed and the scripts' unified diff (default: the latest against the one before)",
       params: IdParams, querystring: DiffQuery, response: { 200: RunbookDiffView, ...problems(400, 401, 404) },
     },
   }, async (request) => {
@@ -120,7 +120,7 @@ export function registerRunbookRoutes(app: Api, { db, envNameProblem, usedBy = a
 
   app.delete('/runbooks/:id', {
     schema: {
-      tags, security: bearer, summary: 'Delete a runbook and every version of it, for good (refused while a rule uses it)',
+      tags, ...access('admin'), summary: 'Delete a runbook and every version of it, for good (refused while a rule uses it)',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404, 409) },
     },
   }, async (request, reply) => {

@@ -20,7 +20,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200, description: "unique in
 const Time = Type.String({ format: 'date-time' });
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: "hex SHA-256 of the script's UTF-8 bytes" });
 const VersionNumber = Type.Integer({ minimum: 1, description: 'versions count from 1; every save that changes something adds one' });
-const CreatedBy = Type.Union([Type.String(), Type.Null()], { description: 'the id of the management token that saved it, when known' });
+const CreatedBy = Type.Union([Type.String(), Type.Null()], { description: 'who saved it: the id of the personal access token of the call, or of the user signed in to the UI; null when unknown' });
 
 export const RunbookInput = Type.Object(
   {

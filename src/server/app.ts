@@ -61,7 +61,12 @@ import type { ThrottleSettings } from '../tenants/repository.js';
 import { registerTenantRoutes } from '../tenants/routes.js';
 import { Tarpit } from '../tenants/tarpit.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearerAuth } from '../http/auth.js';
+import { managementAuth } from '../http/auth.js';
+import { ROLE_KEY } from '../http/schemas.js';
+import { SESSION_DEFAULTS, type SessionPolicy } from '../identity/sessions.js';
+import { registerSignInRoutes } from '../identity/sign-in-routes.js';
+import { registerTokenRoutes } from '../identity/tokens-routes.js';
+import { registerUserRoutes } from '../identity/users-routes.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { AccessLog } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
@@ -134,6 +139,8 @@ export interface AppDeps {
   schedulerIntervalMs?: number;
   /** PITCREW_SCHEDULE_GRACE_SECONDS (300). */
   scheduleGraceSeconds?: number;
+  /** When UI sessions end by themselves (PITCREW_SESSION_*). */
+  sessions?: Partial<SessionPolicy>;
 }
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
@@ -343,7 +350,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
   await server.register(
     async (scope) => {
-      scope.addHook('onRequest', bearerAuth(deps.store));
+      // Every management route declares the role it needs (http/schemas.ts access()); none may forget.
+      scope.addHook('onRoute', (route) => {
+        if (!(route.schema as Record<string, unknown> | undefined)?.[ROLE_KEY]) throw new Error(`${route.method} ${route.url} declares no role (access() in its schema)`);
+      });
+      const sessions = { ...SESSION_DEFAULTS, ...deps.sessions };
+      scope.addHook('onRequest', managementAuth({ db, sessions, clock }));
+      registerSignInRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock });
+      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock });
+      registerTokenRoutes(scope as Api, { db, clock });
       registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });

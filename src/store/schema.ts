@@ -35,6 +35,57 @@ export interface TokensTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** The user whose personal access token this is (identity/tokens.ts). */
+  user_id: string | null;
+  /** At most the user's role; null: the user's role, whatever it becomes. */
+  role: string | null;
+  expires_at: number | null;
+}
+
+/** A person (identity/users.ts): global, by e-mail; what they may do is per tenant (memberships). */
+export interface UsersTable {
+  id: string;
+  email: string | null; // lowercased; null until the first owner claims a bootstrap account
+  password_hash: string | null; // identity/passwords.ts; null: no password sign-in (invited, or SSO only)
+  totp_secret: string | null; // sealed (SecretBox); null: no second factor
+  failed_logins: number;
+  locked_until: number | null;
+  created_at: number;
+  last_sign_in_at: number | null;
+  disabled_at: number | null;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  tenant_id: string;
+  role: string; // identity/roles.ts
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  tenant_id: string; // the tenant the session acts in (a user switches between theirs)
+  hash: string; // SHA-256 of the cookie's secret
+  via: string; // how the person signed in: password | oidc | saml | link
+  ip: string | null;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number; // the absolute expiry; the idle one counts from last_seen_at
+  revoked_at: number | null;
+}
+
+/** A one-time link: an invitation to a tenant, the first owner's sign-in, or a password reset. */
+export interface InvitationsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  purpose: string; // invite | reset
+  hash: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface RulesTable {
@@ -440,6 +491,10 @@ export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   tokens: TokensTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
   rules: RulesTable;
   integrations: IntegrationsTable;
   alerts: AlertsTable;
@@ -470,6 +525,9 @@ export interface Database {
 
 export type TenantRow = Selectable<TenantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type TokenRow = Selectable<TokensTable>;
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
 export type RuleRow = Selectable<RulesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 export type AlertRow = Selectable<AlertsTable>;

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import { issueLink, linkPath } from '../identity/invitations.js';
 import { issueToken } from '../identity/tokens.js';
+import { createUser, setMembership } from '../identity/users.js';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
@@ -12,6 +14,8 @@ export interface BootstrapResult {
   token: string;
   /** What apiKey may do: both, so the quick start's one key fires the webhook and enrols the agent. */
   apiKeyScopes: ApiKeyScope[];
+  /** The first owner's one-time link (path of the UI) to set an e-mail and password; null once someone has. */
+  signInPath: string | null;
 }
 
 /** The keys and tokens a tenant holds that nobody revoked: all still work. */
@@ -49,8 +53,11 @@ export async function bootstrapTenant(store: Pick<Store, 'db' | 'dialect'>, name
     if (existing && earlier && !options.again) throw new TenantExistsError(name, existing.id, earlier);
     const tenant = existing ?? (await createTenant(tx, name));
     const { apiKey } = await issueApiKey(tx, tenant.id, 'bootstrap', ALL_SCOPES);
-    const token = await issueToken(tx, tenant.id, 'bootstrap');
-    return { tenantId: tenant.id, apiKey, token, apiKeyScopes: [...ALL_SCOPES], earlier };
+    const now = Date.now();
+    const owner = await firstOwner(tx, tenant.id, now);
+    const { token } = await issueToken(tx, { tenantId: tenant.id, userId: owner.id, name: 'bootstrap' }, now);
+    const link = owner.claimed ? null : await issueLink(tx, { tenantId: tenant.id, userId: owner.id, purpose: 'invite', createdBy: null, now });
+    return { tenantId: tenant.id, apiKey, token, apiKeyScopes: [...ALL_SCOPES], signInPath: link && linkPath(link.secret), earlier };
   });
 }
 
@@ -60,4 +67,20 @@ async function stillValid(db: Kysely<Database>, tenantId: string): Promise<Still
     return Number(row.n);
   };
   return { apiKeys: await count('api_keys'), tokens: await count('tokens') };
+}
+
+/** The tenant's earliest owner, made (without e-mail or password, for the sign-in link) if it has none. */
+async function firstOwner(db: Kysely<Database>, tenantId: string, now: number): Promise<{ id: string; claimed: boolean }> {
+  const owner = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.email'])
+    .where('memberships.tenant_id', '=', tenantId)
+    .where('memberships.role', '=', 'owner')
+    .orderBy('memberships.created_at')
+    .executeTakeFirst();
+  if (owner) return { id: owner.id, claimed: owner.email !== null };
+  const user = await createUser(db, { email: null, now });
+  await setMembership(db, { userId: user.id, tenantId, role: 'owner', now });
+  return { id: user.id, claimed: false };
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
@@ -55,12 +55,12 @@ const IssuedKeyView = Type.Object({ ...ApiKeyView.properties, apiKey: Type.Strin
 export function registerTenantRoutes(app: Api, { db, directory, retentionDays }: { db: Kysely<Database>; directory: KeyDirectory; retentionDays: number | undefined }): void {
 
   app.get('/tenant', {
-    schema: { tags: ['tenant'], security: bearer, summary: 'The tenant of the token', response: { 200: TenantView, ...problems(401) } },
+    schema: { tags: ['tenant'], ...access('viewer'), summary: 'The tenant of the token', response: { 200: TenantView, ...problems(401) } },
   }, async (request) => presentTenant(await getTenant(db, request.principal.tenantId), retentionDays));
 
   app.patch('/tenant', {
     schema: {
-      tags: ['tenant'], security: bearer, summary: 'Change the IP allowlist or throttle of ingress, or the agent allowlist of enrolment',
+      tags: ['tenant'], ...access('admin'), summary: 'Change the IP allowlist or throttle of ingress, or the agent allowlist of enrolment',
       body: TenantPatch, response: { 200: TenantView, ...problems(400, 401) },
     },
   }, async (request) => {
@@ -75,7 +75,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 
   app.get('/api-keys', {
     schema: {
-      tags: ['api-keys'], security: bearer, summary: "The tenant's API keys (never the keys themselves)",
+      tags: ['api-keys'], ...access('viewer'), summary: "The tenant's API keys (never the keys themselves)",
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: pageOf(ApiKeyView), ...problems(400, 401) },
     },
@@ -86,7 +86,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 
   app.post('/api-keys', {
     schema: {
-      tags: ['api-keys'], security: bearer, summary: 'Issue a new API key (shown once); scopes default to ["webhook"]',
+      tags: ['api-keys'], ...access('admin'), summary: 'Issue a new API key (shown once); scopes default to ["webhook"]',
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), scopes: Type.Optional(Scopes) }, { additionalProperties: false }),
       response: { 201: IssuedKeyView, ...problems(400, 401) },
     },
@@ -97,7 +97,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 
   app.patch('/api-keys/:id', {
     schema: {
-      tags: ['api-keys'], security: bearer,
+      tags: ['api-keys'], ...access('admin'),
       summary: 'Narrow what a key may do: the scopes it keeps (a scope is never added; issue a new key for that)',
       params: IdParams,
       body: Type.Object({ scopes: Scopes }, { additionalProperties: false }),
@@ -111,7 +111,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 
   app.post('/api-keys/:id/revoke', {
     schema: {
-      tags: ['api-keys'], security: bearer,
+      tags: ['api-keys'], ...access('admin'),
       summary: 'Revoke a key and issue its replacement, with the same scopes: the old key fails from the next request on',
       params: IdParams, response: { 200: IssuedKeyView, ...problems(400, 401, 404, 409) },
     },

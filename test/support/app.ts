@@ -53,6 +53,8 @@ export interface Listening {
 }
 
 export interface TestEnvOptions {
+  /** When UI sessions end by themselves (idle, absolute). */
+  sessions?: { idleMs?: number; maxMs?: number };
   /** Listen for real on loopback: HTTP and HTTPS (a self-signed certificate in the data directory). */
   listen?: boolean;
   executionExpirySeconds?: number;
@@ -162,6 +164,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     metricsToken: options.metricsToken,
     extraKinds: options.extraKinds,
     git: { cacheDir: path.join(database.dataDir, 'git'), ...options.git },
+    sessions: options.sessions,
   });
   await app.start();
   let listening: Listening | undefined;

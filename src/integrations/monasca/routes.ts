@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { bearer, IdParams, problems } from '../../http/schemas.js';
+import { access, IdParams, problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, IntegrationRow } from '../../store/schema.js';
@@ -42,7 +42,7 @@ const Coverage = Type.Object({
 export function registerMonascaRoutes(app: Api, { db, box, fetch }: { db: Kysely<Database>; box: SecretBox; fetch: FetchLike }): void {
   app.post('/integrations/:id/monasca/token', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('admin'),
       summary: 'Get a token from Keystone with these credentials and keep it as the integration’s secret; the password is used once and not stored',
       params: IdParams, body: KeystoneLogin,
       response: { 200: Type.Object({ expiresAt: Type.Union([Type.String(), Type.Null()], { description: 'when Keystone says the token expires' }) }), ...problems(400, 401, 404, 502, 503) },
@@ -56,7 +56,7 @@ export function registerMonascaRoutes(app: Api, { db, box, fetch }: { db: Kysely
 
   app.get('/integrations/:id/monasca/alarm-definitions', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('viewer'),
       summary: 'The alarm definitions of the token’s project, and which of them notify this integration (read from the Monasca API with the token)',
       params: IdParams, response: { 200: Coverage, ...problems(400, 401, 404, 502, 503) },
     },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { bearer, IdParams, PageQuery, pageOf, problems } from '../../http/schemas.js';
+import { access, IdParams, PageQuery, pageOf, problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import { pageRequest, toPage } from '../../store/pagination.js';
@@ -28,7 +28,7 @@ export interface RepositoryRouteDeps {
 export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = async () => [], clock = Date.now }: RepositoryRouteDeps): void {
   app.post('/repositories', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('admin'),
       summary: 'Connect a git repository runbooks are read from: HTTPS with a read-only token, or SSH with a deploy key and the host keys; the credential is stored sealed and never returned',
       body: RepositoryInput, response: { 201: RepositoryView, ...problems(400, 401, 409) },
     },
@@ -39,7 +39,7 @@ export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = 
 
   app.get('/repositories', {
     schema: {
-      tags, security: bearer, summary: 'List repositories (oldest first): URL, ref, what credential each has, its last test',
+      tags, ...access('viewer'), summary: 'List repositories (oldest first): URL, ref, what credential each has, its last test',
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }), response: { 200: pageOf(RepositoryView), ...problems(400, 401) },
     },
   }, async (request) => {
@@ -48,12 +48,12 @@ export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = 
   });
 
   app.get('/repositories/:id', {
-    schema: { tags, security: bearer, summary: 'Get a repository (never its credential)', params: IdParams, response: { 200: RepositoryView, ...problems(400, 401, 404) } },
+    schema: { tags, ...access('viewer'), summary: 'Get a repository (never its credential)', params: IdParams, response: { 200: RepositoryView, ...problems(400, 401, 404) } },
   }, async (request) => presentRepository(await getRepository(db, request.principal.tenantId, request.params.id)));
 
   app.patch('/repositories/:id', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('admin'),
       summary: 'Change a repository: name, url, ref, knownHosts, a new credential whole, or credential null to drop it; a URL moved to HTTPS drops the host keys',
       params: IdParams, body: RepositoryPatch, response: { 200: RepositoryView, ...problems(400, 401, 404, 409) },
     },
@@ -67,7 +67,7 @@ export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = 
 
   app.delete('/repositories/:id', {
     schema: {
-      tags, security: bearer, summary: 'Delete a repository and its cache (refused while a rule reads runbooks from it); its sealed credential is gone',
+      tags, ...access('admin'), summary: 'Delete a repository and its cache (refused while a rule reads runbooks from it); its sealed credential is gone',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404, 409) },
     },
   }, async (request, reply) => {
@@ -78,7 +78,7 @@ export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = 
 
   app.post('/repositories/:id/test', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('operator'),
       summary: "Test connection: ask the server where the repository's ref is (git ls-remote), reading nothing else. A failure is ok false with what to change",
       params: IdParams, response: { 200: RepositoryTestView, ...problems(400, 401, 404) },
     },
@@ -98,7 +98,7 @@ export function registerRepositoryRoutes(app: Api, { db, box, sources, usedBy = 
 
   app.get('/repositories/:id/files', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('viewer'),
       summary: "The regular files at a ref's commit (the repository's ref unless given; at most 1000): paths to pick a runbook from. A failure is ok false with what to change",
       params: IdParams, querystring: FilesQuery, response: { 200: RepositoryFilesView, ...problems(400, 401, 404) },
     },

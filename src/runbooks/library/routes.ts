@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { bearer, problems } from '../../http/schemas.js';
+import { access, problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
 import type { Database } from '../../store/schema.js';
 import { presentRunbook } from '../routes.js';
@@ -21,14 +21,14 @@ export interface RunbookLibraryRouteDeps {
 export function registerRunbookLibraryRoutes(app: Api, { db, library, clock = Date.now }: RunbookLibraryRouteDeps): void {
   app.get('/runbook-library', {
     schema: {
-      tags, security: bearer, summary: 'List the starter runbooks shipped with pitcrew, without their scripts',
+      tags, ...access('viewer'), summary: 'List the starter runbooks shipped with pitcrew, without their scripts',
       response: { 200: Type.Object({ items: Type.Array(LibraryItem) }), ...problems(401) },
     },
   }, async () => ({ items: library.entries.map(presentItem) }));
 
   app.get('/runbook-library/:slug', {
     schema: {
-      tags, security: bearer, summary: 'Get a starter runbook whole, script included',
+      tags, ...access('viewer'), summary: 'Get a starter runbook whole, script included',
       params: SlugParams, response: { 200: LibraryEntryView, ...problems(400, 401, 404) },
     },
   }, async (request) => {
@@ -38,7 +38,7 @@ export function registerRunbookLibraryRoutes(app: Api, { db, library, clock = Da
 
   app.post('/runbook-library/:slug/install', {
     schema: {
-      tags, security: bearer,
+      tags, ...access('admin'),
       summary: "Install a starter runbook: save a copy in the tenant's runbook store as its version 1, under its library name or `name`",
       params: SlugParams, body: InstallInput, response: { 201: RunbookSaved, ...problems(400, 401, 404, 409) },
     },
@@ -48,7 +48,7 @@ export function registerRunbookLibraryRoutes(app: Api, { db, library, clock = Da
     },
   }, async (request, reply) => {
     const entry = library.get(request.params.slug);
-    const saved = await installRunbook(db, request.principal.tenantId, entry, request.body.name, { by: request.principal.tokenId, now: clock() });
+    const saved = await installRunbook(db, request.principal.tenantId, entry, request.body.name, { by: request.principal.tokenId ?? request.principal.userId, now: clock() });
     return reply.code(201).header('Location', `/api/v1/runbooks/${saved.runbook.id}`).send({ ...presentRunbook(saved), versionCreated: true });
   });
 }

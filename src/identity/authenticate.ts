@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { Principal, SignInVia } from './principal.js';
+import { isRole } from './roles.js';
+import { csrfMatches, liveSession, SESSION_DEFAULTS, type SessionPolicy } from './sessions.js';
+
+export interface SessionPrincipal {
+  principal: Principal;
+  /** Whether the request carried the session's CSRF token. */
+  csrfOk: boolean;
+}
+
+/** The principal of a live session whose user is still a member of the session's tenant. */
+export async function authenticateSession(
+  db: Kysely<Database>, secret: string, csrfToken: string | undefined, now: number, policy: SessionPolicy = SESSION_DEFAULTS,
+): Promise<SessionPrincipal | undefined> {
+  const session = await liveSession(db, secret, now, policy);
+  if (!session) return undefined;
+  const member = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.role', 'users.email', 'users.disabled_at'])
+    .where('memberships.user_id', '=', session.user_id)
+    .where('memberships.tenant_id', '=', session.tenant_id)
+    .executeTakeFirst();
+  if (!member || member.disabled_at !== null || !isRole(member.role)) return undefined;
+  return {
+    principal: {
+      tenantId: session.tenant_id, role: member.role, userId: session.user_id, email: member.email, via: session.via as SignInVia,
+      tokenId: null, tokenName: null, sessionId: session.id,
+    },
+    csrfOk: csrfMatches(secret, csrfToken),
+  };
+}

@@ -1,0 +1,167 @@
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import { PitcrewError } from '../errors/catalogue.js';
+import { access, problems } from '../http/schemas.js';
+import type { Api } from '../http/types.js';
+import type { Database, UserRow } from '../store/schema.js';
+import { writeTransaction } from '../store/write-transaction.js';
+import type { Store } from '../store/database.js';
+import { redeemLink } from './invitations.js';
+import { hashPassword, passwordMatches, passwordProblem } from './passwords.js';
+import type { Principal } from './principal.js';
+import type { SecretBox } from './secret-box.js';
+import { clearSessionCookies, isSecureRequest, sessionSecretOf, setSessionCookies } from './session-cookies.js';
+import { csrfTokenOf, endSession, endSessionsOf, startSession, type SessionPolicy } from './sessions.js';
+import { AddressBrake, afterFailure } from './sign-in-guard.js';
+import { totpMatches } from './totp.js';
+import { findUser, findUserByEmail, membershipOf, normaliseEmail, tenantsOf } from './users.js';
+import { MeView } from './views.js';
+
+export interface SignInDeps {
+  store: Pick<Store, 'db' | 'dialect'>;
+  box: SecretBox;
+  sessions: SessionPolicy;
+  publicUrl: string | undefined;
+  clock: () => number;
+  /** Whether a tenant lets its members sign in with a password (single sign-on can require otherwise). */
+  passwordAllowed?: (tenantId: string) => Promise<boolean>;
+}
+
+const tags = ['identity'];
+const Login = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  totp: Type.Optional(Type.String({ maxLength: 16, description: 'the 6-digit code of the authenticator app, for an account with a second factor' })),
+  tenantId: Type.Optional(Type.String({ description: 'the tenant to act in (default: the first of yours by name)' })),
+}, { additionalProperties: false });
+const Accept = Type.Object({
+  invite: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the invitation or bootstrap link' }),
+  password: Type.String({ maxLength: 1024 }),
+  email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: 'email', description: "the first owner's e-mail (bootstrap link only)" })),
+}, { additionalProperties: false });
+const FAILED = 'the e-mail or password is wrong (or the code of the second factor), or the account may not sign in with a password';
+
+/** Sign-in, sign-out and "who am I" (issue 37): the UI's sessions. */
+export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
+  const { db } = deps.store;
+  const brake = new AddressBrake();
+
+  app.post('/auth/login', {
+    schema: { tags, ...access('public'), summary: 'Sign in with e-mail and password: sets the session cookie', body: Login, response: { 200: MeView, ...problems(400, 401, 429) } },
+  }, async (request, reply) => {
+    const now = deps.clock();
+    const wait = brake.waitFor(request.ip, now);
+    if (wait > 0) throw locked(wait, 'from this address');
+    const user = await findUserByEmail(db, request.body.email);
+    const refuse = async (): Promise<never> => {
+      brake.failed(request.ip, now);
+      if (user) await db.updateTable('users').set(afterFailure(user.failed_logins, now)).where('id', '=', user.id).execute();
+      request.log.info({ userId: user?.id, ip: request.ip }, 'sign-in refused');
+      throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', FAILED);
+    };
+    if (user?.locked_until && user.locked_until > now) throw locked(user.locked_until - now, 'for this account');
+    // A missing account costs the same hash as a present one, so timing does not tell them apart.
+    const matches = await passwordMatches(request.body.password, user?.password_hash ?? DECOY_HASH);
+    if (!user || !user.password_hash || !matches || user.disabled_at !== null) return refuse();
+    if (user.totp_secret && !(request.body.totp && totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now))) return refuse();
+    const tenantId = await tenantToActIn(deps, user, request.body.tenantId);
+    if (!tenantId) return refuse();
+    const started = await startSession(db, { userId: user.id, tenantId, via: 'password', ip: request.ip, now, policy: deps.sessions });
+    setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
+    return presentMe(db, { tenantId, userId: user.id, via: 'password', csrfToken: started.csrfToken });
+  });
+
+  app.post('/auth/accept', {
+    schema: {
+      tags, ...access('public'), summary: 'Use an invitation or the bootstrap link: set your password (and the first owner\'s e-mail) and sign in',
+      body: Accept, response: { 200: MeView, ...problems(400, 401, 409) },
+    },
+  }, async (request, reply) => {
+    const problem = passwordProblem(request.body.password);
+    if (problem) throw new PitcrewError('PITCREW_ERR_VALIDATION', problem, { fieldErrors: [{ path: '/body/password', message: problem }] });
+    const passwordHash = await hashPassword(request.body.password);
+    const now = deps.clock();
+    const link = await writeTransaction(deps.store, async (tx) => {
+      const redeemed = await redeemLink(tx, request.body.invite, now);
+      if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)');
+      const user = (await findUser(tx, redeemed.userId))!;
+      const email = user.email ?? (request.body.email && normaliseEmail(request.body.email));
+      if (!email) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'this is the first owner\'s link: give the e-mail you will sign in with (email)', { fieldErrors: [{ path: '/body/email', message: 'required for the first owner' }] });
+      if (!user.email && (await findUserByEmail(tx, email))) throw new PitcrewError('PITCREW_ERR_CONFLICT', `${email} is another user's e-mail already; give another`);
+      await tx.updateTable('users').set({ email, password_hash: passwordHash, failed_logins: 0, locked_until: null }).where('id', '=', user.id).execute();
+      return redeemed;
+    });
+    await endSessionsOf(db, link.userId, now);
+    const started = await startSession(db, { userId: link.userId, tenantId: link.tenantId, via: 'link', ip: request.ip, now, policy: deps.sessions });
+    setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
+    return presentMe(db, { tenantId: link.tenantId, userId: link.userId, via: 'link', csrfToken: started.csrfToken });
+  });
+
+  app.post('/auth/logout', {
+    schema: {
+      tags, ...access('viewer'), summary: 'Sign out this session, or every session of yours (everywhere: true)',
+      body: Type.Optional(Type.Object({ everywhere: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+      response: { 200: Type.Object({ ended: Type.Integer({ description: 'how many sessions ended' }) }), ...problems(400, 401) },
+    },
+  }, async (request, reply) => {
+    const { principal } = request;
+    const now = deps.clock();
+    let ended = 0;
+    if (request.body?.everywhere) ended = await endSessionsOf(db, principal.userId, now);
+    else if (principal.sessionId) ended = (await endSession(db, principal.sessionId, now), 1);
+    else throw new PitcrewError('PITCREW_ERR_VALIDATION', 'a personal access token has no session to end: revoke it (DELETE /api/v1/tokens/{id}), or send {"everywhere": true} to end every session of its user');
+    clearSessionCookies(reply, isSecureRequest(request, deps.publicUrl));
+    return { ended };
+  });
+
+  app.get('/me', {
+    schema: { tags, ...access('viewer'), summary: 'Who you are, your tenants and role, and the CSRF token of your session', response: { 200: MeView, ...problems(401) } },
+  }, async (request) => {
+    const secret = sessionSecretOf(request);
+    const csrfToken = request.principal.sessionId && secret ? csrfTokenOf(secret) : null;
+    return presentMe(db, { ...request.principal, csrfToken });
+
+  });
+
+  app.post('/auth/tenant', {
+    schema: {
+      tags, ...access('viewer'), summary: 'Switch the tenant this session acts in (one of yours)',
+      body: Type.Object({ tenantId: Type.String() }, { additionalProperties: false }), response: { 200: MeView, ...problems(400, 401, 403) },
+    },
+  }, async (request) => {
+    const { principal } = request;
+    if (!principal.sessionId) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'a personal access token acts in the tenant it was issued in; issue one in the other tenant');
+    if (!(await membershipOf(db, principal.userId, request.body.tenantId))) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `you are not a member of tenant ${request.body.tenantId}`);
+    if (deps.passwordAllowed && principal.via === 'password' && !(await deps.passwordAllowed(request.body.tenantId))) {
+      throw new PitcrewError('PITCREW_ERR_FORBIDDEN', 'that tenant requires single sign-on: sign out and sign in with its SSO button');
+    }
+    await db.updateTable('sessions').set({ tenant_id: request.body.tenantId }).where('id', '=', principal.sessionId).execute();
+    const secret = sessionSecretOf(request);
+    return presentMe(db, { userId: principal.userId, via: principal.via, tenantId: request.body.tenantId, csrfToken: secret ? csrfTokenOf(secret) : null });
+  });
+}
+
+// A hash of a password nobody has, checked when the account does not exist.
+const DECOY_HASH = 'scrypt$32768$8$3$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+async function tenantToActIn(deps: SignInDeps, user: UserRow, wanted: string | undefined): Promise<string | undefined> {
+  const tenants = await tenantsOf(deps.store.db, user.id);
+  const allowed = [];
+  for (const tenant of tenants) if (!deps.passwordAllowed || (await deps.passwordAllowed(tenant.id))) allowed.push(tenant);
+  return (wanted ? allowed.find((t) => t.id === wanted) : allowed[0])?.id;
+}
+
+function locked(waitMs: number, what: string): PitcrewError {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new PitcrewError('PITCREW_ERR_SIGN_IN_LOCKED', `too many failed sign-ins ${what}: try again in ${Math.ceil(seconds / 60)} minute(s), or ask an admin for a password reset link`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
+}
+
+/** `role`: the caller's, when a token narrows the member's. */
+export async function presentMe(db: Kysely<Database>, who: Pick<Principal, 'tenantId' | 'userId' | 'via'> & Partial<Pick<Principal, 'role'>> & { csrfToken: string | null }) {
+  const user = (await findUser(db, who.userId))!;
+  const tenants = await tenantsOf(db, user.id);
+  const role = who.role ?? tenants.find((t) => t.id === who.tenantId)?.role ?? 'viewer';
+  return { user: { id: user.id, email: user.email, totp: user.totp_secret !== null }, tenants, tenantId: who.tenantId, role, via: who.via, csrfToken: who.csrfToken };
+}

@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import { notFound, PitcrewError } from '../errors/catalogue.js';
+import { access, IdParams, problems } from '../http/schemas.js';
+import { baseUrl, type Api } from '../http/types.js';
+import type { Store } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import { writeTransaction } from '../store/write-transaction.js';
+import { issueLink, linkPath } from './invitations.js';
+import type { Principal } from './principal.js';
+import { isRole, roleAtLeast, type Role } from './roles.js';
+import { endSessionsOf } from './sessions.js';
+import { createUser, findUser, findUserByEmail, membershipOf, setMembership } from './users.js';
+import { RoleSchema } from './views.js';
+
+export interface UsersDeps {
+  store: Pick<Store, 'db' | 'dialect'>;
+  publicUrl: string | undefined;
+  clock: () => number;
+}
+
+const tags = ['users'];
+const MemberView = Type.Object({
+  id: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  role: RoleSchema,
+  status: Type.Enum(['active', 'invited', 'disabled'], { description: 'invited: has not set a password nor signed in with single sign-on yet' }),
+  createdAt: Type.String({ format: 'date-time', description: 'when they joined the tenant' }),
+  lastSignInAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const Invited = Type.Object({ ...MemberView.properties, inviteUrl: Type.String({ description: 'one-time link (7 days) to set a password; shown once' }) });
+
+/** The tenant's members: invite, change roles, remove (issue 37). */
+export function registerUserRoutes(app: Api, deps: UsersDeps): void {
+  const { db } = deps.store;
+
+  app.get('/users', {
+    schema: { tags, ...access('admin'), summary: "The tenant's members and their roles", response: { 200: Type.Object({ items: Type.Array(MemberView), nextCursor: Type.Null() }), ...problems(401, 403) } },
+  }, async (request) => ({ items: await members(db, request.principal.tenantId), nextCursor: null }));
+
+  app.post('/users', {
+    schema: {
+      tags, ...access('admin'), summary: 'Invite a person by e-mail with a role: returns the one-time link to send them',
+      body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false }),
+      response: { 201: Invited, ...problems(400, 401, 403, 409) },
+    },
+  }, async (request, reply) => {
+    const { principal } = request;
+    assertMayGrant(principal, request.body.role);
+    const now = deps.clock();
+    const { userId, link } = await writeTransaction(deps.store, async (tx) => {
+      const user = (await findUserByEmail(tx, request.body.email)) ?? (await createUser(tx, { email: request.body.email, now }));
+      if (await membershipOf(tx, user.id, principal.tenantId)) throw new PitcrewError('PITCREW_ERR_CONFLICT', `${user.email} is a member of this tenant already; change their role with PATCH /api/v1/users/${user.id}`);
+      await setMembership(tx, { userId: user.id, tenantId: principal.tenantId, role: request.body.role, now });
+      return { userId: user.id, link: await issueLink(tx, { tenantId: principal.tenantId, userId: user.id, purpose: 'invite', createdBy: principal.userId, now }) };
+    });
+    const member = (await members(db, principal.tenantId, userId))[0]!;
+    reply.code(201);
+    return { ...member, inviteUrl: `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}` };
+  });
+
+  app.patch('/users/:id', {
+    schema: {
+      tags, ...access('admin'), summary: "Change a member's role",
+      params: IdParams, body: Type.Object({ role: RoleSchema }, { additionalProperties: false }), response: { 200: MemberView, ...problems(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { principal } = request;
+    const current = await memberOrNotFound(db, principal.tenantId, request.params.id);
+    assertMayChange(principal, request.params.id, current.role);
+    assertMayGrant(principal, request.body.role);
+    await writeTransaction(deps.store, async (tx) => {
+      if (current.role === 'owner' && request.body.role !== 'owner') await assertNotLastOwner(tx, principal.tenantId);
+      await setMembership(tx, { userId: request.params.id, tenantId: principal.tenantId, role: request.body.role, now: deps.clock() });
+    });
+    return (await members(db, principal.tenantId, request.params.id))[0]!;
+  });
+
+  app.delete('/users/:id', {
+    schema: {
+      tags, ...access('admin'), summary: 'Remove a member from the tenant: their sessions here end and their tokens here are revoked',
+      params: IdParams, response: { 204: Type.Null(), ...problems(401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const { principal } = request;
+    const current = await memberOrNotFound(db, principal.tenantId, request.params.id);
+    assertMayChange(principal, request.params.id, current.role);
+    const now = deps.clock();
+    await writeTransaction(deps.store, async (tx) => {
+      if (current.role === 'owner') await assertNotLastOwner(tx, principal.tenantId);
+      await tx.deleteFrom('memberships').where('user_id', '=', request.params.id).where('tenant_id', '=', principal.tenantId).execute();
+      await tx.updateTable('tokens').set({ revoked_at: now }).where('user_id', '=', request.params.id).where('tenant_id', '=', principal.tenantId).where('revoked_at', 'is', null).execute();
+      await tx.updateTable('invitations').set({ used_at: now }).where('user_id', '=', request.params.id).where('tenant_id', '=', principal.tenantId).where('used_at', 'is', null).execute();
+    });
+    await endSessionsOf(db, request.params.id, now, principal.tenantId);
+    reply.code(204);
+  });
+}
+
+/** Nobody grants more than they hold; only an owner makes owners. */
+function assertMayGrant(principal: Principal, role: Role): void {
+  if (!roleAtLeast(principal.role, role)) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `you act as ${principal.role} and cannot give the ${role} role; ask an owner`);
+}
+
+function assertMayChange(principal: Principal, userId: string, currentRole: Role): void {
+  if (userId === principal.userId) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', 'you cannot change or remove your own membership; ask another admin or owner');
+  if (!roleAtLeast(principal.role, currentRole)) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `this member is ${currentRole}; only an owner can change an owner`);
+}
+
+async function assertNotLastOwner(db: Kysely<Database>, tenantId: string): Promise<void> {
+  const owners = await db.selectFrom('memberships').select('user_id').where('tenant_id', '=', tenantId).where('role', '=', 'owner').execute();
+  if (owners.length <= 1) throw new PitcrewError('PITCREW_ERR_CONFLICT', 'this is the tenant\'s last owner; make someone else owner first');
+}
+
+async function memberOrNotFound(db: Kysely<Database>, tenantId: string, userId: string): Promise<{ role: Role }> {
+  const member = (await findUser(db, userId)) && (await membershipOf(db, userId, tenantId));
+  if (!member) throw notFound('user', userId);
+  return member;
+}
+
+async function members(db: Kysely<Database>, tenantId: string, userId?: string) {
+  let query = db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.email', 'users.password_hash', 'users.disabled_at', 'users.last_sign_in_at', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.tenant_id', '=', tenantId);
+  if (userId) query = query.where('users.id', '=', userId);
+  const rows = await query.orderBy('users.email').execute();
+  return rows.filter((row) => isRole(row.role)).map((row) => ({
+    id: row.id, email: row.email, role: row.role as Role,
+    status: row.disabled_at !== null ? 'disabled' as const : row.password_hash === null && row.last_sign_in_at === null ? 'invited' as const : 'active' as const,
+    createdAt: new Date(row.created_at).toISOString(), lastSignInAt: row.last_sign_in_at === null ? null : new Date(row.last_sign_in_at).toISOString(),
+  }));
+}

@@ -65,6 +65,9 @@ import { managementAuth } from '../http/auth.js';
 import { ROLE_KEY } from '../http/schemas.js';
 import { SESSION_DEFAULTS, type SessionPolicy } from '../identity/sessions.js';
 import { registerSignInRoutes } from '../identity/sign-in-routes.js';
+import { oidcFetch } from '../identity/sso/oidc.js';
+import { ssoRequired, ssoRequiredReason } from '../identity/sso/providers.js';
+import { registerSsoRoutes } from '../identity/sso/routes.js';
 import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
 import { jsonBodyParser } from '../http/json-body.js';
@@ -356,7 +359,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       const sessions = { ...SESSION_DEFAULTS, ...deps.sessions };
       scope.addHook('onRequest', managementAuth({ db, sessions, clock }));
-      registerSignInRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock });
+      registerSignInRoutes(scope as Api, {
+        store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock,
+        passwordAllowed: async (tenantId) => !(await ssoRequired(db, tenantId)),
+        passwordRefusal: (tenantIds) => ssoRequiredReason(db, tenantIds),
+      });
+      registerSsoRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, fetch: oidcFetch(toolFetch) });
       registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock });
       registerTokenRoutes(scope as Api, { db, clock });
       registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });

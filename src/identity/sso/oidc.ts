@@ -1,4 +1,5 @@
 import * as client from 'openid-client';
+import type { PolicyFetch } from '../../egress/fetch.js';
 import type { Claims } from './role-mapping.js';
 import { isLoopbackUrl } from './urls.js';
 
@@ -15,6 +16,20 @@ export interface OidcDeps {
   now: () => number;
   /** How the service reaches the provider (the egress policy's fetch in the server); the global fetch when absent. */
   fetch?: client.CustomFetch | undefined;
+}
+
+/**
+ * openid-client's requests (discovery, JWKS, token, userinfo) through the egress policy: an
+ * issuer a tenant owner types must not make the service call into its own network, unless the
+ * operator opened that network (PITCREW_EGRESS_ALLOW_NETWORKS) for an identity provider there.
+ */
+export function oidcFetch(fetch: PolicyFetch): client.CustomFetch {
+  return (url, options) => fetch(url, {
+    method: options.method,
+    headers: options.headers,
+    ...(options.body === undefined || options.body === null ? {} : { body: String(options.body) }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 /** What the callback checks the provider's answer against; saved at the start, used once. */

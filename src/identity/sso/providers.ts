@@ -80,6 +80,20 @@ export async function ssoRequired(db: Db, tenantId: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * Why password sign-in is refused to a member of these tenants, naming the button to use, when
+ * each of them requires single sign-on; undefined when one of them still allows passwords.
+ */
+export async function ssoRequiredReason(db: Db, tenantIds: readonly string[]): Promise<string | undefined> {
+  if (tenantIds.length === 0) return undefined;
+  const rows = await db.selectFrom('sso_providers').innerJoin('tenants', 'tenants.id', 'sso_providers.tenant_id')
+    .select(['sso_providers.tenant_id as tenantId', 'sso_providers.name as name', 'tenants.name as tenant'])
+    .where('sso_providers.tenant_id', 'in', [...tenantIds]).where('sso_providers.required', '=', 1).execute();
+  if (new Set(rows.map((row) => row.tenantId)).size < tenantIds.length) return undefined;
+  const buttons = [...new Set(rows.map((row) => `"Sign in with ${row.name}"`))].join(' or ');
+  return `tenant ${rows[0]?.tenant ?? ''} requires single sign-on, so password sign-in is off: use the ${buttons} button on the sign-in page`;
+}
+
 export function roleMappingOf(row: SsoProviderRow): RoleMapping {
   return JSON.parse(row.role_mapping) as RoleMapping;
 }

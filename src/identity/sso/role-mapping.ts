@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { ROLES, type Role } from '../roles.js';
 
-/** The roles a sign-in can give, highest last (the identity core's roles.ts orders them the same). */
-export const SSO_ROLES = ['viewer', 'operator', 'admin', 'owner'] as const;
-export type SsoRole = (typeof SSO_ROLES)[number];
+export type SsoRole = Role;
 
 const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin'), Type.Literal('owner')]);
 
@@ -84,5 +83,5 @@ function valuesOf(value: unknown): string[] {
 }
 
 function highest(roles: readonly (SsoRole | undefined)[]): SsoRole | undefined {
-  return roles.reduce<SsoRole | undefined>((best, role) => (role && (!best || SSO_ROLES.indexOf(role) > SSO_ROLES.indexOf(best)) ? role : best), undefined);
+  return roles.reduce<SsoRole | undefined>((best, role) => (role && (!best || ROLES.indexOf(role) > ROLES.indexOf(best)) ? role : best), undefined);
 }

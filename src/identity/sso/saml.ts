@@ -30,7 +30,7 @@ const ASSERTION_MAX_AGE_MS = 10 * 60 * 1000;
  * NotOnOrAfter, or answering no request this service made (InResponseTo always checked against
  * the pending sign-ins in the database, so any node of a cluster can receive the answer).
  */
-function samlFor(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider, cache: CacheProvider): SAML {
+function samlFor(idp: IdpMetadata, sp: SamlServiceProvider, cache: CacheProvider): SAML {
   return new SAML({
     issuer: sp.entityId,
     callbackUrl: sp.acsUrl,
@@ -66,12 +66,13 @@ function pendingCache(db: Kysely<Database>, pending: PendingSignIn | undefined, 
 
 /** Where to send the browser: the IdP's sign-in URL with a deflated AuthnRequest whose id is remembered. */
 export async function samlAuthorizeUrl(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider, pending: PendingSignIn, now: number): Promise<string> {
-  return samlFor(db, idp, sp, pendingCache(db, pending, now)).getAuthorizeUrlAsync('', undefined, {});
+  return samlFor(idp, sp, pendingCache(db, pending, now)).getAuthorizeUrlAsync('', undefined, {});
 }
 
 /** The SP metadata the IdP admin loads: entity id, ACS (HTTP-POST), and that assertions must be signed. */
-export function samlMetadata(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider): string {
-  return samlFor(db, idp, sp, pendingCache(db, undefined, 0)).generateServiceProviderMetadata(null, null);
+export function samlMetadata(idp: IdpMetadata, sp: SamlServiceProvider): string {
+  const unused: CacheProvider = { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null };
+  return samlFor(idp, sp, unused).generateServiceProviderMetadata(null, null);
 }
 
 /**
@@ -83,7 +84,7 @@ export function samlMetadata(db: Kysely<Database>, idp: IdpMetadata, sp: SamlSer
 export async function acceptSamlResponse(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider, providerId: string, body: Record<string, string>, now: number): Promise<{ claims: Claims; pending: PendingSignIn }> {
   let profile: Profile | null;
   try {
-    ({ profile } = await samlFor(db, idp, sp, pendingCache(db, undefined, now)).validatePostResponseAsync(body));
+    ({ profile } = await samlFor(idp, sp, pendingCache(db, undefined, now)).validatePostResponseAsync(body));
   } catch (error) {
     throw new SamlRefusal(explainSamlFailure(error));
   }

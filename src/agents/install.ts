@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { access, problems } from '../http/schemas.js';
+import { problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import { baseUrl, type Api } from '../http/types.js';
 
 export const AGENT_DOWNLOAD_PATH = '/downloads/pitcrew-agent.mjs';

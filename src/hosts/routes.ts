@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';

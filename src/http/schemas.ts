@@ -1,4 +1,3 @@
-import type { Role } from '../identity/roles.js';
 import { Type } from 'typebox';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../store/pagination.js';
 
@@ -38,14 +37,3 @@ export function pageOf<T extends ReturnType<typeof Type.Object>>(item: T) {
 
 export const bearer: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
 
-/** The role a route needs, declared with it; `public`: no sign-in (sign-in itself, SSO callbacks). */
-export type RouteAccess = Role | 'public';
-export const ROLE_KEY = 'x-pitcrew-role';
-
-/**
- * Spread into a management route's schema: who may call it (a personal access token or the UI's
- * session) and the least role it needs. The auth hook reads it; the OpenAPI document shows it.
- */
-export function access(role: RouteAccess): { security: typeof bearer; [ROLE_KEY]: RouteAccess } {
-  return { security: role === 'public' ? [] : bearer, [ROLE_KEY]: role };
-}

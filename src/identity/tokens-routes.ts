@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
-import { access, IdParams, problems } from '../http/schemas.js';
+import { IdParams, problems } from '../http/schemas.js';
+import { access } from './access.js';
 import type { Api } from '../http/types.js';
 import type { Database, TokenRow } from '../store/schema.js';
 import { isRole, roleAtLeast } from './roles.js';

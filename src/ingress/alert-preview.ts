@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { Decision } from '../engine/decide.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { access, IdParams, problems } from '../http/schemas.js';
+import { IdParams, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Api } from '../http/types.js';
 import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';
 import { AlertView, presentAlert, previewTrigger, recentAlerts, TriggerMatch } from '../integrations/alert-log.js';

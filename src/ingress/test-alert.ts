@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { access, IdParams, problems } from '../http/schemas.js';
+import { IdParams, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Api } from '../http/types.js';
 import type { ToolAlert } from '../integrations/notification.js';
 import { decideWithoutStoring, type WhatIfDeps } from '../ingest/what-if.js';

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { SecretBox } from '../identity/secret-box.js';
-import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';

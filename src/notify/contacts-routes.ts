@@ -1,4 +1,5 @@
-import { access, problems } from '../http/schemas.js';
+import { problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { getContacts, presentContacts, putContacts } from './contacts.js';

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
-import { access, IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
+import { access } from '../identity/access.js';
 import type { Api } from '../http/types.js';
 import { DEFAULT_LIMIT, pageRequest, toPage } from '../store/pagination.js';
 import type { Database, RunbookVersionRow } from '../store/schema.js';

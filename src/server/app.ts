@@ -61,8 +61,8 @@ import type { ThrottleSettings } from '../tenants/repository.js';
 import { registerTenantRoutes } from '../tenants/routes.js';
 import { Tarpit } from '../tenants/tarpit.js';
 import { PitcrewError } from '../errors/catalogue.js';
-import { managementAuth } from '../http/auth.js';
-import { ROLE_KEY } from '../http/schemas.js';
+import { managementAuth } from '../identity/management-auth.js';
+import { ROLE_KEY } from '../identity/access.js';
 import { SESSION_DEFAULTS, type SessionPolicy } from '../identity/sessions.js';
 import { registerSignInRoutes } from '../identity/sign-in-routes.js';
 import { oidcFetch } from '../identity/sso/oidc.js';
@@ -70,6 +70,8 @@ import { ssoRequired, ssoRequiredReason } from '../identity/sso/providers.js';
 import { registerSsoRoutes } from '../identity/sso/routes.js';
 import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
+import { registerTotpRoutes } from '../identity/totp-routes.js';
+import { sendAccountMail } from '../notify/account-mail.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { AccessLog } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
@@ -359,13 +361,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       const sessions = { ...SESSION_DEFAULTS, ...deps.sessions };
       scope.addHook('onRequest', managementAuth({ db, sessions, clock }));
+      const mailLink = (tenantId: string, to: string, content: { subject: string; text: string; html: string }) =>
+        sendAccountMail({ db, box: secretBox, egress, timeoutMs: { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs }, tenantId, to, content);
       registerSignInRoutes(scope as Api, {
-        store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock,
+        store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, mailLink,
         passwordAllowed: async (tenantId) => !(await ssoRequired(db, tenantId)),
         passwordRefusal: (tenantIds) => ssoRequiredReason(db, tenantIds),
       });
       registerSsoRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, fetch: oidcFetch(toolFetch) });
-      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock });
+      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
+      registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
       registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);

@@ -1,5 +1,4 @@
 import * as client from 'openid-client';
-import type { PolicyFetch } from '../../egress/fetch.js';
 import type { Claims } from './role-mapping.js';
 import { isLoopbackUrl } from './urls.js';
 
@@ -18,12 +17,15 @@ export interface OidcDeps {
   fetch?: client.CustomFetch | undefined;
 }
 
+/** egress/fetch.ts's PolicyFetch, by shape: identity/ sits below egress/ and imports nothing of it. */
+type PolicyFetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+
 /**
  * openid-client's requests (discovery, JWKS, token, userinfo) through the egress policy: an
  * issuer a tenant owner types must not make the service call into its own network, unless the
  * operator opened that network (PITCREW_EGRESS_ALLOW_NETWORKS) for an identity provider there.
  */
-export function oidcFetch(fetch: PolicyFetch): client.CustomFetch {
+export function oidcFetch(fetch: PolicyFetchLike): client.CustomFetch {
   return (url, options) => fetch(url, {
     method: options.method,
     headers: options.headers,

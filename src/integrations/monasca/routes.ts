@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { access, IdParams, problems } from '../../http/schemas.js';
+import { IdParams, problems } from '../../http/schemas.js';
+import { access } from '../../identity/access.js';
 import type { Api } from '../../http/types.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, IntegrationRow } from '../../store/schema.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { access, problems } from '../../http/schemas.js';
+import { problems } from '../../http/schemas.js';
+import { access } from '../../identity/access.js';
 import type { Api } from '../../http/types.js';
 import type { Database } from '../../store/schema.js';
 import { presentRunbook } from '../routes.js';

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PitcrewError } from '../errors/catalogue.js';
-import { authenticateSession } from '../identity/authenticate.js';
-import type { Principal } from '../identity/principal.js';
-import { roleAtLeast, type Role } from '../identity/roles.js';
-import { CSRF_HEADER, sessionSecretOf } from '../identity/session-cookies.js';
-import type { SessionPolicy } from '../identity/sessions.js';
-import { authenticateToken } from '../identity/tokens.js';
 import type { Database } from '../store/schema.js';
-import { ROLE_KEY, type RouteAccess } from './schemas.js';
+import { ROLE_KEY, type RouteAccess } from './access.js';
+import { authenticateSession } from './authenticate.js';
+import type { Principal } from './principal.js';
+import { roleAtLeast, type Role } from './roles.js';
+import { CSRF_HEADER, sessionSecretOf } from './session-cookies.js';
+import type { SessionPolicy } from './sessions.js';
+import { authenticateToken } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +26,7 @@ export interface AuthDeps {
   clock: () => number;
 }
 
-/** The role a route declared with access() (http/schemas.ts). */
+/** The role a route declared with access() (identity/access.ts). */
 export function declaredAccess(request: FastifyRequest): RouteAccess | undefined {
   return (request.routeOptions.schema as Record<string, unknown> | undefined)?.[ROLE_KEY] as RouteAccess | undefined;
 }

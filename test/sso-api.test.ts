@@ -47,10 +47,16 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
 
   /** GET start, through the IdP as `account`, then GET pitcrew's callback: its reply. */
   async function ssoSignIn(providerId: string, account: string, query = ''): Promise<LightMyRequestResponse> {
+    const { callback, browser } = await throughIdp(providerId, account, query);
+    return get(callback, browser);
+  }
+
+  /** GET start and through the IdP: pitcrew's callback path, and the cookie start gave the browser. */
+  async function throughIdp(providerId: string, account: string, query = ''): Promise<{ callback: string; browser: string }> {
     const start = await get(`/api/v1/auth/sso/${providerId}/start${query}`);
     expect(start.statusCode, start.body).toBe(302);
     const callback = await signInAtIdp(String(start.headers.location), account, `${PUBLIC_URL}/api/v1/auth/sso/${providerId}/callback`);
-    return get(`${callback.pathname}${callback.search}`);
+    return { callback: `${callback.pathname}${callback.search}`, browser: String(start.headers['set-cookie']).split(';')[0]! };
   }
 
   it('lists the providers for the sign-in page, publicly', async () => {
@@ -106,11 +112,18 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
   });
 
   it('a replayed callback goes to the sign-in page with the reason', async () => {
-    const start = await get(`/api/v1/auth/sso/${enterpriseId}/start`);
-    const callback = await signInAtIdp(String(start.headers.location), 'cy', `${PUBLIC_URL}/api/v1/auth/sso/${enterpriseId}/callback`);
-    expect((await get(`${callback.pathname}${callback.search}`)).headers.location).toBe('/');
-    const replay = await get(`${callback.pathname}${callback.search}`);
+    const { callback, browser } = await throughIdp(enterpriseId, 'cy');
+    expect((await get(callback, browser)).headers.location).toBe('/');
+    const replay = await get(callback, browser);
     expect(decodeURIComponent(String(replay.headers.location))).toContain('/signin?error=this sign-in answer was already used');
+  });
+
+  it('refuses an answer brought back by another browser than the one that started the sign-in (login CSRF)', async () => {
+    // Someone starts a sign-in to their own account and sends the callback link to a victim.
+    const { callback } = await throughIdp(enterpriseId, 'cy');
+    const victim = await get(callback);
+    expect(victim.headers['set-cookie']).toBeUndefined();
+    expect(decodeURIComponent(String(victim.headers.location))).toBe('/signin?error=this sign-in was started in another browser, or this browser did not keep its cookie: start the sign-in again here');
   });
 
   it('SSO required: password sign-in is refused naming the button, and password sessions end', async () => {

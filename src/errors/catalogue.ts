@@ -16,8 +16,6 @@ export const errorCatalogue = {
   PITCREW_ERR_SIGN_IN_FAILED: { status: 401, title: 'Sign-in failed' },
   PITCREW_ERR_SIGN_IN_LOCKED: { status: 429, title: 'Too many failed sign-ins' },
   PITCREW_ERR_SSO_REQUIRED: { status: 403, title: 'This tenant signs in with single sign-on' },
-  PITCREW_ERR_SSO_REFUSED: { status: 403, title: 'Single sign-on refused' },
-  PITCREW_ERR_IDP_UNAVAILABLE: { status: 502, title: 'The identity provider did not answer as expected' },
   PITCREW_ERR_NOT_FOUND: { status: 404, title: 'Not found' },
   PITCREW_ERR_TRIGGER_NOT_FOUND: { status: 404, title: 'No such trigger' },
   PITCREW_ERR_INTEGRATION_NOT_FOUND: { status: 404, title: 'No such integration' },

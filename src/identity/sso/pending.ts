@@ -12,6 +12,8 @@ export interface PendingSignIn {
   codeVerifier?: string;
   returnTo: string;
   test: boolean;
+  /** The hash of the cookie the starting browser got: the answer must come back through the same browser. */
+  browser?: string;
 }
 
 export async function savePending(db: Kysely<Database>, key: string, pending: PendingSignIn, now: number): Promise<void> {

@@ -11,6 +11,7 @@ import type { SecretBox } from '../secret-box.js';
 import { isSecureRequest, setSessionCookies } from '../session-cookies.js';
 import { startSession, type SessionPolicy } from '../sessions.js';
 import { accountFor } from './accounts.js';
+import { browserOf, tieBrowser } from './browser-cookie.js';
 import type { OidcDeps } from './oidc.js';
 import { presentProvider, startUrlOf } from './presenter.js';
 import { createProvider, deleteProvider, findProvider, getProvider, idpOf, listProviders, updateProvider, type SsoProviderRow } from './providers.js';
@@ -79,7 +80,8 @@ function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
     const row = await findProvider(db, request.params.providerId);
     if (!row) return toSignInPage(reply, 'this sign-in provider does not exist (any more); choose another on the sign-in page');
     try {
-      const url = await startSignIn(sso, row, baseUrl(deps.publicUrl, request), { returnTo: safeReturnPath(request.query.returnTo), test: request.query.test !== undefined });
+      const browser = tieBrowser(reply, row.type, isSecureRequest(request, deps.publicUrl));
+      const url = await startSignIn(sso, row, baseUrl(deps.publicUrl, request), { returnTo: safeReturnPath(request.query.returnTo), test: request.query.test !== undefined, ...(browser ? { browser } : {}) });
       return reply.redirect(url, 302);
     } catch (error) {
       request.log.warn({ err: error, providerId: row.id }, 'single sign-on could not start');
@@ -95,7 +97,7 @@ function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
   }, async (request, reply) => {
     const row = await findProvider(db, request.params.providerId);
     if (!row || row.type !== 'oidc') return toSignInPage(reply, 'this sign-in provider does not exist (any more); start again from the sign-in page');
-    return complete(deps, request, reply, row, await finishOidcSignIn(sso, row, baseUrl(deps.publicUrl, request), request.query));
+    return complete(deps, request, reply, row, await finishOidcSignIn(sso, row, baseUrl(deps.publicUrl, request), request.query, browserOf(request)));
   });
 
   app.get('/auth/saml/:providerId/metadata', {
@@ -117,7 +119,7 @@ function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
     const row = await findProvider(db, request.params.providerId);
     if (!row || row.type !== 'saml') return toSignInPage(reply, 'this sign-in provider does not exist (any more); start again from the sign-in page');
     const body = { SAMLResponse: request.body.SAMLResponse, ...(request.body.RelayState ? { RelayState: request.body.RelayState } : {}) };
-    return complete(deps, request, reply, row, await finishSamlSignIn(sso, row, baseUrl(deps.publicUrl, request), body));
+    return complete(deps, request, reply, row, await finishSamlSignIn(sso, row, baseUrl(deps.publicUrl, request), body, browserOf(request)));
   });
 }
 

@@ -27,9 +27,9 @@ export function oidcCallbackUrl(baseUrl: string, providerId: string): string {
 }
 
 /** Where to send the browser to sign in with this provider; the pending sign-in is saved for the answer. */
-export async function startSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, options: { returnTo: string; test: boolean }): Promise<string> {
+export async function startSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, options: { returnTo: string; test: boolean; browser?: string }): Promise<string> {
   const now = deps.now();
-  const pending: PendingSignIn = { providerId: row.id, returnTo: options.returnTo, test: options.test };
+  const pending: PendingSignIn = { providerId: row.id, returnTo: options.returnTo, test: options.test, ...(options.browser ? { browser: options.browser } : {}) };
   if (row.type === 'saml') return samlAuthorizeUrl(deps.db, await idpOf(row), serviceProviderFor(baseUrl, row.id), pending, now);
   const settings = oidcSettingsOf(row, deps.box);
   const config = await discover(settings, deps);
@@ -42,11 +42,13 @@ export async function startSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: s
  * The OpenID provider's answer at the callback: the state is used up first (a replay finds
  * nothing), then the code exchanged and the ID token checked, then the claims mapped to a role.
  */
-export async function finishOidcSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, query: Record<string, string>): Promise<SignInOutcome> {
+export async function finishOidcSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, query: Record<string, string>, browser?: string): Promise<SignInOutcome> {
   const pending = query.state ? await takePending(deps.db, query.state, row.id, deps.now()) : undefined;
   if (!pending?.nonce || !pending.codeVerifier) {
     return { ok: false, reason: 'this sign-in answer was already used, has expired, or was not started here: start the sign-in again', returnTo: '/', test: false };
   }
+  const elsewhere = startedElsewhere(pending, browser);
+  if (elsewhere) return elsewhere;
   const callbackUrl = new URL(oidcCallbackUrl(baseUrl, row.id));
   for (const [name, value] of Object.entries(query)) callbackUrl.searchParams.set(name, value);
   const settings = oidcSettingsOf(row, deps.box);
@@ -61,14 +63,24 @@ export async function finishOidcSignIn(deps: SsoDeps, row: SsoProviderRow, baseU
 }
 
 /** The SAML identity provider's answer at the ACS: node-saml's checks and pitcrew's, then the mapping. */
-export async function finishSamlSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, body: Record<string, string>): Promise<SignInOutcome> {
+export async function finishSamlSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: string, body: Record<string, string>, browser?: string): Promise<SignInOutcome> {
   try {
     const { claims, pending } = await acceptSamlResponse(deps.db, await idpOf(row), serviceProviderFor(baseUrl, row.id), row.id, body, deps.now());
-    return outcome(row, claims, pending);
+    return startedElsewhere(pending, browser) ?? outcome(row, claims, pending);
   } catch (error) {
     if (error instanceof SamlRefusal) return { ok: false, reason: error.message, returnTo: '/', test: false };
     throw error;
   }
+}
+
+/**
+ * A refusal when the answer came back through another browser than the one that started the
+ * sign-in: otherwise someone could send a person a link that finishes the sender's own sign-in,
+ * and the person would work, unknowing, in the sender's account (login CSRF).
+ */
+function startedElsewhere(pending: PendingSignIn, browser: string | undefined): SignInOutcome | undefined {
+  if (!pending.browser || pending.browser === browser) return undefined;
+  return { ok: false, reason: 'this sign-in was started in another browser, or this browser did not keep its cookie: start the sign-in again here', returnTo: pending.returnTo, test: pending.test };
 }
 
 function outcome(row: SsoProviderRow, claims: Claims, pending: PendingSignIn): SignInOutcome {

@@ -144,6 +144,26 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     expect((await signIn(env, 'dan@corp.test')).statusCode).toBe(200);
   });
 
+  it('an identity provider that does not answer sends the browser to the sign-in page saying so', async () => {
+    const created = await env.api('POST', '/api/v1/sso-providers', { type: 'oidc', name: 'Gone', issuer: 'http://127.0.0.1:1', clientId: 'x', roleMapping: { domains: { 'example.com': 'viewer' } } });
+    const { id } = created.json() as { id: string };
+    try {
+      const start = await get(`/api/v1/auth/sso/${id}/start`);
+      expect(start.statusCode).toBe(302);
+      expect(decodeURIComponent(String(start.headers.location))).toBe('/signin?error=the identity provider "Gone" could not be reached or did not answer as an OpenID provider at its issuer URL; ask an admin to check the provider\'s settings');
+    } finally {
+      expect((await env.api('DELETE', `/api/v1/sso-providers/${id}`)).statusCode).toBe(204);
+    }
+  });
+
+  it('refuses settings that cannot work, before they are saved', async () => {
+    const samlMapping = await env.api('POST', '/api/v1/sso-providers', { type: 'oidc', name: 'Bad', issuer: 'http://idp.example.com', clientId: 'x', roleMapping: { attribute: 'groups', values: {} } });
+    expect(samlMapping.statusCode).toBe(400);
+    expect(samlMapping.json()).toMatchObject({ code: 'PITCREW_ERR_VALIDATION', detail: expect.stringContaining('issuer must be https (plain http only to localhost)') });
+    const badMetadata = await env.api('POST', '/api/v1/sso-providers', { type: 'saml', name: 'Bad', metadataXml: '<nope/>', roleMapping: { attribute: 'groups', values: {} } });
+    expect(badMetadata.json()).toMatchObject({ code: 'PITCREW_ERR_VALIDATION', detail: expect.stringContaining('metadataXml the metadata has no EntityDescriptor') });
+  });
+
   it('only an owner changes providers; an admin reads them', async () => {
     const admin = await invite(env, 'eve@corp.test', 'admin');
     expect((await admin.call('GET', '/api/v1/sso-providers')).statusCode).toBe(200);

@@ -190,3 +190,19 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     expect(me.json()).toMatchObject({ user: { email: 'gus@corp.test' }, role: 'operator', via: 'saml' });
   });
 });
+
+describe('single sign-on under the egress policy', () => {
+  it('does not reach an OpenID provider on a network the operator did not open (the issuer is a tenant owner\'s input)', async () => {
+    const idp = await startTestIdp([{ client_id: 'c', redirect_uris: [`${PUBLIC_URL}/cb`] }], {});
+    const env = await startTestEnv('sqlite', { publicUrl: PUBLIC_URL, egressAllowNetworks: [] });
+    try {
+      const created = await env.api('POST', '/api/v1/sso-providers', { type: 'oidc', name: 'Internal', issuer: idp.issuer, clientId: 'c', roleMapping: { domains: { 'example.com': 'viewer' } } });
+      const start = await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/sso/${(created.json() as { id: string }).id}/start` });
+      expect(decodeURIComponent(String(start.headers.location))).toMatch(/^\/signin\?error=the identity provider "Internal" could not be reached/);
+      expect(env.logs.join('')).toContain('is a private, loopback or link-local address');
+    } finally {
+      await env.close();
+      await idp.close();
+    }
+  });
+});

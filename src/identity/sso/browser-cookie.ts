@@ -21,6 +21,11 @@ export function tieBrowser(reply: FastifyReply, type: 'oidc' | 'saml', secure: b
   return hashOf(value);
 }
 
+/** Removes the cookie once its sign-in is answered. */
+export function untieBrowser(reply: FastifyReply): void {
+  reply.header('set-cookie', `${COOKIE}=; Path=${PATH}; Max-Age=0; HttpOnly; SameSite=Lax`);
+}
+
 /** The hash of the cookie the request carries, if any. */
 export function browserOf(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {

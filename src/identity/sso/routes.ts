@@ -11,7 +11,7 @@ import type { SecretBox } from '../secret-box.js';
 import { isSecureRequest, setSessionCookies } from '../session-cookies.js';
 import { startSession, type SessionPolicy } from '../sessions.js';
 import { accountFor } from './accounts.js';
-import { browserOf, tieBrowser } from './browser-cookie.js';
+import { browserOf, tieBrowser, untieBrowser } from './browser-cookie.js';
 import type { OidcDeps } from './oidc.js';
 import { presentProvider, startUrlOf } from './presenter.js';
 import { createProvider, deleteProvider, findProvider, getProvider, idpOf, listProviders, updateProvider, type SsoProviderRow } from './providers.js';
@@ -129,6 +129,7 @@ function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
  * lands on the sign-in page with the reason.
  */
 async function complete(deps: SsoRouteDeps, request: FastifyRequest, reply: FastifyReply, row: SsoProviderRow, outcome: SignInOutcome): Promise<FastifyReply> {
+  if (browserOf(request)) untieBrowser(reply);
   if (outcome.test) {
     const { test: _test, returnTo: _returnTo, ...result } = outcome;
     return reply.code(200).send({ test: true, provider: { id: row.id, name: row.name, type: row.type }, ...result });

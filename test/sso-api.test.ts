@@ -194,6 +194,13 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     expect(acs.headers.location).toBe('/');
     const me = await get('/api/v1/me', sessionCookieOf(acs));
     expect(me.json()).toMatchObject({ user: { email: 'gus@corp.test' }, role: 'operator', via: 'saml' });
+
+    // A test sign-in whose assertion is refused (unsigned) shows the refusal, not the sign-in page.
+    const test = await get(`/api/v1/auth/sso/${id}/start?test=1`);
+    const unsigned = samlIdp.response({ requestId: requestIdOf(String(test.headers.location)), audience: metadataUrl, recipient: callbackUrl, nameId: 'gus@corp.test', sign: false });
+    const shown = await env.app.server.inject({ method: 'POST', url: `/api/v1/auth/saml/${id}/acs`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ SAMLResponse: unsigned }).toString() });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json()).toMatchObject({ test: true, ok: false, reason: expect.stringContaining("is not signed by the identity provider's certificate") });
   });
 });
 

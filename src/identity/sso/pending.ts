@@ -33,6 +33,12 @@ export async function takePending(db: Kysely<Database>, key: string, providerId:
   return { providerId, ...(JSON.parse(row.data) as Omit<PendingSignIn, 'providerId'>) };
 }
 
+/** The sign-in waiting under `key` for this provider, left in place: to tell how to present a refused answer. */
+export async function peekPending(db: Kysely<Database>, key: string, providerId: string, now: number): Promise<PendingSignIn | undefined> {
+  const row = await db.selectFrom('sso_pending').select(['data']).where('key', '=', key).where('provider_id', '=', providerId).where('expires_at', '>=', now).executeTakeFirst();
+  return row ? { providerId, ...(JSON.parse(row.data) as Omit<PendingSignIn, 'providerId'>) } : undefined;
+}
+
 /** Whether a sign-in is waiting under `key`, without using it (node-saml asks before it validates). */
 export async function hasPending(db: Kysely<Database>, key: string, now: number): Promise<boolean> {
   const row = await db.selectFrom('sso_pending').select('key').where('key', '=', key).where('expires_at', '>=', now).executeTakeFirst();

@@ -108,6 +108,19 @@ async function checkRecipient(profile: Profile, sp: SamlServiceProvider): Promis
   }
 }
 
+/**
+ * The request id a SAML answer says it answers, read without checking anything: only to tell
+ * whether a refused answer belongs to a test sign-in (shown as JSON rather than on the sign-in page).
+ */
+export async function claimedRequestId(samlResponse: string): Promise<string | undefined> {
+  try {
+    const response = await parse(Buffer.from(samlResponse, 'base64').toString('utf8'));
+    return (response.Response as { $?: { InResponseTo?: string } } | undefined)?.$?.InResponseTo;
+  } catch {
+    return undefined;
+  }
+}
+
 type XmlNode = { $?: Record<string, string>; [child: string]: unknown };
 
 async function parse(xml: string): Promise<XmlNode> {

@@ -3,10 +3,10 @@ import type { CustomFetch } from 'openid-client';
 import type { Database } from '../../store/schema.js';
 import type { SecretBox } from '../secret-box.js';
 import { authorizationRequest, discover, explainOidcFailure, finishSignIn } from './oidc.js';
-import { savePending, takePending, type PendingSignIn } from './pending.js';
+import { peekPending, savePending, takePending, type PendingSignIn } from './pending.js';
 import { idpOf, oidcSettingsOf, roleMappingOf, type SsoProviderRow } from './providers.js';
 import { mapIdentity, type Claims, type SsoRole } from './role-mapping.js';
-import { acceptSamlResponse, SamlRefusal, samlAuthorizeUrl, serviceProviderFor } from './saml.js';
+import { acceptSamlResponse, claimedRequestId, SamlRefusal, samlAuthorizeUrl, serviceProviderFor } from './saml.js';
 
 export interface SsoDeps {
   db: Kysely<Database>;
@@ -68,8 +68,10 @@ export async function finishSamlSignIn(deps: SsoDeps, row: SsoProviderRow, baseU
     const { claims, pending } = await acceptSamlResponse(deps.db, await idpOf(row), serviceProviderFor(baseUrl, row.id), row.id, body, deps.now());
     return startedElsewhere(pending, browser) ?? outcome(row, claims, pending);
   } catch (error) {
-    if (error instanceof SamlRefusal) return { ok: false, reason: error.message, returnTo: '/', test: false };
-    throw error;
+    if (!(error instanceof SamlRefusal)) throw error;
+    const requestId = await claimedRequestId(body.SAMLResponse ?? '');
+    const pending = requestId ? await peekPending(deps.db, requestId, row.id, deps.now()) : undefined;
+    return { ok: false, reason: error.message, returnTo: '/', test: pending?.test ?? false };
   }
 }
 

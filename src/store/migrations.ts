@@ -22,6 +22,7 @@ import * as runbookRefs from './migrations/0020_runbook_refs.js';
 import * as repositories from './migrations/0021_repositories.js';
 import * as eventRequestedBy from './migrations/0022_event_requested_by.js';
 import * as identity from './migrations/0023_identity.js';
+import * as sso from './migrations/0025_sso.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0021_repositories': repositories,
   '0022_event_requested_by': eventRequestedBy,
   '0023_identity': identity,
+  '0025_sso': sso,
 };
 
 export interface MigrationReport {

@@ -13,6 +13,9 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: 'g c', does: 'go to channels' },
   { keys: 'g k', does: 'go to API keys' },
   { keys: 'g s', does: 'go to tenant settings' },
+  { keys: 'g u', does: 'go to users (admins)' },
+  { keys: 'g l', does: 'go to the audit log (admins)' },
+  { keys: 'g o', does: 'go to single sign-on settings (owners)' },
   { keys: 'n', does: 'new rule' },
   { keys: '/', does: 'search or filter the list' },
   { keys: 'Ctrl Enter', does: 'next step, or create, in the rule wizard' },
@@ -20,7 +23,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: '?', does: 'show these shortcuts' },
 ];
 
-const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings' };
+const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings', u: '/users', l: '/audit', o: '/sso' };
 
 function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;

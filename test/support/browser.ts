@@ -55,6 +55,7 @@ export async function signIn(page: Page, baseUrl: string, token: string, path = 
 /** On the sign-in page: the secondary way, with an API token instead of e-mail and password. */
 export async function chooseTokenSignIn(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token instead' }).click();
+  await page.getByLabel('Management token').waitFor();
 }
 
 /** Signs in afresh as the owner of `token`, whoever was signed in before. */

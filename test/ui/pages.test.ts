@@ -35,7 +35,7 @@ describe('web UI pages', () => {
     await page.getByText('paste the management token printed by npx pitcrew bootstrap --json').waitFor();
     await page.getByLabel('Management token').fill('pct_not-a-real-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('the bearer token is unknown or revoked').waitFor();
+    await page.getByText('the bearer token is unknown, expired or revoked').waitFor();
     expect(await page.getByLabel('Management token').getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await page.getByText('npx pitcrew bootstrap --json', { exact: true }).count()).toBe(1);
@@ -48,7 +48,7 @@ describe('web UI pages', () => {
     // click does (CI saw the link vanish mid-click). Either way the session must end, with why.
     await nav('Executions').click({ timeout: 2_000 }).catch(() => undefined);
     await page.waitForURL(`${base}/sign-in`);
-    await expect.poll(() => page.locator('.sign-in-card').innerText(), { timeout: 10_000 }).toMatch(/Your session ended: the bearer token is unknown or revoked/);
+    await expect.poll(() => page.locator('.sign-in-card').innerText(), { timeout: 10_000 }).toMatch(/Your session ended: the bearer token is unknown, expired or revoked/);
   });
 
   it('shows every list loading, then empty with the next step to take', async () => {

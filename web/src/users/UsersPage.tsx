@@ -46,9 +46,19 @@ function grantableBy(role: Role): Role[] {
   return ROLES.filter((one) => roleAtLeast(role, one));
 }
 
-function RoleSelect({ value, onChange, roles, label }: { value: Role; onChange: (role: Role) => void; roles: Role[]; label?: string }) {
+interface RoleSelectProps {
+  value: Role;
+  onChange: (role: Role) => void;
+  roles: Role[];
+  label?: string;
+  /** Given by Field. */
+  id?: string;
+  'aria-describedby'?: string;
+}
+
+function RoleSelect({ value, onChange, roles, label, ...fieldProps }: RoleSelectProps) {
   return (
-    <select aria-label={label} value={value} onChange={(event) => onChange(event.target.value as Role)}>
+    <select {...fieldProps} aria-label={label} value={value} onChange={(event) => onChange(event.target.value as Role)}>
       {roles.map((role) => (
         <option key={role} value={role} title={ROLE_TEXT[role]}>
           {role}

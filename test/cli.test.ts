@@ -25,8 +25,10 @@ describe('pitcrew command', () => {
     expect(first.stderr).toBe('');
     const a = JSON.parse(first.stdout);
     // The fixed contract (DESIGN.md §7) plus what the key may do: both, for the quick start.
-    expect(Object.keys(a).sort()).toEqual(['apiKey', 'apiKeyScopes', 'tenantId', 'token']);
+    expect(Object.keys(a).sort()).toEqual(['apiKey', 'apiKeyScopes', 'signInUrl', 'tenantId', 'token']);
     expect(a.apiKey).toMatch(/^[0-9a-f]{64}$/);
+    // The first owner's one-time link (issue 37): no default password; PORT makes its base.
+    expect(a.signInUrl).toMatch(/^http:\/\/localhost:8080\/accept\/[\w-]{40,}$/);
     expect(a.apiKeyScopes).toEqual(['webhook', 'enrol']);
 
     // Run again by mistake (a second read of the quick start): nothing issued, and it says what to do.
@@ -46,6 +48,9 @@ describe('pitcrew command', () => {
     expect(b.tenantId).toBe(a.tenantId);
     expect(b.apiKey).not.toBe(a.apiKey);
     expect(b.token).not.toBe(a.token);
+    // Nobody claimed the first link yet: another one, for the same owner.
+    expect(b.signInUrl).toMatch(/\/accept\//);
+    expect(b.signInUrl).not.toBe(a.signInUrl);
     expect(renewed.stderr).toMatch(/^pitcrew: tenant "default" exists: issued another API key and management token for it\. Still valid from before: 1 API key and 1 management token\.\nSee its API keys with npx pitcrew api-keys list;/);
     expect((await runCli(['bootstrap', '--json'], env)).stderr).toMatch(/Still valid from before: 2 API keys and 2 management tokens\./);
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, LOCK_MS } from '../src/identity/sign-in-guard.js';
+import { totpCode } from '../src/identity/totp.js';
+import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { browserOf, invite, PASSWORD, signIn } from './support/people.js';
@@ -11,10 +13,12 @@ const MAX_MS = 8 * 3600_000;
 // People, sessions and personal access tokens (issue 37 points 1 and 2).
 describe.each(testDialects())('identity on %s', (dialect) => {
   let env: TestEnv;
+  let smtp: SmtpTestServer;
   let now = Date.parse('2026-11-28T09:00:00Z');
 
   beforeAll(async () => {
     env = await startTestEnv(dialect, { clock: () => now, sessions: { idleMs: IDLE_MS, maxMs: MAX_MS } });
+    smtp = await startSmtpServer();
   });
   afterAll(() => env.close());
 
@@ -203,6 +207,75 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       expectProblem(await viewer.call('GET', '/api/v1/tokens?all=true'), 403, 'PITCREW_ERR_FORBIDDEN');
       const all = (await env.api('GET', '/api/v1/tokens?all=true')).json().items as Array<{ userId: string }>;
       expect(new Set(all.map((t) => t.userId)).size).toBeGreaterThan(1);
+    });
+  });
+
+  describe('links by e-mail, and the second factor', () => {
+    const linkIn = (text: string) => /http\S+\/accept\/([\w-]+)/.exec(text)![1]!;
+
+    it('without an e-mail channel, an invitation says it was not e-mailed; with one, the invited person gets the link', async () => {
+      const unsent = (await env.api('POST', '/api/v1/users', { email: 'nomail@example.com', role: 'viewer' })).json();
+      expect(unsent.emailed).toEqual({ sent: false, detail: expect.stringMatching(/no e-mail channel/) });
+      const channel = await env.api('POST', '/api/v1/channels', {
+        name: 'smtp', type: 'email', mode: 'disabled',
+        config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
+      });
+      expect(channel.statusCode, channel.body).toBe(201);
+      const invited = (await env.api('POST', '/api/v1/users', { email: 'mailed@example.com', role: 'operator' })).json();
+      expect(invited.emailed).toEqual({ sent: true, detail: 'e-mailed to mailed@example.com through the channel smtp' });
+      const mail = smtp.mails.find((m) => m.to.includes('mailed@example.com'))!;
+      expect(mail.subject).toBe('You are invited to pitcrew (default)');
+      expect(linkIn(mail.text)).toBe(invited.inviteUrl.split('/').pop());
+      const accepted = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: linkIn(mail.text), password: PASSWORD } });
+      expect(accepted.json()).toMatchObject({ role: 'operator', user: { email: 'mailed@example.com' } });
+    });
+
+    it('a forgotten password: a reset link by e-mail sets a new one and ends every session; unknown addresses get the same reply', async () => {
+      const before = browserOf(env, await signIn(env, 'mailed@example.com'), '', 'mailed@example.com');
+      const asked = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/reset', payload: { email: 'Mailed@Example.com' }, remoteAddress: '10.3.3.3' });
+      const unknown = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/reset', payload: { email: 'nobody@example.com' }, remoteAddress: '10.3.3.3' });
+      expect([asked.statusCode, unknown.statusCode]).toEqual([202, 202]);
+      expect(asked.body).toBe(unknown.body);
+      const mail = smtp.mails.filter((m) => m.to.includes('mailed@example.com')).at(-1)!;
+      expect(mail.subject).toBe('Reset your pitcrew password (default)');
+      expect(env.logs.join('')).not.toContain(linkIn(mail.text));
+      const reset = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: linkIn(mail.text), password: 'a new long password' } });
+      expect(reset.statusCode, reset.body).toBe(200);
+      expect((await before.call('GET', '/api/v1/me')).statusCode).toBe(401);
+      expect((await signIn(env, 'mailed@example.com')).statusCode).toBe(401);
+      expect((await signIn(env, 'mailed@example.com', 'a new long password')).statusCode).toBe(200);
+      // An admin can hand one out as well; it expires after an hour.
+      const member = (await env.api('GET', '/api/v1/users')).json().items.find((m: { email: string }) => m.email === 'mailed@example.com');
+      const byAdmin = (await env.api('POST', `/api/v1/users/${member.id}/reset`)).json();
+      expect(byAdmin.emailed.sent).toBe(true);
+      now += 3600_000;
+      expectProblem(await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: byAdmin.resetUrl.split('/').pop(), password: PASSWORD } }), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+    });
+
+    it("an invitation to another tenant does not replace an existing account's password", async () => {
+      const other = await env.addTenant('other team');
+      const invited = (await env.api('POST', '/api/v1/users', { email: 'mailed@example.com', role: 'viewer' }, other.token)).json();
+      const invite = invited.inviteUrl.split('/').pop();
+      const takeover = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'the attacker chose this' } });
+      expect(expectProblem(takeover, 401, 'PITCREW_ERR_SIGN_IN_FAILED').detail).toMatch(/has a pitcrew account already: give its password/);
+      expect((await signIn(env, 'mailed@example.com', 'a new long password')).statusCode).toBe(200);
+      const joined = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'a new long password' } });
+      expect(joined.json()).toMatchObject({ tenantId: other.tenantId, role: 'viewer' });
+      expect(joined.json().tenants.map((t: { name: string }) => t.name).sort()).toEqual(['default', 'other team']);
+    });
+
+    it('a second factor, once confirmed, is asked at every sign-in', async () => {
+      const person = await invite(env, 'totp@example.com', 'viewer');
+      const { secret, otpauthUrl } = (await person.call('POST', '/api/v1/me/totp', {})).json();
+      expect(otpauthUrl).toBe(`otpauth://totp/pitcrew:totp%40example.com?secret=${secret}&issuer=pitcrew&algorithm=SHA1&digits=6&period=30`);
+      expectProblem(await person.call('PUT', '/api/v1/me/totp', { secret, code: '000000' === totpCode(secret, now) ? '111111' : '000000' }), 400, 'PITCREW_ERR_VALIDATION');
+      expect((await person.call('PUT', '/api/v1/me/totp', { secret, code: totpCode(secret, now) })).statusCode).toBe(204);
+      expect((await signIn(env, person.email)).statusCode).toBe(401);
+      const withCode = await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) });
+      expect(withCode.json().user.totp).toBe(true);
+      expect(JSON.stringify((await env.api('GET', '/api/v1/users')).json())).not.toContain(secret);
+      expect((await person.call('DELETE', '/api/v1/me/totp', { code: totpCode(secret, now) })).statusCode).toBe(204);
+      expect((await signIn(env, person.email)).statusCode).toBe(200);
     });
   });
 });

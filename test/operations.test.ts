@@ -181,11 +181,14 @@ describe('operations', () => {
       expect(doc.paths['/api/v1/agents/enrol']!.post!.security).toEqual([{ apiKey: [] }]);
     });
 
-    it('marks every management route as needing bearerAuth', () => {
+    it('marks every management route as needing a token or session, but the sign-in routes', () => {
       const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== '/api/v1/agents/enrol');
       expect(management.length).toBeGreaterThan(5);
       for (const [path, item] of management) {
-        for (const [method, operation] of Object.entries(item)) expect(operation.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+        for (const [method, operation] of Object.entries(item)) {
+          const expected = (operation as Record<string, unknown>)['x-pitcrew-role'] === 'public' ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }];
+          expect(operation.security, `${method} ${path}`).toEqual(expected);
+        }
       }
     });
   });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadClientConfig, loadConfig, type ClientConfig } from '../config/config.js';
 import { API_KEYS_USAGE, runApiKeys } from './api-keys.js';
+import { runTokens, runUsers, TOKENS_USAGE, USERS_USAGE } from './people.js';
 import { INTEGRATIONS_USAGE, runIntegrations } from './integrations.js';
 import { runBootstrap } from './bootstrap.js';
 import { CHANNELS_USAGE, runChannels } from './channels.js';
@@ -19,8 +20,9 @@ const USAGE = `usage: pitcrew <command> [options]
 commands:
   server                          run the service (HTTP on PORT, default 8080; data in PITCREW_DATA_DIR)
   bootstrap --json [--tenant NAME] [--new]
-                                   create the tenant and print its API key (webhook and enrol) and management token;
-                                   for a tenant that exists, --new issues another key and token (the earlier stay valid)
+                                   create the tenant and its first owner; print its API key (webhook and enrol), the
+                                   owner's personal access token and one-time sign-in link; for a tenant that exists,
+                                   --new issues another key and token (the earlier stay valid)
   migrate                         apply database migrations and exit
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
@@ -39,6 +41,9 @@ commands:
   credentials list|create|test|rotate|delete
                                    cloud credentials (sealed; secrets read from a file or stdin)
   escalation-contacts get|set       who hears escalations and receives email runbooks
+  users list|invite|role|remove|reset
+                                   the tenant's members and their roles (npx pitcrew users --help)
+  tokens list|create|revoke         your personal access tokens (npx pitcrew tokens --help)
 
 environment: PORT, PITCREW_TLS_PORT, HOST, PITCREW_DATA_DIR, DATABASE_URL, PITCREW_PUBLIC_URL, PITCREW_SECRET_KEY, PITCREW_LOG_LEVEL, PITCREW_LOG_FORMAT (docs/configuration.md)`;
 
@@ -56,6 +61,8 @@ const API_COMMANDS: Record<string, { usage: string; run: ApiCommand }> = {
   repositories: { usage: REPOSITORIES_USAGE, run: runRepositories },
   executions: { usage: EXECUTIONS_USAGE, run: runExecutions },
   'escalation-contacts': { usage: CONTACTS_USAGE, run: runContacts },
+  users: { usage: USERS_USAGE, run: runUsers },
+  tokens: { usage: TOKENS_USAGE, run: runTokens },
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -7,7 +7,9 @@ import type { Api } from '../http/types.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
 import type { Store } from '../store/database.js';
-import { redeemLink } from './invitations.js';
+import { linkMail, type MailLink } from './account-links.js';
+import { issueLink, linkPath, redeemLink } from './invitations.js';
+import { baseUrl } from '../http/types.js';
 import { hashPassword, passwordMatches, passwordProblem } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { SecretBox } from './secret-box.js';
@@ -24,6 +26,7 @@ export interface SignInDeps {
   sessions: SessionPolicy;
   publicUrl: string | undefined;
   clock: () => number;
+  mailLink?: MailLink;
   /** Whether a tenant lets its members sign in with a password (single sign-on can require otherwise). */
   passwordAllowed?: (tenantId: string) => Promise<boolean>;
 }
@@ -86,9 +89,15 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       const redeemed = await redeemLink(tx, request.body.invite, now);
       if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)');
       const user = (await findUser(tx, redeemed.userId))!;
+      if (redeemed.purpose === 'reset' && !user.email) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this reset link belongs to an account without an e-mail; ask an admin for an invitation');
       const email = user.email ?? (request.body.email && normaliseEmail(request.body.email));
       if (!email) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'this is the first owner\'s link: give the e-mail you will sign in with (email)', { fieldErrors: [{ path: '/body/email', message: 'required for the first owner' }] });
       if (!user.email && (await findUserByEmail(tx, email))) throw new PitcrewError('PITCREW_ERR_CONFLICT', `${email} is another user's e-mail already; give another`);
+      // An invitation to one more tenant does not let its holder replace an existing account's password.
+      if (redeemed.purpose === 'invite' && user.password_hash) {
+        if (!(await passwordMatches(request.body.password, user.password_hash))) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
+        return redeemed;
+      }
       await tx.updateTable('users').set({ email, password_hash: passwordHash, failed_logins: 0, locked_until: null }).where('id', '=', user.id).execute();
       return redeemed;
     });
@@ -96,6 +105,29 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     const started = await startSession(db, { userId: link.userId, tenantId: link.tenantId, via: 'link', ip: request.ip, now, policy: deps.sessions });
     setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
     return presentMe(db, { tenantId: link.tenantId, userId: link.userId, via: 'link', csrfToken: started.csrfToken });
+  });
+
+  app.post('/auth/reset', {
+    schema: {
+      tags, ...access('public'), summary: 'Forgot password: e-mails a reset link to the address if it is a member\'s (the reply is the same either way)',
+      body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }, { additionalProperties: false }),
+      response: { 202: Type.Object({ detail: Type.String() }), ...problems(400, 429) },
+    },
+  }, async (request, reply) => {
+    const now = deps.clock();
+    const wait = brake.waitFor(request.ip, now);
+    if (wait > 0) throw locked(wait, 'from this address');
+    // Counted as a failure: a reset request must not become a cheap way to probe or flood.
+    brake.failed(request.ip, now);
+    const user = await findUserByEmail(db, request.body.email);
+    const tenant = user && user.disabled_at === null && deps.mailLink ? (await tenantsOf(db, user.id))[0] : undefined;
+    if (user && tenant && deps.mailLink) {
+      const link = await issueLink(db, { tenantId: tenant.id, userId: user.id, purpose: 'reset', createdBy: null, now });
+      const sent = await deps.mailLink(tenant.id, user.email!, linkMail('reset', `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`, tenant.name));
+      request.log.info({ userId: user.id, sent: sent.sent }, sent.detail.replace(/ to \S+@\S+/, ''));
+    }
+    reply.code(202);
+    return { detail: 'if the address belongs to a member and their tenant can send mail, a reset link is on its way (valid 1 hour); otherwise ask an admin for one' };
   });
 
   app.post('/auth/logout', {

@@ -7,7 +7,8 @@ import { baseUrl, type Api } from '../http/types.js';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
-import { issueLink, linkPath } from './invitations.js';
+import { linkMail, type MailLink } from './account-links.js';
+import { issueLink, linkPath, type LinkPurpose } from './invitations.js';
 import type { Principal } from './principal.js';
 import { isRole, roleAtLeast, type Role } from './roles.js';
 import { endSessionsOf } from './sessions.js';
@@ -18,6 +19,8 @@ export interface UsersDeps {
   store: Pick<Store, 'db' | 'dialect'>;
   publicUrl: string | undefined;
   clock: () => number;
+  /** Sends invitation and reset links by e-mail; absent, the admin passes the link on. */
+  mailLink?: MailLink;
 }
 
 const tags = ['users'];
@@ -29,7 +32,8 @@ const MemberView = Type.Object({
   createdAt: Type.String({ format: 'date-time', description: 'when they joined the tenant' }),
   lastSignInAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
-const Invited = Type.Object({ ...MemberView.properties, inviteUrl: Type.String({ description: 'one-time link (7 days) to set a password; shown once' }) });
+const Emailed = Type.Object({ sent: Type.Boolean(), detail: Type.String() }, { description: 'whether the link went by e-mail (through the tenant\'s e-mail channel), and if not why' });
+const Invited = Type.Object({ ...MemberView.properties, inviteUrl: Type.String({ description: 'one-time link (7 days) to set a password; shown once' }), emailed: Emailed });
 
 /** The tenant's members: invite, change roles, remove (issue 37). */
 export function registerUserRoutes(app: Api, deps: UsersDeps): void {
@@ -56,8 +60,24 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
       return { userId: user.id, link: await issueLink(tx, { tenantId: principal.tenantId, userId: user.id, purpose: 'invite', createdBy: principal.userId, now }) };
     });
     const member = (await members(db, principal.tenantId, userId))[0]!;
+    const inviteUrl = `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`;
     reply.code(201);
-    return { ...member, inviteUrl: `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}` };
+    return { ...member, inviteUrl, emailed: await mail(deps, principal.tenantId, 'invite', member.email!, inviteUrl, member.role) };
+  });
+
+  app.post('/users/:id/reset', {
+    schema: {
+      tags, ...access('admin'), summary: 'Send a member a password reset link (1 hour, once); their password works until they use it',
+      params: IdParams, response: { 200: Type.Object({ resetUrl: Type.String({ description: 'shown once' }), emailed: Emailed }), ...problems(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { principal } = request;
+    const current = await memberOrNotFound(db, principal.tenantId, request.params.id);
+    assertMayChange(principal, request.params.id, current.role);
+    const user = (await findUser(db, request.params.id))!;
+    const link = await issueLink(db, { tenantId: principal.tenantId, userId: user.id, purpose: 'reset', createdBy: principal.userId, now: deps.clock() });
+    const resetUrl = `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`;
+    return { resetUrl, emailed: user.email ? await mail(deps, principal.tenantId, 'reset', user.email, resetUrl) : { sent: false, detail: 'not e-mailed: the member has no e-mail yet' } };
   });
 
   app.patch('/users/:id', {
@@ -96,6 +116,12 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
     await endSessionsOf(db, request.params.id, now, principal.tenantId);
     reply.code(204);
   });
+}
+
+async function mail(deps: UsersDeps, tenantId: string, purpose: LinkPurpose, to: string, url: string, role?: Role) {
+  if (!deps.mailLink) return { sent: false, detail: 'not e-mailed: this service sends no mail; send the link yourself' };
+  const tenant = await deps.store.db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirstOrThrow();
+  return deps.mailLink(tenantId, to, linkMail(purpose, url, tenant.name, role));
 }
 
 /** Nobody grants more than they hold; only an owner makes owners. */

@@ -67,6 +67,8 @@ import { SESSION_DEFAULTS, type SessionPolicy } from '../identity/sessions.js';
 import { registerSignInRoutes } from '../identity/sign-in-routes.js';
 import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
+import { registerTotpRoutes } from '../identity/totp-routes.js';
+import { sendAccountMail } from '../notify/account-mail.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { AccessLog } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
@@ -356,8 +358,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       const sessions = { ...SESSION_DEFAULTS, ...deps.sessions };
       scope.addHook('onRequest', managementAuth({ db, sessions, clock }));
-      registerSignInRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock });
-      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock });
+      const mailLink = (tenantId: string, to: string, content: { subject: string; text: string; html: string }) =>
+        sendAccountMail({ db, box: secretBox, egress, timeoutMs: { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs }, tenantId, to, content);
+      registerSignInRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, mailLink });
+      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
+      registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
       registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);

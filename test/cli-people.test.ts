@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, type ServerProcess } from './support/process.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-people-'));
+
+// `pitcrew users` and `pitcrew tokens` as processes against a running server (issue 37).
+describe('pitcrew users and tokens', { timeout: 90_000 }, () => {
+  let server: ServerProcess;
+  let owner: string;
+  const cli = (args: string[], token = owner) => runCli(args, { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+
+  beforeAll(async () => {
+    ({ token: owner } = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout));
+    server = await startServer({ PITCREW_DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('invites a member, changes the role, and a token of theirs is held to it', async () => {
+    const invited = await cli(['users', 'invite', 'ops@example.com', '--role', 'operator']);
+    expect(invited.code, invited.stderr).toBe(0);
+    expect(invited.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/accept\/[\w-]{40,}\ninvited ops@example\.com as operator \(([0-9a-f-]{36})\): the link works once, for 7 days; not e-mailed: the tenant has no e-mail channel/);
+    const id = /\(([0-9a-f-]{36})\)/.exec(invited.stdout)![1]!;
+    const listed = await cli(['users', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+ops@example\\.com\\s+operator\\s+invited\\s+never`));
+    expect((await cli(['users', 'role', id, '--role', 'viewer'])).stdout).toBe('ops@example.com is now viewer\n');
+
+    const mine = await cli(['tokens', 'create', '--name', 'read only', '--role', 'viewer']);
+    expect(mine.code, mine.stderr).toBe(0);
+    const token = mine.stdout.split('\n')[0]!;
+    expect(token).toMatch(/^pct_[0-9a-f]{64}$/);
+    const refused = await cli(['users', 'list'], token);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/this needs the admin role in this tenant; you act as viewer/);
+    const tokens = await cli(['tokens', 'list']);
+    expect(tokens.stdout).toMatch(/read only\s+viewer\s+never\s+\S+\s+active/);
+    const tokenId = /issued token "read only" \(([0-9a-f-]{36})\)/.exec(mine.stdout)![1]!;
+    expect((await cli(['tokens', 'revoke', tokenId])).code).toBe(0);
+    expect((await cli(['tokens', 'list'], token)).stderr).toMatch(/unknown, expired or revoked/);
+    expect((await cli(['users', 'remove', id])).stdout).toBe(`removed ${id} from the tenant\n`);
+  });
+});

@@ -67,7 +67,7 @@ describe('identity in the web UI', () => {
     await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     const dialog = page.getByRole('dialog');
-    inviteUrl = await dialog.getByLabel('Invitation link').innerText();
+    inviteUrl = await dialog.getByLabel('One-time link').innerText();
     expect(inviteUrl).toMatch(new RegExp(`^${base}/accept/`));
     await saveScreenshot(page, 'identity-invite');
     await dialog.getByRole('button', { name: 'I have stored it' }).click();
@@ -178,6 +178,21 @@ describe('identity in the web UI', () => {
     const me = await other.evaluate(async () => (await fetch('/api/v1/me')).status);
     expect(me).toBe(401);
     await other.close();
+  });
+
+  it("gives an admin a member's password reset link, which sets a new password and signs them in", async () => {
+    await nav(page).getByRole('link', { name: 'Users' }).click();
+    await page.locator(`tr[data-user="${VIEWER}"]`).getByRole('button', { name: 'Reset password' }).click();
+    const dialog = page.getByRole('dialog');
+    const resetUrl = await dialog.getByLabel('One-time link').innerText();
+    expect(resetUrl).toMatch(new RegExp(`^${base}/accept/`));
+    await dialog.getByRole('button', { name: 'I have stored it' }).click();
+
+    const on = viewer.page;
+    await on.goto(resetUrl);
+    await setPassword(on);
+    await nav(on).waitFor();
+    await expect.poll(() => userMenu(on).innerText()).toMatch(new RegExp(`${VIEWER}\\s*viewer`));
   });
 });
 

@@ -105,7 +105,37 @@ function PasswordSignIn({ from, notices, children }: FormProps) {
       <button type="submit" className="button button-primary button-block" disabled={busy}>
         {busy ? 'Checking…' : 'Sign in'}
       </button>
+      <ForgotPassword email={email} />
     </SignInCard>
+  );
+}
+
+/** Asks for a reset link by e-mail; the service answers the same whether or not the address is a member's. */
+function ForgotPassword({ email }: { email: string }) {
+  const [answer, setAnswer] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const ask = async () => {
+    if (!email.trim()) return setAnswer('type your e-mail above first, then ask again');
+    setBusy(true);
+    try {
+      setAnswer((await api<{ detail: string }>('/auth/reset', { method: 'POST', body: { email: email.trim() } })).detail);
+    } catch (problem) {
+      setAnswer(messageOf(problem));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="link-button" onClick={() => void ask()} disabled={busy}>
+        Forgot password?
+      </button>
+      {answer ? (
+        <p className="field-hint" role="status">
+          {answer}
+        </p>
+      ) : null}
+    </>
   );
 }
 

@@ -8,7 +8,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
 import { EmptyState, Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
-import { useChangeRole, useInvite, useMembers, useRemoveMember, type InvitedMember, type Member } from './queries';
+import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, type Emailed, type InvitedMember, type Member } from './queries';
 
 const ROLE_TEXT: Record<Role, string> = {
   viewer: 'reads everything, changes nothing',
@@ -20,25 +20,36 @@ const ROLE_TEXT: Record<Role, string> = {
 export default function UsersPage() {
   const members = useMembers();
   const myRole = useMe().data?.role ?? 'viewer';
-  const [invited, setInvited] = useState<InvitedMember | null>(null);
+  const [link, setLink] = useState<OneTimeLink | null>(null);
+  const invited = (member: InvitedMember) => setLink({ title: `Invitation for ${member.email ?? ''}`, url: member.inviteUrl, emailed: member.emailed, valid: 'for 7 days' });
   return (
     <>
       <PageHeader title="Users" subtitle="The people of this tenant and their roles. An invitation is a one-time link (7 days) you send them: they set their password with it." />
-      <InviteForm grantable={grantableBy(myRole)} onInvited={setInvited} />
+      <InviteForm grantable={grantableBy(myRole)} onInvited={invited} />
       <Loadable query={members} what="users" isEmpty={(data) => data.items.length === 0} empty={<EmptyState title="No users">Invite someone above.</EmptyState>}>
-        {(data) => <MembersTable members={data.items} grantable={grantableBy(myRole)} myRole={myRole} />}
+        {(data) => <MembersTable members={data.items} grantable={grantableBy(myRole)} myRole={myRole} onLink={setLink} />}
       </Loadable>
       <RevealOnce
-        secret={invited?.inviteUrl ?? null}
-        title={`Invitation for ${invited?.email ?? ''}`}
+        secret={link?.url ?? null}
+        title={link?.title ?? ''}
         what="link"
-        label="Invitation link"
+        label="One-time link"
         copyLabel="Copy link"
-        storeIn="Send it to them now (chat, e-mail): pitcrew keeps only its hash and cannot show it again. It works once, for 7 days."
-        onClose={() => setInvited(null)}
-      />
+        storeIn={`Unless it was e-mailed, send it to them now (chat, e-mail): pitcrew keeps only its hash and cannot show it again. It works once, ${link?.valid ?? ''}.`}
+        onClose={() => setLink(null)}
+      >
+        {link?.emailed ? <p className={link.emailed.sent ? 'banner banner-info' : 'field-hint'}>{link.emailed.detail}</p> : null}
+      </RevealOnce>
     </>
   );
+}
+
+/** An invitation or password reset link, shown once. */
+interface OneTimeLink {
+  title: string;
+  url: string;
+  emailed?: Emailed;
+  valid: string;
 }
 
 /** Nobody grants more than they hold. */
@@ -108,7 +119,7 @@ function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: (m
   );
 }
 
-function MembersTable({ members, grantable, myRole }: { members: Member[]; grantable: Role[]; myRole: Role }) {
+function MembersTable({ members, grantable, myRole, onLink }: { members: Member[]; grantable: Role[]; myRole: Role; onLink: (link: OneTimeLink) => void }) {
   const me = useMe().data?.user.id;
   const changeRole = useChangeRole();
   return (
@@ -146,7 +157,14 @@ function MembersTable({ members, grantable, myRole }: { members: Member[]; grant
                 <td>
                   <Time iso={member.lastSignInAt} />
                 </td>
-                <td>{changeable ? <RemoveMember member={member} /> : null}</td>
+                <td className="row-actions">
+                  {changeable ? (
+                    <>
+                      <ResetLink member={member} onLink={onLink} />
+                      <RemoveMember member={member} />
+                    </>
+                  ) : null}
+                </td>
               </tr>
             );
           })}
@@ -169,5 +187,23 @@ function RemoveMember({ member }: { member: Member }) {
     >
       <p>Their sessions in this tenant end at once, their personal tokens here are revoked, and an invitation not used yet stops working.</p>
     </ConfirmedAction>
+  );
+}
+
+/** A password reset link for a member (their password works until they use it). */
+function ResetLink({ member, onLink }: { member: Member; onLink: (link: OneTimeLink) => void }) {
+  const reset = useResetLink();
+  return (
+    <>
+      <button
+        type="button"
+        className="link-button"
+        disabled={reset.isPending}
+        onClick={() => reset.mutate(member.id, { onSuccess: (made) => onLink({ title: `Password reset for ${member.email ?? 'user'}`, url: made.resetUrl, emailed: made.emailed, valid: 'within 1 hour' }) })}
+      >
+        Reset password
+      </button>
+      {reset.error ? <span className="field-error">{messageOf(reset.error)}</span> : null}
+    </>
   );
 }

@@ -11,7 +11,13 @@ export interface Member {
   lastSignInAt: string | null;
 }
 
-export type InvitedMember = Member & { inviteUrl: string };
+/** Whether the service e-mailed the link (through the tenant's e-mail channel), and if not why. */
+export interface Emailed {
+  sent: boolean;
+  detail: string;
+}
+
+export type InvitedMember = Member & { inviteUrl: string; emailed?: Emailed };
 
 const KEY = ['users'];
 
@@ -40,5 +46,11 @@ export function useRemoveMember() {
   return useMutation({
     mutationFn: (id: string) => api<void>(`/users/${id}`, { method: 'DELETE' }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useResetLink() {
+  return useMutation({
+    mutationFn: (id: string) => api<{ resetUrl: string; emailed: Emailed }>(`/users/${id}/reset`, { method: 'POST' }),
   });
 }

@@ -31,7 +31,7 @@ export function Layout() {
   const { can } = useRole();
   const go = useCallback((to: string) => void navigate(to), [navigate]);
   const showHelp = useCallback(() => setHelpOpen(true), []);
-  useGlobalShortcuts(go, showHelp);
+  useGlobalShortcuts(go, showHelp, can('configure'));
 
   return (
     <div className="shell">

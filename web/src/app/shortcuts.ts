@@ -31,7 +31,8 @@ function isTyping(target: EventTarget | null): boolean {
   return element.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName);
 }
 
-export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () => void): void {
+/** `mayCreate`: whether the role may make a rule (n opens the wizard only then). */
+export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () => void, mayCreate: boolean): void {
   useEffect(() => {
     let pendingG = 0;
     const onKeyDown = (event: KeyboardEvent) => {
@@ -46,7 +47,7 @@ export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () 
       }
       pendingG = 0;
       if (event.key === 'g') pendingG = now;
-      else if (event.key === 'n') navigate('/rules/new');
+      else if (event.key === 'n' && mayCreate) navigate('/rules/new');
       else if (event.key === '?') showHelp();
       else if (event.key === '/') {
         const search = document.querySelector<HTMLElement>('[data-shortcut="search"]');
@@ -59,5 +60,5 @@ export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () 
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [navigate, showHelp]);
+  }, [navigate, showHelp, mayCreate]);
 }

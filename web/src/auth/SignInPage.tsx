@@ -3,10 +3,9 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { ApiProblem, messageOf } from '../api/problem';
-import type { Tenant } from '../api/types';
 import { Field } from '../ui/Field';
 import { Loading } from '../ui/states';
-import type { Me } from './me';
+import { ME_KEY, type Me } from './me';
 import { lastSessionKind, signInWithToken, signOutReason } from './session';
 import { keepCookieSession, rememberedTenant } from './signed-in';
 import { SignInCard } from './SignInCard';
@@ -153,9 +152,10 @@ function TokenSignIn({ from, notices, children }: FormProps) {
     setBusy(true);
     setError(null);
     try {
-      // The token is kept only once the service accepts it.
-      await api<Tenant>('/tenant', { token: trimmed });
+      // The token is kept only once the service accepts it; its answer says the role at once.
+      const me = await api<Me>('/me', { token: trimmed });
       queryClient.clear();
+      queryClient.setQueryData(ME_KEY, me);
       signInWithToken(trimmed);
       void navigate(from, { replace: true });
     } catch (problem) {

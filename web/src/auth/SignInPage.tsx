@@ -40,8 +40,7 @@ export function SignInPage() {
     );
   }
   return (
-    <PasswordSignIn from={from} notices={notices}>
-      <SsoButtons tenant={search.get('tenant') ?? rememberedTenant()} />
+    <PasswordSignIn from={from} notices={notices} above={<SsoButtons tenant={search.get('tenant') ?? rememberedTenant()} />}>
       <button type="button" className="link-button" onClick={() => setWithToken(true)}>
         Use an API token instead
       </button>
@@ -52,10 +51,11 @@ export function SignInPage() {
 interface FormProps {
   from: string;
   notices: React.ReactNode;
+  /** Under the form: the way to the other form. */
   children: React.ReactNode;
 }
 
-function PasswordSignIn({ from, notices, children }: FormProps) {
+function PasswordSignIn({ from, notices, above, children }: FormProps & { above: React.ReactNode }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
@@ -86,7 +86,7 @@ function PasswordSignIn({ from, notices, children }: FormProps) {
   return (
     <SignInCard title="Sign in" onSubmit={submit}>
       {notices}
-      {children}
+      {above}
       {locked ? (
         <p className="banner banner-error" role="alert">
           Signing in is locked: {locked}
@@ -105,6 +105,7 @@ function PasswordSignIn({ from, notices, children }: FormProps) {
         {busy ? 'Checking…' : 'Sign in'}
       </button>
       <ForgotPassword email={email} />
+      {children}
     </SignInCard>
   );
 }

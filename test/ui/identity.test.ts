@@ -266,6 +266,14 @@ describe('identity in the web UI', () => {
     await page.getByText('Single sign-on failed: the identity provider says the e-mail a@b.c is not verified').waitFor();
     await page.getByRole('link', { name: 'Continue with Okta' }).waitFor();
     await saveScreenshot(page, 'identity-sign-in-sso');
+
+    // A tenant that requires single sign-on: no password form to fail with.
+    await page.route('**/api/v1/auth/providers?tenant=strict', (route) =>
+      route.fulfill({ json: { items: [{ id: '0190aaaa-0000-7000-8000-000000000002', name: 'Entra ID', type: 'oidc', startUrl }], passwordSignIn: false } }));
+    await page.goto(`${base}/sign-in?tenant=strict`);
+    await page.getByText('This tenant signs in with single sign-on only.').waitFor();
+    expect(await page.getByLabel('Password').count()).toBe(0);
+    await page.getByRole('button', { name: 'Use an API token instead' }).waitFor();
   });
 });
 

@@ -9,7 +9,7 @@ import { ME_KEY, type Me } from './me';
 import { lastSessionKind, signInWithToken, signOutReason } from './session';
 import { keepCookieSession, rememberedTenant } from './signed-in';
 import { SignInCard } from './SignInCard';
-import { SsoButtons } from './SsoButtons';
+import { SsoButtons, useSignInOptions } from './SsoButtons';
 import { useSession } from './useSession';
 
 export function SignInPage() {
@@ -20,6 +20,7 @@ export function SignInPage() {
   const [withToken, setWithToken] = useState(lastSessionKind() === 'token');
   const reason = signOutReason();
   const ssoError = search.get('error');
+  const options = useSignInOptions(search.get('tenant') ?? rememberedTenant()).data;
 
   if (session === 'unknown') return <Loading what="your session" />;
   if (session) return <Navigate to={from} replace />;
@@ -40,7 +41,12 @@ export function SignInPage() {
     );
   }
   return (
-    <PasswordSignIn from={from} notices={notices} above={<SsoButtons tenant={search.get('tenant') ?? rememberedTenant()} />}>
+    <PasswordSignIn
+      from={from}
+      notices={notices}
+      above={<SsoButtons providers={options?.items ?? []} passwordSignIn={options?.passwordSignIn ?? true} />}
+      passwordOff={options?.passwordSignIn === false}
+    >
       <button type="button" className="link-button" onClick={() => setWithToken(true)}>
         Use an API token instead
       </button>
@@ -55,7 +61,7 @@ interface FormProps {
   children: React.ReactNode;
 }
 
-function PasswordSignIn({ from, notices, above, children }: FormProps & { above: React.ReactNode }) {
+function PasswordSignIn({ from, notices, above, passwordOff, children }: FormProps & { above: React.ReactNode; passwordOff: boolean }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
@@ -92,19 +98,23 @@ function PasswordSignIn({ from, notices, above, children }: FormProps & { above:
           Signing in is locked: {locked}
         </p>
       ) : null}
-      <Field label="E-mail">
-        <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" autoFocus />
-      </Field>
-      <Field label="Password" error={error ?? undefined}>
-        <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" />
-      </Field>
-      <Field label="Authenticator code" hint="Only if your account has a second factor.">
-        <input value={totp} onChange={(event) => setTotp(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={16} />
-      </Field>
-      <button type="submit" className="button button-primary button-block" disabled={busy}>
-        {busy ? 'Checking…' : 'Sign in'}
-      </button>
-      <ForgotPassword email={email} />
+      {passwordOff ? null : (
+        <>
+          <Field label="E-mail">
+            <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" autoFocus />
+          </Field>
+          <Field label="Password" error={error ?? undefined}>
+            <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" />
+          </Field>
+          <Field label="Authenticator code" hint="Only if your account has a second factor.">
+            <input value={totp} onChange={(event) => setTotp(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={16} />
+          </Field>
+          <button type="submit" className="button button-primary button-block" disabled={busy}>
+            {busy ? 'Checking…' : 'Sign in'}
+          </button>
+          <ForgotPassword email={email} />
+        </>
+      )}
       {children}
     </SignInCard>
   );

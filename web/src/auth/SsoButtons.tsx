@@ -8,28 +8,37 @@ interface Provider {
   startUrl: string;
 }
 
-/** A button per single sign-on provider of the tenant; nothing without a tenant, or when the service has none to offer. */
-export function SsoButtons({ tenant }: { tenant: string | null }) {
-  const providers = useQuery({
-    queryKey: ['sso-buttons', tenant],
+interface SignInOptions {
+  items: Provider[];
+  /** False when the tenant requires single sign-on. */
+  passwordSignIn: boolean;
+}
+
+/** How the tenant's members sign in; nothing to offer without a tenant, or when the service has no single sign-on (404). */
+export function useSignInOptions(tenant: string | null) {
+  return useQuery({
+    queryKey: ['sign-in-options', tenant],
     // The service answers { items, passwordSignIn }; a bare list is read too.
-    queryFn: async ({ signal }) => {
-      const answer = await api<Provider[] | { items: Provider[] }>('/auth/providers', { query: { tenant }, signal });
-      return Array.isArray(answer) ? answer : answer.items;
+    queryFn: async ({ signal }): Promise<SignInOptions> => {
+      const answer = await api<Provider[] | SignInOptions>('/auth/providers', { query: { tenant }, signal });
+      return Array.isArray(answer) ? { items: answer, passwordSignIn: true } : answer;
     },
     enabled: tenant !== null,
     retry: false,
   });
-  const list = providers.data ?? [];
-  if (list.length === 0) return null;
+}
+
+/** A button per single sign-on provider of the tenant. */
+export function SsoButtons({ providers, passwordSignIn }: { providers: Provider[]; passwordSignIn: boolean }) {
+  if (providers.length === 0) return null;
   return (
     <div className="sso-buttons">
-      {list.map((provider) => (
+      {providers.map((provider) => (
         <a key={provider.id} className="button button-block" href={provider.startUrl}>
           Continue with {provider.name}
         </a>
       ))}
-      <p className="sign-in-or">or</p>
+      {passwordSignIn ? <p className="sign-in-or">or</p> : <p className="field-hint">This tenant signs in with single sign-on only.</p>}
     </div>
   );
 }

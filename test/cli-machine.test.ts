@@ -177,9 +177,13 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   });
 
   it('stops a running runbook a person cancels, keeping what it printed', async () => {
-    const triggerId = await cliRule('echo waiting; sleep 300');
+    // Cancelled once it has printed (a marker file says so): "running" alone comes before the
+    // shell's first line, and a cancel then finds nothing printed yet (seen on a loaded machine).
+    const printed = path.join(os.tmpdir(), `pitcrew-cli-printed-${dialect}-${Date.now()}`);
+    const triggerId = await cliRule(`echo waiting; touch ${printed}; sleep 300`);
     const [id] = (await fire(triggerId, { HostName: 'web-7' })).executionIds;
-    await waitFor(async () => (await env.api('GET', `/api/v1/executions/${id}`)).json().state === 'running', 'the runbook to run');
+    await waitFor(() => fs.existsSync(printed), 'the runbook to print');
+    fs.rmSync(printed, { force: true });
     expect((await env.api('POST', `/api/v1/executions/${id}/cancel`)).statusCode).toBe(202);
     const execution = await ended(id!, 'cancelled');
     expect(execution.stdout).toBe('waiting\n');

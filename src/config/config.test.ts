@@ -50,6 +50,7 @@ describe('loadConfig', () => {
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
       cli: { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: path.join(cwd, 'data/git'), caPem: undefined, timeoutSeconds: 30, path: '/usr/local/bin:/usr/bin:/bin' },
+      sessions: { idleMs: 120 * 60_000, maxMs: 12 * 3600_000 },
     });
   });
 
@@ -108,6 +109,8 @@ describe('loadConfig', () => {
       PITCREW_GIT_CACHE_DIR: '/var/cache/pitcrew-git',
       PITCREW_GIT_TIMEOUT_SECONDS: '5',
       PATH: '/opt/git/bin:/usr/bin:/bin',
+      PITCREW_SESSION_IDLE_MINUTES: '30',
+      PITCREW_SESSION_MAX_HOURS: '8',
     }, cwd, false);
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -141,6 +144,7 @@ describe('loadConfig', () => {
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: '/var/cache/pitcrew-git', caPem: undefined, timeoutSeconds: 5, path: '/opt/git/bin:/usr/bin:/bin' },
+      sessions: { idleMs: 30 * 60_000, maxMs: 8 * 3600_000 },
     });
   });
 

@@ -32,6 +32,8 @@ export interface SignInDeps {
   mailLink?: MailLink;
   /** Whether a tenant lets its members sign in with a password (single sign-on can require otherwise). */
   passwordAllowed?: (tenantId: string) => Promise<boolean>;
+  /** Why a member whose password is right may still not use it (their tenants require single sign-on); undefined when nothing stops them. */
+  passwordRefusal?: (tenantIds: string[]) => Promise<string | undefined>;
 }
 
 const tags = ['identity'];
@@ -76,7 +78,12 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     if (!user || !user.password_hash || !matches || user.disabled_at !== null) return refuse(user?.disabled_at ? 'the account is disabled' : 'wrong password');
     if (user.totp_secret && !(request.body.totp && totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now))) return refuse('wrong or missing second-factor code');
     const tenantId = await tenantToActIn(deps, user, request.body.tenantId);
-    if (!tenantId) return refuse('no tenant of the account takes password sign-ins (or not the one asked for)');
+    if (!tenantId) {
+      // The password was right: saying SSO is required tells nothing a stranger could use.
+      const why = await deps.passwordRefusal?.((await tenantsOf(db, user.id)).map((tenant) => tenant.id).filter((id) => !request.body.tenantId || id === request.body.tenantId));
+      if (why) throw new PitcrewError('PITCREW_ERR_SSO_REQUIRED', why);
+      return refuse('no tenant of the account takes password sign-ins (or not the one asked for)');
+    }
     const started = await startSession(db, { userId: user.id, tenantId, via: 'password', ip: request.ip, now, policy: deps.sessions });
     setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
     return signedIn(request, await presentMe(db, { tenantId, userId: user.id, via: 'password', csrfToken: started.csrfToken }), started.id);

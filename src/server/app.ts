@@ -67,6 +67,9 @@ import { managementAuth } from '../identity/management-auth.js';
 import { ROLE_KEY } from '../identity/access.js';
 import { SESSION_DEFAULTS, type SessionPolicy } from '../identity/sessions.js';
 import { registerSignInRoutes } from '../identity/sign-in-routes.js';
+import { oidcFetch } from '../identity/sso/oidc.js';
+import { ssoRequired, ssoRequiredReason } from '../identity/sso/providers.js';
+import { registerSsoRoutes } from '../identity/sso/routes.js';
 import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
 import { registerTotpRoutes } from '../identity/totp-routes.js';
@@ -367,7 +370,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       audit.install(scope);
       const mailLink = (tenantId: string, to: string, content: { subject: string; text: string; html: string }) =>
         sendAccountMail({ db, box: secretBox, egress, timeoutMs: { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs }, tenantId, to, content);
-      registerSignInRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, mailLink });
+      registerSignInRoutes(scope as Api, {
+        store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, mailLink,
+        passwordAllowed: async (tenantId) => !(await ssoRequired(db, tenantId)),
+        passwordRefusal: (tenantIds) => ssoRequiredReason(db, tenantIds),
+      });
+      registerSsoRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, fetch: oidcFetch(toolFetch) });
       registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
       registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });

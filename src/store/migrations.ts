@@ -23,6 +23,7 @@ import * as repositories from './migrations/0021_repositories.js';
 import * as eventRequestedBy from './migrations/0022_event_requested_by.js';
 import * as identity from './migrations/0023_identity.js';
 import * as auditLog from './migrations/0024_audit_log.js';
+import * as sso from './migrations/0025_sso.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0022_event_requested_by': eventRequestedBy,
   '0023_identity': identity,
   '0024_audit_log': auditLog,
+  '0025_sso': sso,
 };
 
 export interface MigrationReport {

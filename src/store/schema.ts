@@ -484,6 +484,32 @@ export interface AuditLogTable {
   after: string | null;
 }
 
+export interface SsoProvidersTable {
+  id: string;
+  tenant_id: string;
+  type: 'oidc' | 'saml';
+  name: string;
+  /** JSON: the provider's non-secret settings (issuer, client id, scopes; or the IdP metadata XML). */
+  config: string;
+  /** The OIDC client secret, sealed (SecretBox, owner: the row's id); null for public clients and SAML. */
+  client_secret: string | null;
+  /** JSON: identity/sso/role-mapping.ts's RoleMapping. */
+  role_mapping: string;
+  jit: number;
+  required: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SsoPendingTable {
+  /** The OIDC state, or the SAML request id: what the identity provider's answer carries back. */
+  key: string;
+  provider_id: string;
+  /** JSON: what the answer is checked against (nonce, PKCE verifier, returnTo, test mode). */
+  data: string;
+  expires_at: number;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -500,6 +526,8 @@ export interface Database {
   runbooks: RunbooksTable;
   runbook_versions: RunbookVersionsTable;
   repositories: RepositoriesTable;
+  sso_providers: SsoProvidersTable;
+  sso_pending: SsoPendingTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;

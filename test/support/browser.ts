@@ -43,12 +43,19 @@ export async function openBrowser(): Promise<BrowserSession> {
   return { context, page, consoleErrors, close };
 }
 
-/** Signs in through the sign-in page, as a person pasting the token would. */
+/** Signs in through the sign-in page with a token, as a person pasting it would. */
 export async function signIn(page: Page, baseUrl: string, token: string, path = '/'): Promise<void> {
   await page.goto(baseUrl + path);
+  await chooseTokenSignIn(page);
   await page.getByLabel('Management token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'main' }).waitFor();
+}
+
+/** On the sign-in page: the secondary way, with an API token instead of e-mail and password. */
+export async function chooseTokenSignIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Use an API token instead' }).click();
+  await page.getByLabel('Management token').waitFor();
 }
 
 /** Signs in afresh as the owner of `token`, whoever was signed in before. */

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/app.js';
-import { failResponses, holdResponses as holdResponsesOf, signInAs } from '../support/browser.js';
+import { chooseTokenSignIn, failResponses, holdResponses as holdResponsesOf, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import type { BootstrapResult } from '../../src/tenants/bootstrap.js';
 import { newId } from '../../src/store/ids.js';
@@ -30,6 +30,7 @@ describe('web UI pages', () => {
   it('refuses an unknown token at the field, keeps nothing, and names the way to get one', async () => {
     await page.goto(`${base}/rules`);
     await expect.poll(() => page.url()).toBe(`${base}/sign-in`);
+    await chooseTokenSignIn(page);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('paste the management token printed by npx pitcrew bootstrap --json').waitFor();
     await page.getByLabel('Management token').fill('pct_not-a-real-token');
@@ -55,6 +56,7 @@ describe('web UI pages', () => {
     await page.goto(`${base}/sign-in`);
     await page.evaluate('sessionStorage.clear()');
     await page.goto(`${base}/rules`);
+    await chooseTokenSignIn(page);
     await page.getByLabel('Management token').fill(fresh.token);
     const release = await holdResponses('**/api/v1/rules?*');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -60,7 +60,7 @@ describe('the web UI served by pitcrew server', () => {
         if (request.resourceType() === 'script') scripts.add(new URL(request.url()).pathname);
       });
       await browser.page.goto(base);
-      await browser.page.getByLabel('Management token').waitFor();
+      await browser.page.getByLabel('E-mail').waitFor();
       const firstPage = [...scripts];
       const bytes = firstPage.reduce((sum, script) => sum + gzipSize(path.join(WEB_ROOT, script)), 0);
       console.log(`first page: ${firstPage.length} script(s), ${(bytes / 1024).toFixed(1)} KiB gzipped`);

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Can } from '../auth/useRole';
 import { messageOf } from '../api/problem';
 import type { ApiKey, IssuedApiKey } from '../api/types';
 import { RadioChoices } from '../ui/RadioChoices';
@@ -26,7 +27,7 @@ export default function ApiKeysPage() {
         title="API keys"
         subtitle="Tenant keys authenticate webhook calls (scope webhook) and agent enrolment (scope enrol). The management token you signed in with is not one of them."
       />
-      <IssueKeyForm onIssued={setIssued} />
+      <Can do="configure"><IssueKeyForm onIssued={setIssued} /></Can>
       {keys.data ? <BothScopesNote keys={keys.data.items} /> : null}
       <Loadable
         query={keys}
@@ -110,7 +111,7 @@ function KeysTable({ keys, onIssued }: { keys: ApiKey[]; onIssued: (key: IssuedA
                 'active'
               )}
             </td>
-            <td>{key.revokedAt ? null : <RevokeKey apiKey={key} onIssued={onIssued} />}</td>
+            <td>{key.revokedAt ? null : <Can do="configure"><RevokeKey apiKey={key} onIssued={onIssued} /></Can>}</td>
           </tr>
         ))}
       </tbody>

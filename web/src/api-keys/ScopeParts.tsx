@@ -1,4 +1,5 @@
 import type { ApiKey, ApiKeyScope } from '../api/types';
+import { Can } from '../auth/useRole';
 import { ScopeBadge } from '../ui/Badge';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { useNarrowApiKey } from './queries';
@@ -21,8 +22,8 @@ export function KeyScopes({ apiKey }: { apiKey: ApiKey }) {
       ))}
       {both ? (
         <>
-          <NarrowKey apiKey={apiKey} keep="webhook" />
-          <NarrowKey apiKey={apiKey} keep="enrol" />
+          <Can do="configure"><NarrowKey apiKey={apiKey} keep="webhook" /></Can>
+          <Can do="configure"><NarrowKey apiKey={apiKey} keep="enrol" /></Can>
         </>
       ) : null}
     </span>

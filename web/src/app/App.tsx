@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { AcceptPage } from '../auth/AcceptPage';
 import { RequireAuth } from '../auth/RequireAuth';
 import { SignInPage } from '../auth/SignInPage';
 import { Layout } from './Layout';
@@ -31,6 +32,10 @@ const RepositoryPage = lazy(() => import('../repositories/RepositoryPage'));
 const ApiKeysPage = lazy(() => import('../api-keys/ApiKeysPage'));
 const EscalationsPage = lazy(() => import('../escalations/EscalationsPage'));
 const TenantSettingsPage = lazy(() => import('../tenant/TenantSettingsPage'));
+const UsersPage = lazy(() => import('../users/UsersPage'));
+const TokensPage = lazy(() => import('../tokens/TokensPage'));
+const AuditPage = lazy(() => import('../audit/AuditPage'));
+const SsoSettingsPage = lazy(() => import('../sso/SsoSettingsPage'));
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
@@ -39,6 +44,9 @@ export function App() {
       <BrowserRouter>
         <Routes>
           <Route path="/sign-in" element={<SignInPage />} />
+          {/* Where single sign-on sends a person back, with ?error= when it failed. */}
+          <Route path="/signin" element={<SignInPage />} />
+          <Route path="/accept/:invite" element={<AcceptPage />} />
           <Route
             element={
               <RequireAuth>
@@ -73,6 +81,10 @@ export function App() {
             <Route path="escalations" element={<EscalationsPage />} />
             <Route path="api-keys" element={<ApiKeysPage />} />
             <Route path="settings" element={<TenantSettingsPage />} />
+            <Route path="users" element={<UsersPage />} />
+            <Route path="tokens" element={<TokensPage />} />
+            <Route path="audit" element={<AuditPage />} />
+            <Route path="sso" element={<SsoSettingsPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>
         </Routes>

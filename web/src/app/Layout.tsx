@@ -1,14 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Suspense, useCallback, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
-import { signOut } from '../auth/session';
-import { useTenant } from '../tenant/queries';
+import { useRole, type Action } from '../auth/useRole';
+import { UserMenu } from '../auth/UserMenu';
 import { Loading } from '../ui/states';
 import { PageErrorBoundary } from './PageErrorBoundary';
 import { useGlobalShortcuts } from './shortcuts';
 import { ShortcutsHelp } from './ShortcutsHelp';
 
-const NAV = [
+const NAV: { to: string; label: string; key: string; needs?: Action }[] = [
   { to: '/rules', label: 'Rules', key: 'g r' },
   { to: '/runbooks', label: 'Runbooks', key: 'g b' },
   { to: '/repositories', label: 'Repositories', key: 'g g' },
@@ -20,17 +19,19 @@ const NAV = [
   { to: '/channels', label: 'Channels', key: 'g c' },
   { to: '/api-keys', label: 'API keys', key: 'g k' },
   { to: '/settings', label: 'Settings', key: 'g s' },
+  { to: '/users', label: 'Users', key: 'g u', needs: 'manageMembers' },
+  { to: '/audit', label: 'Audit log', key: 'g l', needs: 'readAudit' },
+  { to: '/sso', label: 'Single sign-on', key: 'g o', needs: 'manageSso' },
 ];
 
 export function Layout() {
   const navigate = useNavigate();
   const location = useLocation();
-  const queryClient = useQueryClient();
   const [helpOpen, setHelpOpen] = useState(false);
-  const tenant = useTenant();
+  const { can } = useRole();
   const go = useCallback((to: string) => void navigate(to), [navigate]);
   const showHelp = useCallback(() => setHelpOpen(true), []);
-  useGlobalShortcuts(go, showHelp);
+  useGlobalShortcuts(go, showHelp, can('configure'));
 
   return (
     <div className="shell">
@@ -40,7 +41,7 @@ export function Layout() {
             <img src="/favicon.svg" alt="" width="22" height="22" /> pitcrew
           </div>
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.needs || can(item.needs)).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} className={({ isActive }) => `nav-link${isActive ? ' nav-link-active' : ''}`}>
                   {item.label}
@@ -50,21 +51,9 @@ export function Layout() {
             ))}
           </ul>
           <div className="sidebar-footer">
-            <div className="tenant" title="tenant">
-              {tenant.data?.name ?? '…'}
-            </div>
+            <UserMenu />
             <button type="button" className="link-button" onClick={showHelp}>
               Shortcuts <kbd>?</kbd>
-            </button>
-            <button
-              type="button"
-              className="link-button"
-              onClick={() => {
-                queryClient.clear();
-                signOut();
-              }}
-            >
-              Sign out
             </button>
           </div>
         </div>

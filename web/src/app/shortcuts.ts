@@ -13,6 +13,9 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: 'g c', does: 'go to channels' },
   { keys: 'g k', does: 'go to API keys' },
   { keys: 'g s', does: 'go to tenant settings' },
+  { keys: 'g u', does: 'go to users (admins)' },
+  { keys: 'g l', does: 'go to the audit log (admins)' },
+  { keys: 'g o', does: 'go to single sign-on settings (owners)' },
   { keys: 'n', does: 'new rule' },
   { keys: '/', does: 'search or filter the list' },
   { keys: 'Ctrl Enter', does: 'next step, or create, in the rule wizard' },
@@ -20,7 +23,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: '?', does: 'show these shortcuts' },
 ];
 
-const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings' };
+const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings', u: '/users', l: '/audit', o: '/sso' };
 
 function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;
@@ -28,7 +31,8 @@ function isTyping(target: EventTarget | null): boolean {
   return element.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName);
 }
 
-export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () => void): void {
+/** `mayCreate`: whether the role may make a rule (n opens the wizard only then). */
+export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () => void, mayCreate: boolean): void {
   useEffect(() => {
     let pendingG = 0;
     const onKeyDown = (event: KeyboardEvent) => {
@@ -43,7 +47,7 @@ export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () 
       }
       pendingG = 0;
       if (event.key === 'g') pendingG = now;
-      else if (event.key === 'n') navigate('/rules/new');
+      else if (event.key === 'n' && mayCreate) navigate('/rules/new');
       else if (event.key === '?') showHelp();
       else if (event.key === '/') {
         const search = document.querySelector<HTMLElement>('[data-shortcut="search"]');
@@ -56,5 +60,5 @@ export function useGlobalShortcuts(navigate: (to: string) => void, showHelp: () 
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [navigate, showHelp]);
+  }, [navigate, showHelp, mayCreate]);
 }

@@ -1,4 +1,5 @@
 import { Link, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Channel } from '../api/channel-types';
 import { ChannelStatusBadge } from '../ui/Badge';
 import { PageHeader } from '../ui/PageHeader';
@@ -30,10 +31,12 @@ function ChannelView({ channel }: { channel: Channel }) {
         }
         actions={
           <>
-            <Link to={`/channels/${channel.id}/edit`} className="button">
-              Edit
-            </Link>
-            <DeleteChannel channel={channel} />
+            <Can do="configure">
+              <Link to={`/channels/${channel.id}/edit`} className="button">
+                Edit
+              </Link>
+            </Can>
+            <Can do="configure"><DeleteChannel channel={channel} /></Can>
           </>
         }
       />
@@ -47,7 +50,7 @@ function ChannelView({ channel }: { channel: Channel }) {
       <div className="columns">
         <ChannelSettings channel={channel} />
         <div>
-          <TestMessage channel={channel} />
+          <Can do="operate"><TestMessage channel={channel} /></Can>
           {channel.type === 'webhook' ? (
             <section className="panel">
               <h2>Verifying the signature</h2>

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Can } from '../auth/useRole';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { ChannelsTable } from './ChannelsTable';
@@ -14,9 +15,11 @@ export default function ChannelsPage() {
         title="Channels"
         subtitle="Where pitcrew reports results and escalations: chat, email or your own webhook. Each channel hears all results, errors only, or nothing."
         actions={
-          <Link to="/channels/new" className="button button-primary">
-            Add channel
-          </Link>
+          <Can do="configure">
+            <Link to="/channels/new" className="button button-primary">
+              Add channel
+            </Link>
+          </Can>
         }
       />
       <Loadable
@@ -30,9 +33,11 @@ export default function ChannelsPage() {
               service. It reports the result of every run (or only the failures) and calls a person when an action limit stops a rule. Until there
               is one, results are only on the executions page.
             </p>
-            <Link to="/channels/new" className="button button-primary">
-              Add channel
-            </Link>
+            <Can do="configure">
+              <Link to="/channels/new" className="button button-primary">
+                Add channel
+              </Link>
+            </Can>
           </EmptyState>
         }
       >

@@ -1,4 +1,5 @@
 import { messageOf } from '../api/problem';
+import { useRole } from '../auth/useRole';
 import { CHANNEL_MODES, type Channel, type ChannelMode } from '../api/channel-types';
 import { MODE_HELP, MODE_LABELS } from './labels';
 import { useSetChannelMode } from './queries';
@@ -6,6 +7,7 @@ import { useSetChannelMode } from './queries';
 /** Changes what a channel hears in place, saved at once: a mode is as easy to set back. */
 export function ModeSelect({ channel }: { channel: Pick<Channel, 'id' | 'name' | 'mode'> }) {
   const setMode = useSetChannelMode();
+  const { can } = useRole();
   const mode = setMode.isPending ? setMode.variables.mode : channel.mode;
   return (
     <span className="cell-pair">
@@ -13,7 +15,7 @@ export function ModeSelect({ channel }: { channel: Pick<Channel, 'id' | 'name' |
         aria-label={`Mode of ${channel.name}`}
         title={MODE_HELP[mode]}
         value={mode}
-        disabled={setMode.isPending}
+        disabled={setMode.isPending || !can('configure')}
         onChange={(event) => setMode.mutate({ id: channel.id, mode: event.target.value as ChannelMode })}
       >
         {CHANNEL_MODES.map((value) => (

@@ -1,4 +1,5 @@
 import { Link, useNavigate, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Credential } from '../api/credential-types';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Definitions } from '../ui/Definitions';
@@ -34,9 +35,9 @@ function CredentialView({ credential }: { credential: Credential }) {
           />
           <UsedBy credentialId={credential.id} />
         </section>
-        <TestCredential credential={credential} />
+        <Can do="operate"><TestCredential credential={credential} /></Can>
       </div>
-      <CredentialSettings credential={credential} />
+      <Can do="configure"><CredentialSettings credential={credential} /></Can>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { Link, useSearchParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import { PROVIDERS, type Provider } from '../api/credential-types';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
@@ -68,7 +69,7 @@ export default function CredentialsPage() {
           </table>
         )}
       </Loadable>
-      <AddCredential key={initialProvider} initialProvider={initialProvider} />
+      <Can do="configure"><AddCredential key={initialProvider} initialProvider={initialProvider} /></Can>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Can } from '../auth/useRole';
 import { Link, useParams } from 'react-router';
 import { messageOf } from '../api/problem';
 import type { Execution } from '../api/types';
@@ -58,7 +59,7 @@ function ExecutionDetail({ execution }: { execution: Execution }) {
                 : `${execution.flavour} · ${execution.interpreter} · timeout ${execution.timeoutSeconds} s`}
           </>
         }
-        actions={active ? <CancelButton execution={execution} /> : null}
+        actions={active ? <Can do="operate"><CancelButton execution={execution} /></Can> : null}
       />
       <ReasonBanner execution={execution} />
       {live.error ? <p className="banner banner-warn">Live output stopped: {live.error}. The page still refreshes the state.</p> : null}

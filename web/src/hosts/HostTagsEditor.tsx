@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Can } from '../auth/useRole';
 import { messageOf } from '../api/problem';
 import type { Host } from '../api/types';
 import { TagInput } from '../ui/TagInput';
@@ -22,9 +23,11 @@ export function HostTags({ host }: { host: Host }) {
             {tag}
           </span>
         ))}
-      <button type="button" className="link-button" onClick={() => setEditing(true)} aria-label={`edit tags of ${host.hostname}`}>
-        Edit
-      </button>
+      <Can do="configure">
+        <button type="button" className="link-button" onClick={() => setEditing(true)} aria-label={`edit tags of ${host.hostname}`}>
+          Edit
+        </button>
+      </Can>
     </div>
   );
 }

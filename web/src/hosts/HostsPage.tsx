@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Can } from '../auth/useRole';
 import type { Host } from '../api/types';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { StatusDot } from '../ui/Badge';
@@ -32,7 +33,7 @@ export default function HostsPage() {
       {showInstall && count > 0 ? (
         <section className="panel">
           <h2>Connect a host</h2>
-          <InstallAgent />
+          <Can do="configure"><InstallAgent /></Can>
         </section>
       ) : null}
       <Loadable
@@ -42,7 +43,7 @@ export default function HostsPage() {
         empty={
           <EmptyState title="No host has an agent yet">
             <p>Scripts run on hosts through pitcrew's agent. It connects out to this service, so the host needs no open port. On each host:</p>
-            <InstallAgent />
+            <Can do="configure"><InstallAgent /></Can>
             <p className="muted">The host shows here within seconds of its agent starting.</p>
           </EmptyState>
         }
@@ -88,7 +89,7 @@ function HostsTable({ hosts }: { hosts: Host[] }) {
               <td>
                 <span className="cell-pair">
                   <HostHistory host={host} />
-                  <ForgetHost host={host} />
+                  <Can do="configure"><ForgetHost host={host} /></Can>
                 </span>
               </td>
             </tr>

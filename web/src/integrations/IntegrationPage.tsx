@@ -1,4 +1,5 @@
 import { useNavigate, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Integration } from '../api/integration-types';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { PageHeader } from '../ui/PageHeader';
@@ -29,7 +30,7 @@ function IntegrationView({ integration }: { integration: Integration }) {
             {TOOLS[integration.type].title} · last alert <Time iso={status.lastAlertAt} />
           </span>
         }
-        actions={<DeleteIntegration integration={integration} />}
+        actions={<Can do="configure"><DeleteIntegration integration={integration} /></Can>}
       />
       {status.lastError ? (
         <p className="banner banner-error" role="status">
@@ -48,8 +49,8 @@ function IntegrationView({ integration }: { integration: Integration }) {
           <SampleCurl integration={integration} />
         </section>
         <div>
-          <TestAlert integration={integration} />
-          {integration.type === 'monasca' ? <MonascaPanel integration={integration} /> : null}
+          <Can do="operate"><TestAlert integration={integration} /></Can>
+          {integration.type === 'monasca' ? <Can do="configure"><MonascaPanel integration={integration} /></Can> : null}
         </div>
       </div>
       <RecentAlerts integrationId={integration.id} />

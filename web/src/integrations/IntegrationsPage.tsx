@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Can } from '../auth/useRole';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
@@ -65,7 +66,7 @@ export default function IntegrationsPage() {
           </table>
         )}
       </Loadable>
-      <ConnectTool />
+      <Can do="configure"><ConnectTool /></Can>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Can } from '../auth/useRole';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { AddRepository } from './AddRepository';
@@ -59,7 +60,7 @@ export default function RepositoriesPage() {
           </table>
         )}
       </Loadable>
-      <AddRepository />
+      <Can do="configure"><AddRepository /></Can>
     </>
   );
 }

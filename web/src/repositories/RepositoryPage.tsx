@@ -1,4 +1,5 @@
 import { Link, useNavigate, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Repository } from '../api/repository-types';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Definitions, optionalRow } from '../ui/Definitions';
@@ -28,7 +29,7 @@ function RepositoryView({ repository }: { repository: Repository }) {
             <Link to="/repositories">Repositories</Link> · git, read-only
           </>
         }
-        actions={<DeleteRepository repository={repository} />}
+        actions={<Can do="configure"><DeleteRepository repository={repository} /></Can>}
       />
       <div className="columns">
         <section className="panel">
@@ -46,10 +47,10 @@ function RepositoryView({ repository }: { repository: Repository }) {
             ]}
           />
         </section>
-        <TestRepository repository={repository} />
+        <Can do="operate"><TestRepository repository={repository} /></Can>
       </div>
       <RepositoryFilesPanel repository={repository} />
-      <RepositorySettings repository={repository} />
+      <Can do="configure"><RepositorySettings repository={repository} /></Can>
     </>
   );
 }

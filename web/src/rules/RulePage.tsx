@@ -1,4 +1,5 @@
 import { Link, useNavigate, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Rule } from '../api/types';
 import { ExecutionsTable } from '../executions/ExecutionsTable';
 import { useExecutions } from '../executions/queries';
@@ -35,11 +36,15 @@ function RuleView({ rule }: { rule: Rule }) {
         }
         actions={
           <>
-            <RunNow rule={rule} />
-            <Link to={`/rules/${rule.id}/edit`} className="button">
-              Edit
-            </Link>
-            <DeleteRule rule={rule} />
+            <Can do="operate">
+              <RunNow rule={rule} />
+            </Can>
+            <Can do="configure">
+              <Link to={`/rules/${rule.id}/edit`} className="button">
+                Edit
+              </Link>
+              <DeleteRule rule={rule} />
+            </Can>
           </>
         }
       />

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useRole } from '../auth/useRole';
 import type { Rule, Trigger } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { Toggle } from '../ui/Toggle';
@@ -11,6 +12,7 @@ import { useSetRuleEnabled } from './queries';
 export function RuleToggle({ rule }: { rule: Pick<Rule, 'id' | 'name' | 'enabled'> & { trigger?: Pick<Trigger, 'type'> } }) {
   const scheduled = rule.trigger?.type === 'cron';
   const setEnabled = useSetRuleEnabled();
+  const { can } = useRole();
   const [confirming, setConfirming] = useState(false);
   const change = (enabled: boolean) => {
     if (!enabled) {
@@ -22,7 +24,7 @@ export function RuleToggle({ rule }: { rule: Pick<Rule, 'id' | 'name' | 'enabled
   };
   return (
     <>
-      <Toggle checked={rule.enabled} onChange={change} label={rule.enabled ? `Turn off ${rule.name}` : `Turn on ${rule.name}`} disabled={setEnabled.isPending} />
+      <Toggle checked={rule.enabled} onChange={change} label={rule.enabled ? `Turn off ${rule.name}` : `Turn on ${rule.name}`} disabled={setEnabled.isPending || !can('operate')} />
       <ConfirmDialog
         open={confirming}
         title={scheduled ? `Pause “${rule.name}”?` : `Turn off “${rule.name}”?`}

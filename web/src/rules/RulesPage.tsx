@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { Rule, TriggerType } from '../api/types';
 import { OutcomeBadge, StateBadge } from '../ui/Badge';
 import { PagedList } from '../ui/PagedList';
@@ -32,9 +33,11 @@ export default function RulesPage() {
         title="Rules"
         subtitle="Each rule runs one action when its trigger fires. Every alarm is recorded, even when no action runs."
         actions={
-          <Link to="/rules/new" className="button button-primary">
-            New rule <kbd>n</kbd>
-          </Link>
+          <Can do="configure">
+            <Link to="/rules/new" className="button button-primary">
+              New rule <kbd>n</kbd>
+            </Link>
+          </Can>
         }
       />
       <div className="toolbar" role="search">
@@ -62,9 +65,11 @@ export default function RulesPage() {
           ) : (
             <EmptyState title="No rules yet">
               <p>A rule runs a runbook on your hosts when a webhook, an alert or a schedule fires.</p>
-              <Link to="/rules/new" className="button button-primary">
-                Create your first rule
-              </Link>
+              <Can do="configure">
+                <Link to="/rules/new" className="button button-primary">
+                  Create your first rule
+                </Link>
+              </Can>
             </EmptyState>
           )
         }

@@ -1,4 +1,5 @@
 import { Link, useLocation, useParams } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { RunbookView } from '../api/runbook-types';
 import { PageHeader } from '../ui/PageHeader';
 import { Loadable } from '../ui/states';
@@ -34,10 +35,12 @@ function RunbookDetail({ runbook }: { runbook: RunbookView }) {
         }
         actions={
           <>
-            <Link to={`/runbooks/${runbook.id}/edit`} className="button">
-              Edit
-            </Link>
-            <DeleteRunbook runbook={runbook} />
+            <Can do="configure">
+              <Link to={`/runbooks/${runbook.id}/edit`} className="button">
+                Edit
+              </Link>
+            </Can>
+            <Can do="configure"><DeleteRunbook runbook={runbook} /></Can>
           </>
         }
       />

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Can } from '../auth/useRole';
 import type { RunbookSummary } from '../api/runbook-types';
 import { INTERPRETER_LABELS } from '../rules/describe';
 import { PagedList } from '../ui/PagedList';
@@ -24,9 +25,11 @@ export default function RunbooksPage() {
             <Link to="/repositories" className="button">
               Git repositories
             </Link>
-            <Link to="/runbooks/new" className="button button-primary">
-              New runbook
-            </Link>
+            <Can do="configure">
+              <Link to="/runbooks/new" className="button button-primary">
+                New runbook
+              </Link>
+            </Can>
           </>
         }
       />
@@ -45,9 +48,11 @@ export default function RunbooksPage() {
                 A runbook is the script a rule runs and the notes people read when it fires. Write one, or install one of the starter library below, then
                 pick it in a rule&rsquo;s runbook step; each save is kept, so you can see what changed and which version ran.
               </p>
-              <Link to="/runbooks/new" className="button button-primary">
-                Write a runbook
-              </Link>
+              <Can do="configure">
+                <Link to="/runbooks/new" className="button button-primary">
+                  Write a runbook
+                </Link>
+              </Can>
             </EmptyState>
           )
         }
@@ -62,7 +67,7 @@ export default function RunbooksPage() {
           </>
         )}
       </PagedList>
-      <StarterLibrary />
+      <Can do="configure"><StarterLibrary /></Can>
     </>
   );
 }

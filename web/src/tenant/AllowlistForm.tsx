@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { EditableBy } from '../auth/useRole';
 import { problemAtFields } from '../api/problem';
 import type { Tenant } from '../api/types';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
@@ -86,70 +87,72 @@ export function AllowlistForm({ tenant, field = 'ipAllowlist' }: { tenant: Tenan
 
   return (
     <form className="panel" onSubmit={submit} noValidate aria-labelledby={`${field}-heading`}>
-      <h2 id={`${field}-heading`}>{words.heading}</h2>
-      <p className="muted">
-        {words.intro} (<code>203.0.113.0/24</code>, <code>2001:db8::/32</code>; a bare address is that one address). Calls from anywhere else get 403
-        and nothing is recorded. {field === 'ipAllowlist' ? 'Agent enrolment has a list of its own; this UI is not affected.' : 'Webhooks have a list of their own; this UI is not affected.'}
-      </p>
-      <p className={`banner ${current.length === 0 ? 'banner-info' : 'banner-warn'}`} role="note">
-        {current.length === 0
-          ? `The list is empty: ${words.what} are accepted from every address. An empty list always means every address.`
-          : `Now: ${words.what} are accepted only from ${describeCount(current.length)}. An empty list means every address.`}
-      </p>
-      {banner ? <ErrorBanner error={banner} /> : null}
-      <ol className="allowlist">
-        {rows.map((row, i) => (
-          <li key={row.id}>
-            <Field label={`Allowed address ${i + 1}`} error={errors[row.id]}>
-              <input
-                className="mono"
-                value={row.value}
-                placeholder="203.0.113.0/24"
-                autoComplete="off"
-                spellCheck={false}
-                maxLength={64}
-                autoFocus={row.id === added}
-                onChange={(event) => setValue(row.id, event.target.value)}
-              />
-            </Field>
-            <button type="button" className="button button-quiet" aria-label={`Remove address ${i + 1}`} onClick={() => edit(rows.filter((r) => r.id !== row.id))}>
-              Remove
-            </button>
-          </li>
-        ))}
-      </ol>
-      <SaveBar label="Save allowlist" busy={update.isPending} disabled={!changed} saved={saved}>
-        <button type="button" className="button" onClick={add}>
-          Add an address
-        </button>
-      </SaveBar>
-      <ConfirmDialog
-        open={confirming}
-        title={cidrs.length === 0 ? `Accept ${words.what} from every address?` : `Accept ${words.what} only from ${describeCount(cidrs.length)}?`}
-        confirmLabel="Save allowlist"
-        danger={cidrs.length > 0}
-        busy={update.isPending}
-        onCancel={() => setConfirming(false)}
-        onConfirm={save}
-      >
-        {cidrs.length === 0 ? (
-          <p>{words.empty}</p>
-        ) : (
-          <>
-            <p>
-              <strong>{words.What} from other addresses will be refused with 403</strong>, and nothing is recorded for them, from the next call on.
-            </p>
-            <ul className="allowlist-review mono">
-              {cidrs.map((cidr, i) => (
-                <li key={i}>{cidr}</li>
-              ))}
-            </ul>
-            <p>
-              {words.check} Behind a proxy or load balancer, the address is the proxy's unless the service trusts it (<code>PITCREW_TRUST_PROXY</code>).
-            </p>
-          </>
-        )}
-      </ConfirmDialog>
+      <EditableBy do="configure">
+        <h2 id={`${field}-heading`}>{words.heading}</h2>
+        <p className="muted">
+          {words.intro} (<code>203.0.113.0/24</code>, <code>2001:db8::/32</code>; a bare address is that one address). Calls from anywhere else get 403
+          and nothing is recorded. {field === 'ipAllowlist' ? 'Agent enrolment has a list of its own; this UI is not affected.' : 'Webhooks have a list of their own; this UI is not affected.'}
+        </p>
+        <p className={`banner ${current.length === 0 ? 'banner-info' : 'banner-warn'}`} role="note">
+          {current.length === 0
+            ? `The list is empty: ${words.what} are accepted from every address. An empty list always means every address.`
+            : `Now: ${words.what} are accepted only from ${describeCount(current.length)}. An empty list means every address.`}
+        </p>
+        {banner ? <ErrorBanner error={banner} /> : null}
+        <ol className="allowlist">
+          {rows.map((row, i) => (
+            <li key={row.id}>
+              <Field label={`Allowed address ${i + 1}`} error={errors[row.id]}>
+                <input
+                  className="mono"
+                  value={row.value}
+                  placeholder="203.0.113.0/24"
+                  autoComplete="off"
+                  spellCheck={false}
+                  maxLength={64}
+                  autoFocus={row.id === added}
+                  onChange={(event) => setValue(row.id, event.target.value)}
+                />
+              </Field>
+              <button type="button" className="button button-quiet" aria-label={`Remove address ${i + 1}`} onClick={() => edit(rows.filter((r) => r.id !== row.id))}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ol>
+        <SaveBar label="Save allowlist" busy={update.isPending} disabled={!changed} saved={saved}>
+          <button type="button" className="button" onClick={add}>
+            Add an address
+          </button>
+        </SaveBar>
+        <ConfirmDialog
+          open={confirming}
+          title={cidrs.length === 0 ? `Accept ${words.what} from every address?` : `Accept ${words.what} only from ${describeCount(cidrs.length)}?`}
+          confirmLabel="Save allowlist"
+          danger={cidrs.length > 0}
+          busy={update.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={save}
+        >
+          {cidrs.length === 0 ? (
+            <p>{words.empty}</p>
+          ) : (
+            <>
+              <p>
+                <strong>{words.What} from other addresses will be refused with 403</strong>, and nothing is recorded for them, from the next call on.
+              </p>
+              <ul className="allowlist-review mono">
+                {cidrs.map((cidr, i) => (
+                  <li key={i}>{cidr}</li>
+                ))}
+              </ul>
+              <p>
+                {words.check} Behind a proxy or load balancer, the address is the proxy's unless the service trusts it (<code>PITCREW_TRUST_PROXY</code>).
+              </p>
+            </>
+          )}
+        </ConfirmDialog>
+      </EditableBy>
     </form>
   );
 }

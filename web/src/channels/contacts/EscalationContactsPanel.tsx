@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { EditableBy } from '../../auth/useRole';
 import type { Channel, EscalationContacts } from '../../api/channel-types';
 import { ApiProblem, messageOf } from '../../api/problem';
 import { Field } from '../../ui/Field';
@@ -73,48 +74,50 @@ function ContactsForm({ contacts, channels }: { contacts: EscalationContacts; ch
 
   return (
     <form onSubmit={submit} noValidate>
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
-      <div className="columns">
-        <div>
-          <Field label="On-call addresses" error={errors.emails} hint="One a line.">
-            <textarea rows={4} className="mono" value={emails} onChange={(event) => setEmails(event.target.value)} placeholder="oncall@example.com" spellCheck={false} />
-          </Field>
-          <Field
-            label="Sent through"
-            error={errors.emailChannelId}
-            hint={emailChannels.length === 0 ? 'Addresses need an email channel’s SMTP server: add an email channel first (its mode may be Disabled).' : 'The email channel whose SMTP server sends to these addresses, whatever its mode.'}
-          >
-            <select value={emailChannelId} onChange={(event) => setEmailChannelId(event.target.value)}>
-              <option value="">{emailChannels[0] ? `The first email channel (${emailChannels[0].name})` : 'No email channel yet'}</option>
-              {emailChannels.map((channel) => (
-                <option key={channel.id} value={channel.id}>
-                  {channel.name}
-                </option>
-              ))}
-            </select>
-          </Field>
+      <EditableBy do="configure">
+        {banner ? (
+          <p className="banner banner-error" role="alert">
+            {banner}
+          </p>
+        ) : null}
+        <div className="columns">
+          <div>
+            <Field label="On-call addresses" error={errors.emails} hint="One a line.">
+              <textarea rows={4} className="mono" value={emails} onChange={(event) => setEmails(event.target.value)} placeholder="oncall@example.com" spellCheck={false} />
+            </Field>
+            <Field
+              label="Sent through"
+              error={errors.emailChannelId}
+              hint={emailChannels.length === 0 ? 'Addresses need an email channel’s SMTP server: add an email channel first (its mode may be Disabled).' : 'The email channel whose SMTP server sends to these addresses, whatever its mode.'}
+            >
+              <select value={emailChannelId} onChange={(event) => setEmailChannelId(event.target.value)}>
+                <option value="">{emailChannels[0] ? `The first email channel (${emailChannels[0].name})` : 'No email channel yet'}</option>
+                {emailChannels.map((channel) => (
+                  <option key={channel.id} value={channel.id}>
+                    {channel.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+          <ChannelChecklist channels={channels} picked={channelIds} onChange={setChannelIds} error={errors.channelIds} />
         </div>
-        <ChannelChecklist channels={channels} picked={channelIds} onChange={setChannelIds} error={errors.channelIds} />
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save contacts'}
-        </button>
-        <span className="muted" role="status">
-          {save.isSuccess ? 'Saved. ' : null}
-          {contacts.updatedAt ? (
-            <>
-              Last saved <Time iso={contacts.updatedAt} />.
-            </>
-          ) : (
-            'Not set yet.'
-          )}
-        </span>
-      </div>
+        <div className="form-actions">
+          <button type="submit" className="button button-primary" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save contacts'}
+          </button>
+          <span className="muted" role="status">
+            {save.isSuccess ? 'Saved. ' : null}
+            {contacts.updatedAt ? (
+              <>
+                Last saved <Time iso={contacts.updatedAt} />.
+              </>
+            ) : (
+              'Not set yet.'
+            )}
+          </span>
+        </div>
+      </EditableBy>
     </form>
   );
 }

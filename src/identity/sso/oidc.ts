@@ -1,0 +1,136 @@
+import * as client from 'openid-client';
+import type { Claims } from './role-mapping.js';
+import { isLoopbackUrl } from './urls.js';
+
+/** An OpenID provider as a tenant configured it (the client secret opened, when it has one). */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string | undefined;
+  scopes: readonly string[];
+}
+
+export interface OidcDeps {
+  /** pitcrew's clock: ID token times (exp, iat) are judged by it, not by the process's own. */
+  now: () => number;
+  /** How the service reaches the provider (the egress policy's fetch in the server); the global fetch when absent. */
+  fetch?: client.CustomFetch | undefined;
+}
+
+/** egress/fetch.ts's PolicyFetch, by shape: identity/ sits below egress/ and imports nothing of it. */
+type PolicyFetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+
+/**
+ * openid-client's requests (discovery, JWKS, token, userinfo) through the egress policy: an
+ * issuer a tenant owner types must not make the service call into its own network, unless the
+ * operator opened that network (PITCREW_EGRESS_ALLOW_NETWORKS) for an identity provider there.
+ */
+export function oidcFetch(fetch: PolicyFetchLike): client.CustomFetch {
+  return (url, options) => fetch(url, {
+    method: options.method,
+    headers: options.headers,
+    ...(options.body === undefined || options.body === null ? {} : { body: String(options.body) }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+/** What the callback checks the provider's answer against; saved at the start, used once. */
+export interface OidcPending {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/**
+ * The provider's configuration, from its discovery document at `issuer` (which must name the same
+ * issuer: openid-client checks it). Plain HTTP only to a loopback issuer (a provider on this
+ * machine, as in development and the tests); anywhere else tokens travel over TLS.
+ */
+export async function discover(settings: OidcSettings, deps: OidcDeps): Promise<client.Configuration> {
+  const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((deps.now() - Date.now()) / 1000) };
+  if (settings.clientSecret) metadata.client_secret = settings.clientSecret;
+  const authentication = settings.clientSecret ? client.ClientSecretBasic(settings.clientSecret) : client.None();
+  return client.discovery(new URL(settings.issuer), settings.clientId, metadata, authentication, {
+    ...(isLoopbackUrl(settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+    ...(deps.fetch ? { [client.customFetch]: deps.fetch } : {}),
+  });
+}
+
+/** Where to send the browser: the authorization code flow with PKCE (S256), a fresh state and nonce. */
+export async function authorizationRequest(config: client.Configuration, settings: OidcSettings, redirectUri: string): Promise<{ url: string; pending: OidcPending }> {
+  const pending = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: settings.scopes.join(' '),
+    code_challenge: await client.calculatePKCECodeChallenge(pending.codeVerifier),
+    code_challenge_method: 'S256',
+    state: pending.state,
+    nonce: pending.nonce,
+  });
+  return { url: url.href, pending };
+}
+
+/**
+ * The claims of the person the provider signed in: the code exchanged (with the PKCE verifier),
+ * the ID token checked by openid-client (signature, issuer, audience, expiry, nonce), and the
+ * userinfo added for claims the ID token leaves out (many providers put e-mail and groups there
+ * only). The ID token's own claims win over userinfo's.
+ */
+export async function finishSignIn(config: client.Configuration, callbackUrl: URL, pending: OidcPending): Promise<Claims> {
+  const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+    pkceCodeVerifier: pending.codeVerifier,
+    expectedState: pending.state,
+    expectedNonce: pending.nonce,
+    idTokenExpected: true,
+  });
+  const idClaims = tokens.claims();
+  if (!idClaims) throw new Error('the identity provider sent no ID token');
+  const userinfo = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+  return { ...userinfo, ...idClaims };
+}
+
+/**
+ * A failed sign-in told so an administrator knows what to fix: the claim that did not match and
+ * both values, or the provider's own error. Never the tokens, the code or the client secret.
+ */
+export function explainOidcFailure(error: unknown, settings: OidcSettings): string {
+  if (error instanceof client.AuthorizationResponseError) {
+    return `the identity provider refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`;
+  }
+  if (error instanceof client.ResponseBodyError) {
+    const hint = error.error === 'invalid_client' ? '; check the client id and secret' : '';
+    return `the identity provider refused the code exchange: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}${hint}`;
+  }
+  if (error instanceof client.ClientError) {
+    // openid-client wraps oauth4webapi's error, whose own cause names the failed claim.
+    const inner = error.cause instanceof Error ? error.cause : undefined;
+    if (isClaimFailure(inner?.cause)) return explainClaim(inner.cause, settings);
+    return `the identity provider's answer was refused: ${inner?.message ?? error.message}`;
+  }
+  return `the identity provider at ${settings.issuer} could not be reached or gave an answer pitcrew cannot read (${error instanceof Error ? error.message : 'unknown error'})`;
+}
+
+interface ClaimFailure { claim: string; expected?: unknown; claims?: Record<string, unknown> }
+
+function isClaimFailure(cause: unknown): cause is ClaimFailure {
+  return typeof cause === 'object' && cause !== null && typeof (cause as { claim?: unknown }).claim === 'string';
+}
+
+function explainClaim(failure: ClaimFailure, settings: OidcSettings): string {
+  const got = failure.claims?.[failure.claim];
+  switch (failure.claim) {
+    case 'aud':
+      return `the ID token was issued for client ${JSON.stringify(got)}, this provider is configured with client ${JSON.stringify(settings.clientId)}: check the client id`;
+    case 'iss':
+      return `the ID token was issued by ${JSON.stringify(got)}, this provider is configured with issuer ${JSON.stringify(settings.issuer)}: check the issuer URL`;
+    case 'nonce':
+      return 'the ID token does not carry the nonce of this sign-in (a replayed or injected answer); start the sign-in again';
+    case 'exp':
+      return 'the ID token has expired; if this repeats, check the clocks of pitcrew and the identity provider';
+    case 'iat':
+    case 'nbf':
+      return `the ID token's ${failure.claim} time is out of range; check the clocks of pitcrew and the identity provider`;
+    default:
+      return `the ID token's "${failure.claim}" claim does not match what this sign-in expected`;
+  }
+}

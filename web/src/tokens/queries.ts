@@ -1,0 +1,38 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { Role } from '../auth/roles';
+
+export interface PersonalToken {
+  id: string;
+  name: string;
+  userId: string | null;
+  role: Role | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export type IssuedToken = PersonalToken & { token: string };
+
+const KEY = ['tokens'];
+
+export function useTokens() {
+  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => api<{ items: PersonalToken[] }>('/tokens', { signal }) });
+}
+
+export function useIssueToken() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (token: { name: string; role?: Role; expiresAt?: string }) => api<IssuedToken>('/tokens', { method: 'POST', body: token }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useRevokeToken() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>(`/tokens/${id}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}

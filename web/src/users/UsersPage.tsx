@@ -1,0 +1,209 @@
+import { useState, type FormEvent } from 'react';
+import { messageOf, problemAtFields } from '../api/problem';
+import { useMe } from '../auth/me';
+import { ROLES, roleAtLeast, type Role } from '../auth/roles';
+import { ConfirmedAction } from '../ui/ConfirmedAction';
+import { Field } from '../ui/Field';
+import { PageHeader } from '../ui/PageHeader';
+import { RevealOnce } from '../ui/RevealOnce';
+import { EmptyState, Loadable } from '../ui/states';
+import { Time } from '../ui/Time';
+import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, type Emailed, type InvitedMember, type Member } from './queries';
+
+const ROLE_TEXT: Record<Role, string> = {
+  viewer: 'reads everything, changes nothing',
+  operator: 'runs, cancels, switches rules on and off, tests',
+  admin: 'changes everything but owners',
+  owner: 'everything, single sign-on, owners',
+};
+
+export default function UsersPage() {
+  const members = useMembers();
+  const myRole = useMe().data?.role ?? 'viewer';
+  const [link, setLink] = useState<OneTimeLink | null>(null);
+  const invited = (member: InvitedMember) => setLink({ title: `Invitation for ${member.email ?? ''}`, url: member.inviteUrl, emailed: member.emailed, valid: 'for 7 days' });
+  return (
+    <>
+      <PageHeader title="Users" subtitle="The people of this tenant and their roles. An invitation is a one-time link (7 days) you send them: they set their password with it." />
+      <InviteForm grantable={grantableBy(myRole)} onInvited={invited} />
+      <Loadable query={members} what="users" isEmpty={(data) => data.items.length === 0} empty={<EmptyState title="No users">Invite someone above.</EmptyState>}>
+        {(data) => <MembersTable members={data.items} grantable={grantableBy(myRole)} myRole={myRole} onLink={setLink} />}
+      </Loadable>
+      <RevealOnce
+        secret={link?.url ?? null}
+        title={link?.title ?? ''}
+        what="link"
+        label="One-time link"
+        copyLabel="Copy link"
+        storeIn={`Unless it was e-mailed, send it to them now (chat, e-mail): pitcrew keeps only its hash and cannot show it again. It works once, ${link?.valid ?? ''}.`}
+        onClose={() => setLink(null)}
+      >
+        {link?.emailed ? <p className={link.emailed.sent ? 'banner banner-info' : 'field-hint'}>{link.emailed.detail}</p> : null}
+      </RevealOnce>
+    </>
+  );
+}
+
+/** An invitation or password reset link, shown once. */
+interface OneTimeLink {
+  title: string;
+  url: string;
+  emailed?: Emailed;
+  valid: string;
+}
+
+/** Nobody grants more than they hold. */
+function grantableBy(role: Role): Role[] {
+  return ROLES.filter((one) => roleAtLeast(role, one));
+}
+
+interface RoleSelectProps {
+  value: Role;
+  onChange: (role: Role) => void;
+  roles: Role[];
+  label?: string;
+  /** Given by Field. */
+  id?: string;
+  'aria-describedby'?: string;
+}
+
+function RoleSelect({ value, onChange, roles, label, ...fieldProps }: RoleSelectProps) {
+  return (
+    <select {...fieldProps} aria-label={label} value={value} onChange={(event) => onChange(event.target.value as Role)}>
+      {roles.map((role) => (
+        <option key={role} value={role} title={ROLE_TEXT[role]}>
+          {role}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: (member: InvitedMember) => void }) {
+  const invite = useInvite();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [errors, setErrors] = useState<{ email?: string; banner?: string | null }>({});
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!email.trim()) return setErrors({ email: 'the e-mail of the person to invite' });
+    setErrors({});
+    invite.mutate({ email: email.trim(), role }, {
+      onSuccess: (member) => {
+        setEmail('');
+        onInvited(member);
+      },
+      onError: (problem) => {
+        const placed = problemAtFields(problem, (path) => (path === '/body/email' ? 'email' : undefined));
+        setErrors({ email: placed.errors.email, banner: placed.banner });
+      },
+    });
+  };
+  return (
+    <form className="inline-form panel" onSubmit={submit} noValidate>
+      <Field label="Invite by e-mail" error={errors.email}>
+        <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} placeholder="ana@example.com" autoComplete="off" />
+      </Field>
+      <Field label="Role" hint={ROLE_TEXT[role]}>
+        <RoleSelect value={role} onChange={setRole} roles={grantable} />
+      </Field>
+      <button type="submit" className="button button-primary" disabled={invite.isPending}>
+        {invite.isPending ? 'Inviting…' : 'Invite'}
+      </button>
+      {errors.banner ? (
+        <p className="banner banner-error" role="alert">
+          {errors.banner}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+function MembersTable({ members, grantable, myRole, onLink }: { members: Member[]; grantable: Role[]; myRole: Role; onLink: (link: OneTimeLink) => void }) {
+  const me = useMe().data?.user.id;
+  const changeRole = useChangeRole();
+  return (
+    <>
+      {changeRole.error ? (
+        <p className="banner banner-error" role="alert">
+          {messageOf(changeRole.error)}
+        </p>
+      ) : null}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>E-mail</th>
+            <th>Role</th>
+            <th>Status</th>
+            <th>Last sign-in</th>
+            <th aria-label="actions" />
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((member) => {
+            // Your own membership and those above your role are another's to change.
+            const changeable = member.id !== me && roleAtLeast(myRole, member.role);
+            return (
+              <tr key={member.id} data-user={member.email ?? member.id} className={member.status === 'disabled' ? 'row-off' : undefined}>
+                <td className="strong">{member.email ?? <span className="muted">not claimed yet</span>}</td>
+                <td>
+                  {changeable ? (
+                    <RoleSelect label={`Role of ${member.email ?? 'user'}`} value={member.role} roles={grantable} onChange={(role) => changeRole.mutate({ id: member.id, role })} />
+                  ) : (
+                    member.role
+                  )}
+                </td>
+                <td>{member.status}</td>
+                <td>
+                  <Time iso={member.lastSignInAt} />
+                </td>
+                <td className="row-actions">
+                  {changeable ? (
+                    <>
+                      <ResetLink member={member} onLink={onLink} />
+                      <RemoveMember member={member} />
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function RemoveMember({ member }: { member: Member }) {
+  const remove = useRemoveMember();
+  return (
+    <ConfirmedAction
+      label="Remove"
+      buttonClassName="link-button link-danger"
+      title={`Remove ${member.email ?? 'this user'} from the tenant?`}
+      confirmLabel="Remove"
+      mutation={remove}
+      onConfirm={(close) => remove.mutate(member.id, { onSuccess: close })}
+    >
+      <p>Their sessions in this tenant end at once, their personal tokens here are revoked, and an invitation not used yet stops working.</p>
+    </ConfirmedAction>
+  );
+}
+
+/** A password reset link for a member (their password works until they use it). */
+function ResetLink({ member, onLink }: { member: Member; onLink: (link: OneTimeLink) => void }) {
+  const reset = useResetLink();
+  return (
+    <>
+      <button
+        type="button"
+        className="link-button"
+        disabled={reset.isPending}
+        onClick={() => reset.mutate(member.id, { onSuccess: (made) => onLink({ title: `Password reset for ${member.email ?? 'user'}`, url: made.resetUrl, emailed: made.emailed, valid: 'within 1 hour' }) })}
+      >
+        Reset password
+      </button>
+      {reset.error ? <span className="field-error">{messageOf(reset.error)}</span> : null}
+    </>
+  );
+}

@@ -1,0 +1,56 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { Role } from '../auth/roles';
+
+export interface Member {
+  id: string;
+  email: string | null;
+  role: Role;
+  status: 'active' | 'invited' | 'disabled';
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+
+/** Whether the service e-mailed the link (through the tenant's e-mail channel), and if not why. */
+export interface Emailed {
+  sent: boolean;
+  detail: string;
+}
+
+export type InvitedMember = Member & { inviteUrl: string; emailed?: Emailed };
+
+const KEY = ['users'];
+
+export function useMembers() {
+  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => api<{ items: Member[] }>('/users', { signal }) });
+}
+
+export function useInvite() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (invite: { email: string; role: Role }) => api<InvitedMember>('/users', { method: 'POST', body: invite }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useChangeRole() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, role }: { id: string; role: Role }) => api<Member>(`/users/${id}`, { method: 'PATCH', body: { role } }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useRemoveMember() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>(`/users/${id}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useResetLink() {
+  return useMutation({
+    mutationFn: (id: string) => api<{ resetUrl: string; emailed: Emailed }>(`/users/${id}/reset`, { method: 'POST' }),
+  });
+}

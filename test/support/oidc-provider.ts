@@ -12,7 +12,7 @@ import Provider from 'oidc-provider';
 export interface TestIdp {
   issuer: string;
   /** Changes the next ID tokens' claims (re-signed with the IdP's own key), e.g. another audience. */
-  misbehave(change: ((claims: Record<string, unknown>) => Record<string, unknown>) | undefined): void;
+  misbehave(change: Change | undefined): void;
   close(): Promise<void>;
 }
 
@@ -24,13 +24,31 @@ export interface TestClient {
 
 export type TestAccounts = Record<string, Record<string, unknown>>;
 
-export async function startTestIdp(clients: readonly TestClient[], accounts: TestAccounts): Promise<TestIdp> {
+/**
+ * `clients` may be a function: it is asked at the IdP's first request, for a test that registers
+ * pitcrew's redirect URI as a person does, after reading it from pitcrew (it names the provider's id).
+ */
+export async function startTestIdp(clients: readonly TestClient[] | (() => readonly TestClient[]), accounts: TestAccounts): Promise<TestIdp> {
   // The issuer names the port, so the server listens before the provider exists.
-  const app: { handler?: (req: http.IncomingMessage, res: http.ServerResponse) => void } = {};
-  const server = http.createServer((req, res) => app.handler?.(req, res));
+  let handler: Handler | undefined;
+  const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  let change: Change | undefined;
+  const build = () => providerAt(issuer, typeof clients === 'function' ? clients() : clients, accounts, privateKey, () => change);
+  server.on('request', (req, res) => (handler ??= build())(req, res));
+  return {
+    issuer,
+    misbehave: (next) => { change = next; },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+type Change = (claims: Record<string, unknown>) => Record<string, unknown>;
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+function providerAt(issuer: string, clients: readonly TestClient[], accounts: TestAccounts, privateKey: KeyObject, changeOf: () => Change | undefined): Handler {
   const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', alg: 'RS256', use: 'sig' };
   const provider = new Provider(issuer, {
     clients: clients.map((client) => ({
@@ -48,24 +66,19 @@ export async function startTestIdp(clients: readonly TestClient[], accounts: Tes
     ttl: { IdToken: 300, AccessToken: 300, AuthorizationCode: 60, Interaction: 300, Session: 300, Grant: 300 },
     findAccount: (_ctx: unknown, id: string) => (accounts[id] ? { accountId: id, claims: () => ({ sub: id, ...accounts[id] }) } : undefined),
   });
-  let change: ((claims: Record<string, unknown>) => Record<string, unknown>) | undefined;
   // A koa middleware (oidc-provider's documented `provider.use`) that rewrites the token
   // endpoint's ID token when a test asks it to misbehave: the claims changed, signed again with
   // this IdP's key, so only the claim checks (not the signature) can catch it.
   provider.use(async (ctx, next) => {
     await next();
+    const change = changeOf();
     const body = ctx.body as { id_token?: string } | undefined;
     if (change && ctx.path === '/token' && ctx.status === 200 && body?.id_token) ctx.body = { ...body, id_token: resign(body.id_token, change, privateKey) };
   });
-  app.handler = provider.callback();
-  return {
-    issuer,
-    misbehave: (next) => { change = next; },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return provider.callback();
 }
 
-function resign(token: string, change: (claims: Record<string, unknown>) => Record<string, unknown>, key: KeyObject): string {
+function resign(token: string, change: Change, key: KeyObject): string {
   const [header = '', payload = ''] = token.split('.');
   const claims = change(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>);
   const signingInput = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
+import { cookieSessionExpected } from './session';
 
 interface Provider {
   id: string;
@@ -34,7 +35,7 @@ export function SsoButtons({ providers, passwordSignIn }: { providers: Provider[
   return (
     <div className="sso-buttons">
       {providers.map((provider) => (
-        <a key={provider.id} className="button button-block" href={provider.startUrl}>
+        <a key={provider.id} className="button button-block" href={provider.startUrl} onClick={cookieSessionExpected}>
           Continue with {provider.name}
         </a>
       ))}

@@ -55,6 +55,14 @@ export function cookieSessionStarted(csrfToken: string | null): void {
   changed();
 }
 
+/**
+ * A single sign-on is under way: the service sets the cookie at the end of a redirect, where no
+ * page of the app sees it, so the page it lands on must ask GET /me (a fresh browser would not).
+ */
+export function cookieSessionExpected(): void {
+  localStorage.setItem(COOKIE_HINT_KEY, '1');
+}
+
 /** Forgets the session; `reason` is shown on the sign-in page (e.g. the service refused the token). */
 export function signOut(reason: string | null = null): void {
   lastKind = currentToken() ? 'token' : cookieSession || localStorage.getItem(COOKIE_HINT_KEY) ? 'cookie' : lastKind;

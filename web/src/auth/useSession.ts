@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import { messageOf } from '../api/problem';
 import { ME_KEY, type Me } from './me';
 import { cookieSessionStarted, sessionKind, signOut, subscribeToSession } from './session';
+import { rememberTenant } from './signed-in';
 
 let checking: Promise<void> | null = null;
 
@@ -19,6 +20,8 @@ export function useSession() {
     checking = api<Me>('/me', { checkingSession: true })
       .then((me) => {
         queryClient.setQueryData(ME_KEY, me);
+        // After a single sign-on this is the first the page hears of the tenant.
+        rememberTenant(me);
         cookieSessionStarted(me.csrfToken);
       })
       .catch((problem: unknown) => signOut(messageOf(problem)))

@@ -3,7 +3,10 @@ import { problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
 import { useSaveSsoProvider, type RoleMapping, type SsoProvider, type SsoProviderInput } from './queries';
 
-type FormField = 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'metadataXml' | 'roleMapping';
+/** What the service asks for when none are given (src/identity/sso/providers.ts). */
+const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
+
+type FormField = 'name' | 'issuer' | 'clientId' | 'clientSecret' | 'scopes' | 'metadataXml' | 'roleMapping';
 
 const EXAMPLE_MAPPING: Record<SsoProviderInput['type'], RoleMapping> = {
   oidc: { claim: 'groups', groups: { 'pitcrew-admins': 'admin', 'pitcrew-ops': 'operator' }, default: 'viewer' },
@@ -18,6 +21,7 @@ export function SsoProviderForm({ provider, onDone }: { provider: SsoProvider | 
   const [issuer, setIssuer] = useState(provider?.issuer ?? '');
   const [clientId, setClientId] = useState(provider?.clientId ?? '');
   const [clientSecret, setClientSecret] = useState('');
+  const [scopes, setScopes] = useState((provider?.scopes ?? DEFAULT_SCOPES).join(' '));
   const [metadataXml, setMetadataXml] = useState(provider?.metadataXml ?? '');
   const [mapping, setMapping] = useState(JSON.stringify(provider?.roleMapping ?? EXAMPLE_MAPPING.oidc, null, 2));
   const [jit, setJit] = useState(provider?.jit ?? true);
@@ -35,7 +39,7 @@ export function SsoProviderForm({ provider, onDone }: { provider: SsoProvider | 
     }
     const common = { type, name: name.trim(), roleMapping, jit, required };
     const input: SsoProviderInput =
-      type === 'oidc' ? { ...common, issuer: issuer.trim(), clientId: clientId.trim(), ...(clientSecret ? { clientSecret } : {}) } : { ...common, metadataXml };
+      type === 'oidc' ? { ...common, issuer: issuer.trim(), clientId: clientId.trim(), scopes: scopes.split(/\s+/).filter(Boolean), ...(clientSecret ? { clientSecret } : {}) } : { ...common, metadataXml };
     setErrors({});
     setBanner(null);
     save.mutate({ id: provider?.id ?? null, input }, {
@@ -88,6 +92,9 @@ export function SsoProviderForm({ provider, onDone }: { provider: SsoProvider | 
           >
             <input type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} autoComplete="new-password" />
           </Field>
+          <Field label="Scopes" error={errors.scopes} hint="Separated by spaces; add groups where the provider gives the group claim only for that scope (Okta, Keycloak).">
+            <input value={scopes} onChange={(event) => setScopes(event.target.value)} spellCheck={false} />
+          </Field>
         </>
       ) : (
         <Field label="Identity provider metadata (XML)" error={errors.metadataXml}>
@@ -126,5 +133,5 @@ export function SsoProviderForm({ provider, onDone }: { provider: SsoProvider | 
 
 function fieldOf(path: string): FormField | undefined {
   const field = path.split('/')[2];
-  return field && ['name', 'issuer', 'clientId', 'clientSecret', 'metadataXml', 'roleMapping'].includes(field) ? (field as FormField) : undefined;
+  return field && ['name', 'issuer', 'clientId', 'clientSecret', 'scopes', 'metadataXml', 'roleMapping'].includes(field) ? (field as FormField) : undefined;
 }

@@ -38,6 +38,7 @@ export default function SsoSettingsPage() {
                 <th>Name</th>
                 <th>Type</th>
                 <th>Issuer or IdP</th>
+                <th>Redirect URI to register</th>
                 <th>New users</th>
                 <th>Password sign-in</th>
                 <th aria-label="actions" />
@@ -49,6 +50,7 @@ export default function SsoSettingsPage() {
                   <td className="strong">{provider.name}</td>
                   <td>{provider.type === 'oidc' ? 'OpenID Connect' : 'SAML 2.0'}</td>
                   <td className="mono">{provider.issuer ?? provider.metadataUrl ?? '—'}</td>
+                  <td className="mono">{provider.callbackUrl ?? '—'}</td>
                   <td>{provider.jit ? 'created at first sign-in' : 'members only'}</td>
                   <td>{provider.required ? 'off (SSO required)' : 'on'}</td>
                   <td className="row-actions">

@@ -15,6 +15,7 @@ export interface SsoProvider {
   issuer?: string;
   clientId?: string;
   clientSecretSet?: boolean;
+  scopes?: string[];
   metadataXml?: string;
   roleMapping: RoleMapping;
   jit: boolean;
@@ -31,6 +32,7 @@ export interface SsoProviderInput {
   clientId?: string;
   /** Write-only: sent when typed, never read back. */
   clientSecret?: string;
+  scopes?: string[];
   metadataXml?: string;
   roleMapping: RoleMapping;
   jit: boolean;

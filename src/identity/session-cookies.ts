@@ -26,11 +26,14 @@ function cookie(secure: boolean, value: string, maxAge: number): string {
 
 /** The session secret the request's cookies carry, if any. */
 export function sessionSecretOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
+  return cookieOf(request, SECURE_SESSION_COOKIE, SESSION_COOKIE);
+}
+
+/** The value of the first cookie of these names the request carries; undefined when none has one. */
+export function cookieOf(request: FastifyRequest, ...names: string[]): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === SECURE_SESSION_COOKIE || name === SESSION_COOKIE) return value.join('=') || undefined;
+    if (name !== undefined && names.includes(name) && value.length > 0) return value.join('=') || undefined;
   }
   return undefined;
 }

@@ -10,7 +10,7 @@ import type { Api } from '../http/types.js';
 import type { Database, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
 import type { Store } from '../store/database.js';
-import { linkMail, type MailLink } from './account-links.js';
+import type { MailLink } from './account-links.js';
 import { issueLink, linkPath, redeemLink } from './invitations.js';
 import { baseUrl } from '../http/types.js';
 import { hashPassword, passwordMatches, passwordProblem } from './passwords.js';
@@ -138,7 +138,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     const tenant = user && user.disabled_at === null && deps.mailLink ? (await tenantsOf(db, user.id))[0] : undefined;
     if (user && tenant && deps.mailLink) {
       const link = await issueLink(db, { tenantId: tenant.id, userId: user.id, purpose: 'reset', createdBy: null, now });
-      const sent = await deps.mailLink(tenant.id, user.email!, linkMail('reset', `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`, tenant.name));
+      const sent = await deps.mailLink(tenant.id, user.email!, { purpose: 'reset', url: `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`, tenantName: tenant.name });
       request.log.info({ userId: user.id, sent: sent.sent }, sent.detail.replace(/ to \S+@\S+/, ''));
     }
     reply.code(202);

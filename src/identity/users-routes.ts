@@ -8,7 +8,7 @@ import { baseUrl, type Api } from '../http/types.js';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
-import { linkMail, type MailLink } from './account-links.js';
+import type { MailLink } from './account-links.js';
 import { issueLink, linkPath, type LinkPurpose } from './invitations.js';
 import type { Principal } from './principal.js';
 import { isRole, roleAtLeast, type Role } from './roles.js';
@@ -122,7 +122,7 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
 async function mail(deps: UsersDeps, tenantId: string, purpose: LinkPurpose, to: string, url: string, role?: Role) {
   if (!deps.mailLink) return { sent: false, detail: 'not e-mailed: this service sends no mail; send the link yourself' };
   const tenant = await deps.store.db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirstOrThrow();
-  return deps.mailLink(tenantId, to, linkMail(purpose, url, tenant.name, role));
+  return deps.mailLink(tenantId, to, { purpose, url, tenantName: tenant.name, role });
 }
 
 /** Nobody grants more than they hold; only an owner makes owners. */

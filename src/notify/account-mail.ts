@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { EgressPolicy } from '../egress/policy.js';
+import type { LinkMessage } from '../identity/account-links.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import type { Database } from '../store/schema.js';
 import { openChannel } from './channels.js';
-import type { EmailContent } from './messages/email.js';
+import { escapeHtml, type EmailContent } from './messages/email.js';
 import { routingOf } from './outbox.js';
 import { smtpChannel } from './routing.js';
 import { sendMail, type SmtpSettings } from './senders/email.js';
@@ -27,11 +28,23 @@ export interface AccountMailResult {
  * link is a credential, and the outbox keeps what it sends. The caller also shows the link to the
  * admin, so a failed send loses nothing.
  */
-export async function sendAccountMail(deps: AccountMailDeps, tenantId: string, to: string, content: EmailContent): Promise<AccountMailResult> {
+export async function sendAccountMail(deps: AccountMailDeps, tenantId: string, to: string, link: LinkMessage): Promise<AccountMailResult> {
   const routing = (await routingOf(deps.db, [tenantId])).get(tenantId)!;
   const smtp = smtpChannel(routing.channels, routing.contacts);
   if (!smtp) return { sent: false, detail: 'not e-mailed: the tenant has no e-mail channel (its SMTP server sends invitations); send the link yourself' };
   const row = await deps.db.selectFrom('notify_channels').selectAll().where('id', '=', smtp.id).executeTakeFirstOrThrow();
-  const result = await sendMail(openChannel(deps.box, row).config as unknown as SmtpSettings, [to], content, { timeoutMs: deps.timeoutMs, egress: deps.egress });
+  const result = await sendMail(openChannel(deps.box, row).config as unknown as SmtpSettings, [to], linkMail(link), { timeoutMs: deps.timeoutMs, egress: deps.egress });
   return result.ok ? { sent: true, detail: `e-mailed to ${to} through the channel ${row.name}` } : { sent: false, detail: `not e-mailed (${result.error}); send the link yourself` };
+}
+
+/** The mail that carries an invitation or a password reset link. */
+export function linkMail({ purpose, url, tenantName, role }: LinkMessage): EmailContent {
+  const [subject, lead, validity] = purpose === 'invite'
+    ? [`You are invited to pitcrew (${tenantName})`, `You are invited to the pitcrew tenant "${tenantName}"${role ? ` as ${role}` : ''}. Open this link to set your password and sign in:`, 'The link works once, for 7 days.']
+    : [`Reset your pitcrew password (${tenantName})`, 'Someone asked to reset your pitcrew password. Open this link to set a new one:', 'The link works once, for 1 hour. If you did not ask, ignore this mail: your password stays as it is.'];
+  return {
+    subject,
+    text: `${lead}\n\n${url}\n\n${validity}\n`,
+    html: `<p>${escapeHtml(lead)}</p><p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p><p>${escapeHtml(validity)}</p>`,
+  };
 }

@@ -74,6 +74,7 @@ import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
 import { registerTotpRoutes } from '../identity/totp-routes.js';
 import { sendAccountMail } from '../notify/account-mail.js';
+import type { MailLink } from '../identity/account-links.js';
 import { jsonBodyParser } from '../http/json-body.js';
 import { AccessLog } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
@@ -368,8 +369,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       const sessions = { ...SESSION_DEFAULTS, ...deps.sessions };
       scope.addHook('onRequest', managementAuth({ db, sessions, clock }));
       audit.install(scope);
-      const mailLink = (tenantId: string, to: string, content: { subject: string; text: string; html: string }) =>
-        sendAccountMail({ db, box: secretBox, egress, timeoutMs: { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs }, tenantId, to, content);
+      const mailLink: MailLink = (tenantId, to, link) =>
+        sendAccountMail({ db, box: secretBox, egress, timeoutMs: { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs }, tenantId, to, link);
       registerSignInRoutes(scope as Api, {
         store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, mailLink,
         passwordAllowed: async (tenantId) => !(await ssoRequired(db, tenantId)),

@@ -1,5 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cookieOf } from '../session-cookies.js';
 
 /**
  * A short-lived cookie that ties a sign-in's answer to the browser that started it
@@ -28,11 +29,8 @@ export function untieBrowser(reply: FastifyReply): void {
 
 /** The hash of the cookie the request carries, if any. */
 export function browserOf(request: FastifyRequest): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE && value.length > 0) return hashOf(value.join('='));
-  }
-  return undefined;
+  const value = cookieOf(request, COOKIE);
+  return value === undefined ? undefined : hashOf(value);
 }
 
 function hashOf(value: string): string {

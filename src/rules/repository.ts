@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { durableTransaction } from '../store/durable-transaction.js';
+import type { Durability } from '../store/durability.js';
 import { notFound } from '../errors/catalogue.js';
 import { dropSchedule, syncSchedule } from './schedules.js';
 import { newId } from '../store/ids.js';
@@ -20,7 +22,7 @@ export interface RuleFilter {
   search?: string;
 }
 
-export async function createRule(db: Db, tenantId: string, input: RuleInput, now = Date.now()): Promise<Rule> {
+export async function createRule(db: Db, durability: Durability, tenantId: string, input: RuleInput, now = Date.now()): Promise<Rule> {
   const rule: Rule = {
     id: newId(now),
     tenantId,
@@ -28,7 +30,7 @@ export async function createRule(db: Db, tenantId: string, input: RuleInput, now
     createdAt: now,
     updatedAt: now,
   };
-  await db.transaction().execute(async (tx) => {
+  await durableTransaction(db, durability, async (tx) => {
     rule.action = await resolveRunbook(tx, tenantId, rule.action);
     await withUniqueName('rule', input.name, () => tx.insertInto('rules').values(toRow(rule)).execute());
     await syncSchedule(tx, rule, now);
@@ -59,9 +61,9 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
 }
 
 /** Replaces the rule's settings with `input` (already merged and validated by the caller). */
-export async function replaceRule(db: Db, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
+export async function replaceRule(db: Db, durability: Durability, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
-  await db.transaction().execute(async (tx) => {
+  await durableTransaction(db, durability, async (tx) => {
     rule.action = await resolveRunbook(tx, current.tenantId, rule.action);
     const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
     await withUniqueName('rule', input.name, () =>
@@ -73,8 +75,8 @@ export async function replaceRule(db: Db, current: Rule, input: RuleInput, now =
 }
 
 /** Soft delete: the rule stops triggering and leaves lists, its recorded events stay readable. */
-export async function deleteRule(db: Db, tenantId: string, id: string, now = Date.now()): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+export async function deleteRule(db: Db, durability: Durability, tenantId: string, id: string, now = Date.now()): Promise<void> {
+  await durableTransaction(db, durability, async (tx) => {
     const result = await tx
       .updateTable('rules')
       .set({ deleted_at: now, trigger_id: null })

@@ -3,10 +3,12 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { roleAtLeast, type Role } from '../identity/roles.js';
 import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from '../identity/access.js';
+import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
+import type { Durability } from '../store/durability.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
@@ -19,8 +21,13 @@ import { notAudited } from '../identity/audit/naming.js';
 const tags = ['rules'];
 
 /** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set. */
-export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }: { db: Kysely<Database>; publicUrl: string | undefined; clock?: () => number }): void {
+export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
+  /** The rule as GET /rules/:id shows it: also the audit log's view of it before a change. */
+  const viewOf = async (request: FastifyRequest): Promise<RuleView> => {
+    const rule = await getRule(db, request.principal.tenantId, (request.params as { id: string }).id);
+    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
+  };
 
   app.post('/rules', {
     preValidation: spellInfrastructureType,
@@ -34,7 +41,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     assertConsistent(input, { firesAfter: clock() });
     await assertIntegrationExists(db, request.principal.tenantId, input);
     await assertCredentialExists(db, request.principal.tenantId, input);
-    const rule = await createRule(db, request.principal.tenantId, input, clock());
+    const rule = await createRule(db, durability, request.principal.tenantId, input, clock());
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));
@@ -61,13 +68,11 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
 
   app.get('/rules/:id', {
     schema: { tags, ...access('viewer'), summary: 'Get a rule', params: IdParams, response: { 200: RuleView, ...problems(400, 401, 404) } },
-  }, async (request) => {
-    const rule = await getRule(db, request.principal.tenantId, request.params.id);
-    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
-  });
+  }, viewOf);
 
   app.patch('/rules/:id', {
     preValidation: spellInfrastructureType,
+    config: { auditBefore: viewOf },
     schema: {
       tags, ...access('operator'),
       summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off). An operator may only turn a rule on or off',
@@ -81,7 +86,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     assertConsistent(merged, { firesAfter: request.body.trigger ? clock() : undefined });
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     if (request.body.action) await assertCredentialExists(db, request.principal.tenantId, merged);
-    const rule = await replaceRule(db, current, merged, clock());
+    const rule = await replaceRule(db, durability, current, merged, clock());
     return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
   });
 
@@ -98,12 +103,13 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
   });
 
   app.delete('/rules/:id', {
+    config: { auditBefore: viewOf },
     schema: {
       tags, ...access('admin'), summary: 'Delete a rule (its webhook stops answering; recorded events stay)',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
-    await deleteRule(db, request.principal.tenantId, request.params.id, clock());
+    await deleteRule(db, durability, request.principal.tenantId, request.params.id, clock());
     return reply.code(204).send(null);
   });
 }

@@ -380,7 +380,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
       registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
-      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
+      registerRuleRoutes(scope as Api, { db, durability: deps.store.durability, publicUrl: deps.publicUrl, clock });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);

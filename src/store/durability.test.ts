@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inBatchTransaction } from './batch.js';
 import { openStore, type Store } from './database.js';
+import { durableTransaction } from './durable-transaction.js';
 import { WalFlusher, type Durability } from './durability.js';
 
 /** A WAL-like file in a fresh directory. */
@@ -121,5 +122,55 @@ describe('inBatchTransaction on SQLite', () => {
     await expect(failed).rejects.toThrow('decided to fail');
     expect((await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]!.n).toBe(0);
     expect(await synchronous(store)).toBe(2);
+  });
+});
+
+describe('durableTransaction on SQLite', () => {
+  let store: Store | undefined;
+  let dir = '';
+  afterEach(async () => {
+    await store?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = async (flush: () => Promise<void>) => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-durable-tx-'));
+    store = openStore({ dataDir: dir });
+    await sql`create table t (x integer)`.execute(store.db);
+    const durability: Durability = { ...store.durability, flush: () => flush().then(() => store!.durability.flush()) };
+    return { store, durability };
+  };
+  const synchronous = async (s: Store) => (await sql<{ synchronous: number }>`pragma synchronous`.execute(s.db)).rows[0]!.synchronous;
+
+  it('commits without syncing (synchronous=NORMAL inside), then resolves only once the WAL is flushed', async () => {
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { store, durability } = await open(() => gate);
+    let inside = -1;
+    const done = durableTransaction(store.db, durability, async (tx) => {
+      inside = (await sql<{ synchronous: number }>`pragma synchronous`.execute(tx)).rows[0]!.synchronous;
+      await sql`insert into t values (1)`.execute(tx);
+      return 'ok';
+    });
+    // Committed (another reader sees it) and synchronous back to FULL for other writes, but not yet resolved: the flush holds it.
+    await expect.poll(async () => (await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]!.n).toBe(1);
+    expect(await synchronous(store)).toBe(2);
+    expect(await settled(done)).toBe(false);
+    release();
+    expect(await done).toBe('ok');
+    expect(inside).toBe(1);
+  });
+
+  it('rolls back what a failed transaction wrote, restores synchronous=FULL, and flushes nothing', async () => {
+    let flushes = 0;
+    const { store, durability } = await open(async () => { flushes++; });
+    const failed = durableTransaction(store.db, durability, async (tx) => {
+      await sql`insert into t values (1)`.execute(tx);
+      throw new Error('decided to fail');
+    });
+    await expect(failed).rejects.toThrow('decided to fail');
+    expect((await sql<{ n: number }>`select count(*) as n from t`.execute(store.db)).rows[0]!.n).toBe(0);
+    expect(await synchronous(store)).toBe(2);
+    expect(flushes).toBe(0);
   });
 });

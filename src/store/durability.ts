@@ -10,6 +10,9 @@ export interface Durability {
   begin: CompiledQuery[];
   commit: CompiledQuery[];
   rollback: CompiledQuery[];
+  /** Around a Kysely transaction (store/durable-transaction.ts): before it, its commit stops syncing; after it, commits sync again. */
+  relax: CompiledQuery[];
+  restore: CompiledQuery[];
   flush(): Promise<void>;
   /** Releases what flushing holds (the WAL's descriptor); called when the store closes. */
   close(): void;
@@ -20,6 +23,8 @@ export const serverDurability: Durability = {
   begin: [CompiledQuery.raw('begin')],
   commit: [CompiledQuery.raw('commit')],
   rollback: [CompiledQuery.raw('rollback')],
+  relax: [],
+  restore: [],
   flush: () => Promise.resolve(),
   close: () => undefined,
 };
@@ -34,10 +39,14 @@ export const serverDurability: Durability = {
  */
 export function walDurability(walPath: string): Durability {
   const flusher = new WalFlusher(walPath);
+  const relax = CompiledQuery.raw('pragma synchronous = NORMAL');
+  const restore = CompiledQuery.raw('pragma synchronous = FULL');
   return {
-    begin: [CompiledQuery.raw('pragma synchronous = NORMAL'), CompiledQuery.raw('begin')],
-    commit: [CompiledQuery.raw('commit'), CompiledQuery.raw('pragma synchronous = FULL')],
-    rollback: [CompiledQuery.raw('rollback'), CompiledQuery.raw('pragma synchronous = FULL')],
+    begin: [relax, CompiledQuery.raw('begin')],
+    commit: [CompiledQuery.raw('commit'), restore],
+    rollback: [CompiledQuery.raw('rollback'), restore],
+    relax: [relax],
+    restore: [restore],
     flush: () => flusher.flush(),
     close: () => flusher.close(),
   };

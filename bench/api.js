@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { runLoad } from './load.js';
-import { runBench } from './procs.js';
+import { cpuSeconds, runBench } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -46,8 +46,11 @@ async function main() {
     for (const [route, { method, body }] of Object.entries(ROUTES)) {
       for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
         progress(`round ${round + 1}/${ROUNDS}: ${route} on ${s.name}`);
+        const cpuBefore = cpuSeconds(s.pitcrew.server.pid);
         const r = await runLoad({ url: s.url, method, body, headers: { authorization: `Bearer ${s.pitcrew.token}` }, connections: CONNECTIONS, amount: REQUESTS, watchdogMs: 120_000 });
-        results.push({ round, route, server: s.name, ...r });
+        // The server's CPU per answered request: what the route costs, whatever else the machine is doing.
+        const cpuMsPerRequest = ((cpuSeconds(s.pitcrew.server.pid) - cpuBefore) * 1000) / Math.max(1, r.ok);
+        results.push({ round, route, server: s.name, ...r, cpuMsPerRequest });
       }
     }
   }
@@ -59,8 +62,8 @@ async function main() {
   log(`  load         ${CONNECTIONS} keep-alive connections, ${fmtInt(REQUESTS)} requests per round, ${ROUNDS} rounds, alternating servers`);
   log();
   log(table([
-    ['round', 'route', 'server', '2xx', 'other', 'req/s', 'p50', 'p99'],
-    ...results.map((r) => [String(r.round + 1), r.route, r.server, fmtInt(r.ok), fmtInt(r.non2xx + r.errors), fmtInt(r.throughput), fmtMs(r.p50), fmtMs(r.p99)]),
+    ['round', 'route', 'server', '2xx', 'other', 'req/s', 'p50', 'p99', 'CPU/req'],
+    ...results.map((r) => [String(r.round + 1), r.route, r.server, fmtInt(r.ok), fmtInt(r.non2xx + r.errors), fmtInt(r.throughput), fmtMs(r.p50), fmtMs(r.p99), `${r.cpuMsPerRequest.toFixed(3)} ms`]),
   ]));
   const failures = results.filter((r) => r.ok !== r.amount).map((r) => `${r.route} on ${r.server}: ${r.amount - r.ok} requests not answered 2xx`);
   if (BASELINE_ROOT) {
@@ -70,6 +73,8 @@ async function main() {
       const best = (name) => Math.max(...results.filter((r) => r.route === route && r.server === name).map((r) => r.throughput));
       const ratio = best('this build') / best('baseline');
       log(`  ${route}: this build ${fmtInt(best('this build'))} req/s, baseline ${fmtInt(best('baseline'))} req/s: ${fmtPct(ratio)} of before (goal ≥ ${fmtPct(1 - LIMIT)})`);
+      const leastCpu = (name) => Math.min(...results.filter((r) => r.route === route && r.server === name).map((r) => r.cpuMsPerRequest));
+      log(`  ${''.padEnd(route.length)}  server CPU per request: this build ${leastCpu('this build').toFixed(3)} ms, baseline ${leastCpu('baseline').toFixed(3)} ms (${(leastCpu('this build') / leastCpu('baseline')).toFixed(2)} ×)`);
       if (ratio < 1 - LIMIT) failures.push(`${route} is more than ${fmtPct(LIMIT)} slower than the baseline`);
     }
   }

@@ -104,10 +104,10 @@ describe('Datadog import', () => {
     const error = await importAll(new DatadogImporter(), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden');
+    expect((error as PitcrewError).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
     datadog.applicationKeys.set('0123456789abcdef0123456789abcdef01234567', ['monitors_read']);
     const unscoped = await importAll(new DatadogImporter(), setup({ secret: { apiKey: API_KEY, applicationKey: '0123456789abcdef0123456789abcdef01234567' } })).catch((e: unknown) => e);
-    expect((unscoped as Error).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden');
+    expect((unscoped as Error).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
     expect(JSON.stringify([error, unscoped, (error as Error).message])).not.toContain(API_KEY);
   });
 

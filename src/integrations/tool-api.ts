@@ -27,6 +27,8 @@ export interface ToolCall {
   call: string;
   url: string;
   init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
+  /** What to check, by the HTTP status of a refusal (401: "check the API key"). */
+  hints?: Partial<Record<number, string>>;
 }
 
 /**
@@ -44,7 +46,8 @@ export async function callJson(request: ImportRequest, call: ToolCall, secrets: 
   }
   const text = await response.text();
   if (!response.ok) {
-    throw toolRefused(call, `HTTP ${response.status}${said(text) ? `: ${said(text)}` : ''}`, secrets);
+    const hint = call.hints?.[response.status];
+    throw toolRefused(call, `HTTP ${response.status}${said(text) ? `: ${said(text)}` : ''}${hint ? `; ${hint}` : ''}`, secrets);
   }
   try {
     return JSON.parse(text) as unknown;

@@ -29,6 +29,7 @@ const TOOL = 'Datadog';
 /** "[P1] [Re-Triggered on {host:web-1}] CPU high": the transition in brackets, as datadog/parse.ts reads it. */
 const TITLE_HEAD = /^\s*(?:\[P\d\]\s*)?\[(?:Re-)?(Triggered|Recovered|Warn|No Data|Renotify)([^\]]*)\]\s*/i;
 const FIRING_STATUSES: Record<string, string> = { Alert: 'alert', Warn: 'warn', 'No Data': 'no data' };
+const HINTS = { 403: 'check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes', 429: 'Datadog\'s rate limit: the import tries again at its next run' };
 const SITE = /^(?:[a-z0-9-]+\.)*(?:datadoghq\.com|datadoghq\.eu|ddog-gov\.com)$/;
 
 export interface DatadogImportOptions {
@@ -78,7 +79,7 @@ export class DatadogImporter implements Importer {
     const to = state.to ?? windowEnd(state.from, request.now);
     const get = (path: string, query: Record<string, string | number>, call: string) => {
       const url = `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
-      return callJson(request, { tool: TOOL, call, url, init: { method: 'GET', headers: { accept: 'application/json', 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey } } }, [keys.apiKey, keys.applicationKey]);
+      return callJson(request, { tool: TOOL, call, url, init: { method: 'GET', headers: { accept: 'application/json', 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey } }, hints: HINTS }, [keys.apiKey, keys.applicationKey]);
     };
 
     if (state.phase === 'events') {

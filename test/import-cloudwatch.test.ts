@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { PitcrewError } from '../src/errors/catalogue.js';
 import { CloudwatchImporter } from '../src/integrations/cloudwatch-sns/import.js';
 import { parseCloudwatchSns } from '../src/integrations/cloudwatch-sns/parse.js';
+import { observationOf } from '../src/integrations/notification.js';
 import { stringToSign } from '../src/integrations/cloudwatch-sns/signature.js';
 import { firingBeforeResolved, importAll, lines, loopbackFetch } from './support/import-run.js';
 import { startCloudwatchEmulator, type CloudwatchEmulator } from './support/cloudwatch-emulator.js';
@@ -174,12 +175,11 @@ describe('CloudWatch import', () => {
       { fetchCertificate: async () => signer.cert, get: async () => undefined },
     );
     if (parsed.kind !== 'alerts') throw new Error(JSON.stringify(parsed));
-    const alert = parsed.alerts[0]!;
+    const webhook = observationOf(parsed.alerts[0]!);
     const imported = run.observations.find((o) => o.incidentKey === arn('cpu-web-2') && o.state === 'firing')!;
-    // The contract (observation.ts): cloudwatch_sns's key is the alarm's ARN, the notification's AlarmArn.
-    expect(imported.incidentKey).toBe(message.AlarmArn);
-    expect({ alarmName: imported.alarmName, hostname: imported.hostname, state: imported.state }).toEqual({ alarmName: alert.alarmName, hostname: alert.hostName, state: alert.state });
-    expect(imported.severity).toBe(alert.severity ?? null);
+    // One incident: the parser's key (AlarmArn) is the import's, and so are name, host (InstanceId), severity and time (StateChangeTime).
+    expect(imported).toEqual(webhook);
+    expect(webhook.incidentKey).toBe(message.AlarmArn);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PitcrewError } from '../src/errors/catalogue.js';
 import { DatadogImporter } from '../src/integrations/datadog/import.js';
 import { parseDatadog } from '../src/integrations/datadog/parse.js';
+import { observationOf } from '../src/integrations/notification.js';
 import { firingBeforeResolved, importAll, lines } from './support/import-run.js';
 import { startDatadogEmulator, type DatadogEmulator, type EmulatedMonitor } from './support/datadog-emulator.js';
 
@@ -136,11 +137,11 @@ describe('Datadog import', () => {
     };
     const parsed = parseDatadog({ rawBody: JSON.stringify(body), body, headers: {}, config: {}, secret: undefined, now: NOW });
     if (parsed.kind !== 'alerts') throw new Error(JSON.stringify(parsed));
-    const alert = parsed.alerts[0]!;
+    const webhook = observationOf(parsed.alerts[0]!);
     const imported = run.observations.find((o) => o.at === NOW - 5 * DAY)!;
-    // The contract (observation.ts): `<monitor id>:<group>`, the group's tags in sorted order.
-    expect(imported.incidentKey).toBe(`${body.alert_id}:${body.alert_scope.split(',').sort().join(',')}`);
-    expect({ alarmName: imported.alarmName, hostname: imported.hostname, severity: imported.severity, state: imported.state }).toEqual({ alarmName: alert.alarmName, hostname: alert.hostName, severity: alert.severity, state: alert.state });
+    // One incident: the parser's key ($ALERT_ID and $ALERT_SCOPE, its tags sorted) is the import's, and so are name, host, severity and time.
+    expect(imported).toEqual(webhook);
+    expect(webhook.incidentKey).toBe('1002:device:/dev/sda1,host:db-2');
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

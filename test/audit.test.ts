@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit } from '../src/identity/audit/repository.js';
 import { hashSecret } from '../src/identity/secrets.js';
 import { issueToken } from '../src/identity/tokens.js';
+import { newId } from '../src/store/ids.js';
 import { MAX_LIMIT } from '../src/store/pagination.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { browserOf, PASSWORD, signIn } from './support/people.js';
@@ -98,7 +99,10 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect(update.after).toMatchObject({ name: 'disk nearly full', enabled: false });
     await ok('PATCH', `/api/v1/rules/${rule.id}`, { enabled: true });
     const run = await ok('POST', `/api/v1/rules/${rule.id}/run`, { payload: { HostName: 'web-9' } });
-    expect((await only(`rule:${rule.id}`, 'rule.run')).after).toMatchObject({ eventId: run.eventId });
+    const ran = await only(`rule:${rule.id}`, 'rule.run');
+    // A POST of a verb on an item keeps the item as it was: the rule that ran.
+    expect(ran.before).toMatchObject({ id: rule.id, name: 'disk nearly full', enabled: true });
+    expect(ran.after).toMatchObject({ eventId: run.eventId });
     await ok('DELETE', `/api/v1/rules/${rule.id}`);
     expect((await only(`rule:${rule.id}`, 'rule.delete')).before).toMatchObject({ id: rule.id, name: 'disk nearly full' });
   });
@@ -132,7 +136,10 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect(narrowed.after).toMatchObject({ scopes: ['webhook'] });
     const replacement = await ok('POST', `/api/v1/api-keys/${issued.id}/revoke`);
     secrets.push(replacement.apiKey as string);
-    expect((await only(`api_key:${issued.id}`, 'api_key.revoke')).after).toMatchObject({ id: replacement.id, apiKey: '[masked]' });
+    const revoke = await only(`api_key:${issued.id}`, 'api_key.revoke');
+    // The key as it was (from the list of keys: there is no GET of one key), and its replacement.
+    expect(revoke.before).toMatchObject({ id: issued.id, name: 'ci', scopes: ['webhook'] });
+    expect(revoke.after).toMatchObject({ id: replacement.id, apiKey: '[masked]' });
   });
 
   it('records a run cancelled, a host changed, replaced by another agent and forgotten', async () => {
@@ -140,7 +147,9 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     const rule = await env.createWebhookRule();
     const executionId = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0] as string;
     await ok('POST', `/api/v1/executions/${executionId}/cancel`);
-    expect((await only(`execution:${executionId}`, 'execution.cancel')).after).toBeDefined();
+    const cancel = await only(`execution:${executionId}`, 'execution.cancel');
+    expect(cancel.before).toMatchObject({ id: executionId, state: 'queued' });
+    expect(cancel.after).toBeDefined();
 
     await ok('PATCH', `/api/v1/hosts/${host.hostId}`, { tags: ['eu'] });
     const changed = await only(`host:${host.hostId}`, 'host.update');
@@ -190,6 +199,14 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect((await entries(`target=rule:${rule.id}&action=rule.update`))[0]).toMatchObject({ actor: grace, via: 'password', ip: '127.0.0.1', before: { enabled: true }, after: { enabled: false } });
     expect((await browser.call('GET', '/api/v1/audit')).statusCode).toBe(403);
 
+    // Her token, revoked by the owner: the entry keeps the token as it was, though it is not the owner's.
+    const graceToken = await browser.call('POST', '/api/v1/tokens', { name: 'grace laptop' });
+    expect(graceToken.statusCode, graceToken.body).toBe(201);
+    secrets.push(graceToken.json().token as string);
+    await ok('DELETE', `/api/v1/tokens/${graceToken.json().id as string}`);
+    const revoked = await only(`token:${graceToken.json().id as string}`, 'token.delete');
+    expect(revoked.before).toMatchObject({ id: graceToken.json().id, name: 'grace laptop', userId, revokedAt: null });
+
     const refused = await signIn(env, 'grace@example.com', 'not the password', { ip: '203.0.113.66' });
     expect(refused.statusCode).toBe(401);
     expect((await signIn(env, 'nobody@example.com', 'whatever', { ip: '203.0.113.66' })).statusCode).toBe(401);
@@ -206,7 +223,26 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     await ok('DELETE', `/api/v1/users/${userId}`);
     expect((await only(`user:${userId}`, 'user.delete')).before).toMatchObject({ id: userId, email: 'grace@example.com', role: 'admin' });
     // By e-mail: every entry of the person, whatever the route.
-    expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'rule.update', 'session.start', 'user.accept']);
+    expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'token.create', 'rule.update', 'session.start', 'user.accept']);
+  });
+
+  it('keeps the view before of a member far down the list of members (beyond its pages of MAX_LIMIT)', async () => {
+    // More members than one read of the list returns: the one changed is on its second page.
+    const now = Date.now();
+    const people = Array.from({ length: MAX_LIMIT + 1 }, (_, i) => ({ id: newId(now), email: `member-${i}@many.example`, created_at: now }));
+    for (let i = 0; i < people.length; i += 250) {
+      const batch = people.slice(i, i + 250);
+      await env.store.db.insertInto('users').values(batch.map((p) => ({ ...p, password_hash: null, totp_secret: null, failed_logins: 0, locked_until: null, last_sign_in_at: null, disabled_at: null }))).execute();
+      await env.store.db.insertInto('memberships').values(batch.map((p) => ({ user_id: p.id, tenant_id: env.tenant.tenantId, role: 'viewer', created_at: now }))).execute();
+    }
+    const last = people.at(-1)!;
+    const firstRead = (await call('GET', `/api/v1/users?limit=${MAX_LIMIT}`)).json() as { items: Array<{ id: string }>; nextCursor: string | null };
+    expect(firstRead.items.map((m) => m.id)).not.toContain(last.id);
+    expect(firstRead.nextCursor).toEqual(expect.any(String));
+    await ok('PATCH', `/api/v1/users/${last.id}`, { role: 'operator' });
+    const changed = await only(`user:${last.id}`, 'user.update');
+    expect(changed.before).toMatchObject({ id: last.id, email: last.email, role: 'viewer' });
+    expect(changed.after).toMatchObject({ id: last.id, role: 'operator' });
   });
 
   it('records nothing for a change refused or a call that changes nothing', async () => {

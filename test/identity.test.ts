@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, LOCK_MS } from '../src/identity/sign-in-guard.js';
 import { totpCode } from '../src/identity/totp.js';
+import { createUser, setMembership } from '../src/identity/users.js';
 import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
@@ -156,6 +157,20 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       expect((await env.api('GET', '/api/v1/me')).json().role).toBe('owner');
     });
 
+    it('are listed a page at a time, oldest account first, every member once', async () => {
+      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e', 'page-f', 'page-g']) {
+        const user = await createUser(env.store.db, { email: `${name}@example.com`, now });
+        await setMembership(env.store.db, { userId: user.id, tenantId: env.tenant.tenantId, role: 'viewer', now });
+      }
+      const all = await everyPage(env, '/api/v1/users', 3);
+      expect(all.length).toBeGreaterThan(7);
+      expect(all).toEqual([...all].sort());
+      expect(new Set(all).size).toBe(all.length);
+      const members = await env.store.db.selectFrom('memberships').select('user_id').where('tenant_id', '=', env.tenant.tenantId).execute();
+      expect(all).toEqual(members.map((m) => m.user_id).sort());
+      expectProblem(await env.api('GET', '/api/v1/users?limit=0'), 400, 'PITCREW_ERR_VALIDATION');
+    });
+
     it('a removed member is signed out and their tokens stop, in that tenant', async () => {
       const leaving = await invite(env, 'leaving@example.com', 'operator');
       const token = (await leaving.call('POST', '/api/v1/tokens', { name: 'laptop' })).json().token as string;
@@ -198,6 +213,26 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const revoked = (await env.api('POST', '/api/v1/tokens', { name: 'gone' })).json();
       expect((await env.api('DELETE', `/api/v1/tokens/${revoked.id}`)).statusCode).toBe(204);
       expectProblem(await env.api('GET', '/api/v1/me', undefined, revoked.token), 401, 'PITCREW_ERR_UNAUTHENTICATED');
+    });
+
+    it('are listed a page at a time, newest first, following nextCursor to the last', async () => {
+      const made: string[] = [];
+      for (let i = 0; i < 12; i += 1) made.push((await env.api('POST', '/api/v1/tokens', { name: `paged ${i}` })).json().id as string);
+      const first = await env.api('GET', '/api/v1/tokens?limit=10');
+      expect(first.statusCode, first.body).toBe(200);
+      const page = first.json() as { items: Array<{ id: string }>; nextCursor: string | null };
+      expect(page.items.map((t) => t.id)).toEqual([...made].reverse().slice(0, 10));
+      const all = await everyPage(env, '/api/v1/tokens', 5);
+      expect(all.slice(0, made.length)).toEqual([...made].reverse());
+      expect(all).toEqual([...all].sort().reverse());
+      expect(new Set(all).size).toBe(all.length);
+      expect((await env.api('GET', '/api/v1/tokens')).json().items).toHaveLength(Math.min(all.length, 50));
+      expectProblem(await env.api('GET', '/api/v1/tokens?limit=1001'), 400, 'PITCREW_ERR_VALIDATION');
+      expectProblem(await env.api('GET', '/api/v1/tokens?cursor=not-one'), 400, 'PITCREW_ERR_BAD_CURSOR');
+      // One token by its id: yours, or anyone's in the tenant for an admin.
+      expect((await env.api('GET', `/api/v1/tokens/${made[0]!}`)).json()).toMatchObject({ id: made[0], name: 'paged 0' });
+      const viewer = await invite(env, 'peek@example.com', 'viewer');
+      expectProblem(await viewer.call('GET', `/api/v1/tokens/${made[0]!}`), 403, 'PITCREW_ERR_FORBIDDEN');
     });
 
     it("a member revokes their own tokens; only an admin revokes another's", async () => {
@@ -279,3 +314,18 @@ describe.each(testDialects())('identity on %s', (dialect) => {
     });
   });
 });
+
+/** The ids of every item of a paged list, read `limit` at a time by following nextCursor. */
+async function everyPage(env: TestEnv, path: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const reply = await env.api('GET', `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(reply.statusCode, reply.body).toBe(200);
+    const page = reply.json() as { items: Array<{ id: string }>; nextCursor: string | null };
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
+}

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_TTL_MS } from '../src/identity/sso/discovery.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { signInAtIdp, startTestIdp, type TestIdp } from './support/oidc-provider.js';
@@ -21,8 +22,11 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
   let enterpriseId: string;
   let publicId: string;
 
+  /** How far pitcrew's clock runs ahead of the real one: a test moves it past the discovery cache's lifetime. */
+  let ahead = 0;
+
   beforeAll(async () => {
-    env = await startTestEnv(dialect, { publicUrl: PUBLIC_URL });
+    env = await startTestEnv(dialect, { publicUrl: PUBLIC_URL, clock: () => Date.now() + ahead });
     const placeholder = 'http://127.0.0.1:1';
     const enterprise = await env.api('POST', '/api/v1/sso-providers', {
       type: 'oidc', name: 'Keycloak', issuer: placeholder, clientId: 'pitcrew-enterprise', clientSecret: SECRET, scopes: ['openid', 'email', 'groups'],
@@ -148,6 +152,61 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
       await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { required: false });
     }
     expect((await signIn(env, 'dan@corp.test')).statusCode).toBe(200);
+  });
+
+  it("reads a provider's discovery document once for many sign-ins, again once the provider changed (here or on another node) and after ten minutes", async () => {
+    const discoveries = () => idp.requests('/.well-known/openid-configuration');
+    const signsIn = async () => expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+    expect((await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { name: 'Keycloak' })).statusCode).toBe(200);
+    const before = discoveries();
+    await signsIn();
+    await signsIn();
+    await signsIn();
+    expect(discoveries()).toBe(before + 1);
+    expect((await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { scopes: ['openid', 'email', 'groups'] })).statusCode).toBe(200);
+    await signsIn();
+    expect(discoveries()).toBe(before + 2);
+    // Another node changed the provider: this node sees its row's updated_at move.
+    const row = await env.store.db.selectFrom('sso_providers').select('updated_at').where('id', '=', enterpriseId).executeTakeFirstOrThrow();
+    await env.store.db.updateTable('sso_providers').set({ updated_at: row.updated_at + 1 }).where('id', '=', enterpriseId).execute();
+    await signsIn();
+    await signsIn();
+    expect(discoveries()).toBe(before + 3);
+    // Past the cache's lifetime by pitcrew's clock (only the start: the ID token would be judged by that clock too).
+    ahead = DISCOVERY_TTL_MS;
+    try {
+      expect((await get(`/api/v1/auth/sso/${enterpriseId}/start`)).statusCode).toBe(302);
+      expect(discoveries()).toBe(before + 4);
+      expect((await get(`/api/v1/auth/sso/${enterpriseId}/start`)).statusCode).toBe(302);
+      expect(discoveries()).toBe(before + 4);
+    } finally {
+      ahead = 0;
+    }
+  });
+
+  it('reads the configuration again, once, when an answer is signed with a key it does not hold, and signs in after a key rotation', async () => {
+    const discoveries = () => idp.requests('/.well-known/openid-configuration');
+    await ssoSignIn(enterpriseId, 'cy');
+    const before = discoveries();
+    try {
+      // A key published nowhere: read again once, then refused saying which key.
+      idp.signWith('unpublished');
+      const refused = await ssoSignIn(enterpriseId, 'cy');
+      expect(decodeURIComponent(String(refused.headers.location))).toBe('/signin?error=the ID token is signed with a key (kid "unpublished-key") that is not among the keys the identity provider publishes now (its jwks_uri): check its signing keys');
+      expect(discoveries()).toBe(before + 1);
+      // The provider rotates to a new key at a new jwks_uri: the first answer signed with it is checked against the configuration read again.
+      idp.signWith('rotated');
+      expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+      expect(discoveries()).toBe(before + 2);
+      expect(idp.requests('/jwks-rotated')).toBe(1);
+      expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+      expect(discoveries()).toBe(before + 2);
+    } finally {
+      idp.signWith(undefined);
+    }
+    // And back: the next answer, signed with the first key again, reads it once more.
+    expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+    expect(discoveries()).toBe(before + 3);
   });
 
   it('an identity provider that does not answer sends the browser to the sign-in page saying so', async () => {

@@ -14,6 +14,7 @@ import { isSecureRequest, setSessionCookies } from '../session-cookies.js';
 import { startSession, type SessionPolicy } from '../sessions.js';
 import { accountFor } from './accounts.js';
 import { browserOf, tieBrowser, untieBrowser } from './browser-cookie.js';
+import { OidcDiscoveryCache } from './discovery.js';
 import type { OidcDeps } from './oidc.js';
 import { presentProvider, startUrlOf } from './presenter.js';
 import { createProvider, deleteProvider, findProvider, getProvider, idpOf, listProviders, updateProvider, type SsoProviderRow } from './providers.js';
@@ -44,14 +45,15 @@ export function registerSsoRoutes(app: Api, deps: SsoRouteDeps): void {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: SAML_FORM_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    registerSignInFlows(scope as Api, deps);
-    registerProviderSettings(scope as Api, deps);
+    const discovery = new OidcDiscoveryCache(deps.clock);
+    registerSignInFlows(scope as Api, deps, discovery);
+    registerProviderSettings(scope as Api, deps, discovery);
   });
 }
 
-function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
+function registerSignInFlows(app: Api, deps: SsoRouteDeps, discovery: OidcDiscoveryCache): void {
   const { db } = deps.store;
-  const sso: SsoDeps = { db, box: deps.box, now: deps.clock, fetch: deps.fetch };
+  const sso: SsoDeps = { db, box: deps.box, now: deps.clock, fetch: deps.fetch, discovery };
 
   app.get('/auth/providers', {
     schema: {
@@ -158,7 +160,7 @@ function toSignInPage(reply: FastifyReply, reason: string): FastifyReply {
   return reply.redirect(`/signin?error=${encodeURIComponent(reason)}`, 302);
 }
 
-function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
+function registerProviderSettings(app: Api, deps: SsoRouteDeps, discovery: OidcDiscoveryCache): void {
   const { db } = deps.store;
   const present = (request: FastifyRequest, row: SsoProviderRow) => presentProvider(row, baseUrl(deps.publicUrl, request));
 
@@ -189,6 +191,7 @@ function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
   }, async (request) => {
     const current = await getProvider(db, request.principal.tenantId, request.params.id);
     const row = await updateProvider(db, deps.box, current, request.body, deps.clock());
+    discovery.forget(row.id);
     if (row.required === 1 && current.required === 0) await endPasswordSessions(db, row.tenant_id, deps.clock());
     return present(request, row);
   });
@@ -197,6 +200,7 @@ function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
     schema: { tags, ...access('owner'), summary: 'Remove a single sign-on provider (its sealed secret is gone; its users stay)', params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
   }, async (request, reply) => {
     await deleteProvider(db, request.principal.tenantId, request.params.id);
+    discovery.forget(request.params.id);
     return reply.code(204).send(null);
   });
 }

@@ -85,7 +85,8 @@ export async function discover(settings: OidcSettings, deps: OidcDeps, memo: Dis
   const network: client.CustomFetch = deps.fetch ?? ((url, options) => fetch(url, options as RequestInit));
   let document = memo.document;
   let tokenAnswer = memo.tokenAnswer;
-  let tokenEndpoint: string | undefined;
+  // Known once the document is read: requests before then are discovery's own.
+  const endpoints: { token?: string | undefined } = {};
   const through: client.CustomFetch = async (url, options) => {
     if (options.method === 'GET' && new URL(url).pathname.endsWith(DISCOVERY_PATH)) {
       if (document !== undefined) return new Response(document, { status: 200, headers: { 'content-type': 'application/json' } });
@@ -93,7 +94,7 @@ export async function discover(settings: OidcSettings, deps: OidcDeps, memo: Dis
       if (response.status === 200) document = await response.clone().text();
       return response;
     }
-    if (options.method === 'POST' && url === tokenEndpoint) {
+    if (options.method === 'POST' && url === endpoints.token) {
       if (memo.tokenAnswer) return new Response(memo.tokenAnswer.body, { status: memo.tokenAnswer.status, headers: memo.tokenAnswer.headers });
       const response = await network(url, options);
       tokenAnswer = { status: response.status, headers: [...response.headers], body: await response.clone().text() };
@@ -109,7 +110,7 @@ export async function discover(settings: OidcSettings, deps: OidcDeps, memo: Dis
     execute: [...(isLoopbackUrl(settings.issuer) ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks],
     [client.customFetch]: through,
   });
-  tokenEndpoint = config.serverMetadata().token_endpoint;
+  endpoints.token = config.serverMetadata().token_endpoint;
   if (memo.jwks) client.setJwksCache(config, memo.jwks);
   return { config, document: document!, reused: memo.document !== undefined || memo.jwks !== undefined, tokenAnswer: () => tokenAnswer };
 }

@@ -3,11 +3,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit } from '../src/identity/audit/repository.js';
 import { hashSecret } from '../src/identity/secrets.js';
+import { ACCOUNT_FAILURES, ADDRESS_FAILURES } from '../src/identity/sign-in-guard.js';
 import { issueToken } from '../src/identity/tokens.js';
 import { newId } from '../src/store/ids.js';
 import { MAX_LIMIT } from '../src/store/pagination.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
-import { browserOf, PASSWORD, signIn } from './support/people.js';
+import { browserOf, invite, PASSWORD, signIn } from './support/people.js';
 import { testDialects } from './support/databases.js';
 
 /** The caller's address: every entry below must name it (inject's own default is 127.0.0.1). */
@@ -225,6 +226,41 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     // By e-mail: every entry of the person, whatever the route.
     expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'token.create', 'rule.update', 'session.start', 'user.accept']);
   });
+
+  it('records refused password sign-ins: wrong passwords (one given to accept an invitation), the lock they set, the locked account, an address held back', async () => {
+    const hal = await invite(env, 'hal@example.com', 'operator');
+    const other = await env.addTenant('audited elsewhere');
+    secrets.push(other.token, other.apiKey);
+    const invited = (await env.api('POST', '/api/v1/users', { email: 'hal@example.com', role: 'viewer' }, other.token)).json() as { inviteUrl: string };
+    secrets.push(invited.inviteUrl.split('/').pop()!, hal.cookie.split('=')[1]!, hal.csrf);
+    const accept = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', remoteAddress: '203.0.113.100', payload: { invite: invited.inviteUrl.split('/').pop(), password: 'not the password of hal' } });
+    expect(accept.statusCode, accept.body).toBe(401);
+    // The failure at the invitation counts: ACCOUNT_FAILURES in all lock the account.
+    for (let i = 1; i < ACCOUNT_FAILURES; i += 1) expect((await signIn(env, hal.email, 'not the password', { ip: `203.0.113.${100 + i}` })).statusCode).toBe(401);
+    expect((await signIn(env, hal.email, PASSWORD, { ip: '203.0.113.110' })).statusCode).toBe(429);
+    const halActor = { type: 'user', id: hal.userId, email: 'hal@example.com' };
+    const wrong = (ip: number) => [`203.0.113.${ip}`, { reason: 'wrong password' }];
+    const expected = [
+      ['203.0.113.100', { reason: 'wrong password, given to accept an invitation' }],
+      wrong(101), wrong(102), wrong(103),
+      ['203.0.113.104', { reason: 'wrong password', lockedUntil: ISO }],
+      ['203.0.113.110', { reason: 'the account is locked after failed sign-ins' }],
+    ];
+    const refused = (await entries(`actor=${hal.userId}&action=session.refused`)).reverse();
+    expect(refused.map((e) => [e.ip, e.after])).toEqual(expected);
+    for (const entry of refused) expect(entry).toMatchObject({ actor: halActor, via: 'password', targetType: 'session', targetId: null });
+    // The other tenant's admins see the attempts on their member too.
+    const elsewhere = (await env.api('GET', `/api/v1/audit?action=session.refused&actor=${hal.userId}`, undefined, other.token)).json() as { items: Entry[] };
+    expect(elsewhere.items.reverse().map((e) => [e.ip, e.after])).toEqual(expected);
+
+    // An address held back after ADDRESS_FAILURES failures (on addresses nobody has: not recorded), then naming hal.
+    for (let i = 0; i < ADDRESS_FAILURES; i += 1) expect((await signIn(env, `nobody-${i}@example.com`, 'guess', { ip: '203.0.113.200' })).statusCode).toBe(401);
+    expect((await signIn(env, hal.email, PASSWORD, { ip: '203.0.113.200' })).statusCode).toBe(429);
+    expect((await entries(`actor=${hal.userId}&action=session.refused`))[0]).toMatchObject({
+      actor: halActor, ip: '203.0.113.200', after: { reason: 'too many failed sign-ins from this address: the address is held back' },
+    });
+    expect(await entries('actor=nobody-0@example.com')).toEqual([]);
+  }, 120_000);
 
   it('keeps the view before of a member far down the list of members (beyond its pages of MAX_LIMIT)', async () => {
     // More members than one read of the list returns: the one changed is on its second page.

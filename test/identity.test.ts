@@ -305,7 +305,13 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       expect(otpauthUrl).toBe(`otpauth://totp/pitcrew:totp%40example.com?secret=${secret}&issuer=pitcrew&algorithm=SHA1&digits=6&period=30`);
       expectProblem(await person.call('PUT', '/api/v1/me/totp', { secret, code: '000000' === totpCode(secret, now) ? '111111' : '000000' }), 400, 'PITCREW_ERR_VALIDATION');
       expect((await person.call('PUT', '/api/v1/me/totp', { secret, code: totpCode(secret, now) })).statusCode).toBe(204);
-      expect((await signIn(env, person.email)).statusCode).toBe(401);
+      // The right password without the code: asked for it, no failure counted (a wrong code is one).
+      expect(expectProblem(await signIn(env, person.email), 401, 'PITCREW_ERR_SECOND_FACTOR_REQUIRED').detail).toMatch(/has a second factor: give the 6-digit code/);
+      expectProblem(await signIn(env, person.email, 'not the password'), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      const wrongCode = totpCode(secret, now) === '123456' ? '654321' : '123456';
+      expectProblem(await signIn(env, person.email, PASSWORD, { totp: wrongCode }), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      const failures = await env.store.db.selectFrom('users').select('failed_logins').where('id', '=', person.userId).executeTakeFirstOrThrow();
+      expect(failures.failed_logins).toBe(2);
       const withCode = await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) });
       expect(withCode.json().user.totp).toBe(true);
       expect(JSON.stringify((await env.api('GET', '/api/v1/users')).json())).not.toContain(secret);

@@ -9,6 +9,7 @@ import type { Database } from '../../store/schema.js';
 import { access } from '../access.js';
 import { notAudited } from '../audit/naming.js';
 import { appendAudit } from '../audit/repository.js';
+import { recordSsoRefused } from '../audit/sign-ins.js';
 import type { SecretBox } from '../secret-box.js';
 import { isSecureRequest, setSessionCookies } from '../session-cookies.js';
 import { startSession, type SessionPolicy } from '../sessions.js';
@@ -19,6 +20,7 @@ import type { OidcDeps } from './oidc.js';
 import { presentProvider, startUrlOf } from './presenter.js';
 import { createProvider, deleteProvider, findProvider, getProvider, idpOf, listProviders, updateProvider, type SsoProviderRow } from './providers.js';
 import { samlMetadata, serviceProviderFor } from './saml.js';
+import { assertedEmail } from './role-mapping.js';
 import { SignInProviderSchema, SsoProviderInputSchema, SsoProviderPatchSchema, SsoProviderSchema } from './schema.js';
 import { finishOidcSignIn, finishSamlSignIn, startSignIn, type SignInOutcome, type SsoDeps } from './sign-in.js';
 import { safeReturnPath } from './urls.js';
@@ -139,13 +141,15 @@ async function complete(deps: SsoRouteDeps, request: FastifyRequest, reply: Fast
     const { test: _test, returnTo: _returnTo, ...result } = outcome;
     return reply.code(200).send({ test: true, provider: { id: row.id, name: row.name, type: row.type }, ...result });
   }
-  if (!outcome.ok) {
-    request.log.info({ providerId: row.id, reason: outcome.reason }, 'single sign-on refused');
-    return toSignInPage(reply, outcome.reason);
-  }
   const now = deps.clock();
+  const refuse = async (reason: string, email: string | undefined): Promise<FastifyReply> => {
+    request.log.info({ providerId: row.id, reason }, 'single sign-on refused');
+    await recordSsoRefused(deps.store.db, { tenantId: row.tenant_id, provider: { id: row.id, name: row.name, type: row.type }, email, ip: request.ip, reason, now });
+    return toSignInPage(reply, reason);
+  };
+  if (!outcome.ok) return refuse(outcome.reason, outcome.claims && assertedEmail(outcome.claims));
   const account = await accountFor(deps.store, { tenantId: row.tenant_id, email: outcome.email, role: outcome.role, jit: row.jit === 1, now });
-  if (!account.ok) return toSignInPage(reply, account.reason);
+  if (!account.ok) return refuse(account.reason, outcome.email);
   const started = await startSession(deps.store.db, { userId: account.userId, tenantId: row.tenant_id, via: row.type, ip: request.ip, now, policy: deps.sessions });
   setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
   // Recorded here: the audit hook sees a success only in a 2xx, and a sign-in ends in a redirect.

@@ -11,7 +11,7 @@ import type { Database, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
 import type { Store } from '../store/database.js';
 import type { MailLink } from './account-links.js';
-import { issueLink, linkPath, redeemLink } from './invitations.js';
+import { issueLink, linkPath, peekLink, redeemLink } from './invitations.js';
 import { baseUrl } from '../http/types.js';
 import { hashPassword, passwordMatches, passwordProblem } from './passwords.js';
 import type { Principal } from './principal.js';
@@ -49,6 +49,13 @@ const Accept = Type.Object({
   email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: 'email', description: "the first owner's e-mail (bootstrap link only)" })),
 }, { additionalProperties: false });
 const FAILED = 'the e-mail or password is wrong (or the code of the second factor), or the account may not sign in with a password';
+const LINK_GONE = 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)';
+const LinkView = Type.Object({
+  purpose: Type.Enum(['invite', 'reset', 'first_owner'], { description: 'invite: join the tenant; reset: choose a new password; first_owner: the bootstrap link, which also asks for the e-mail' }),
+  email: Type.Union([Type.String(), Type.Null()], { description: 'the account the link is for (null: the first owner, who gives it)' }),
+  tenant: Type.String({ description: "the tenant's name" }),
+  existingAccount: Type.Boolean({ description: 'an invitation for someone who has a password already: they accept with it (it is not replaced)' }),
+});
 
 /** Sign-in, sign-out and "who am I" (issue 37): the UI's sessions. */
 export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
@@ -104,6 +111,24 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     return signedIn(request, await presentMe(db, { tenantId, userId: user.id, via: 'password', csrfToken: started.csrfToken }), started.id);
   });
 
+  app.get('/auth/links/:linkSecret', {
+    schema: {
+      tags, ...access('public'), summary: "What an invitation, password reset or bootstrap link is for, before it is used (the accept page words its form by it); the link stays unused",
+      params: Type.Object({ linkSecret: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the link' }) }),
+      response: { 200: LinkView, ...problems(400, 404) },
+    },
+  }, async (request) => {
+    const link = await peekLink(db, request.params.linkSecret, deps.clock());
+    if (!link) throw new PitcrewError('PITCREW_ERR_NOT_FOUND', LINK_GONE);
+    const user = (await findUser(db, link.userId))!;
+    const tenant = await db.selectFrom('tenants').select('name').where('id', '=', link.tenantId).executeTakeFirstOrThrow();
+    const firstOwner = user.email === null;
+    return {
+      purpose: firstOwner ? 'first_owner' as const : link.purpose, email: user.email, tenant: tenant.name,
+      existingAccount: link.purpose === 'invite' && user.password_hash !== null,
+    };
+  });
+
   app.post('/auth/accept', {
     schema: {
       tags, ...access('public'), ...audited('user.accept', 'user'), summary: 'Use an invitation or the bootstrap link: set your password (and the first owner\'s e-mail) and sign in',
@@ -119,7 +144,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     let wrongPassword: UserRow | undefined;
     const link = await writeTransaction(deps.store, async (tx) => {
       const redeemed = await redeemLink(tx, request.body.invite, now);
-      if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)');
+      if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', LINK_GONE);
       const user = (await findUser(tx, redeemed.userId))!;
       if (redeemed.purpose === 'reset' && !user.email) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this reset link belongs to an account without an e-mail; ask an admin for an invitation');
       const email = user.email ?? (request.body.email && normaliseEmail(request.body.email));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptRule, type TestEnv } from '../support/app.js';
 import { openBrowser, saveScreenshot, type BrowserSession } from '../support/browser.js';
 import { startTestIdp, type TestClient, type TestIdp } from '../support/oidc-provider.js';
+import { appendAudit } from '../../src/identity/audit/repository.js';
 import { createUser, setMembership } from '../../src/identity/users.js';
 import { totpCode } from '../../src/identity/totp.js';
 import { PASSWORD } from '../support/people.js';
@@ -259,7 +260,13 @@ describe('identity in the web UI', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
     await page.getByRole('switch', { name: 'Turn on restart nginx' }).waitFor();
 
+    // A refused single sign-on: nobody known, the e-mail the attempt claimed.
+    await appendAudit(env.store.db, {
+      tenantId: env.tenant.tenantId, at: Date.now(), actor: { type: 'anonymous', email: 'mallory@example.com' }, via: 'oidc', ip: '203.0.113.9',
+      action: 'session.refused', targetType: 'session', targetId: null, before: null, after: { reason: 'the identity provider has not verified the e-mail mallory@example.com' },
+    });
     await nav(page).getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => page.locator('tr[data-action="session.refused"]').innerText()).toMatch(/someone claiming mallory@example.com\s+oidc\s+203.0.113.9\s+session.refused/);
     const row = page.locator('tr[data-action="rule.update"]');
     await expect.poll(() => row.innerText()).toMatch(new RegExp(`${OWNER}\\s+link\\s+127.0.0.1\\s+rule.update\\s+rule\\s+${ruleId}`));
     await row.getByRole('button', { name: 'Changes' }).click();

@@ -3,10 +3,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit } from '../src/identity/audit/repository.js';
 import { hashSecret } from '../src/identity/secrets.js';
+import { ACCOUNT_FAILURES, ADDRESS_FAILURES } from '../src/identity/sign-in-guard.js';
 import { issueToken } from '../src/identity/tokens.js';
+import { newId } from '../src/store/ids.js';
 import { MAX_LIMIT } from '../src/store/pagination.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
-import { browserOf, PASSWORD, signIn } from './support/people.js';
+import { browserOf, invite, PASSWORD, signIn } from './support/people.js';
 import { testDialects } from './support/databases.js';
 
 /** The caller's address: every entry below must name it (inject's own default is 127.0.0.1). */
@@ -98,7 +100,10 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect(update.after).toMatchObject({ name: 'disk nearly full', enabled: false });
     await ok('PATCH', `/api/v1/rules/${rule.id}`, { enabled: true });
     const run = await ok('POST', `/api/v1/rules/${rule.id}/run`, { payload: { HostName: 'web-9' } });
-    expect((await only(`rule:${rule.id}`, 'rule.run')).after).toMatchObject({ eventId: run.eventId });
+    const ran = await only(`rule:${rule.id}`, 'rule.run');
+    // A POST of a verb on an item keeps the item as it was: the rule that ran.
+    expect(ran.before).toMatchObject({ id: rule.id, name: 'disk nearly full', enabled: true });
+    expect(ran.after).toMatchObject({ eventId: run.eventId });
     await ok('DELETE', `/api/v1/rules/${rule.id}`);
     expect((await only(`rule:${rule.id}`, 'rule.delete')).before).toMatchObject({ id: rule.id, name: 'disk nearly full' });
   });
@@ -132,7 +137,10 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect(narrowed.after).toMatchObject({ scopes: ['webhook'] });
     const replacement = await ok('POST', `/api/v1/api-keys/${issued.id}/revoke`);
     secrets.push(replacement.apiKey as string);
-    expect((await only(`api_key:${issued.id}`, 'api_key.revoke')).after).toMatchObject({ id: replacement.id, apiKey: '[masked]' });
+    const revoke = await only(`api_key:${issued.id}`, 'api_key.revoke');
+    // The key as it was (from the list of keys: there is no GET of one key), and its replacement.
+    expect(revoke.before).toMatchObject({ id: issued.id, name: 'ci', scopes: ['webhook'] });
+    expect(revoke.after).toMatchObject({ id: replacement.id, apiKey: '[masked]' });
   });
 
   it('records a run cancelled, a host changed, replaced by another agent and forgotten', async () => {
@@ -140,7 +148,9 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     const rule = await env.createWebhookRule();
     const executionId = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0] as string;
     await ok('POST', `/api/v1/executions/${executionId}/cancel`);
-    expect((await only(`execution:${executionId}`, 'execution.cancel')).after).toBeDefined();
+    const cancel = await only(`execution:${executionId}`, 'execution.cancel');
+    expect(cancel.before).toMatchObject({ id: executionId, state: 'queued' });
+    expect(cancel.after).toBeDefined();
 
     await ok('PATCH', `/api/v1/hosts/${host.hostId}`, { tags: ['eu'] });
     const changed = await only(`host:${host.hostId}`, 'host.update');
@@ -190,6 +200,14 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     expect((await entries(`target=rule:${rule.id}&action=rule.update`))[0]).toMatchObject({ actor: grace, via: 'password', ip: '127.0.0.1', before: { enabled: true }, after: { enabled: false } });
     expect((await browser.call('GET', '/api/v1/audit')).statusCode).toBe(403);
 
+    // Her token, revoked by the owner: the entry keeps the token as it was, though it is not the owner's.
+    const graceToken = await browser.call('POST', '/api/v1/tokens', { name: 'grace laptop' });
+    expect(graceToken.statusCode, graceToken.body).toBe(201);
+    secrets.push(graceToken.json().token as string);
+    await ok('DELETE', `/api/v1/tokens/${graceToken.json().id as string}`);
+    const revoked = await only(`token:${graceToken.json().id as string}`, 'token.delete');
+    expect(revoked.before).toMatchObject({ id: graceToken.json().id, name: 'grace laptop', userId, revokedAt: null });
+
     const refused = await signIn(env, 'grace@example.com', 'not the password', { ip: '203.0.113.66' });
     expect(refused.statusCode).toBe(401);
     expect((await signIn(env, 'nobody@example.com', 'whatever', { ip: '203.0.113.66' })).statusCode).toBe(401);
@@ -206,7 +224,61 @@ describe.each(testDialects())('the audit log on %s', (dialect) => {
     await ok('DELETE', `/api/v1/users/${userId}`);
     expect((await only(`user:${userId}`, 'user.delete')).before).toMatchObject({ id: userId, email: 'grace@example.com', role: 'admin' });
     // By e-mail: every entry of the person, whatever the route.
-    expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'rule.update', 'session.start', 'user.accept']);
+    expect((await entries('actor=GRACE@example.com')).map((e) => e.action)).toEqual(['session.end', 'session.refused', 'token.create', 'rule.update', 'session.start', 'user.accept']);
+  });
+
+  it('records refused password sign-ins: wrong passwords (one given to accept an invitation), the lock they set, the locked account, an address held back', async () => {
+    const hal = await invite(env, 'hal@example.com', 'operator');
+    const other = await env.addTenant('audited elsewhere');
+    secrets.push(other.token, other.apiKey);
+    const invited = (await env.api('POST', '/api/v1/users', { email: 'hal@example.com', role: 'viewer' }, other.token)).json() as { inviteUrl: string };
+    secrets.push(invited.inviteUrl.split('/').pop()!, hal.cookie.split('=')[1]!, hal.csrf);
+    const accept = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', remoteAddress: '203.0.113.100', payload: { invite: invited.inviteUrl.split('/').pop(), password: 'not the password of hal' } });
+    expect(accept.statusCode, accept.body).toBe(401);
+    // The failure at the invitation counts: ACCOUNT_FAILURES in all lock the account.
+    for (let i = 1; i < ACCOUNT_FAILURES; i += 1) expect((await signIn(env, hal.email, 'not the password', { ip: `203.0.113.${100 + i}` })).statusCode).toBe(401);
+    expect((await signIn(env, hal.email, PASSWORD, { ip: '203.0.113.110' })).statusCode).toBe(429);
+    const halActor = { type: 'user', id: hal.userId, email: 'hal@example.com' };
+    const wrong = (ip: number) => [`203.0.113.${ip}`, { reason: 'wrong password' }];
+    const expected = [
+      ['203.0.113.100', { reason: 'wrong password, given to accept an invitation' }],
+      wrong(101), wrong(102), wrong(103),
+      ['203.0.113.104', { reason: 'wrong password', lockedUntil: ISO }],
+      ['203.0.113.110', { reason: 'the account is locked after failed sign-ins' }],
+    ];
+    const refused = (await entries(`actor=${hal.userId}&action=session.refused`)).reverse();
+    expect(refused.map((e) => [e.ip, e.after])).toEqual(expected);
+    for (const entry of refused) expect(entry).toMatchObject({ actor: halActor, via: 'password', targetType: 'session', targetId: null });
+    // The other tenant's admins see the attempts on their member too.
+    const elsewhere = (await env.api('GET', `/api/v1/audit?action=session.refused&actor=${hal.userId}`, undefined, other.token)).json() as { items: Entry[] };
+    expect(elsewhere.items.reverse().map((e) => [e.ip, e.after])).toEqual(expected);
+
+    // An address held back after ADDRESS_FAILURES failures (on addresses nobody has: not recorded), then naming hal.
+    for (let i = 0; i < ADDRESS_FAILURES; i += 1) expect((await signIn(env, `nobody-${i}@example.com`, 'guess', { ip: '203.0.113.200' })).statusCode).toBe(401);
+    expect((await signIn(env, hal.email, PASSWORD, { ip: '203.0.113.200' })).statusCode).toBe(429);
+    expect((await entries(`actor=${hal.userId}&action=session.refused`))[0]).toMatchObject({
+      actor: halActor, ip: '203.0.113.200', after: { reason: 'too many failed sign-ins from this address: the address is held back' },
+    });
+    expect(await entries('actor=nobody-0@example.com')).toEqual([]);
+  }, 120_000);
+
+  it('keeps the view before of a member far down the list of members (beyond its pages of MAX_LIMIT)', async () => {
+    // More members than one read of the list returns: the one changed is on its second page.
+    const now = Date.now();
+    const people = Array.from({ length: MAX_LIMIT + 1 }, (_, i) => ({ id: newId(now), email: `member-${i}@many.example`, created_at: now }));
+    for (let i = 0; i < people.length; i += 250) {
+      const batch = people.slice(i, i + 250);
+      await env.store.db.insertInto('users').values(batch.map((p) => ({ ...p, password_hash: null, totp_secret: null, failed_logins: 0, locked_until: null, last_sign_in_at: null, disabled_at: null }))).execute();
+      await env.store.db.insertInto('memberships').values(batch.map((p) => ({ user_id: p.id, tenant_id: env.tenant.tenantId, role: 'viewer', created_at: now }))).execute();
+    }
+    const last = people.at(-1)!;
+    const firstRead = (await call('GET', `/api/v1/users?limit=${MAX_LIMIT}`)).json() as { items: Array<{ id: string }>; nextCursor: string | null };
+    expect(firstRead.items.map((m) => m.id)).not.toContain(last.id);
+    expect(firstRead.nextCursor).toEqual(expect.any(String));
+    await ok('PATCH', `/api/v1/users/${last.id}`, { role: 'operator' });
+    const changed = await only(`user:${last.id}`, 'user.update');
+    expect(changed.before).toMatchObject({ id: last.id, email: last.email, role: 'viewer' });
+    expect(changed.after).toMatchObject({ id: last.id, role: 'operator' });
   });
 
   it('records nothing for a change refused or a call that changes nothing', async () => {

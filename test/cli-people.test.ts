@@ -44,4 +44,22 @@ describe('pitcrew users and tokens', { timeout: 90_000 }, () => {
     expect((await cli(['tokens', 'list'], token)).stderr).toMatch(/unknown, expired or revoked/);
     expect((await cli(['users', 'remove', id])).stdout).toBe(`removed ${id} from the tenant\n`);
   });
+
+  it('lists every token, beyond the 1000 a page of the API holds', async () => {
+    // Issued through the API, 20 at a time: more than one page of the largest size.
+    const names = Array.from({ length: 1001 }, (_, i) => `bulk ${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < names.length; i += 20) {
+      await Promise.all(names.slice(i, i + 20).map(async (name) => {
+        const response = await fetch(`${server.url}/api/v1/tokens`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+        expect(response.status).toBe(201);
+      }));
+    }
+    const listed = await cli(['tokens', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const items = (JSON.parse(listed.stdout) as { items: Array<{ name: string }> }).items.map((t) => t.name);
+    expect(items.filter((name) => name.startsWith('bulk ')).sort()).toEqual(names);
+    expect(new Set(items).size).toBe(items.length);
+    const table = await cli(['tokens', 'list']);
+    expect(table.stdout.trimEnd().split('\n')).toHaveLength(1 + items.length);
+  });
 });

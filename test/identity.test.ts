@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, LOCK_MS } from '../src/identity/sign-in-guard.js';
 import { totpCode } from '../src/identity/totp.js';
+import { createUser, setMembership } from '../src/identity/users.js';
 import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
@@ -26,6 +27,7 @@ describe.each(testDialects())('identity on %s', (dialect) => {
     it('claims the bootstrap link once: e-mail and password set, signed in, the bootstrap token theirs', async () => {
       expect(env.tenant.signInPath).toMatch(/^\/accept\/[\w-]{40,}$/);
       const invite = env.tenant.signInPath!.split('/').pop();
+      expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` })).json()).toEqual({ purpose: 'first_owner', email: null, tenant: 'default', existingAccount: false });
       const noEmail = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: PASSWORD } });
       expect(expectProblem(noEmail, 400, 'PITCREW_ERR_VALIDATION').detail).toMatch(/first owner.*e-mail/);
       // A refused attempt leaves the link usable: its use is undone with the refusal.
@@ -156,6 +158,20 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       expect((await env.api('GET', '/api/v1/me')).json().role).toBe('owner');
     });
 
+    it('are listed a page at a time, oldest account first, every member once', async () => {
+      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e', 'page-f', 'page-g']) {
+        const user = await createUser(env.store.db, { email: `${name}@example.com`, now });
+        await setMembership(env.store.db, { userId: user.id, tenantId: env.tenant.tenantId, role: 'viewer', now });
+      }
+      const all = await everyPage(env, '/api/v1/users', 3);
+      expect(all.length).toBeGreaterThan(7);
+      expect(all).toEqual([...all].sort());
+      expect(new Set(all).size).toBe(all.length);
+      const members = await env.store.db.selectFrom('memberships').select('user_id').where('tenant_id', '=', env.tenant.tenantId).execute();
+      expect(all).toEqual(members.map((m) => m.user_id).sort());
+      expectProblem(await env.api('GET', '/api/v1/users?limit=0'), 400, 'PITCREW_ERR_VALIDATION');
+    });
+
     it('a removed member is signed out and their tokens stop, in that tenant', async () => {
       const leaving = await invite(env, 'leaving@example.com', 'operator');
       const token = (await leaving.call('POST', '/api/v1/tokens', { name: 'laptop' })).json().token as string;
@@ -198,6 +214,26 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const revoked = (await env.api('POST', '/api/v1/tokens', { name: 'gone' })).json();
       expect((await env.api('DELETE', `/api/v1/tokens/${revoked.id}`)).statusCode).toBe(204);
       expectProblem(await env.api('GET', '/api/v1/me', undefined, revoked.token), 401, 'PITCREW_ERR_UNAUTHENTICATED');
+    });
+
+    it('are listed a page at a time, newest first, following nextCursor to the last', async () => {
+      const made: string[] = [];
+      for (let i = 0; i < 12; i += 1) made.push((await env.api('POST', '/api/v1/tokens', { name: `paged ${i}` })).json().id as string);
+      const first = await env.api('GET', '/api/v1/tokens?limit=10');
+      expect(first.statusCode, first.body).toBe(200);
+      const page = first.json() as { items: Array<{ id: string }>; nextCursor: string | null };
+      expect(page.items.map((t) => t.id)).toEqual([...made].reverse().slice(0, 10));
+      const all = await everyPage(env, '/api/v1/tokens', 5);
+      expect(all.slice(0, made.length)).toEqual([...made].reverse());
+      expect(all).toEqual([...all].sort().reverse());
+      expect(new Set(all).size).toBe(all.length);
+      expect((await env.api('GET', '/api/v1/tokens')).json().items).toHaveLength(Math.min(all.length, 50));
+      expectProblem(await env.api('GET', '/api/v1/tokens?limit=1001'), 400, 'PITCREW_ERR_VALIDATION');
+      expectProblem(await env.api('GET', '/api/v1/tokens?cursor=not-one'), 400, 'PITCREW_ERR_BAD_CURSOR');
+      // One token by its id: yours, or anyone's in the tenant for an admin.
+      expect((await env.api('GET', `/api/v1/tokens/${made[0]!}`)).json()).toMatchObject({ id: made[0], name: 'paged 0' });
+      const viewer = await invite(env, 'peek@example.com', 'viewer');
+      expectProblem(await viewer.call('GET', `/api/v1/tokens/${made[0]!}`), 403, 'PITCREW_ERR_FORBIDDEN');
     });
 
     it("a member revokes their own tokens; only an admin revokes another's", async () => {
@@ -256,11 +292,18 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const other = await env.addTenant('other team');
       const invited = (await env.api('POST', '/api/v1/users', { email: 'mailed@example.com', role: 'viewer' }, other.token)).json();
       const invite = invited.inviteUrl.split('/').pop();
+      // What the accept page is told before anything is used: an existing account, accepted with its own password.
+      const peeked = await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` });
+      expect(peeked.json()).toEqual({ purpose: 'invite', email: 'mailed@example.com', tenant: 'other team', existingAccount: true });
+      const fresh = (await env.api('POST', '/api/v1/users', { email: 'fresh@example.com', role: 'viewer' }, other.token)).json();
+      expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${fresh.inviteUrl.split('/').pop()}` })).json()).toEqual({ purpose: 'invite', email: 'fresh@example.com', tenant: 'other team', existingAccount: false });
+      expect(expectProblem(await env.app.server.inject({ method: 'GET', url: '/api/v1/auth/links/not-a-link-at-all' }), 404, 'PITCREW_ERR_NOT_FOUND').detail).toMatch(/unknown, used already or expired/);
       const takeover = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'the attacker chose this' } });
       expect(expectProblem(takeover, 401, 'PITCREW_ERR_SIGN_IN_FAILED').detail).toMatch(/has a pitcrew account already: give its password/);
       expect((await signIn(env, 'mailed@example.com', 'a new long password')).statusCode).toBe(200);
       const joined = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'a new long password' } });
       expect(joined.json()).toMatchObject({ tenantId: other.tenantId, role: 'viewer' });
+      expectProblem(await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` }), 404, 'PITCREW_ERR_NOT_FOUND');
       expect(joined.json().tenants.map((t: { name: string }) => t.name).sort()).toEqual(['default', 'other team']);
     });
 
@@ -270,7 +313,13 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       expect(otpauthUrl).toBe(`otpauth://totp/pitcrew:totp%40example.com?secret=${secret}&issuer=pitcrew&algorithm=SHA1&digits=6&period=30`);
       expectProblem(await person.call('PUT', '/api/v1/me/totp', { secret, code: '000000' === totpCode(secret, now) ? '111111' : '000000' }), 400, 'PITCREW_ERR_VALIDATION');
       expect((await person.call('PUT', '/api/v1/me/totp', { secret, code: totpCode(secret, now) })).statusCode).toBe(204);
-      expect((await signIn(env, person.email)).statusCode).toBe(401);
+      // The right password without the code: asked for it, no failure counted (a wrong code is one).
+      expect(expectProblem(await signIn(env, person.email), 401, 'PITCREW_ERR_SECOND_FACTOR_REQUIRED').detail).toMatch(/has a second factor: give the 6-digit code/);
+      expectProblem(await signIn(env, person.email, 'not the password'), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      const wrongCode = totpCode(secret, now) === '123456' ? '654321' : '123456';
+      expectProblem(await signIn(env, person.email, PASSWORD, { totp: wrongCode }), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      const failures = await env.store.db.selectFrom('users').select('failed_logins').where('id', '=', person.userId).executeTakeFirstOrThrow();
+      expect(failures.failed_logins).toBe(2);
       const withCode = await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) });
       expect(withCode.json().user.totp).toBe(true);
       expect(JSON.stringify((await env.api('GET', '/api/v1/users')).json())).not.toContain(secret);
@@ -279,3 +328,18 @@ describe.each(testDialects())('identity on %s', (dialect) => {
     });
   });
 });
+
+/** The ids of every item of a paged list, read `limit` at a time by following nextCursor. */
+async function everyPage(env: TestEnv, path: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const reply = await env.api('GET', `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(reply.statusCode, reply.body).toBe(200);
+    const page = reply.json() as { items: Array<{ id: string }>; nextCursor: string | null };
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
+}

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERY_TTL_MS } from '../src/identity/sso/discovery.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { signInAtIdp, startTestIdp, type TestIdp } from './support/oidc-provider.js';
@@ -21,8 +22,11 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
   let enterpriseId: string;
   let publicId: string;
 
+  /** How far pitcrew's clock runs ahead of the real one: a test moves it past the discovery cache's lifetime. */
+  let ahead = 0;
+
   beforeAll(async () => {
-    env = await startTestEnv(dialect, { publicUrl: PUBLIC_URL });
+    env = await startTestEnv(dialect, { publicUrl: PUBLIC_URL, clock: () => Date.now() + ahead });
     const placeholder = 'http://127.0.0.1:1';
     const enterprise = await env.api('POST', '/api/v1/sso-providers', {
       type: 'oidc', name: 'Keycloak', issuer: placeholder, clientId: 'pitcrew-enterprise', clientSecret: SECRET, scopes: ['openid', 'email', 'groups'],
@@ -38,6 +42,8 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     ], {
       cy: { email: 'cy@corp.test', email_verified: true, groups: ['sre'] },
       ann: { email: 'ann@example.com', email_verified: true },
+      zed: { email: 'Zed@example.com', email_verified: true },
+      out: { email: 'out@elsewhere.test', email_verified: true },
     });
     for (const id of [enterpriseId, publicId]) expect((await env.api('PATCH', `/api/v1/sso-providers/${id}`, { issuer: idp.issuer })).statusCode).toBe(200);
   });
@@ -47,7 +53,7 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     await env?.close();
   });
 
-  const get = (url: string, cookie?: string) => env.app.server.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+  const get = (url: string, cookie?: string, remoteAddress = '127.0.0.1') => env.app.server.inject({ method: 'GET', url, remoteAddress, headers: cookie ? { cookie } : {} });
 
   /** GET start, through the IdP as `account`, then GET pitcrew's callback: its reply. */
   async function ssoSignIn(providerId: string, account: string, query = ''): Promise<LightMyRequestResponse> {
@@ -141,6 +147,8 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
       const refused = await signIn(env, 'dan@corp.test');
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toMatchObject({ code: 'PITCREW_ERR_SSO_REQUIRED', detail: 'tenant default requires single sign-on, so password sign-in is off: use the "Sign in with Keycloak" button on the sign-in page' });
+      const recorded = (await env.api('GET', `/api/v1/audit?action=session.refused&actor=${member.userId}`)).json() as { items: unknown[] };
+      expect(recorded.items).toEqual([expect.objectContaining({ actor: { type: 'user', id: member.userId, email: 'dan@corp.test' }, via: 'password', after: { reason: 'password sign-in is off: the tenant requires single sign-on' } })]);
       expect((await get('/api/v1/auth/providers')).json()).toMatchObject({ passwordSignIn: false });
       // Personal access tokens (the API, the CLI) go on working: an owner can always undo it.
       expect((await env.api('GET', '/api/v1/sso-providers')).statusCode).toBe(200);
@@ -148,6 +156,100 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
       await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { required: false });
     }
     expect((await signIn(env, 'dan@corp.test')).statusCode).toBe(200);
+  });
+
+  it("reads a provider's discovery document once for many sign-ins, again once the provider changed (here or on another node) and after ten minutes", async () => {
+    const discoveries = () => idp.requests('/.well-known/openid-configuration');
+    const signsIn = async () => expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+    expect((await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { name: 'Keycloak' })).statusCode).toBe(200);
+    const before = discoveries();
+    await signsIn();
+    await signsIn();
+    await signsIn();
+    expect(discoveries()).toBe(before + 1);
+    expect((await env.api('PATCH', `/api/v1/sso-providers/${enterpriseId}`, { scopes: ['openid', 'email', 'groups'] })).statusCode).toBe(200);
+    await signsIn();
+    expect(discoveries()).toBe(before + 2);
+    // Another node changed the provider: this node sees its row's updated_at move.
+    const row = await env.store.db.selectFrom('sso_providers').select('updated_at').where('id', '=', enterpriseId).executeTakeFirstOrThrow();
+    await env.store.db.updateTable('sso_providers').set({ updated_at: row.updated_at + 1 }).where('id', '=', enterpriseId).execute();
+    await signsIn();
+    await signsIn();
+    expect(discoveries()).toBe(before + 3);
+    // Past the cache's lifetime by pitcrew's clock (only the start: the ID token would be judged by that clock too).
+    ahead = DISCOVERY_TTL_MS;
+    try {
+      expect((await get(`/api/v1/auth/sso/${enterpriseId}/start`)).statusCode).toBe(302);
+      expect(discoveries()).toBe(before + 4);
+      expect((await get(`/api/v1/auth/sso/${enterpriseId}/start`)).statusCode).toBe(302);
+      expect(discoveries()).toBe(before + 4);
+    } finally {
+      ahead = 0;
+    }
+  });
+
+  it('reads the configuration again, once, when an answer is signed with a key it does not hold, and signs in after a key rotation', async () => {
+    const discoveries = () => idp.requests('/.well-known/openid-configuration');
+    await ssoSignIn(enterpriseId, 'cy');
+    const before = discoveries();
+    try {
+      // A key published nowhere: read again once, then refused saying which key.
+      idp.signWith('unpublished');
+      const refused = await ssoSignIn(enterpriseId, 'cy');
+      expect(decodeURIComponent(String(refused.headers.location))).toBe('/signin?error=the ID token is signed with a key (kid "unpublished-key") that is not among the keys the identity provider publishes now (its jwks_uri): check its signing keys');
+      expect(discoveries()).toBe(before + 1);
+      // The provider rotates to a new key at a new jwks_uri: the first answer signed with it is checked against the configuration read again.
+      idp.signWith('rotated');
+      expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+      expect(discoveries()).toBe(before + 2);
+      expect(idp.requests('/jwks-rotated')).toBe(1);
+      expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+      expect(discoveries()).toBe(before + 2);
+    } finally {
+      idp.signWith(undefined);
+    }
+    // And back: the next answer, signed with the first key again, reads it once more.
+    expect((await ssoSignIn(enterpriseId, 'cy')).headers.location).toBe('/');
+    expect(discoveries()).toBe(before + 3);
+  });
+
+  it("records each refused sign-in in the provider's tenant: provider, reason, the e-mail claimed, the address; never a token or a code", async () => {
+    const refusals = async () => ((await env.api('GET', '/api/v1/audit?action=session.refused&limit=1000')).json() as { items: Array<Record<string, unknown>> }).items;
+    const before = (await refusals()).length;
+    const refusedAt = async (providerId: string, account: string, ip: string) => {
+      const { callback, browser } = await throughIdp(providerId, account);
+      const reply = await get(callback, browser, ip);
+      expect(decodeURIComponent(String(reply.headers.location))).toMatch(/^\/signin\?error=/);
+      return new URL(callback, PUBLIC_URL).searchParams.get('code')!;
+    };
+    const codes = [await refusedAt(publicId, 'zed', '198.51.100.31'), await refusedAt(publicId, 'out', '198.51.100.32')];
+    idp.misbehave((claims) => ({ ...claims, aud: 'another-app' }));
+    try {
+      codes.push(await refusedAt(enterpriseId, 'cy', '198.51.100.33'));
+    } finally {
+      idp.misbehave(undefined);
+    }
+    const { callback, browser } = await throughIdp(enterpriseId, 'cy');
+    expect((await get(callback, browser)).headers.location).toBe('/');
+    expect(decodeURIComponent(String((await get(callback, browser, '198.51.100.34')).headers.location))).toMatch(/already used/);
+
+    const google = { id: publicId, name: 'Google', type: 'oidc' };
+    const keycloak = { id: enterpriseId, name: 'Keycloak', type: 'oidc' };
+    const entries = (await refusals()).slice(0, (await refusals()).length - before).reverse();
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actor: { type: 'anonymous', email: 'zed@example.com' }, via: 'oidc', ip: '198.51.100.31', action: 'session.refused', targetType: 'session', targetId: null,
+        after: { provider: google, email: 'zed@example.com', reason: 'zed@example.com is not a member of this tenant, and this provider creates no users (just-in-time creation is off): ask an admin to invite zed@example.com, or turn on jit for the provider' },
+      }),
+      expect.objectContaining({ actor: { type: 'anonymous', email: 'out@elsewhere.test' }, ip: '198.51.100.32', after: { provider: google, email: 'out@elsewhere.test', reason: 'the e-mail domain elsewhere.test is not mapped to a role for this provider' } }),
+      expect.objectContaining({ actor: { type: 'anonymous', email: null }, ip: '198.51.100.33', after: { provider: keycloak, reason: expect.stringMatching(/^the ID token was issued for client "another-app"/) } }),
+      expect.objectContaining({ actor: { type: 'anonymous', email: null }, ip: '198.51.100.34', after: { provider: keycloak, reason: expect.stringMatching(/^this sign-in answer was already used/) } }),
+    ]);
+    // Found by the e-mail they claimed, or all of nobody known at once.
+    expect(((await env.api('GET', '/api/v1/audit?actor=zed@example.com')).json() as { items: unknown[] }).items).toHaveLength(1);
+    expect(((await env.api('GET', '/api/v1/audit?actor=anonymous&action=session.refused')).json() as { items: unknown[] }).items.length).toBeGreaterThanOrEqual(4);
+    const stored = JSON.stringify(await env.store.db.selectFrom('audit_log').selectAll().execute());
+    for (const secret of [...codes, SECRET, 'eyJ']) expect(stored).not.toContain(secret);
   });
 
   it('an identity provider that does not answer sends the browser to the sign-in page saying so', async () => {
@@ -201,6 +303,17 @@ describe.each(testDialects())('single sign-on through the API (%s)', (dialect) =
     const shown = await env.app.server.inject({ method: 'POST', url: `/api/v1/auth/saml/${id}/acs`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ SAMLResponse: unsigned }).toString() });
     expect(shown.statusCode).toBe(200);
     expect(shown.json()).toMatchObject({ test: true, ok: false, reason: expect.stringContaining("is not signed by the identity provider's certificate") });
+    // A test sign-in records nothing; a real one refused is in the log.
+    expect((await env.api('GET', `/api/v1/audit?action=session.refused&target=session`)).json().items.filter((e: { via: string }) => e.via === 'saml')).toEqual([]);
+    const real = await get(`/api/v1/auth/sso/${id}/start`);
+    const unsignedReal = samlIdp.response({ requestId: requestIdOf(String(real.headers.location)), audience: metadataUrl, recipient: callbackUrl, nameId: 'gus@corp.test', sign: false });
+    const refused = await env.app.server.inject({ method: 'POST', url: `/api/v1/auth/saml/${id}/acs`, remoteAddress: '198.51.100.40', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ SAMLResponse: unsignedReal }).toString() });
+    expect(refused.statusCode).toBe(302);
+    const saml = (await env.api('GET', '/api/v1/audit?action=session.refused')).json().items.filter((e: { via: string }) => e.via === 'saml');
+    expect(saml).toEqual([expect.objectContaining({
+      actor: { type: 'anonymous', email: null }, ip: '198.51.100.40', after: { provider: { id, name: 'Entra SAML', type: 'saml' }, reason: expect.stringContaining("is not signed by the identity provider's certificate") },
+    })]);
+    expect(JSON.stringify(saml)).not.toContain(unsignedReal.slice(0, 40));
   });
 });
 

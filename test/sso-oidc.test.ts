@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../src/identity/secret-box.js';
+import { OidcDiscoveryCache } from '../src/identity/sso/discovery.js';
 import { createProvider, type SsoProviderRow } from '../src/identity/sso/providers.js';
 import { finishOidcSignIn, oidcCallbackUrl, startSignIn, type SsoDeps } from '../src/identity/sso/sign-in.js';
 import type { Store } from '../src/store/database.js';
@@ -17,7 +18,8 @@ describe.each(testDialects())('OpenID Connect sign-in through a real OpenID prov
   let store: Store;
   let idp: TestIdp;
   const box = new SecretBox(randomBytes(32));
-  const deps = (): SsoDeps => ({ db: store.db, box, now: () => Date.now() });
+  const discovery = new OidcDiscoveryCache(() => Date.now());
+  const deps = (): SsoDeps => ({ db: store.db, box, now: () => Date.now(), discovery });
   let publicProvider: SsoProviderRow;
   let enterpriseProvider: SsoProviderRow;
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../src/identity/secret-box.js';
+import { OidcDiscoveryCache } from '../src/identity/sso/discovery.js';
 import { createProvider, type SsoProviderRow } from '../src/identity/sso/providers.js';
 import { serviceProviderFor } from '../src/identity/sso/saml.js';
 import { finishSamlSignIn, startSignIn, type SsoDeps } from '../src/identity/sso/sign-in.js';
@@ -16,7 +17,8 @@ describe.each(testDialects())('SAML 2.0 sign-in with an IdP that signs real asse
   let idp: TestSamlIdp;
   let provider: SsoProviderRow;
   const box = new SecretBox(randomBytes(32));
-  const deps = (): SsoDeps => ({ db: store.db, box, now: () => Date.now() });
+  const discovery = new OidcDiscoveryCache(() => Date.now());
+  const deps = (): SsoDeps => ({ db: store.db, box, now: () => Date.now(), discovery });
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);

@@ -50,6 +50,22 @@ export async function callApi(client: ClientConfig, method: string, path: string
   return json;
 }
 
+/**
+ * Every item of a paged list of the API (`{items, nextCursor}`), read a page of 1000 (the most a
+ * page holds) at a time, following nextCursor to the end: a command that lists shows all.
+ */
+export async function callApiAll<T>(client: ClientConfig, path: string): Promise<{ items: T[]; nextCursor: null }> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = `limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = (await callApi(client, 'GET', `${path}${path.includes('?') ? '&' : '?'}${query}`)) as { items: T[]; nextCursor: string | null };
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { items, nextCursor: null };
+}
+
 /** A JSON option's value: inline, `@FILE`, or `-` for stdin (which keeps secrets out of the process list). */
 export function readJsonOption(flag: string, value: string): unknown {
   const text = value === '-' ? fs.readFileSync(0, 'utf8') : value.startsWith('@') ? fs.readFileSync(value.slice(1), 'utf8') : value;

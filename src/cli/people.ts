@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, callApiAll, CliError } from './client.js';
 import { table } from './table.js';
 
 const COMMON = 'options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json';
 
 export const USERS_USAGE = `usage: pitcrew users <list|invite|role|remove|reset> [options]
 
-  list                                   the tenant's members, their roles and status
+  list                                   the tenant's members, their roles and status (all of them, oldest account first)
   invite EMAIL --role ROLE               invite a person (viewer, operator, admin, owner): prints the one-time link
   role ID --role ROLE                    change a member's role
   remove ID                              remove a member: their sessions end, their tokens here stop
@@ -17,7 +17,7 @@ ${COMMON}`;
 
 export const TOKENS_USAGE = `usage: pitcrew tokens <list|create|revoke> [options]
 
-  list [--all]                           your personal access tokens (--all: everyone's, for an admin)
+  list [--all]                           your personal access tokens, newest first (--all: everyone's, for an admin)
   create --name NAME [--role ROLE] [--expires ISO-TIME]
                                          issue yourself a token, at most your role: shown once
   revoke ID                              the token stops working at once
@@ -41,7 +41,7 @@ export async function runUsers(args: string[], env: ClientConfig, out: (line: st
   const role = () => values.role ?? (() => { throw new CliError(`${verb} needs --role ROLE\n\n${USERS_USAGE}`, 2); })();
   switch (verb) {
     case 'list': {
-      const page = (await callApi(client, 'GET', '/api/v1/users')) as { items: Member[] };
+      const page = await callApiAll<Member>(client, '/api/v1/users');
       show(page, table(['ID', 'EMAIL', 'ROLE', 'STATUS', 'LAST SIGN-IN'], page.items.map((m) => [m.id, m.email ?? '-', m.role, m.status, m.lastSignInAt ?? 'never'])));
       return 0;
     }
@@ -76,7 +76,7 @@ export async function runTokens(args: string[], env: ClientConfig, out: (line: s
   const { client, show } = apiCommand(values, env, out);
   switch (verb) {
     case 'list': {
-      const page = (await callApi(client, 'GET', `/api/v1/tokens${values.all ? '?all=true' : ''}`)) as { items: TokenView[] };
+      const page = await callApiAll<TokenView>(client, `/api/v1/tokens${values.all ? '?all=true' : ''}`);
       show(page, table(['ID', 'NAME', 'ROLE', 'EXPIRES', 'LAST USED', 'STATUS'], page.items.map((t) => [t.id, t.name, t.role ?? "user's", t.expiresAt ?? 'never', t.lastUsedAt ?? 'never', t.revokedAt ? 'revoked' : 'active'])));
       return 0;
     }

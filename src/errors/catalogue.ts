@@ -15,6 +15,7 @@ export const errorCatalogue = {
   PITCREW_ERR_CSRF: { status: 403, title: 'The request did not come from the pitcrew UI' },
   PITCREW_ERR_SIGN_IN_FAILED: { status: 401, title: 'Sign-in failed' },
   PITCREW_ERR_SIGN_IN_LOCKED: { status: 429, title: 'Too many failed sign-ins' },
+  PITCREW_ERR_SECOND_FACTOR_REQUIRED: { status: 401, title: "The account's second-factor code is needed" },
   PITCREW_ERR_SSO_REQUIRED: { status: 403, title: 'This tenant signs in with single sign-on' },
   PITCREW_ERR_NOT_FOUND: { status: 404, title: 'Not found' },
   PITCREW_ERR_TRIGGER_NOT_FOUND: { status: 404, title: 'No such trigger' },

@@ -45,6 +45,13 @@ export async function redeemLink(db: Kysely<Database>, secret: string, now: numb
   return { id: row.id, tenantId: row.tenant_id, userId: row.user_id, purpose: row.purpose as LinkPurpose };
 }
 
+/** The link, while it can still be used (unknown, used or expired: undefined); nothing changes. */
+export async function peekLink(db: Kysely<Database>, secret: string, now: number): Promise<Omit<RedeemedLink, 'id'> | undefined> {
+  const row = await db.selectFrom('invitations').select(['tenant_id', 'user_id', 'purpose', 'used_at', 'expires_at']).where('hash', '=', hashSecret(secret)).executeTakeFirst();
+  if (!row || row.used_at !== null || now >= row.expires_at) return undefined;
+  return { tenantId: row.tenant_id, userId: row.user_id, purpose: row.purpose as LinkPurpose };
+}
+
 /** The path a person opens in the UI to use the link. */
 export function linkPath(secret: string): string {
   return `/accept/${secret}`;

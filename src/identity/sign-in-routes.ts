@@ -11,7 +11,7 @@ import type { Database, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
 import type { Store } from '../store/database.js';
 import type { MailLink } from './account-links.js';
-import { issueLink, linkPath, redeemLink } from './invitations.js';
+import { issueLink, linkPath, peekLink, redeemLink } from './invitations.js';
 import { baseUrl } from '../http/types.js';
 import { hashPassword, passwordMatches, passwordProblem } from './passwords.js';
 import type { Principal } from './principal.js';
@@ -49,6 +49,13 @@ const Accept = Type.Object({
   email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: 'email', description: "the first owner's e-mail (bootstrap link only)" })),
 }, { additionalProperties: false });
 const FAILED = 'the e-mail or password is wrong (or the code of the second factor), or the account may not sign in with a password';
+const LINK_GONE = 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)';
+const LinkView = Type.Object({
+  purpose: Type.Enum(['invite', 'reset', 'first_owner'], { description: 'invite: join the tenant; reset: choose a new password; first_owner: the bootstrap link, which also asks for the e-mail' }),
+  email: Type.Union([Type.String(), Type.Null()], { description: 'the account the link is for (null: the first owner, who gives it)' }),
+  tenant: Type.String({ description: "the tenant's name" }),
+  existingAccount: Type.Boolean({ description: 'an invitation for someone who has a password already: they accept with it (it is not replaced)' }),
+});
 
 /** Sign-in, sign-out and "who am I" (issue 37): the UI's sessions. */
 export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
@@ -60,12 +67,20 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
   }, async (request, reply) => {
     const now = deps.clock();
     const wait = brake.waitFor(request.ip, now);
-    if (wait > 0) throw locked(wait, 'from this address');
+    if (wait > 0) {
+      // The address is held back whichever account it names; the account's admins still see the attempt.
+      const named = await findUserByEmail(db, request.body.email);
+      if (named) await recordSignInRefused(db, { userId: named.id, email: named.email, ip: request.ip, reason: 'too many failed sign-ins from this address: the address is held back', now });
+      throw locked(wait, 'from this address');
+    }
     const user = await findUserByEmail(db, request.body.email);
     const refuse = async (reason: string): Promise<never> => {
       brake.failed(request.ip, now);
-      if (user) await db.updateTable('users').set(afterFailure(user.failed_logins, now)).where('id', '=', user.id).execute();
-      if (user) await recordSignInRefused(db, { userId: user.id, email: user.email, ip: request.ip, reason, now });
+      if (user) {
+        const failure = afterFailure(user.failed_logins, now);
+        await db.updateTable('users').set(failure).where('id', '=', user.id).execute();
+        await recordSignInRefused(db, { userId: user.id, email: user.email, ip: request.ip, reason, now, lockedUntil: failure.locked_until });
+      }
       request.log.info({ userId: user?.id, ip: request.ip }, 'sign-in refused');
       throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', FAILED);
     };
@@ -76,17 +91,42 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     // A missing account costs the same hash as a present one, so timing does not tell them apart.
     const matches = await passwordMatches(request.body.password, user?.password_hash ?? DECOY_HASH);
     if (!user || !user.password_hash || !matches || user.disabled_at !== null) return refuse(user?.disabled_at ? 'the account is disabled' : 'wrong password');
-    if (user.totp_secret && !(request.body.totp && totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now))) return refuse('wrong or missing second-factor code');
+    if (user.totp_secret) {
+      // The password was right: the person is asked for the code (no failure counted, nothing to record yet).
+      if (!request.body.totp?.trim()) throw new PitcrewError('PITCREW_ERR_SECOND_FACTOR_REQUIRED', 'this account has a second factor: give the 6-digit code your authenticator app shows now (totp)', { fieldErrors: [{ path: '/body/totp', message: 'required for this account' }] });
+      if (!totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now)) return refuse('wrong second-factor code');
+    }
     const tenantId = await tenantToActIn(deps, user, request.body.tenantId);
     if (!tenantId) {
       // The password was right: saying SSO is required tells nothing a stranger could use.
       const why = await deps.passwordRefusal?.((await tenantsOf(db, user.id)).map((tenant) => tenant.id).filter((id) => !request.body.tenantId || id === request.body.tenantId));
-      if (why) throw new PitcrewError('PITCREW_ERR_SSO_REQUIRED', why);
+      if (why) {
+        await recordSignInRefused(db, { userId: user.id, email: user.email, ip: request.ip, reason: 'password sign-in is off: the tenant requires single sign-on', now });
+        throw new PitcrewError('PITCREW_ERR_SSO_REQUIRED', why);
+      }
       return refuse('no tenant of the account takes password sign-ins (or not the one asked for)');
     }
     const started = await startSession(db, { userId: user.id, tenantId, via: 'password', ip: request.ip, now, policy: deps.sessions });
     setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
     return signedIn(request, await presentMe(db, { tenantId, userId: user.id, via: 'password', csrfToken: started.csrfToken }), started.id);
+  });
+
+  app.get('/auth/links/:linkSecret', {
+    schema: {
+      tags, ...access('public'), summary: "What an invitation, password reset or bootstrap link is for, before it is used (the accept page words its form by it); the link stays unused",
+      params: Type.Object({ linkSecret: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the link' }) }),
+      response: { 200: LinkView, ...problems(400, 404) },
+    },
+  }, async (request) => {
+    const link = await peekLink(db, request.params.linkSecret, deps.clock());
+    if (!link) throw new PitcrewError('PITCREW_ERR_NOT_FOUND', LINK_GONE);
+    const user = (await findUser(db, link.userId))!;
+    const tenant = await db.selectFrom('tenants').select('name').where('id', '=', link.tenantId).executeTakeFirstOrThrow();
+    const firstOwner = user.email === null;
+    return {
+      purpose: firstOwner ? 'first_owner' as const : link.purpose, email: user.email, tenant: tenant.name,
+      existingAccount: link.purpose === 'invite' && user.password_hash !== null,
+    };
   });
 
   app.post('/auth/accept', {
@@ -99,9 +139,12 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     if (problem) throw new PitcrewError('PITCREW_ERR_VALIDATION', problem, { fieldErrors: [{ path: '/body/password', message: problem }] });
     const passwordHash = await hashPassword(request.body.password);
     const now = deps.clock();
+    // An existing account's password, given to accept an invitation to one more tenant, is a sign-in:
+    // it is held back by the account's lock, and a wrong one counts towards it and is recorded.
+    let wrongPassword: UserRow | undefined;
     const link = await writeTransaction(deps.store, async (tx) => {
       const redeemed = await redeemLink(tx, request.body.invite, now);
-      if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)');
+      if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', LINK_GONE);
       const user = (await findUser(tx, redeemed.userId))!;
       if (redeemed.purpose === 'reset' && !user.email) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'this reset link belongs to an account without an e-mail; ask an admin for an invitation');
       const email = user.email ?? (request.body.email && normaliseEmail(request.body.email));
@@ -109,11 +152,23 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       if (!user.email && (await findUserByEmail(tx, email))) throw new PitcrewError('PITCREW_ERR_CONFLICT', `${email} is another user's e-mail already; give another`);
       // An invitation to one more tenant does not let its holder replace an existing account's password.
       if (redeemed.purpose === 'invite' && user.password_hash) {
-        if (!(await passwordMatches(request.body.password, user.password_hash))) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
+        if (user.locked_until && user.locked_until > now) throw locked(user.locked_until - now, 'for this account');
+        if (!(await passwordMatches(request.body.password, user.password_hash))) {
+          wrongPassword = user;
+          throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
+        }
         return redeemed;
       }
       await tx.updateTable('users').set({ email, password_hash: passwordHash, failed_logins: 0, locked_until: null }).where('id', '=', user.id).execute();
       return redeemed;
+    }).catch(async (error: unknown) => {
+      // The link's use was undone with the refusal; the failure itself is kept.
+      if (wrongPassword) {
+        const failure = afterFailure(wrongPassword.failed_logins, now);
+        await db.updateTable('users').set(failure).where('id', '=', wrongPassword.id).execute();
+        await recordSignInRefused(db, { userId: wrongPassword.id, email: wrongPassword.email, ip: request.ip, reason: 'wrong password, given to accept an invitation', now, lockedUntil: failure.locked_until });
+      }
+      throw error;
     });
     await endSessionsOf(db, link.userId, now);
     const started = await startSession(db, { userId: link.userId, tenantId: link.tenantId, via: 'link', ip: request.ip, now, policy: deps.sessions });

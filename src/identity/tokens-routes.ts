@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
-import { IdParams, problems } from '../http/schemas.js';
+import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from './access.js';
 import type { Api } from '../http/types.js';
+import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database, TokenRow } from '../store/schema.js';
+import type { Principal } from './principal.js';
 import { isRole, roleAtLeast } from './roles.js';
 import { issueToken } from './tokens.js';
 import { RoleSchema } from './views.js';
@@ -30,17 +32,23 @@ const NewToken = Type.Object({
 export function registerTokenRoutes(app: Api, { db, clock }: { db: Kysely<Database>; clock: () => number }): void {
   app.get('/tokens', {
     schema: {
-      tags, ...access('viewer'), summary: "Your personal access tokens (an admin may ask for everyone's: all=true); never the tokens themselves",
-      querystring: Type.Object({ all: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-      response: { 200: Type.Object({ items: Type.Array(TokenView), nextCursor: Type.Null() }), ...problems(401, 403) },
+      tags, ...access('viewer'), summary: "Your personal access tokens, newest first (an admin may ask for everyone's: all=true); never the tokens themselves",
+      querystring: Type.Object({ ...PageQuery, all: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      response: { 200: pageOf(TokenView), ...problems(400, 401, 403) },
     },
   }, async (request) => {
     const { principal } = request;
     if (request.query.all && !roleAtLeast(principal.role, 'admin')) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', "only an admin or owner sees everyone's tokens; leave out all=true to see yours");
+    const page = pageRequest(request.query);
     let query = db.selectFrom('tokens').selectAll().where('tenant_id', '=', principal.tenantId);
     if (!request.query.all) query = query.where('user_id', '=', principal.userId);
-    return { items: (await query.orderBy('id', 'desc').execute()).map(presentToken), nextCursor: null };
+    if (page.after) query = query.where('id', '<', page.after);
+    return toPage(await query.orderBy('id', 'desc').limit(page.limit + 1).execute(), page, presentToken);
   });
+
+  app.get('/tokens/:id', {
+    schema: { tags, ...access('viewer'), summary: "A personal access token of yours (an admin: anyone's in the tenant); never the token itself", params: IdParams, response: { 200: TokenView, ...problems(400, 401, 403, 404) } },
+  }, async (request) => presentToken(await tokenOf(db, request.principal, request.params.id, 'see')));
 
   app.post('/tokens', {
     schema: {
@@ -65,13 +73,18 @@ export function registerTokenRoutes(app: Api, { db, clock }: { db: Kysely<Databa
   app.delete('/tokens/:id', {
     schema: { tags, ...access('viewer'), summary: 'Revoke a personal access token (yours; an admin: anyone\'s in the tenant): it stops working at once', params: IdParams, response: { 204: Type.Null(), ...problems(401, 403, 404) } },
   }, async (request, reply) => {
-    const { principal } = request;
-    const row = await db.selectFrom('tokens').selectAll().where('id', '=', request.params.id).where('tenant_id', '=', principal.tenantId).executeTakeFirst();
-    if (!row) throw notFound('token', request.params.id);
-    if (row.user_id !== principal.userId && !roleAtLeast(principal.role, 'admin')) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', "this is another member's token; only an admin or owner can revoke it");
+    const row = await tokenOf(db, request.principal, request.params.id, 'revoke');
     await db.updateTable('tokens').set({ revoked_at: clock() }).where('id', '=', row.id).where('revoked_at', 'is', null).execute();
     reply.code(204);
   });
+}
+
+/** A token of the tenant the caller may see or revoke: their own, or anyone's for an admin. */
+async function tokenOf(db: Kysely<Database>, principal: Principal, id: string, doing: 'see' | 'revoke'): Promise<TokenRow> {
+  const row = await db.selectFrom('tokens').selectAll().where('id', '=', id).where('tenant_id', '=', principal.tenantId).executeTakeFirst();
+  if (!row) throw notFound('token', id);
+  if (row.user_id !== principal.userId && !roleAtLeast(principal.role, 'admin')) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `this is another member's token; only an admin or owner can ${doing} it`);
+  return row;
 }
 
 function presentToken(row: TokenRow) {

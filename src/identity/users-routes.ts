@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
-import { IdParams, problems } from '../http/schemas.js';
+import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from './access.js';
 import { audited } from './audit/naming.js';
 import { baseUrl, type Api } from '../http/types.js';
 import type { Store } from '../store/database.js';
+import { pageRequest, toPage, type PageRequest } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
 import type { MailLink } from './account-links.js';
@@ -41,8 +42,15 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
   const { db } = deps.store;
 
   app.get('/users', {
-    schema: { tags, ...access('admin'), summary: "The tenant's members and their roles", response: { 200: Type.Object({ items: Type.Array(MemberView), nextCursor: Type.Null() }), ...problems(401, 403) } },
-  }, async (request) => ({ items: await members(db, request.principal.tenantId), nextCursor: null }));
+    schema: {
+      tags, ...access('admin'), summary: "The tenant's members and their roles, oldest account first",
+      querystring: Type.Object(PageQuery, { additionalProperties: false }),
+      response: { 200: pageOf(MemberView), ...problems(400, 401, 403) },
+    },
+  }, async (request) => {
+    const page = pageRequest(request.query);
+    return toPage(await members(db, request.principal.tenantId, { page }), page, (member) => member);
+  });
 
   app.post('/users', {
     schema: {
@@ -60,7 +68,7 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
       await setMembership(tx, { userId: user.id, tenantId: principal.tenantId, role: request.body.role, now });
       return { userId: user.id, link: await issueLink(tx, { tenantId: principal.tenantId, userId: user.id, purpose: 'invite', createdBy: principal.userId, now }) };
     });
-    const member = (await members(db, principal.tenantId, userId))[0]!;
+    const member = (await members(db, principal.tenantId, { userId }))[0]!;
     const inviteUrl = `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`;
     reply.code(201);
     return { ...member, inviteUrl, emailed: await mail(deps, principal.tenantId, 'invite', member.email!, inviteUrl, member.role) };
@@ -95,7 +103,7 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
       if (current.role === 'owner' && request.body.role !== 'owner') await assertNotLastOwner(tx, principal.tenantId);
       await setMembership(tx, { userId: request.params.id, tenantId: principal.tenantId, role: request.body.role, now: deps.clock() });
     });
-    return (await members(db, principal.tenantId, request.params.id))[0]!;
+    return (await members(db, principal.tenantId, { userId: request.params.id }))[0]!;
   });
 
   app.delete('/users/:id', {
@@ -146,14 +154,20 @@ async function memberOrNotFound(db: Kysely<Database>, tenantId: string, userId: 
   return member;
 }
 
-async function members(db: Kysely<Database>, tenantId: string, userId?: string) {
+/**
+ * The tenant's members (or the one asked for), by user id: accounts are UUIDv7, so the order is
+ * the order they were made and stays put while a list is paged through.
+ */
+async function members(db: Kysely<Database>, tenantId: string, { userId, page }: { userId?: string; page?: PageRequest }) {
   let query = db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
     .select(['users.id', 'users.email', 'users.password_hash', 'users.disabled_at', 'users.last_sign_in_at', 'memberships.role', 'memberships.created_at'])
     .where('memberships.tenant_id', '=', tenantId);
   if (userId) query = query.where('users.id', '=', userId);
-  const rows = await query.orderBy('users.email').execute();
+  if (page?.after) query = query.where('users.id', '>', page.after);
+  if (page) query = query.limit(page.limit + 1);
+  const rows = await query.orderBy('users.id').execute();
   return rows.filter((row) => isRole(row.role)).map((row) => ({
     id: row.id, email: row.email, role: row.role as Role,
     status: row.disabled_at !== null ? 'disabled' as const : row.password_hash === null && row.last_sign_in_at === null ? 'invited' as const : 'active' as const,

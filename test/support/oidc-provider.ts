@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
@@ -13,6 +13,14 @@ export interface TestIdp {
   issuer: string;
   /** Changes the next ID tokens' claims (re-signed with the IdP's own key), e.g. another audience. */
   misbehave(change: Change | undefined): void;
+  /**
+   * Signs the next ID tokens with another key: `rotated` is a key rotation as providers do it, the
+   * new key published at a new jwks_uri that the discovery document names from then on (the old
+   * key set stays as it was); `unpublished` is a key published nowhere.
+   */
+  signWith(key: 'rotated' | 'unpublished' | undefined): void;
+  /** How many requests reached this path (e.g. `/.well-known/openid-configuration`). */
+  requests(path: string): number;
   close(): Promise<void>;
 }
 
@@ -36,19 +44,29 @@ export async function startTestIdp(clients: readonly TestClient[] | (() => reado
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   let change: Change | undefined;
-  const build = () => providerAt(issuer, typeof clients === 'function' ? clients() : clients, accounts, privateKey, () => change);
-  server.on('request', (req, res) => (handler ??= build())(req, res));
+  let signing: Signing | undefined;
+  const others = { rotated: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, unpublished: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey };
+  const counts = new Map<string, number>();
+  const build = () => providerAt(issuer, typeof clients === 'function' ? clients() : clients, accounts, privateKey, () => ({ change, signing }));
+  server.on('request', (req, res) => {
+    const path = new URL(req.url ?? '/', issuer).pathname;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    (handler ??= build())(req, res);
+  });
   return {
     issuer,
     misbehave: (next) => { change = next; },
+    signWith: (key) => { signing = key ? { kid: `${key}-key`, key: others[key], published: key === 'rotated' } : undefined; },
+    requests: (path) => counts.get(path) ?? 0,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
 
 type Change = (claims: Record<string, unknown>) => Record<string, unknown>;
+interface Signing { kid: string; key: KeyObject; published: boolean }
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-function providerAt(issuer: string, clients: readonly TestClient[], accounts: TestAccounts, privateKey: KeyObject, changeOf: () => Change | undefined): Handler {
+function providerAt(issuer: string, clients: readonly TestClient[], accounts: TestAccounts, privateKey: KeyObject, behaviour: () => { change: Change | undefined; signing: Signing | undefined }): Handler {
   const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', alg: 'RS256', use: 'sig' };
   const provider = new Provider(issuer, {
     clients: clients.map((client) => ({
@@ -69,17 +87,28 @@ function providerAt(issuer: string, clients: readonly TestClient[], accounts: Te
   // A koa middleware (oidc-provider's documented `provider.use`) that rewrites the token
   // endpoint's ID token when a test asks it to misbehave: the claims changed, signed again with
   // this IdP's key, so only the claim checks (not the signature) can catch it.
+  // A rotated key is served at a path of its own, which the discovery document names instead of /jwks.
   provider.use(async (ctx, next) => {
+    const { change, signing } = behaviour();
+    if (signing?.published && ctx.path === ROTATED_JWKS) {
+      ctx.body = { keys: [{ ...createPublicKey(signing.key).export({ format: 'jwk' }), kid: signing.kid, alg: 'RS256', use: 'sig' }] };
+      return;
+    }
     await next();
-    const change = changeOf();
+    if (signing?.published && ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) ctx.body = { ...(ctx.body as object), jwks_uri: `${issuer}${ROTATED_JWKS}` };
     const body = ctx.body as { id_token?: string } | undefined;
-    if (change && ctx.path === '/token' && ctx.status === 200 && body?.id_token) ctx.body = { ...body, id_token: resign(body.id_token, change, privateKey) };
+    if ((change || signing) && ctx.path === '/token' && ctx.status === 200 && body?.id_token) {
+      ctx.body = { ...body, id_token: resign(body.id_token, change ?? ((claims) => claims), signing?.key ?? privateKey, signing?.kid) };
+    }
   });
   return provider.callback();
 }
 
-function resign(token: string, change: Change, key: KeyObject): string {
-  const [header = '', payload = ''] = token.split('.');
+const ROTATED_JWKS = '/jwks-rotated';
+
+function resign(token: string, change: Change, key: KeyObject, kid?: string): string {
+  const [encodedHeader = '', payload = ''] = token.split('.');
+  const header = kid ? Buffer.from(JSON.stringify({ ...(JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as object), kid })).toString('base64url') : encodedHeader;
   const claims = change(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>);
   const signingInput = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
   return `${signingInput}.${sign('sha256', Buffer.from(signingInput), createPrivateKey(key.export({ format: 'pem', type: 'pkcs8' }))).toString('base64url')}`;

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptRule, type TestEnv } from '../support/app.js';
 import { openBrowser, saveScreenshot, type BrowserSession } from '../support/browser.js';
 import { startTestIdp, type TestClient, type TestIdp } from '../support/oidc-provider.js';
+import { appendAudit } from '../../src/identity/audit/repository.js';
+import { createUser, setMembership } from '../../src/identity/users.js';
+import { totpCode } from '../../src/identity/totp.js';
 import { PASSWORD } from '../support/people.js';
 import { uiSession } from '../support/ui-session.js';
 
@@ -49,20 +52,21 @@ describe('identity in the web UI', () => {
   const userMenu = (on: Page) => on.locator('.user-menu');
   const nav = (on: Page) => on.getByRole('navigation', { name: 'main' });
 
+  /** A new account's password (a reset's is a new one too): chosen, and typed twice. */
   async function setPassword(on: Page): Promise<void> {
-    await on.getByLabel('New password').fill(PASSWORD);
+    await on.getByLabel(/^Choose a (new )?password$/).fill(PASSWORD);
     await on.getByLabel('Repeat the password').fill(PASSWORD);
     await on.getByRole('button', { name: 'Set password and sign in' }).click();
   }
 
-  it('lets the first owner in through the bootstrap link: the e-mail is asked for, then the password signs them in', async () => {
+  it('lets the first owner in through the bootstrap link: the e-mail and a password to choose sign them in', async () => {
     expect(env.tenant.signInPath).toMatch(/^\/accept\//);
     await page.goto(base + env.tenant.signInPath!);
-    await saveScreenshot(page, 'identity-accept');
-    await setPassword(page);
     await page.getByLabel('E-mail').fill(OWNER);
+    expect(await page.getByLabel('Your current password').count()).toBe(0);
+    await page.getByLabel('Choose a password').waitFor();
     await saveScreenshot(page, 'identity-accept-first-owner');
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await setPassword(page);
     await nav(page).waitFor();
     await expect.poll(() => userMenu(page).innerText()).toMatch(new RegExp(`${OWNER}\\s*owner`));
     // A session cookie, not a token in the tab's storage.
@@ -90,6 +94,8 @@ describe('identity in the web UI', () => {
   it('lets the viewer in through the invitation in a browser of their own, then out and in again with the password', async () => {
     const on = viewer.page;
     await on.goto(inviteUrl);
+    await on.getByText(`You are invited to tenant default as ${VIEWER}.`).waitFor();
+    await saveScreenshot(on, 'identity-accept');
     await setPassword(on);
     await nav(on).waitFor();
     await expect.poll(() => userMenu(on).innerText()).toMatch(new RegExp(`${VIEWER}\\s*viewer`));
@@ -123,6 +129,62 @@ describe('identity in the web UI', () => {
     }, ruleId);
     expect(status).toBe(403);
     expect((await env.api('GET', `/api/v1/rules/${ruleId}`)).statusCode).toBe(200);
+  });
+
+  it('tells the viewer which role a page needs when they open it by its address, instead of a form that would fail', async () => {
+    const on = viewer.page;
+    for (const [path, need, doing] of [
+      ['/rules/new', 'admin', 'Creating a rule'], [`/rules/${ruleId}/edit`, 'admin', 'Editing a rule'], ['/runbooks/new', 'admin', 'Creating a runbook'],
+      ['/channels/new', 'admin', 'Adding a channel'], ['/users', 'admin', 'Managing the members'], ['/audit', 'admin', 'Reading the audit log'], ['/sso', 'owner', 'Setting up single sign-on'],
+    ] as const) {
+      await on.goto(base + path);
+      await on.getByRole('heading', { name: `You need the ${need} role` }).waitFor();
+      await on.getByText(`${doing} needs the ${need} role in tenant default; you are viewer.`).waitFor();
+      expect(await on.getByRole('textbox').count(), path).toBe(0);
+      expect(await on.getByRole('button', { name: /^(Save|Create|Add|Invite)/ }).count(), path).toBe(0);
+    }
+    await saveScreenshot(on, 'identity-needs-role');
+    await on.getByRole('link', { name: 'Back to the rules' }).click();
+    await on.getByRole('link', { name: 'restart nginx' }).waitFor();
+  });
+
+  it('lets the viewer turn on a second factor from their menu, which sign-in then asks for, and turn it off again', async () => {
+    const on = viewer.page;
+    await userMenu(on).getByRole('link', { name: 'Second factor (off)' }).click();
+    await on.getByRole('button', { name: 'Turn on' }).click();
+    const secret = await on.getByLabel('Secret', { exact: true }).innerText();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(await on.getByLabel('Authenticator address').innerText()).toBe(`otpauth://totp/pitcrew:${encodeURIComponent(VIEWER)}?secret=${secret}&issuer=pitcrew&algorithm=SHA1&digits=6&period=30`);
+    await saveScreenshot(on, 'identity-second-factor');
+    // A wrong code changes nothing, and says what to check.
+    const now = totpCode(secret, Date.now());
+    await on.getByLabel('Code from the app').fill(now === '000000' ? '111111' : '000000');
+    await on.getByRole('button', { name: 'Turn on the second factor' }).click();
+    await on.getByText(/the code does not match: type the one your authenticator app shows now/).waitFor();
+    expect((await env.store.db.selectFrom('users').select('totp_secret').where('email', '=', VIEWER).executeTakeFirstOrThrow()).totp_secret).toBeNull();
+    await on.getByLabel('Code from the app').fill(totpCode(secret, Date.now()));
+    await on.getByRole('button', { name: 'Turn on the second factor' }).click();
+    await on.getByText('Signing in with your password also asks for the code your authenticator app shows.').waitFor();
+    await userMenu(on).getByRole('link', { name: 'Second factor (on)' }).waitFor();
+
+    // Sign out and in: the password alone is not enough, the page asks for the code.
+    await userMenu(on).getByRole('button', { name: 'Sign out', exact: true }).click();
+    await on.getByLabel('E-mail').fill(VIEWER);
+    await on.getByLabel('Password').fill(PASSWORD);
+    expect(await on.getByLabel('Authenticator code').count()).toBe(0);
+    await on.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await on.getByLabel('Authenticator code').fill(totpCode(secret, Date.now()));
+    await saveScreenshot(on, 'identity-sign-in-code');
+    await on.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await nav(on).waitFor();
+    await expect.poll(() => userMenu(on).innerText()).toMatch(new RegExp(`${VIEWER}\\s*viewer`));
+
+    // Off again, with a code: the next sign-ins take the password alone.
+    await userMenu(on).getByRole('link', { name: 'Second factor (on)' }).click();
+    await on.getByLabel('Code from the app').fill(totpCode(secret, Date.now()));
+    await on.getByRole('button', { name: 'Turn off the second factor' }).click();
+    await userMenu(on).getByRole('link', { name: 'Second factor (off)' }).waitFor();
+    expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: VIEWER, password: PASSWORD } })).statusCode).toBe(200);
   });
 
   it("refuses a form another origin posts with the owner's session cookie, and creates nothing", async () => {
@@ -166,13 +228,45 @@ describe('identity in the web UI', () => {
     expect((await env.api('GET', '/api/v1/rules', undefined, token)).statusCode).toBe(401);
   });
 
+  it('pages the tokens and the users like the other lists: the first 50, then Load more for the rest', async () => {
+    for (let i = 0; i < 55; i += 1) expect((await env.api('POST', '/api/v1/tokens', { name: `bulk ${i}` })).statusCode).toBe(201);
+    const tokens = await everyId(env, '/api/v1/tokens');
+    // A fresh load: the list this page read a moment ago may still be fresh in its cache.
+    await page.goto(`${base}/tokens`);
+    await expect.poll(() => page.locator('tr[data-token]').count()).toBe(50);
+    // Newest first: the earlier token is on the next page.
+    expect(await page.locator('tr[data-token="ci deploy"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => page.locator('tr[data-token]').count()).toBe(tokens.length);
+    await page.locator('tr[data-token="ci deploy"]').waitFor();
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+
+    const now = Date.now();
+    for (let i = 0; i < 50; i += 1) {
+      const user = await createUser(env.store.db, { email: `member-${String(i).padStart(2, '0')}@example.com`, now });
+      await setMembership(env.store.db, { userId: user.id, tenantId: env.tenant.tenantId, role: 'viewer', now });
+    }
+    const members = await everyId(env, '/api/v1/users');
+    await page.goto(`${base}/users`);
+    await expect.poll(() => page.locator('tr[data-user]').count()).toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => page.locator('tr[data-user]').count()).toBe(members.length);
+    await page.locator('tr[data-user="member-49@example.com"]').waitFor();
+  });
+
   it("shows an admin the audit log: an entry's before and after, filters sent to the service, and the export", async () => {
     await nav(page).getByRole('link', { name: 'Rules' }).click();
     await page.getByRole('switch', { name: 'Turn off restart nginx' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
     await page.getByRole('switch', { name: 'Turn on restart nginx' }).waitFor();
 
+    // A refused single sign-on: nobody known, the e-mail the attempt claimed.
+    await appendAudit(env.store.db, {
+      tenantId: env.tenant.tenantId, at: Date.now(), actor: { type: 'anonymous', email: 'mallory@example.com' }, via: 'oidc', ip: '203.0.113.9',
+      action: 'session.refused', targetType: 'session', targetId: null, before: null, after: { reason: 'the identity provider has not verified the e-mail mallory@example.com' },
+    });
     await nav(page).getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => page.locator('tr[data-action="session.refused"]').innerText()).toMatch(/someone claiming mallory@example.com\s+oidc\s+203.0.113.9\s+session.refused/);
     const row = page.locator('tr[data-action="rule.update"]');
     await expect.poll(() => row.innerText()).toMatch(new RegExp(`${OWNER}\\s+link\\s+127.0.0.1\\s+rule.update\\s+rule\\s+${ruleId}`));
     await row.getByRole('button', { name: 'Changes' }).click();
@@ -223,6 +317,23 @@ describe('identity in the web UI', () => {
     await opened.close();
     // The IdP's pages ask for a web font this machine cannot reach: not the UI's error.
     browser.consoleErrors.splice(0, browser.consoleErrors.length, ...browser.consoleErrors.filter((line) => !line.includes(idp.issuer) && !line.includes('fonts.googleapis.com')));
+  });
+
+  it('asks a person invited to one more tenant for the password of the account they have, and lets them join with it', async () => {
+    const other = await env.addTenant('night shift');
+    const invited = await env.api('POST', '/api/v1/users', { email: VIEWER, role: 'operator' }, other.token);
+    expect(invited.statusCode, invited.body).toBe(201);
+    const on = viewer.page;
+    await on.goto(base + new URL((invited.json() as { inviteUrl: string }).inviteUrl).pathname);
+    await on.getByRole('heading', { name: 'Join night shift' }).waitFor();
+    await on.getByText(`You have a pitcrew account already (${VIEWER}): give its password to join tenant night shift.`).waitFor();
+    expect(await on.getByLabel(/Choose a|New password|Repeat/).count()).toBe(0);
+    await on.getByLabel('Your current password').fill(PASSWORD);
+    await saveScreenshot(on, 'identity-accept-existing-account');
+    await on.getByRole('button', { name: 'Accept and sign in' }).click();
+    await nav(on).waitFor();
+    await expect.poll(() => userMenu(on).innerText()).toMatch(new RegExp(`${VIEWER}\\s*operator`));
+    expect(await userMenu(on).getByLabel('Tenant').inputValue()).toBe(other.tenantId);
   });
 
   it('signs out everywhere: the viewer\'s other sessions end too', async () => {
@@ -278,6 +389,18 @@ describe('identity in the web UI', () => {
     }
   });
 });
+
+/** The ids of every item of a paged list of the API, following nextCursor. */
+async function everyId(env: TestEnv, path: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await env.api('GET', `${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)).json() as { items: Array<{ id: string }>; nextCursor: string | null };
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
+}
 
 async function ruleCount(env: TestEnv): Promise<number> {
   const reply = await env.api('GET', '/api/v1/rules?limit=1000');

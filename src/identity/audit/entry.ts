@@ -3,8 +3,10 @@ import type { AuditLogRow } from '../../store/schema.js';
 
 /**
  * Who made a change: a person signed in to the UI (`user`), a person's personal access token
- * (`token`, with the person), or a tenant API key (an agent enrolled with `--replace` takes over a
- * host). A union on `type`, as identity/requested-by.ts, so older entries still read when a kind is added.
+ * (`token`, with the person), a tenant API key (an agent enrolled with `--replace` takes over a
+ * host), or someone not known (`anonymous`: a single sign-on refused before anyone was
+ * recognised, with the e-mail the attempt claimed, unverified). A union on `type`, as
+ * identity/requested-by.ts, so older entries still read when a kind is added.
  */
 export const AuditActor = Type.Union([
   Type.Object({ type: Type.Literal('user'), id: Type.String({ description: "the user's id" }), email: Type.Union([Type.String(), Type.Null()]) }),
@@ -13,6 +15,7 @@ export const AuditActor = Type.Union([
     userId: Type.String({ description: 'the person the token belongs to' }), email: Type.Union([Type.String(), Type.Null()]),
   }),
   Type.Object({ type: Type.Literal('api_key'), id: Type.String(), name: Type.String({ description: "the key's name when it acted" }) }),
+  Type.Object({ type: Type.Literal('anonymous'), email: Type.Union([Type.String(), Type.Null()], { description: 'the e-mail the refused attempt claimed, if any: not verified' }) }),
 ], { description: 'who made the change' });
 export type AuditActor = Static<typeof AuditActor>;
 

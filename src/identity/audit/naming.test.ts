@@ -6,14 +6,14 @@ describe('the action a management call is recorded as', () => {
     ['POST', '/api/v1/rules', 'rule.create', 'rule', undefined, false],
     ['PATCH', '/api/v1/rules/:id', 'rule.update', 'rule', 'id', true],
     ['DELETE', '/api/v1/rules/:id', 'rule.delete', 'rule', 'id', true],
-    ['POST', '/api/v1/rules/:id/run', 'rule.run', 'rule', 'id', false],
-    ['POST', '/api/v1/executions/:id/cancel', 'execution.cancel', 'execution', 'id', false],
-    ['POST', '/api/v1/api-keys/:id/revoke', 'api_key.revoke', 'api_key', 'id', false],
+    ['POST', '/api/v1/rules/:id/run', 'rule.run', 'rule', 'id', true],
+    ['POST', '/api/v1/executions/:id/cancel', 'execution.cancel', 'execution', 'id', true],
+    ['POST', '/api/v1/api-keys/:id/revoke', 'api_key.revoke', 'api_key', 'id', true],
     ['PATCH', '/api/v1/tenant', 'tenant.update', 'tenant', undefined, true],
     ['PUT', '/api/v1/runbooks/:id', 'runbook.update', 'runbook', 'id', true],
     ['POST', '/api/v1/repositories', 'repository.create', 'repository', undefined, false],
     ['PUT', '/api/v1/escalation-contacts', 'escalation_contact.update', 'escalation_contact', undefined, true],
-    ['POST', '/api/v1/integrations/:id/monasca/token', 'integration.monasca_token', 'integration', 'id', false],
+    ['POST', '/api/v1/integrations/:id/monasca/token', 'integration.monasca_token', 'integration', 'id', true],
   ])('%s %s is %s', (method, url, action, targetType, param, keepsBefore) => {
     expect(auditSpec(method, url, undefined)).toEqual({ action, targetType, target: param ? { param } : { from: 'reply' }, keepsBefore });
   });

@@ -29,7 +29,10 @@ export interface AuditSpec {
   targetType: string;
   /** The route parameter naming the target; else `from` says where its id is (the reply's `id` unless declared). */
   target: { param: string } | { from: TargetSource };
-  /** Whether the call replaces or removes what the URL names (PATCH, PUT, DELETE): its view before is kept. */
+  /**
+   * Whether the call acts on something that exists, whose view before is kept: what the URL names
+   * for a PATCH, PUT or DELETE; the item a POST of a verb names (`POST /api-keys/:id/revoke`).
+   */
   keepsBefore: boolean;
 }
 
@@ -50,11 +53,12 @@ export function auditSpec(method: string, routeUrl: string, declared: AuditDecla
   const targetType = singular(snake(collection));
   const derived = `${targetType}.${words.length > 0 ? words.join('_') : (VERBS[method] ?? method.toLowerCase())}`;
   const action = declared?.action ?? derived;
+  const target: AuditSpec['target'] = declared?.target ? { from: declared.target } : param ? { param } : { from: 'reply' };
   return {
     action,
     targetType: action.slice(0, action.indexOf('.')),
-    target: declared?.target ? { from: declared.target } : param ? { param } : { from: 'reply' },
-    keepsBefore: method !== 'POST',
+    target,
+    keepsBefore: method !== 'POST' || 'param' in target,
   };
 }
 

@@ -51,8 +51,8 @@ export function actorOf(principal: Principal): { actor: AuditActor; via: string 
 /**
  * Records every management call that changed something (DESIGN.md §7, issue 37.5), without any
  * route doing it by hand: `install` on the management scope gives each route that is not a GET
- * two hooks. Before the handler, the resource's view is read (a GET of the same URL, with the
- * caller's credentials) for a PATCH, PUT or DELETE; when the reply is a success, the entry is
+ * two hooks. Before the handler, the resource's view is read (a GET of its URL, with the caller's
+ * credentials) for a PATCH, PUT or DELETE, and for a POST of a verb on an item; when the reply is a success, the entry is
  * written with that view as `before` and the reply as `after`, secrets masked, before the reply
  * leaves (the caller never sees a success the log lacks, unless writing it failed: then an error
  * is logged and the reply still goes, as the change is made). GET routes get no hook at all.
@@ -91,23 +91,39 @@ export class AuditRecorder {
   }
 
   private async prepare(request: FastifyRequest, spec: AuditSpec, routeUrl: string, loader: FastifyContextConfig['auditBefore']): Promise<void> {
-    const before = !spec.keepsBefore ? null : loader ? await declaredBefore(loader, request) : await this.viewBefore(request, routeUrl);
+    const before = !spec.keepsBefore ? null : loader ? await declaredBefore(loader, request) : await this.viewBefore(request, spec, routeUrl);
     this.drafts.set(request, { spec, before });
   }
 
   /**
-   * The view a GET of the same URL gives the same caller; where there is no such route, the item
-   * of that id in the GET of the list above it (`PATCH /users/:id`: `GET /users`); else null.
+   * The view of what the call acts on, as a GET of its item's URL gives it to the same caller: the
+   * URL itself for a PATCH, PUT or DELETE, the item it names for a POST of a verb
+   * (`POST /api-keys/:id/revoke`: `/api-keys/:id`). Where there is no such route, the item of that
+   * id in the GET of the list above it (`PATCH /users/:id`: `GET /users`, page after page); else null.
    */
-  private async viewBefore(request: FastifyRequest, routeUrl: string): Promise<unknown> {
-    const path = request.url.split('?')[0]!;
-    if (this.reads.has(routeUrl)) return this.read(request, path);
-    const param = /\/:(\w+)$/.exec(routeUrl)?.[1];
-    const list = param ? this.reads.get(routeUrl.slice(0, routeUrl.lastIndexOf('/'))) : undefined;
+  private async viewBefore(request: FastifyRequest, spec: AuditSpec, routeUrl: string): Promise<unknown> {
+    const routeSegments = routeUrl.split('/');
+    const pathSegments = request.url.split('?')[0]!.split('/');
+    const param = 'param' in spec.target ? spec.target.param : undefined;
+    // The item: the route cut after the target's parameter (the whole route when it ends there).
+    const end = param ? routeSegments.indexOf(`:${param}`) + 1 : routeSegments.length;
+    const itemRoute = routeSegments.slice(0, end).join('/');
+    const itemPath = pathSegments.slice(0, end).join('/');
+    if (this.reads.has(itemRoute)) return this.read(request, itemPath);
+    const list = param ? this.reads.get(routeSegments.slice(0, end - 1).join('/')) : undefined;
     if (!param || !list) return null;
     const id = (request.params as Record<string, string | undefined>)[param];
-    const page = await this.read(request, `${path.slice(0, path.lastIndexOf('/'))}${list.paged ? `?limit=${MAX_LIMIT}` : ''}`);
-    return (page as { items?: Array<{ id?: unknown }> } | null)?.items?.find((item) => item.id === id) ?? null;
+    const listPath = pathSegments.slice(0, end - 1).join('/');
+    // A paged list is read MAX_LIMIT at a time, following nextCursor until the item is found.
+    let cursor: string | null = null;
+    for (;;) {
+      const query = list.paged ? `?limit=${MAX_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` : '';
+      const page = (await this.read(request, `${listPath}${query}`)) as { items?: Array<{ id?: unknown }>; nextCursor?: unknown } | null;
+      const found = page?.items?.find((item) => item.id === id);
+      if (found) return found;
+      if (!list.paged || typeof page?.nextCursor !== 'string') return null;
+      cursor = page.nextCursor;
+    }
   }
 
   /** A GET through the whole API, as the caller (their credentials, their address); null unless 200. */

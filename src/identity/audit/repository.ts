@@ -31,7 +31,7 @@ function auditInsert(db: Kysely<Database>, record: AuditRecord) {
     tenant_id: record.tenantId,
     at: record.at,
     actor: JSON.stringify(record.actor),
-    actor_id: record.actor.id,
+    actor_id: record.actor.type === 'anonymous' ? ANONYMOUS : record.actor.id,
     actor_user_id: actorUserId(record.actor),
     actor_email: record.actor.type === 'api_key' ? null : (record.actor.email?.toLowerCase() ?? null),
     via: record.via,
@@ -44,7 +44,10 @@ function auditInsert(db: Kysely<Database>, record: AuditRecord) {
   });
 }
 
-/** The person behind the actor: the user, or the token's user; null for an API key. */
+/** The actor id of every `anonymous` actor: `actor=anonymous` lists the refused attempts of nobody known. */
+export const ANONYMOUS = 'anonymous';
+
+/** The person behind the actor: the user, or the token's user; null for an API key or someone unknown. */
 function actorUserId(actor: AuditActor): string | null {
   if (actor.type === 'user') return actor.id;
   return actor.type === 'token' ? actor.userId : null;

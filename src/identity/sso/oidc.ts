@@ -42,18 +42,82 @@ export interface OidcPending {
 }
 
 /**
- * The provider's configuration, from its discovery document at `issuer` (which must name the same
- * issuer: openid-client checks it). Plain HTTP only to a loopback issuer (a provider on this
- * machine, as in development and the tests); anywhere else tokens travel over TLS.
+ * What one sign-in may reuse of an earlier one with the same provider (identity/sso/discovery.ts
+ * keeps it): the discovery document as the provider sent it, and its keys as last fetched. The
+ * token endpoint's answer is only ever a sign-in's own, checked a second time (a code is good once).
  */
-export async function discover(settings: OidcSettings, deps: OidcDeps): Promise<client.Configuration> {
+export interface DiscoveryMemo {
+  document?: string | undefined;
+  jwks?: client.ExportedJWKSCache | undefined;
+  tokenAnswer?: RecordedAnswer | undefined;
+}
+
+/** An HTTP answer kept to be read again: the token endpoint's, for the one sign-in it belongs to. */
+export interface RecordedAnswer {
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+
+export interface Discovered {
+  config: client.Configuration;
+  /** The discovery document this configuration was made from. */
+  document: string;
+  /** Whether anything came from the memo (the document or the keys), rather than from the provider just now. */
+  reused: boolean;
+  /** The token endpoint's answer, once the code was exchanged (to check again with fresh keys). */
+  tokenAnswer(): RecordedAnswer | undefined;
+}
+
+const DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+/**
+ * The provider's configuration, from its discovery document at `issuer` (which must name the same
+ * issuer: openid-client checks it, on a remembered document too). Plain HTTP only to a loopback
+ * issuer (a provider on this machine, as in development and the tests); anywhere else tokens
+ * travel over TLS. openid-client makes every request through one fetch: a document in the memo is
+ * answered from there, and the token endpoint's answer is recorded (or, given, replayed).
+ */
+export async function discover(settings: OidcSettings, deps: OidcDeps, memo: DiscoveryMemo = {}): Promise<Discovered> {
   const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((deps.now() - Date.now()) / 1000) };
   if (settings.clientSecret) metadata.client_secret = settings.clientSecret;
   const authentication = settings.clientSecret ? client.ClientSecretBasic(settings.clientSecret) : client.None();
-  return client.discovery(new URL(settings.issuer), settings.clientId, metadata, authentication, {
-    ...(isLoopbackUrl(settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
-    ...(deps.fetch ? { [client.customFetch]: deps.fetch } : {}),
+  const network: client.CustomFetch = deps.fetch ?? ((url, options) => fetch(url, options as RequestInit));
+  let document = memo.document;
+  let tokenAnswer = memo.tokenAnswer;
+  // Known once the document is read: requests before then are discovery's own.
+  const endpoints: { token?: string | undefined } = {};
+  const through: client.CustomFetch = async (url, options) => {
+    if (options.method === 'GET' && new URL(url).pathname.endsWith(DISCOVERY_PATH)) {
+      if (document !== undefined) return new Response(document, { status: 200, headers: { 'content-type': 'application/json' } });
+      const response = await network(url, options);
+      if (response.status === 200) document = await response.clone().text();
+      return response;
+    }
+    if (options.method === 'POST' && url === endpoints.token) {
+      if (memo.tokenAnswer) return new Response(memo.tokenAnswer.body, { status: memo.tokenAnswer.status, headers: memo.tokenAnswer.headers });
+      const response = await network(url, options);
+      tokenAnswer = { status: response.status, headers: [...response.headers], body: await response.clone().text() };
+      return response;
+    }
+    return network(url, options);
+  };
+  const config = await client.discovery(new URL(settings.issuer), settings.clientId, metadata, authentication, {
+    // The ID token's signature is checked with the provider's published keys, though it comes
+    // straight from the token endpoint (OpenID Connect Core 3.1.3.7 lets a client rely on TLS
+    // instead; openid-client does unless told): a provider reached over plain HTTP on loopback,
+    // or through a TLS-intercepting proxy, proves its answers the same way.
+    execute: [...(isLoopbackUrl(settings.issuer) ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks],
+    [client.customFetch]: through,
   });
+  endpoints.token = config.serverMetadata().token_endpoint;
+  if (memo.jwks) client.setJwksCache(config, memo.jwks);
+  return { config, document: document!, reused: memo.document !== undefined || memo.jwks !== undefined, tokenAnswer: () => tokenAnswer };
+}
+
+/** openid-client's refusal of an ID token signed with a key the provider's key set (as known) does not hold. */
+export function signedWithUnknownKey(error: unknown): boolean {
+  return error instanceof client.ClientError && error.code === 'OAUTH_KEY_SELECTION_FAILED';
 }
 
 /** Where to send the browser: the authorization code flow with PKCE (S256), a fresh state and nonce. */
@@ -105,6 +169,10 @@ export function explainOidcFailure(error: unknown, settings: OidcSettings): stri
     // openid-client wraps oauth4webapi's error, whose own cause names the failed claim.
     const inner = error.cause instanceof Error ? error.cause : undefined;
     if (isClaimFailure(inner?.cause)) return explainClaim(inner.cause, settings);
+    if (signedWithUnknownKey(error)) {
+      const kid = (inner?.cause as { header?: { kid?: unknown } } | undefined)?.header?.kid;
+      return `the ID token is signed with a key${typeof kid === 'string' ? ` (kid ${JSON.stringify(kid)})` : ''} that is not among the keys the identity provider publishes now (its jwks_uri): check its signing keys`;
+    }
     return `the identity provider's answer was refused: ${inner?.message ?? error.message}`;
   }
   return `the identity provider at ${settings.issuer} could not be reached or gave an answer pitcrew cannot read (${error instanceof Error ? error.message : 'unknown error'})`;

@@ -69,7 +69,7 @@ function mapByDomain(mapping: Static<typeof DomainMappingSchema>, claims: Claims
 const EMAIL_CLAIMS = ['email', 'mail', 'urn:oid:0.9.2342.19200300.100.1.3', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'preferred_username', 'nameID'];
 
 /** The first claim that holds an e-mail address, lower-cased: providers name it differently. */
-function assertedEmail(claims: Claims): string | undefined {
+export function assertedEmail(claims: Claims): string | undefined {
   for (const name of EMAIL_CLAIMS) {
     const value = valuesOf(claims[name])[0];
     if (value && /^[^@\s]+@[^@\s]+$/.test(value)) return value.toLowerCase();

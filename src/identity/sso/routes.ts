@@ -9,15 +9,18 @@ import type { Database } from '../../store/schema.js';
 import { access } from '../access.js';
 import { notAudited } from '../audit/naming.js';
 import { appendAudit } from '../audit/repository.js';
+import { recordSsoRefused } from '../audit/sign-ins.js';
 import type { SecretBox } from '../secret-box.js';
 import { isSecureRequest, setSessionCookies } from '../session-cookies.js';
 import { startSession, type SessionPolicy } from '../sessions.js';
 import { accountFor } from './accounts.js';
 import { browserOf, tieBrowser, untieBrowser } from './browser-cookie.js';
+import { OidcDiscoveryCache } from './discovery.js';
 import type { OidcDeps } from './oidc.js';
 import { presentProvider, startUrlOf } from './presenter.js';
 import { createProvider, deleteProvider, findProvider, getProvider, idpOf, listProviders, updateProvider, type SsoProviderRow } from './providers.js';
 import { samlMetadata, serviceProviderFor } from './saml.js';
+import { assertedEmail } from './role-mapping.js';
 import { SignInProviderSchema, SsoProviderInputSchema, SsoProviderPatchSchema, SsoProviderSchema } from './schema.js';
 import { finishOidcSignIn, finishSamlSignIn, startSignIn, type SignInOutcome, type SsoDeps } from './sign-in.js';
 import { safeReturnPath } from './urls.js';
@@ -44,14 +47,15 @@ export function registerSsoRoutes(app: Api, deps: SsoRouteDeps): void {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: SAML_FORM_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    registerSignInFlows(scope as Api, deps);
-    registerProviderSettings(scope as Api, deps);
+    const discovery = new OidcDiscoveryCache(deps.clock);
+    registerSignInFlows(scope as Api, deps, discovery);
+    registerProviderSettings(scope as Api, deps, discovery);
   });
 }
 
-function registerSignInFlows(app: Api, deps: SsoRouteDeps): void {
+function registerSignInFlows(app: Api, deps: SsoRouteDeps, discovery: OidcDiscoveryCache): void {
   const { db } = deps.store;
-  const sso: SsoDeps = { db, box: deps.box, now: deps.clock, fetch: deps.fetch };
+  const sso: SsoDeps = { db, box: deps.box, now: deps.clock, fetch: deps.fetch, discovery };
 
   app.get('/auth/providers', {
     schema: {
@@ -137,13 +141,15 @@ async function complete(deps: SsoRouteDeps, request: FastifyRequest, reply: Fast
     const { test: _test, returnTo: _returnTo, ...result } = outcome;
     return reply.code(200).send({ test: true, provider: { id: row.id, name: row.name, type: row.type }, ...result });
   }
-  if (!outcome.ok) {
-    request.log.info({ providerId: row.id, reason: outcome.reason }, 'single sign-on refused');
-    return toSignInPage(reply, outcome.reason);
-  }
   const now = deps.clock();
+  const refuse = async (reason: string, email: string | undefined): Promise<FastifyReply> => {
+    request.log.info({ providerId: row.id, reason }, 'single sign-on refused');
+    await recordSsoRefused(deps.store.db, { tenantId: row.tenant_id, provider: { id: row.id, name: row.name, type: row.type }, email, ip: request.ip, reason, now });
+    return toSignInPage(reply, reason);
+  };
+  if (!outcome.ok) return refuse(outcome.reason, outcome.claims && assertedEmail(outcome.claims));
   const account = await accountFor(deps.store, { tenantId: row.tenant_id, email: outcome.email, role: outcome.role, jit: row.jit === 1, now });
-  if (!account.ok) return toSignInPage(reply, account.reason);
+  if (!account.ok) return refuse(account.reason, outcome.email);
   const started = await startSession(deps.store.db, { userId: account.userId, tenantId: row.tenant_id, via: row.type, ip: request.ip, now, policy: deps.sessions });
   setSessionCookies(reply, started, isSecureRequest(request, deps.publicUrl));
   // Recorded here: the audit hook sees a success only in a 2xx, and a sign-in ends in a redirect.
@@ -158,7 +164,7 @@ function toSignInPage(reply: FastifyReply, reason: string): FastifyReply {
   return reply.redirect(`/signin?error=${encodeURIComponent(reason)}`, 302);
 }
 
-function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
+function registerProviderSettings(app: Api, deps: SsoRouteDeps, discovery: OidcDiscoveryCache): void {
   const { db } = deps.store;
   const present = (request: FastifyRequest, row: SsoProviderRow) => presentProvider(row, baseUrl(deps.publicUrl, request));
 
@@ -189,6 +195,7 @@ function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
   }, async (request) => {
     const current = await getProvider(db, request.principal.tenantId, request.params.id);
     const row = await updateProvider(db, deps.box, current, request.body, deps.clock());
+    discovery.forget(row.id);
     if (row.required === 1 && current.required === 0) await endPasswordSessions(db, row.tenant_id, deps.clock());
     return present(request, row);
   });
@@ -197,6 +204,7 @@ function registerProviderSettings(app: Api, deps: SsoRouteDeps): void {
     schema: { tags, ...access('owner'), summary: 'Remove a single sign-on provider (its sealed secret is gone; its users stay)', params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 403, 404) } },
   }, async (request, reply) => {
     await deleteProvider(db, request.principal.tenantId, request.params.id);
+    discovery.forget(request.params.id);
     return reply.code(204).send(null);
   });
 }

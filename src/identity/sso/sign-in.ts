@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { CustomFetch } from 'openid-client';
 import type { Database } from '../../store/schema.js';
 import type { SecretBox } from '../secret-box.js';
-import { authorizationRequest, discover, explainOidcFailure, finishSignIn } from './oidc.js';
+import type { OidcDiscoveryCache } from './discovery.js';
+import { authorizationRequest, discover, explainOidcFailure, finishSignIn, signedWithUnknownKey, type Discovered, type OidcSettings, type RecordedAnswer } from './oidc.js';
 import { peekPending, savePending, takePending, type PendingSignIn } from './pending.js';
 import { idpOf, oidcSettingsOf, roleMappingOf, type SsoProviderRow } from './providers.js';
 import { mapIdentity, type Claims, type SsoRole } from './role-mapping.js';
@@ -14,6 +15,8 @@ export interface SsoDeps {
   now: () => number;
   /** How the service reaches an OpenID provider (the egress policy's fetch); the global fetch when absent. */
   fetch?: CustomFetch | undefined;
+  /** Each provider's discovery document and keys, kept between sign-ins (one per app). */
+  discovery: OidcDiscoveryCache;
 }
 
 /** Where a finished sign-in leads: a person and a role, or a refusal that says what to fix. */
@@ -32,7 +35,7 @@ export async function startSignIn(deps: SsoDeps, row: SsoProviderRow, baseUrl: s
   const pending: PendingSignIn = { providerId: row.id, returnTo: options.returnTo, test: options.test, ...(options.browser ? { browser: options.browser } : {}) };
   if (row.type === 'saml') return samlAuthorizeUrl(deps.db, await idpOf(row), serviceProviderFor(baseUrl, row.id), pending, now);
   const settings = oidcSettingsOf(row, deps.box);
-  const config = await discover(settings, deps);
+  const { config } = await configure(deps, row, settings);
   const request = await authorizationRequest(config, settings, oidcCallbackUrl(baseUrl, row.id));
   await savePending(deps.db, request.pending.state, { ...pending, nonce: request.pending.nonce, codeVerifier: request.pending.codeVerifier }, now);
   return request.url;
@@ -52,14 +55,37 @@ export async function finishOidcSignIn(deps: SsoDeps, row: SsoProviderRow, baseU
   const callbackUrl = new URL(oidcCallbackUrl(baseUrl, row.id));
   for (const [name, value] of Object.entries(query)) callbackUrl.searchParams.set(name, value);
   const settings = oidcSettingsOf(row, deps.box);
+  const checks = { state: query.state ?? '', nonce: pending.nonce, codeVerifier: pending.codeVerifier };
+  let discovered: Discovered | undefined;
   let claims: Claims;
   try {
-    const config = await discover(settings, deps);
-    claims = await finishSignIn(config, callbackUrl, { state: query.state ?? '', nonce: pending.nonce, codeVerifier: pending.codeVerifier });
+    discovered = await configure(deps, row, settings);
+    try {
+      claims = await finishSignIn(discovered.config, callbackUrl, checks);
+    } catch (error) {
+      // Signed with a key the remembered configuration does not know (the provider rotated its
+      // keys, perhaps to a new jwks_uri): read the configuration again, once, and check the same
+      // answer with it (its code is used up: the provider is not asked for another).
+      const answer = discovered.tokenAnswer();
+      if (!discovered.reused || !answer || !signedWithUnknownKey(error)) throw error;
+      deps.discovery.forget(row.id);
+      discovered = await configure(deps, row, settings, answer);
+      claims = await finishSignIn(discovered.config, callbackUrl, checks);
+    }
   } catch (error) {
     return { ok: false, reason: explainOidcFailure(error, settings), returnTo: pending.returnTo, test: pending.test };
+  } finally {
+    // The keys fetched to check the answer serve the next sign-ins.
+    if (discovered) deps.discovery.keep(row, settings.issuer, discovered);
   }
   return outcome(row, claims, pending);
+}
+
+/** The provider's configuration, from what earlier sign-ins read of it when that is still good. */
+async function configure(deps: SsoDeps, row: SsoProviderRow, settings: OidcSettings, tokenAnswer?: RecordedAnswer): Promise<Discovered> {
+  const discovered = await discover(settings, deps, { ...deps.discovery.memo(row, settings.issuer), ...(tokenAnswer ? { tokenAnswer } : {}) });
+  deps.discovery.keep(row, settings.issuer, discovered);
+  return discovered;
 }
 
 /** The SAML identity provider's answer at the ACS: node-saml's checks and pitcrew's, then the mapping. */

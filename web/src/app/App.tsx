@@ -3,6 +3,7 @@ import { lazy, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { AcceptPage } from '../auth/AcceptPage';
 import { RequireAuth } from '../auth/RequireAuth';
+import { RequireRole } from '../auth/RequireRole';
 import { SignInPage } from '../auth/SignInPage';
 import { Layout } from './Layout';
 import { NotFoundPage } from './NotFoundPage';
@@ -36,6 +37,12 @@ const UsersPage = lazy(() => import('../users/UsersPage'));
 const TokensPage = lazy(() => import('../tokens/TokensPage'));
 const AuditPage = lazy(() => import('../audit/AuditPage'));
 const SsoSettingsPage = lazy(() => import('../sso/SsoSettingsPage'));
+const SecondFactorPage = lazy(() => import('../auth/SecondFactorPage'));
+
+// Where a refused page sends its reader back to.
+const RULES = { to: '/rules', label: 'Back to the rules' };
+const RUNBOOKS = { to: '/runbooks', label: 'Back to the runbooks' };
+const CHANNELS = { to: '/channels', label: 'Back to the channels' };
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
@@ -56,13 +63,13 @@ export function App() {
           >
             <Route index element={<Navigate to="/rules" replace />} />
             <Route path="rules" element={<RulesPage />} />
-            <Route path="rules/new" element={<RuleWizardPage />} />
+            <Route path="rules/new" element={<RequireRole to="configure" doing="Creating a rule" back={RULES}><RuleWizardPage /></RequireRole>} />
             <Route path="rules/:id" element={<RulePage />} />
-            <Route path="rules/:id/edit" element={<RuleWizardPage />} />
+            <Route path="rules/:id/edit" element={<RequireRole to="configure" doing="Editing a rule" back={RULES}><RuleWizardPage /></RequireRole>} />
             <Route path="runbooks" element={<RunbooksPage />} />
-            <Route path="runbooks/new" element={<RunbookFormPage />} />
+            <Route path="runbooks/new" element={<RequireRole to="configure" doing="Creating a runbook" back={RUNBOOKS}><RunbookFormPage /></RequireRole>} />
             <Route path="runbooks/:id" element={<RunbookPage />} />
-            <Route path="runbooks/:id/edit" element={<RunbookFormPage />} />
+            <Route path="runbooks/:id/edit" element={<RequireRole to="configure" doing="Editing a runbook" back={RUNBOOKS}><RunbookFormPage /></RequireRole>} />
             <Route path="runbooks/:id/versions/:version" element={<RunbookVersionPage />} />
             <Route path="runbooks/:id/diff" element={<RunbookDiffPage />} />
             <Route path="repositories" element={<RepositoriesPage />} />
@@ -70,9 +77,9 @@ export function App() {
             <Route path="executions" element={<ExecutionsPage />} />
             <Route path="executions/:id" element={<ExecutionPage />} />
             <Route path="channels" element={<ChannelsPage />} />
-            <Route path="channels/new" element={<ChannelFormPage />} />
+            <Route path="channels/new" element={<RequireRole to="configure" doing="Adding a channel" back={CHANNELS}><ChannelFormPage /></RequireRole>} />
             <Route path="channels/:id" element={<ChannelPage />} />
-            <Route path="channels/:id/edit" element={<ChannelFormPage />} />
+            <Route path="channels/:id/edit" element={<RequireRole to="configure" doing="Changing a channel" back={CHANNELS}><ChannelFormPage /></RequireRole>} />
             <Route path="integrations" element={<IntegrationsPage />} />
             <Route path="integrations/:id" element={<IntegrationPage />} />
             <Route path="credentials" element={<CredentialsPage />} />
@@ -81,10 +88,11 @@ export function App() {
             <Route path="escalations" element={<EscalationsPage />} />
             <Route path="api-keys" element={<ApiKeysPage />} />
             <Route path="settings" element={<TenantSettingsPage />} />
-            <Route path="users" element={<UsersPage />} />
+            <Route path="users" element={<RequireRole to="manageMembers" doing="Managing the members" back={RULES}><UsersPage /></RequireRole>} />
             <Route path="tokens" element={<TokensPage />} />
-            <Route path="audit" element={<AuditPage />} />
-            <Route path="sso" element={<SsoSettingsPage />} />
+            <Route path="second-factor" element={<SecondFactorPage />} />
+            <Route path="audit" element={<RequireRole to="readAudit" doing="Reading the audit log" back={RULES}><AuditPage /></RequireRole>} />
+            <Route path="sso" element={<RequireRole to="manageSso" doing="Setting up single sign-on" back={RULES}><SsoSettingsPage /></RequireRole>} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>
         </Routes>

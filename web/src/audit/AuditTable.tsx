@@ -57,6 +57,7 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
 
 function actorName(actor: AuditActor): string {
   if (actor.type === 'user') return actor.email ?? actor.id;
+  if (actor.type === 'anonymous') return actor.email ? `someone claiming ${actor.email}` : 'someone not signed in';
   return `${actor.type === 'token' ? 'token' : 'API key'} “${actor.name}”`;
 }
 

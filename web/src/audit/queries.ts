@@ -1,7 +1,11 @@
 import { apiUrl } from '../api/client';
 import { useLivePages } from '../api/useLivePages';
 
-export type AuditActor = { type: 'user'; id: string; email: string | null } | { type: 'token' | 'api_key'; id: string; name: string };
+export type AuditActor =
+  | { type: 'user'; id: string; email: string | null }
+  | { type: 'token' | 'api_key'; id: string; name: string }
+  /** A refused single sign-on: nobody known, the e-mail the attempt claimed (unverified). */
+  | { type: 'anonymous'; email: string | null };
 
 export interface AuditEntry {
   id: string;

@@ -1,25 +1,58 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
-import { problemAtFields } from '../api/problem';
+import { messageOf, problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
+import { Loading } from '../ui/states';
 import type { Me } from './me';
 import { keepCookieSession } from './signed-in';
 import { SignInCard } from './SignInCard';
 
 type AcceptField = 'email' | 'password';
 
+/** What the link is for (GET /auth/links/{linkSecret}): the form is worded by it. */
+interface LinkView {
+  purpose: 'invite' | 'reset' | 'first_owner';
+  email: string | null;
+  tenant: string;
+  /** An invitation for someone with a password already: they accept with it. */
+  existingAccount: boolean;
+}
+
 /**
- * An invitation's link (or the first owner's, from `pitcrew bootstrap`): set a password and come
- * in signed in. The first owner's account has no e-mail yet: the service asks for it (a field
- * error on /body/email), and the field shows then.
+ * An invitation's link, a password reset's, or the first owner's (from `pitcrew bootstrap`): the
+ * page first asks the service what the link is for, so that each field says what it wants. A new
+ * account chooses a password (the first owner also gives their e-mail); an existing account
+ * accepts an invitation to one more tenant with its current password, which stays as it is.
  */
 export function AcceptPage() {
   const { invite = '' } = useParams();
+  const link = useQuery({
+    queryKey: ['link', invite],
+    queryFn: ({ signal }) => api<LinkView>(`/auth/links/${encodeURIComponent(invite)}`, { signal }),
+    retry: false,
+    staleTime: Infinity,
+  });
+  if (link.isPending) return <Loading what="the link" />;
+  if (link.isError) {
+    return (
+      <SignInCard title="This link does not work">
+        <p className="banner banner-error" role="alert">
+          {messageOf(link.error)}
+        </p>
+        <Link to="/sign-in">Go to the sign-in page</Link>
+      </SignInCard>
+    );
+  }
+  return <AcceptForm invite={invite} link={link.data} />;
+}
+
+function AcceptForm({ invite, link }: { invite: string; link: LinkView }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [askEmail, setAskEmail] = useState(false);
+  const askEmail = link.purpose === 'first_owner';
+  const choosing = !link.existingAccount;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -30,7 +63,8 @@ export function AcceptPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (askEmail && !email.trim()) return setErrors({ email: 'give the e-mail you will sign in with' });
-    if (password !== repeat) return setErrors({ repeat: 'the two passwords differ' });
+    if (!password) return setErrors({ password: choosing ? 'choose a password of 12 characters at least' : 'give the password of your pitcrew account' });
+    if (choosing && password !== repeat) return setErrors({ repeat: 'the two passwords differ' });
     setBusy(true);
     setErrors({});
     setBanner(null);
@@ -40,7 +74,6 @@ export function AcceptPage() {
       void navigate('/rules', { replace: true });
     } catch (problem) {
       const placed = problemAtFields<AcceptField>(problem, (path) => (path === '/body/email' ? 'email' : path === '/body/password' ? 'password' : undefined));
-      if (placed.errors.email) setAskEmail(true);
       setErrors(placed.errors);
       setBanner(placed.banner);
     } finally {
@@ -48,8 +81,20 @@ export function AcceptPage() {
     }
   };
 
+  const title = link.existingAccount ? `Join ${link.tenant}` : link.purpose === 'reset' ? 'Choose a new password' : 'Set your password';
   return (
-    <SignInCard title="Set your password" onSubmit={submit}>
+    <SignInCard title={title} onSubmit={submit}>
+      {link.existingAccount ? (
+        <p className="field-hint">
+          You have a pitcrew account already ({link.email}): give its password to join tenant {link.tenant}. It stays your password everywhere.
+        </p>
+      ) : link.purpose === 'invite' ? (
+        <p className="field-hint">
+          You are invited to tenant {link.tenant} as {link.email}.
+        </p>
+      ) : link.purpose === 'reset' ? (
+        <p className="field-hint">For {link.email}: the new password replaces the old one, and every session of yours ends.</p>
+      ) : null}
       {banner ? (
         <p className="banner banner-error" role="alert">
           {banner}
@@ -60,14 +105,22 @@ export function AcceptPage() {
           <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" autoFocus />
         </Field>
       ) : null}
-      <Field label="New password" error={errors.password}>
-        <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="new-password" autoFocus={!askEmail} />
-      </Field>
-      <Field label="Repeat the password" error={errors.repeat}>
-        <input type="password" value={repeat} onChange={(event) => setRepeat(event.target.value)} autoComplete="new-password" />
-      </Field>
+      {choosing ? (
+        <>
+          <Field label={link.purpose === 'reset' ? 'Choose a new password' : 'Choose a password'} error={errors.password} hint="12 characters at least.">
+            <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="new-password" autoFocus={!askEmail} />
+          </Field>
+          <Field label="Repeat the password" error={errors.repeat}>
+            <input type="password" value={repeat} onChange={(event) => setRepeat(event.target.value)} autoComplete="new-password" />
+          </Field>
+        </>
+      ) : (
+        <Field label="Your current password" error={errors.password} hint="Forgot it? Use “Forgot password?” on the sign-in page.">
+          <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" autoFocus />
+        </Field>
+      )}
       <button type="submit" className="button button-primary button-block" disabled={busy}>
-        {busy ? 'Saving…' : 'Set password and sign in'}
+        {busy ? 'Saving…' : choosing ? 'Set password and sign in' : 'Accept and sign in'}
       </button>
     </SignInCard>
   );

@@ -67,6 +67,8 @@ function PasswordSignIn({ from, notices, above, passwordOff, children }: FormPro
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [totp, setTotp] = useState('');
+  // Asked for once the service says the password was right and the account has a second factor.
+  const [askCode, setAskCode] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [locked, setLocked] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -83,6 +85,7 @@ function PasswordSignIn({ from, notices, above, passwordOff, children }: FormPro
       void navigate(from, { replace: true });
     } catch (problem) {
       if (problem instanceof ApiProblem && problem.code === 'PITCREW_ERR_SIGN_IN_LOCKED') setLocked(problem.detail);
+      else if (problem instanceof ApiProblem && problem.code === 'PITCREW_ERR_SECOND_FACTOR_REQUIRED') setAskCode(true);
       else setError(messageOf(problem));
     } finally {
       setBusy(false);
@@ -106,9 +109,11 @@ function PasswordSignIn({ from, notices, above, passwordOff, children }: FormPro
           <Field label="Password" error={error ?? undefined}>
             <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" />
           </Field>
-          <Field label="Authenticator code" hint="Only if your account has a second factor.">
-            <input value={totp} onChange={(event) => setTotp(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={16} />
-          </Field>
+          {askCode ? (
+            <Field label="Authenticator code" hint="Your account has a second factor: type the 6-digit code your authenticator app shows now.">
+              <input value={totp} onChange={(event) => setTotp(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={16} autoFocus />
+            </Field>
+          ) : null}
           <button type="submit" className="button button-primary button-block" disabled={busy}>
             {busy ? 'Checking…' : 'Sign in'}
           </button>

@@ -33,6 +33,9 @@ export function UserMenu() {
       <Link to="/tokens" className="link-button">
         Tokens
       </Link>
+      <Link to="/second-factor" className="link-button">
+        Second factor{me.data ? (me.data.user.totp ? ' (on)' : ' (off)') : ''}
+      </Link>
       <button type="button" className="link-button" onClick={() => signOutHere.mutate(false)} disabled={signOutHere.isPending}>
         Sign out
       </button>

@@ -16,6 +16,11 @@ const NEEDS = {
 
 export type Action = keyof typeof NEEDS;
 
+/** The role an action needs. */
+export function roleFor(action: Action): Role {
+  return NEEDS[action];
+}
+
 /** The signed-in role in the current tenant and what it may do; nothing until /me has answered. */
 export function useRole(): { role: Role | null; can: (action: Action) => boolean } {
   const role = useMe().data?.role ?? null;

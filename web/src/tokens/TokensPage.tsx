@@ -6,7 +6,8 @@ import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
-import { EmptyState, Loadable } from '../ui/states';
+import { PagedList } from '../ui/PagedList';
+import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useIssueToken, useRevokeToken, useTokens, type IssuedToken, type PersonalToken } from './queries';
 
@@ -20,9 +21,9 @@ export default function TokensPage() {
         subtitle="Yours, for the API and the CLI (Authorization: Bearer …): each acts as you, with at most your role, until it expires or you revoke it."
       />
       <IssueTokenForm onIssued={setIssued} />
-      <Loadable query={tokens} what="tokens" isEmpty={(data) => data.items.length === 0} empty={<EmptyState title="No tokens">Create one above for a script or the CLI.</EmptyState>}>
-        {(data) => <TokensTable tokens={data.items} />}
-      </Loadable>
+      <PagedList query={tokens} what="tokens" empty={<EmptyState title="No tokens">Create one above for a script or the CLI.</EmptyState>}>
+        {(items) => <TokensTable tokens={items} />}
+      </PagedList>
       <RevealOnce
         secret={issued?.token ?? null}
         title={`Token “${issued?.name ?? ''}”`}

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
+import type { Page } from '../api/types';
 import type { Role } from '../auth/roles';
 
 export interface PersonalToken {
@@ -17,8 +18,14 @@ export type IssuedToken = PersonalToken & { token: string };
 
 const KEY = ['tokens'];
 
+/** Your tokens, newest first, 50 at a time (Load more for the rest). */
 export function useTokens() {
-  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => api<{ items: PersonalToken[] }>('/tokens', { signal }) });
+  return useInfiniteQuery({
+    queryKey: KEY,
+    queryFn: ({ pageParam, signal }) => api<Page<PersonalToken>>('/tokens', { query: { cursor: pageParam, limit: 50 }, signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+  });
 }
 
 export function useIssueToken() {

@@ -6,7 +6,8 @@ import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
-import { EmptyState, Loadable } from '../ui/states';
+import { PagedList } from '../ui/PagedList';
+import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, type Emailed, type InvitedMember, type Member } from './queries';
 
@@ -26,9 +27,9 @@ export default function UsersPage() {
     <>
       <PageHeader title="Users" subtitle="The people of this tenant and their roles. An invitation is a one-time link (7 days) you send them: they set their password with it." />
       <InviteForm grantable={grantableBy(myRole)} onInvited={invited} />
-      <Loadable query={members} what="users" isEmpty={(data) => data.items.length === 0} empty={<EmptyState title="No users">Invite someone above.</EmptyState>}>
-        {(data) => <MembersTable members={data.items} grantable={grantableBy(myRole)} myRole={myRole} onLink={setLink} />}
-      </Loadable>
+      <PagedList query={members} what="users" empty={<EmptyState title="No users">Invite someone above.</EmptyState>}>
+        {(items) => <MembersTable members={items} grantable={grantableBy(myRole)} myRole={myRole} onLink={setLink} />}
+      </PagedList>
       <RevealOnce
         secret={link?.url ?? null}
         title={link?.title ?? ''}

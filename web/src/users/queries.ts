@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
+import type { Page } from '../api/types';
 import type { Role } from '../auth/roles';
 
 export interface Member {
@@ -21,8 +22,14 @@ export type InvitedMember = Member & { inviteUrl: string; emailed?: Emailed };
 
 const KEY = ['users'];
 
+/** The tenant's members, oldest account first, 50 at a time (Load more for the rest). */
 export function useMembers() {
-  return useQuery({ queryKey: KEY, queryFn: ({ signal }) => api<{ items: Member[] }>('/users', { signal }) });
+  return useInfiniteQuery({
+    queryKey: KEY,
+    queryFn: ({ pageParam, signal }) => api<Page<Member>>('/users', { query: { cursor: pageParam, limit: 50 }, signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+  });
 }
 
 export function useInvite() {

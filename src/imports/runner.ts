@@ -204,7 +204,8 @@ export class ImportRunner {
     }
     if (secret === undefined && needs.integrationSecret) secret = openSecret(this.deps.box, integration);
     return {
-      needs, importer, secret, secrets: secretsOf({ secret }),
+      // The secret's secret parts (a token; a login's password; a key's secret half), for masking in what is shown.
+      needs, importer, secret, secrets: typeof secret === 'string' ? [secret] : secretsOf(secret),
       config: JSON.parse(integration.config) as Record<string, unknown>,
       cursor: settings.cursor,
       lookbackDays: settings.lookback_days,

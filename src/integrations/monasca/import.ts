@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ImportNeeds } from '../importers.js';
-import { getJson, isoOf, ToolImportError } from '../import-http.js';
+import { getJson, isoOf, shownUrl, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
 import { isRecord } from '../values.js';
 import { issueToken, MonascaApiError, type KeystoneCredentials } from './keystone.js';
@@ -86,7 +86,11 @@ export class MonascaImporter implements Importer {
     try {
       token = await issueToken(login, { fetch: request.fetch });
     } catch (error) {
-      if (error instanceof MonascaApiError) throw new ToolImportError(error.message, error.status);
+      if (!(error instanceof MonascaApiError)) throw error;
+      // keystone.ts says what to do; the address and the answer are added where it does not name them.
+      const url = `${login.identityUrl.replace(/\/+$/, '').replace(/\/(v2\.0|v3)$/, '')}${login.version === 'v3' ? '/v3/auth/tokens' : '/v2.0/tokens'}`;
+      const where = error.message.includes(url) ? '' : ` (Keystone at ${shownUrl(url)}${error.status === undefined ? '' : ` answered HTTP ${error.status}`})`;
+      throw new ToolImportError(`${error.message}${where}`, error.status);
       throw error;
     }
     const expires = token.expiresAt === undefined ? Number.NaN : Date.parse(token.expiresAt);

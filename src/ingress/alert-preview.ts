@@ -93,7 +93,7 @@ function draftRule(integration: IntegrationRow, body: PreviewInput, now: number)
 function occurrenceOf(integration: IntegrationRow, alert: AlertView, now: number) {
   const tool = {
     alarmName: alert.alarmName ?? undefined, hostName: alert.hostName ?? undefined, severity: alert.severity ?? undefined, state: alert.state,
-    fingerprint: alert.fingerprint, labels: alert.labels, annotations: alert.annotations, raw: {},
+    fingerprint: alert.fingerprint, incidentKey: alert.fingerprint, at: null, labels: alert.labels, annotations: alert.annotations, raw: {},
   };
   const parsed = alertPayloadOf(alert.source, tool);
   // It was read the same way when the tool sent it; a refusal now would be a change of the reading.

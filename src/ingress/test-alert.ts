@@ -52,9 +52,11 @@ export function registerTestAlertRoute(app: Api, deps: TestAlertDeps): void {
   }, async (request, reply) => {
     const integration = await getIntegration(deps.db, request.principal.tenantId, request.params.id);
     const { alarmName = TEST_ALARM_NAME, hostName, severity, state = 'firing', labels = {}, act = false } = request.body;
+    const fingerprint = `test-${newId()}`;
+    // A test alert opens no incident (ingress/alert-store.ts): it is pitcrew's, not the tool's.
     const alert: ToolAlert = {
       alarmName, hostName, severity, state,
-      fingerprint: `test-${newId()}`,
+      fingerprint, incidentKey: fingerprint, at: null,
       labels: { ...labels, pitcrew_test: 'true' },
       annotations: { summary: `A test alert sent from pitcrew${act ? '' : ' (a dry run)'}` },
       raw: { test: true, alarmName, hostName, severity, state, labels },

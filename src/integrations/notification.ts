@@ -1,4 +1,5 @@
 import type { FieldError } from '../errors/catalogue.js';
+import type { AlarmObservation } from './observation.js';
 
 /**
  * One alert of a monitoring tool's notification, read from the tool's own body (DESIGN.md §7,
@@ -20,6 +21,10 @@ export interface ToolAlert {
    * `fingerprint` + `startsAt` + status), different for a new firing.
    */
   fingerprint: string;
+  /** The alarm on its host across its firing and resolution: AlarmObservation.incidentKey, computed as observation.ts fixes it per tool. */
+  incidentKey: string;
+  /** When the tool says this state began (epoch ms; AlarmObservation.at), or null when the body does not say. */
+  at: number | null;
   /** Labels, dimensions or tags, flattened to text: they reach the script as environment variables. */
   labels: Record<string, string>;
   /** Annotations or other descriptive fields (summary, description, runbook URL). */
@@ -48,4 +53,23 @@ export interface ToolRequest {
   /** The integration's secret (signing secret), opened, when it has one. */
   secret: string | undefined;
   now: number;
+}
+
+/** What the alert says of its alarm, for its incident (incidents/): an alert without a name is known by its key. */
+export function observationOf(alert: ToolAlert): AlarmObservation {
+  return {
+    incidentKey: alert.incidentKey,
+    alarmName: alert.alarmName ?? alert.incidentKey,
+    hostname: alert.hostName ?? null,
+    severity: alert.severity ?? null,
+    state: alert.state,
+    at: alert.at,
+  };
+}
+
+/** An RFC 3339 / ISO 8601 time as epoch ms; null when absent, unreadable, or Go's zero time (0001-01-01, "not set"). */
+export function toolTime(value: unknown): number | null {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
 }

@@ -52,6 +52,7 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import { ImportRunner } from '../imports/runner.js';
 import { registerImportRoutes } from '../imports/routes.js';
 import type { ObservationSink } from '../imports/sink.js';
+import { applyObservations } from '../incidents/apply.js';
 import { toolImporters } from '../integrations/importers.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
@@ -287,7 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tellNotRun: (tenantId, eventId) => notifier.tellNotRun(tenantId, eventId),
   });
   const imports = new ImportRunner({
-    store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters(), sink: deps.importSink ?? noIncidents,
+    store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters(), sink: deps.importSink ?? toIncidents,
     nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
   });
   const sweeper: Sweeper = new Sweeper({
@@ -462,8 +463,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
 }
 
-/** Until incidents are in this build, an import has nowhere to apply what it reads. */
-const noIncidents: ObservationSink = () => Promise.reject(new PitcrewError('PITCREW_ERR_NOT_IMPLEMENTED', 'incidents are not in this build: nothing can be imported yet'));
+/** An import's page becomes incidents, in the transaction that stores its cursor (incidents/apply.ts). */
+const toIncidents: ObservationSink = async (tx, tenantId, integrationId, observations, receivedAt, options) => {
+  await applyObservations(tx, tenantId, integrationId, observations, receivedAt, options);
+};
 
 /** Trust the nearest `hops` proxies, as Express's numeric trust proxy does. */
 function trustHops(hops: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idFloor, isUuid, newId } from './ids.js';
+import { idAt, idFloor, isUuid, newId } from './ids.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -79,5 +79,19 @@ describe('idFloor', () => {
     for (const id of earlier) expect(id < floor).toBe(true);
     const later = Array.from({ length: 5000 }, () => newId(at));
     for (const id of later) expect(id > floor).toBe(true);
+  });
+});
+
+describe('idAt', () => {
+  it('is a UUIDv7 of the given time, past or present, sorting with other ids by that time', () => {
+    const past = Date.UTC(2020, 0, 1);
+    const id = idAt(past);
+    expect(isUuid(id)).toBe(true);
+    expect(id[14]).toBe('7');
+    expect(['8', '9', 'a', 'b']).toContain(id[19]);
+    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(past);
+    expect(idAt(past) < newId()).toBe(true);
+    expect(idFloor(past) <= id && id < idFloor(past + 1)).toBe(true);
+    expect(idAt(past)).not.toBe(id);
   });
 });

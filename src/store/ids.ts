@@ -42,6 +42,22 @@ export function newId(now = Date.now()): string {
 }
 
 /**
+ * A UUIDv7 of a given time, past or present: its 74 random bits keep it apart from every other
+ * id of that millisecond. For rows whose order is a time other than their creation (an incident
+ * an import found is ordered by when it opened); unlike newId, ids of one millisecond made here
+ * are not ordered among themselves.
+ */
+export function idAt(ms: number): string {
+  const bytes = Buffer.allocUnsafe(16);
+  random(10).copy(bytes, 6);
+  bytes.writeUIntBE(Math.max(0, Math.floor(ms)), 0, 6);
+  bytes[6] = 0x70 | ((bytes[6] ?? 0) & 0x0f);
+  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
  * The lowest UUIDv7 of millisecond `ms`: every id made earlier sorts before it and every id made
  * then or later sorts after, so `id < idFloor(t)` selects rows created before `t` by primary key.
  */

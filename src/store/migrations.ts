@@ -24,6 +24,7 @@ import * as eventRequestedBy from './migrations/0022_event_requested_by.js';
 import * as identity from './migrations/0023_identity.js';
 import * as auditLog from './migrations/0024_audit_log.js';
 import * as sso from './migrations/0025_sso.js';
+import * as incidents from './migrations/0026_incidents.js';
 import * as imports from './migrations/0027_imports.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0023_identity': identity,
   '0024_audit_log': auditLog,
   '0025_sso': sso,
+  '0026_incidents': incidents,
   '0027_imports': imports,
 };
 

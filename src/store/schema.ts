@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 /*
  * Portable column conventions, identical on SQLite and PostgreSQL:
@@ -12,6 +12,10 @@ export interface TenantsTable {
   throttle: string | null; // JSON {ratePerSecond, burst}; null means the service defaults
   created_at: number;
   agent_allowlist: string; // JSON array of CIDR strings agents may enrol from; empty means every address
+  /** A resolution within this long of a pitcrew fix is automation's (migration 0026; 3600 by default). */
+  incident_automation_seconds: Generated<number>;
+  /** An incident a webhook call opened closes after this long without another call (migration 0026; 1800 by default). */
+  incident_quiet_seconds: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -152,6 +156,8 @@ export interface EventsTable {
   alarm_state: string | null;
   state_changed: number;
   idempotency_key: string | null;
+  /** The incident the event belongs to (migration 0026): an integration's alert, or a webhook call naming an alarm and a host. */
+  incident_id?: string | null;
 }
 
 
@@ -459,6 +465,35 @@ export interface AlertsTable {
   labels: string;
   annotations: string;
   events: string;
+  /** The incident the alert belongs to (migration 0026); null for a test alert, and for alerts before incidents. */
+  incident_id?: string | null;
+}
+
+/** incidents/: one occurrence of an alarm on a host (migration 0026, docs/incidents.md). */
+export interface IncidentsTable {
+  id: string;
+  tenant_id: string;
+  integration_id: string | null;
+  incident_key: string;
+  state: 'open' | 'resolved';
+  alarm_name: string;
+  severity: string | null;
+  hostname: string | null;
+  host_key: string;
+  opened_at: number;
+  resolved_at: number | null;
+  last_seen_at: number;
+  last_fired_at: number;
+  last_fingerprint: string | null;
+  occurrences: number;
+  resolved_by: 'tool' | 'automation' | 'manual' | null;
+  resolved_by_user: string | null;
+  last_fix_at: number | null;
+  /** JSON array of rule ids. */
+  rule_ids: string;
+  /** JSON array of the first 100 execution ids. */
+  execution_ids: string;
+  execution_count: number;
 }
 
 /** identity/audit/: one row per change made through the management API, never updated. */
@@ -570,6 +605,7 @@ export interface Database {
   rules: RulesTable;
   integrations: IntegrationsTable;
   alerts: AlertsTable;
+  incidents: IncidentsTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
   runbooks: RunbooksTable;
@@ -606,6 +642,7 @@ export type SessionRow = Selectable<SessionsTable>;
 export type RuleRow = Selectable<RulesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 export type AlertRow = Selectable<AlertsTable>;
+export type IncidentRow = Selectable<IncidentsTable>;
 export type NewRuleRow = Insertable<RulesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;

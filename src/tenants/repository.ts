@@ -30,17 +30,19 @@ export async function getTenant(db: Db, id: string): Promise<TenantRow> {
 }
 
 export async function createTenant(db: Db, name: string, now = Date.now()): Promise<TenantRow> {
-  const row: TenantRow = { id: newId(now), name, ip_allowlist: '[]', agent_allowlist: '[]', throttle: null, created_at: now };
+  const row = { id: newId(now), name, ip_allowlist: '[]', agent_allowlist: '[]', throttle: null, created_at: now };
   await db.insertInto('tenants').values(row).execute();
-  return row;
+  return { ...row, ...DEFAULT_INCIDENT_SETTINGS };
 }
 
 export async function updateTenantSettings(
   db: Db,
   id: string,
-  settings: { ipAllowlist?: string[] | undefined; agentAllowlist?: string[] | undefined; throttle?: ThrottleSettings | null | undefined },
+  settings: { ipAllowlist?: string[] | undefined; agentAllowlist?: string[] | undefined; throttle?: ThrottleSettings | null | undefined; incidents?: Partial<IncidentSettings> | undefined },
 ): Promise<TenantRow> {
   const changes: Partial<TenantRow> = {};
+  if (settings.incidents?.automationWindowSeconds !== undefined) changes.incident_automation_seconds = settings.incidents.automationWindowSeconds;
+  if (settings.incidents?.quietSeconds !== undefined) changes.incident_quiet_seconds = settings.incidents.quietSeconds;
   if (settings.ipAllowlist !== undefined) changes.ip_allowlist = JSON.stringify(settings.ipAllowlist);
   if (settings.agentAllowlist !== undefined) changes.agent_allowlist = JSON.stringify(settings.agentAllowlist);
   if (settings.throttle !== undefined) changes.throttle = settings.throttle ? JSON.stringify(settings.throttle) : null;
@@ -130,7 +132,7 @@ export async function findActiveApiKey(db: Db, apiKey: string): Promise<ActiveKe
     .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
     .select([
       'api_keys.id as key_id', 'api_keys.name as key_name', 'api_keys.scopes', 'tenants.id', 'tenants.name',
-      'tenants.ip_allowlist', 'tenants.agent_allowlist', 'tenants.throttle', 'tenants.created_at',
+      'tenants.ip_allowlist', 'tenants.agent_allowlist', 'tenants.throttle', 'tenants.created_at', 'tenants.incident_automation_seconds', 'tenants.incident_quiet_seconds',
     ])
     .where('api_keys.hash', '=', hashSecret(apiKey))
     .where('api_keys.revoked_at', 'is', null)
@@ -152,6 +154,19 @@ export function parseAllowlist(row: TenantRow): string[] {
 
 export function parseAgentAllowlist(row: TenantRow): string[] {
   return JSON.parse(row.agent_allowlist) as string[];
+}
+
+/** A tenant's incident settings (docs/incidents.md): how long after a pitcrew fix a resolution is automation's; how long a webhook incident stays open without another call. */
+export interface IncidentSettings {
+  automationWindowSeconds: number;
+  quietSeconds: number;
+}
+
+/** Migration 0026's column defaults: an hour, half an hour. */
+const DEFAULT_INCIDENT_SETTINGS = { incident_automation_seconds: 3600, incident_quiet_seconds: 1800 };
+
+export function incidentSettingsOf(row: TenantRow): IncidentSettings {
+  return { automationWindowSeconds: row.incident_automation_seconds, quietSeconds: row.incident_quiet_seconds };
 }
 
 export function parseThrottle(row: TenantRow): ThrottleSettings | null {

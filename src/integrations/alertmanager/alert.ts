@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert, ToolNotification } from '../notification.js';
+import { toolTime, type ToolAlert, type ToolNotification } from '../notification.js';
 import { isRecord } from '../values.js';
 
 /**
@@ -62,6 +62,10 @@ export function readGroupAlert(value: unknown, options: GroupAlertOptions): Tool
     // tells the firing from its resolve. startsAt is normalised to UTC milliseconds so that two
     // Alertmanager replicas writing the same instant with different offsets agree.
     fingerprint: `${fingerprint as string}@${new Date(startsAt).toISOString()}:${state}`,
+    // The label set's fingerprint is the alarm on its host (observation.ts); its firing began at
+    // startsAt and ended at endsAt (a firing alert's endsAt is only when it would time out).
+    incidentKey: fingerprint as string,
+    at: state === 'firing' ? startsAt : toolTime(value.endsAt),
     labels,
     annotations,
     // The alert's own fields win over the group's of the same name (Grafana's alerts carry orgId too).

@@ -5,7 +5,7 @@
 // - docs/configuration.md `<webhook_config>` (the JSON format the webhook receiver is sent).
 // Field order follows Go's encoder: the embedded Data's fields, then version, groupKey, truncatedAlerts.
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { observationOf, type ToolAlert, type ToolNotification, type ToolRequest } from '../notification.js';
 import { hostFromAddress } from './alert.js';
 import { checkAlertmanagerConfig, parseAlertmanager } from './parse.js';
 
@@ -75,6 +75,8 @@ describe('parseAlertmanager', () => {
       severity: 'critical',
       state: 'firing',
       fingerprint: '4f8c8e2a9b0d1c37@2024-05-01T08:00:00.123Z:firing',
+      incidentKey: '4f8c8e2a9b0d1c37',
+      at: Date.parse('2024-05-01T08:00:00.123Z'),
       labels: alert.labels,
       annotations: alert.annotations,
       raw: { ...alert, receiver: 'pitcrew', groupKey: '{}:{alertname="NodeFilesystemAlmostFull"}', externalURL: 'http://alertmanager:9093' },
@@ -107,6 +109,23 @@ describe('parseAlertmanager', () => {
     expect(resolved.fingerprint).not.toBe(first.fingerprint);
     expect(refired.fingerprint).not.toBe(first.fingerprint);
     expect(refired.fingerprint).not.toBe(resolved.fingerprint);
+  });
+
+  // Issue 38: the incident is the label set (Alertmanager's fingerprint, as GET /api/v2/alerts
+  // gives it too), from startsAt to the endsAt of its resolution (notify/webhook/webhook.go sends
+  // template.Alert: a firing alert's endsAt is only when it would time out, "0001-01-01…" when unset).
+  it('gives the incident: the label set\'s fingerprint for key, startsAt when firing, endsAt when resolved', () => {
+    const [firing, resolved, unended] = alertsOf(parseAlertmanager(request(amBody([
+      amAlert(),
+      amAlert({ status: 'resolved', endsAt: '2024-05-01T08:03:00Z' }),
+      amAlert({ status: 'resolved', endsAt: '0001-01-01T00:00:00Z' }),
+    ]))));
+    expect([firing!.incidentKey, firing!.at]).toEqual(['4f8c8e2a9b0d1c37', Date.parse('2024-05-01T08:00:00.123Z')]);
+    expect([resolved!.incidentKey, resolved!.at]).toEqual(['4f8c8e2a9b0d1c37', Date.parse('2024-05-01T08:03:00Z')]);
+    expect(unended!.at).toBeNull();
+    const refired = alertsOf(parseAlertmanager(request(amBody([amAlert({ startsAt: '2024-05-01T11:00:00Z' })]))))[0]!;
+    expect(refired.incidentKey).toBe(firing!.incidentKey);
+    expect(observationOf(resolved!)).toEqual({ incidentKey: '4f8c8e2a9b0d1c37', alarmName: 'NodeFilesystemAlmostFull', hostname: 'web-1', severity: 'critical', state: 'resolved', at: Date.parse('2024-05-01T08:03:00Z') });
   });
 
   it('reads the host from the label config.hostLabel names', () => {

@@ -224,6 +224,18 @@ describe('a CloudWatch alarm notification', () => {
     expect(resolved.kind === 'alerts' && resolved.alerts[0]!.state).toBe('resolved');
   });
 
+  // Issue 38: the alarm (its ARN, as DescribeAlarms and DescribeAlarmHistory name it) is the
+  // incident, from its change to ALARM to its change to OK, at StateChangeTime.
+  it('gives the incident: the alarm\'s ARN for key, StateChangeTime for its time', async () => {
+    const alarm = JSON.parse(ALARM_NOTIFICATION.Message) as Record<string, unknown>;
+    const fired = await parseCloudwatchSns(request(sign(ALARM_NOTIFICATION)), deps());
+    const ok = sign({ ...ALARM_NOTIFICATION, Message: JSON.stringify({ ...alarm, NewStateValue: 'OK', OldStateValue: 'ALARM', StateChangeTime: '2021-06-23T09:01:06.622+0000' }) });
+    const resolved = await parseCloudwatchSns(request(ok), deps());
+    const incident = (r: ToolNotification) => (r.kind === 'alerts' ? [r.alerts[0]!.incidentKey, r.alerts[0]!.at] : undefined);
+    expect(incident(fired)).toEqual(['arn:aws:cloudwatch:ap-northeast-2:257706363616:alarm:EC2-CPU', Date.parse('2021-06-23T08:41:06.622Z')]);
+    expect(incident(resolved)).toEqual(['arn:aws:cloudwatch:ap-northeast-2:257706363616:alarm:EC2-CPU', Date.parse('2021-06-23T09:01:06.622Z')]);
+  });
+
   it('records INSUFFICIENT_DATA as a control message, never an alert', async () => {
     const alarm = JSON.parse(ALARM_NOTIFICATION.Message) as Record<string, unknown>;
     const message = sign({ ...ALARM_NOTIFICATION, Message: JSON.stringify({ ...alarm, NewStateValue: 'INSUFFICIENT_DATA', NewStateReason: 'Insufficient Data: 1 datapoint was unknown.' }) });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { toolTime, type ToolAlert, type ToolNotification, type ToolRequest } from '../notification.js';
 import { SNS_CERTIFICATE_HOST, certificateUrlProblem, signatureAlgorithm, stringToSign, verifySignature, type SnsMessageType } from './signature.js';
 import { invalid, isRecord, labelText } from '../values.js';
 
@@ -203,6 +203,9 @@ function cloudwatchAlarm(field: (key: string) => string): ToolNotification {
     severity: undefined,
     state: state === 'ALARM' ? 'firing' : 'resolved',
     fingerprint: fingerprint(identity, state, alarm.StateChangeTime as string),
+    // The alarm's ARN; StateChangeTime ("2021-06-23T08:41:06.622+0000") is when it entered this state.
+    incidentKey: identity,
+    at: toolTime(alarm.StateChangeTime),
     labels,
     annotations,
     raw: alarm,

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
-import { parseDatadog } from './parse.js';
+import { groupOf, parseDatadog } from './parse.js';
 
 function request(body: unknown, extra: Partial<ToolRequest> = {}): ToolRequest {
   return { rawBody: JSON.stringify(body), body, headers: { 'content-type': 'application/json' }, config: {}, secret: undefined, now: Date.now(), ...extra };
@@ -112,6 +112,18 @@ describe('parseDatadog: payloads with the alert variables', () => {
     expect(new Set([triggered.fingerprint, warn.fingerprint, recovered.fingerprint, nextCycle.fingerprint]).size).toBe(4);
   });
 
+  // Issue 38: the incident is the monitor's group (integrations/observation.ts: `<monitor id>:<group>`,
+  // the group as the monitor API's state.groups names it: tags joined by ','), from $DATE of the trigger to $DATE of the recovery.
+  it('gives the incident: $ALERT_ID with the group of $ALERT_SCOPE for key, $DATE for its time', () => {
+    const triggered = alertOf(parseDatadog(request(withAdditions('Triggered'))));
+    const recovered = alertOf(parseDatadog(request({ ...withAdditions('Recovered'), date: '1718000300000', alert_scope: 'host:db-2, device:/dev/sda1' })));
+    expect([triggered.incidentKey, triggered.at]).toEqual(['98765:device:/dev/sda1,host:db-2', 1718000000000]);
+    expect([recovered.incidentKey, recovered.at]).toEqual(['98765:device:/dev/sda1,host:db-2', 1718000300000]);
+    // A monitor without groups: its one group is '*'.
+    expect(alertOf(parseDatadog(request({ ...withAdditions('Triggered'), alert_scope: '' }))).incidentKey).toBe('98765:*');
+    expect(groupOf('role:db,host:a')).toBe(groupOf(' host:a , role:db'));
+  });
+
   it('treats No Data as firing with its own severity', () => {
     const alert = alertOf(parseDatadog(request(withAdditions('No Data'))));
     expect(alert).toMatchObject({ state: 'firing', severity: 'no data' });
@@ -168,6 +180,9 @@ describe('parseDatadog: bodies Datadog sent (CodeNow/fluffy)', () => {
     expect(fired.annotations.link).toBe('https://app.datadoghq.com/event/event?id=3089904566766935419');
     expect(resolved.state).toBe('resolved');
     expect(resolved.fingerprint).not.toBe(fired.fingerprint);
+    // Without $ALERT_ID the monitor is not named: the alarm's name and host stand for it, the same in both.
+    expect(resolved.incidentKey).toBe(fired.incidentKey);
+    expect(fired.at).toBe(1448435530000);
   });
 });
 

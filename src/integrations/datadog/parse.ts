@@ -101,12 +101,16 @@ export function parseDatadog(request: ToolRequest): ToolNotification {
     if (orgName) labels.org_name = orgName;
   }
 
+  const alarmName = title === undefined ? undefined : title.replace(TITLE_HEAD, '').trim() || title;
+  const hostName = hostOf(body, title, tags);
   const alert: ToolAlert = {
-    alarmName: title === undefined ? undefined : title.replace(TITLE_HEAD, '').trim() || title,
-    hostName: hostOf(body, title, tags),
+    alarmName,
+    hostName,
     severity: phase === 'triggered' ? 'alert' : phase,
     state,
     fingerprint,
+    incidentKey: alertId !== undefined ? `${alertId}:${groupOf(body.alert_scope)}` : `name:${alarmName ?? ''}:${hostName ?? '*'}`,
+    at: epochMs(body.date) ?? epochMs(body.last_updated),
     labels,
     annotations,
     raw: body,
@@ -128,6 +132,23 @@ function hostOf(body: Record<string, unknown>, title: string | undefined, tags: 
   if (fromTitle?.length === 1) return fromTitle[0];
   const tagged = tags.get('host');
   return tagged?.length === 1 ? tagged[0] : undefined;
+}
+
+/**
+ * The monitor's group the notification is about, as Datadog's monitor API names groups
+ * (`state.groups`): its $ALERT_SCOPE tags in name order, joined by ','; `*` for a monitor
+ * without groups (an empty scope). With $ALERT_ID it is the alarm's key (observation.ts).
+ */
+export function groupOf(scope: unknown): string {
+  const tags = (typeof scope === 'string' ? scope.split(',') : []).map((tag) => tag.trim()).filter((tag) => tag !== '');
+  return tags.length === 0 ? '*' : [...new Set(tags)].sort().join(',');
+}
+
+/** $DATE and $LAST_UPDATED: epoch milliseconds as text (seconds are read too). */
+function epochMs(value: unknown): number | null {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number <= 0) return null;
+  return number < 1e11 ? Math.round(number * 1000) : Math.round(number);
 }
 
 /** "$TAGS" is "key:value,key:value,bare" (also accepted as an array of such strings); values may contain ':'. */

@@ -85,6 +85,16 @@ describe('parseGeneric', () => {
     expect(alerts[0]!.raw).toEqual((body.alerts as unknown[])[0]);
   });
 
+  // Issue 38: the incident is the tool's id for the alert when the mapping names one, else the alarm on its host.
+  it('gives the incident: the mapped id for key (the same for the firing and its resolve), else a hash of name and host', () => {
+    const mapped = alertsOf(parseGeneric(request(amBody([amAlert('firing', 'web-1:9100', 'aa11'), amAlert('resolved', 'web-1:9100', 'aa11')]), amMapping)));
+    expect(mapped.map((a) => [a.incidentKey, a.at])).toEqual([['aa11', null], ['aa11', null]]);
+    const [down] = alertsOf(parseGeneric(request(kumaBody(0), kumaMapping)));
+    const [up] = alertsOf(parseGeneric(request(kumaBody(1), kumaMapping)));
+    expect(down!.incidentKey).toBe(`sha256:${createHash('sha256').update(canonicalJson(['shop frontend', 'web-5'])).digest('hex')}`);
+    expect(up!.incidentKey).toBe(down!.incidentKey);
+  });
+
   it('reads a body that is itself the array ("$"), and a state absent from the mapping as firing', () => {
     const body = [{ check: 'disk', node: 'web-2' }, { check: 'load', node: 'web-3' }];
     const alerts = alertsOf(parseGeneric(request(body, { alerts: '$', name: 'check', host: 'node' })));

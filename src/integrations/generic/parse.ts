@@ -93,6 +93,9 @@ function readElement(element: unknown, at: string, mapping: GenericMapping): Too
     // The tool's id when the mapping names one, else the alert's whole content: a re-sent alert is
     // the same JSON. The state is part of it so that a resolve is not a duplicate of its firing.
     fingerprint: `${id ?? `sha256:${createHash('sha256').update(canonicalJson(element)).digest('hex')}`}:${state}`,
+    // The tool's id when the mapping names one (the same for the firing and its resolution), else the alarm on its host.
+    incidentKey: id ?? `sha256:${createHash('sha256').update(canonicalJson([name ?? '', host ?? ''])).digest('hex')}`,
+    at: null,
     labels: flattenScalars(element),
     annotations: {},
     raw: typeof element === 'object' && element !== null && !Array.isArray(element) ? (element as Record<string, unknown>) : { value: element },

@@ -87,6 +87,8 @@ describe('parseGrafana', () => {
       severity: 'warning',
       state: 'firing',
       fingerprint: 'c6eadffa33fcdf37@2024-05-01T07:51:03.157Z:firing',
+      incidentKey: 'c6eadffa33fcdf37',
+      at: Date.parse('2024-05-01T07:51:03.157Z'),
       labels: alert.labels,
       annotations: alert.annotations,
       raw: { ...alert, receiver: 'pitcrew', groupKey: grafanaBody([]).groupKey, externalURL: 'https://grafana.example.com/', orgId: 1 },
@@ -105,6 +107,9 @@ describe('parseGrafana', () => {
     expect(again.fingerprint).toBe(a!.fingerprint);
     expect(done.fingerprint).not.toBe(a!.fingerprint);
     expect(refired.fingerprint).not.toBe(a!.fingerprint);
+    // One incident from the firing to its resolution (issue 38): Grafana's alerts carry Alertmanager's fingerprint of their labels.
+    expect([done.incidentKey, done.at]).toEqual([a!.incidentKey, Date.parse('2024-05-01T08:04:03.157Z')]);
+    expect(refired.incidentKey).toBe(a!.incidentKey);
   });
 
   it('reads the host from config.hostLabel', () => {

@@ -69,6 +69,8 @@ describe('a Monasca webhook notification', () => {
       hostName: 'foo1',
       severity: undefined,
       state: 'firing',
+      incidentKey: '0',
+      at: 1429023453000,
       labels: { hostname: 'foo1', service: 'bar1', alarm_definition_id: '0', tenant_id: '0' },
       annotations: { alarm_description: 'test Alarm description', message: 'I am alarming!', old_state: 'OK', alarm_id: '0', alarm_timestamp: '2015-04-14T14:57:33.000Z' },
     });
@@ -111,6 +113,14 @@ describe('a Monasca webhook notification', () => {
     expect(fingerprint({ ...THRESH_BODY, alarm_timestamp: THRESH_BODY.alarm_timestamp + 600 })).not.toBe(first);
     expect(fingerprint({ ...THRESH_BODY, state: 'OK' })).not.toBe(first);
     expect(fingerprint({ ...THRESH_BODY, alarm_id: 'another-alarm' })).not.toBe(first);
+  });
+
+  // Issue 38: the alarm is the incident, from its ALARM transition to its OK one, at their timestamps.
+  it('gives the incident: the alarm id for key, the state change\'s time', () => {
+    const fired = alertOf(parseMonasca(request(THRESH_BODY)));
+    const ok = alertOf(parseMonasca(request({ ...THRESH_BODY, state: 'OK', old_state: 'ALARM', alarm_timestamp: THRESH_BODY.alarm_timestamp + 300 })));
+    expect([fired.incidentKey, fired.at]).toEqual([THRESH_BODY.alarm_id, 1426885489000]);
+    expect([ok.incidentKey, ok.at]).toEqual([THRESH_BODY.alarm_id, 1426885789000]);
   });
 
   it('reads a body the caller did not parse', () => {

@@ -92,6 +92,9 @@ export function parseMonasca(request: ToolRequest): ToolNotification {
     severity: undefined,
     state: state === 'ALARM' ? 'firing' : 'resolved',
     fingerprint: createHash('sha256').update(JSON.stringify([body.alarm_id, state, body.alarm_timestamp])).digest('hex'),
+    // The alarm (one per alarm definition and match_by dimensions, so per host), and when it changed state.
+    incidentKey: body.alarm_id as string,
+    at: Number.isNaN(changedAt.getTime()) ? null : changedAt.getTime(),
     labels,
     annotations,
     raw: body,

@@ -156,6 +156,17 @@ describe('parsePagerDuty: incidents', () => {
     expect(new Set([triggered.fingerprint, resolved.fingerprint, reopened.fingerprint]).size).toBe(3);
   });
 
+  // Issue 38: the PagerDuty incident is pitcrew's incident (its id, as GET /incidents and its log
+  // entries name it), at each event's occurred_at ("V3 Webhooks overview": the time the event happened).
+  it('gives the incident: the incident id for key, the event\'s occurred_at for its time', () => {
+    const triggered = alertOf(parsePagerDuty(request(incidentEvent('incident.triggered', 'E1'))));
+    const resolved = JSON.parse(incidentEvent('incident.resolved', 'E2', 'resolved')) as { event: Record<string, unknown> };
+    resolved.event.occurred_at = '2020-10-02T19:05:00.000Z';
+    const done = alertOf(parsePagerDuty(request(JSON.stringify(resolved))));
+    expect([triggered.incidentKey, triggered.at]).toEqual(['PGR0VU2', Date.parse('2020-10-02T18:45:22.169Z')]);
+    expect([done.incidentKey, done.at]).toEqual(['PGR0VU2', Date.parse('2020-10-02T19:05:00.000Z')]);
+  });
+
   it('takes the host from config.hostField when set, and leaves it undefined when the path is empty', () => {
     const raw = incidentEvent('incident.triggered', 'E1');
     expect(alertOf(parsePagerDuty(request(raw, { config: { hostField: 'service.summary' } }))).hostName).toBe('API Service');

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { toolTime, type ToolAlert, type ToolNotification, type ToolRequest } from '../notification.js';
 import { headerValue } from '../shared-secret.js';
 import { invalid, isRecord, labelText } from '../values.js';
 
@@ -86,6 +86,8 @@ export function parsePagerDuty(request: ToolRequest): ToolNotification {
     // The event id is repeated on every delivery attempt of one event (and in X-Webhook-Id), and new
     // for the next event of the incident: a reopening is a new firing.
     fingerprint: `pagerduty:${incidentId}:${state}:${eventId}`,
+    incidentKey: incidentId,
+    at: toolTime(occurredAt),
     labels,
     annotations,
     raw: event,

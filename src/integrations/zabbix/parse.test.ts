@@ -160,6 +160,18 @@ describe('parseZabbix', () => {
     expect(new Set([problem.fingerprint, recovery.fingerprint, next.fingerprint]).size).toBe(3);
   });
 
+  // Issue 38: the problem event is the incident; {EVENT.ID} names it in its recovery's notification
+  // too (Zabbix manual, "Supported macros"), as problem.get's eventid does for an import. The body's
+  // date and time carry no time zone: the incident takes the time pitcrew received them.
+  it('gives the incident: the problem event id for key, in the problem and its recovery, and no time of its own', () => {
+    const problem = alertOf(parseZabbix(request(send(PROBLEM, { pitcrew_url: URL_OF_INTEGRATION }))));
+    const recovery = alertOf(parseZabbix(request(send(RECOVERY, { pitcrew_url: URL_OF_INTEGRATION }))));
+    const next = alertOf(parseZabbix(request(send({ ...PROBLEM, '{EVENT.ID}': '4300' }, { pitcrew_url: URL_OF_INTEGRATION }))));
+    expect([problem.incidentKey, problem.at]).toEqual(['4242', null]);
+    expect([recovery.incidentKey, recovery.at]).toEqual(['4242', null]);
+    expect(next.incidentKey).toBe('4300');
+  });
+
   it('falls back to {HOST.NAME} when {HOST.HOST} is empty', () => {
     const alert = alertOf(parseZabbix(request(send({ ...PROBLEM, '{HOST.HOST}': '' }, { pitcrew_url: URL_OF_INTEGRATION }))));
     expect(alert.hostName).toBe('Web server 01');

@@ -88,6 +88,12 @@ export function parseZabbix(request: ToolRequest): ToolNotification {
     // {EVENT.ID} is the problem event in both the problem and its recovery notification, and a new
     // problem is a new event: id + state is stable across Zabbix's retries and new for a new firing.
     fingerprint: `zabbix:${eventId}:${state}`,
+    // The problem event is the incident: {EVENT.ID} names it in its recovery's notification too.
+    // The body's {EVENT.DATE} {EVENT.TIME} are in the Zabbix server's time zone, which it does not
+    // say: the incident takes the time pitcrew received it (within seconds of the event); an
+    // import reads problem.get's clock.
+    incidentKey: eventId,
+    at: null,
     labels,
     annotations,
     raw: body,

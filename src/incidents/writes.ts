@@ -1,0 +1,68 @@
+import { CompiledQuery } from 'kysely';
+import type { Dialect } from '../store/database.js';
+import type { IncidentRow } from '../store/schema.js';
+import { chunksWithin, MAX_PARAMETERS, type Statements } from '../store/statements.js';
+import type { IncidentBook } from './book.js';
+
+type Column = keyof IncidentRow;
+
+/** What a firing changes on a stored incident (open, or resolved and re-counted by an import). */
+const TOUCHED: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']> = [
+  ['severity', 'text'],
+  ['last_seen_at', 'bigint'],
+  ['last_fired_at', 'bigint'],
+  ['last_fingerprint', 'text'],
+  ['occurrences', 'integer'],
+  ['rule_ids', 'text'],
+  ['execution_ids', 'text'],
+  ['execution_count', 'integer'],
+];
+/** A resolution changes the state too. Apart, so an occurrence leaves the indexes on state and resolved_at alone. */
+const RESOLVING: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']> = [
+  ...TOUCHED,
+  ['state', 'text'],
+  ['resolved_at', 'bigint'],
+  ['resolved_by', 'text'],
+  ['resolved_by_user', 'text'],
+];
+
+/**
+ * The statements that write a book's changes: one insert of the new incidents, one update of the
+ * stored ones touched and one of those resolved, each row by id (`update … from (values …)`,
+ * which SQLite has had since 3.33): a batch of a hundred alarms re-firing is one statement, not a
+ * hundred, which on PostgreSQL would be a hundred round trips.
+ */
+export function incidentWrites(statements: Statements, dialect: Dialect, book: IncidentBook): CompiledQuery[] {
+  const { inserts, touched, resolving } = book.changes();
+  return [
+    ...statements.inserts('incidents', inserts),
+    ...updates(dialect, touched, TOUCHED),
+    ...updates(dialect, resolving, RESOLVING),
+  ];
+}
+
+const texts = new Map<string, string>();
+
+function updates(dialect: Dialect, rows: readonly IncidentRow[], columns: ReadonlyArray<readonly [Column, string]>): CompiledQuery[] {
+  const width = columns.length + 1;
+  return chunksWithin(rows, Math.floor(MAX_PARAMETERS[dialect] / width)).map((chunk) => {
+    const key = `${dialect}\n${columns.length}\n${chunk.length}`;
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = updateText(dialect, chunk.length, columns);
+      // A batch holds up to PITCREW_INGEST_MAX_BATCH incidents: a few hundred shapes at most.
+      if (texts.size < 4000) texts.set(key, text);
+    }
+    return CompiledQuery.raw(text, chunk.flatMap((row) => [row.id, ...columns.map(([column]) => row[column])]));
+  });
+}
+
+function updateText(dialect: Dialect, count: number, columns: ReadonlyArray<readonly [Column, string]>): string {
+  let n = 0;
+  // PostgreSQL types a VALUES list's parameters as text unless told.
+  const placeholder = (type: string) => (dialect === 'postgres' ? `$${++n}::${type}` : '?');
+  const row = () => `(${[placeholder('text'), ...columns.map(([, type]) => placeholder(type))].join(', ')})`;
+  const values = Array.from({ length: count }, row).join(', ');
+  const assignments = columns.map(([column], i) => `"${column}" = "v"."column${i + 2}"`).join(', ');
+  return `update "incidents" set ${assignments} from (values ${values}) as "v" where "incidents"."id" = "v"."column1"`;
+}

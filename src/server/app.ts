@@ -49,6 +49,11 @@ import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/r
 import { lazyProvider } from '../actions/cloud/lazy.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
+import { ImportRunner } from '../imports/runner.js';
+import { registerImportRoutes } from '../imports/routes.js';
+import type { ObservationSink } from '../imports/sink.js';
+import { applyObservations } from '../incidents/apply.js';
+import { toolImporters } from '../integrations/importers.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
@@ -149,6 +154,10 @@ export interface AppDeps {
   scheduleGraceSeconds?: number;
   /** When UI sessions end by themselves (PITCREW_SESSION_*). */
   sessions?: Partial<SessionPolicy>;
+  /** Where imports apply what they read (incidents); tests may give their own. */
+  importSink?: ObservationSink;
+  /** How often each node looks for due and queued imports (1 s). */
+  importPollMs?: number;
 }
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
@@ -179,6 +188,8 @@ export interface Services {
   agentOffer: AgentOffer;
   /** Reads runbooks from tenants' git repositories (before each execution that names one). */
   gitSources: GitSources;
+  /** Imports tools' alarms with their read-only credentials (src/imports/). */
+  imports: ImportRunner;
 }
 
 export interface App {
@@ -276,6 +287,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.store.db, writer, logger: deps.logger, clock, intervalMs: deps.schedulerIntervalMs ?? 1000, graceMs: (deps.scheduleGraceSeconds ?? 300) * 1000,
     tellNotRun: (tenantId, eventId) => notifier.tellNotRun(tenantId, eventId),
   });
+  const imports = new ImportRunner({
+    store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters(), sink: deps.importSink ?? toIncidents,
+    nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
+  });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
@@ -299,6 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
     gitSources,
+    imports,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -387,6 +403,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
+      registerImportRoutes(scope as Api, { db, request: (integration) => imports.request(integration) });
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       // A runbook's env names follow the rules of the names a payload may set (ingress/env.ts).
       registerRunbookRoutes(scope as Api, {
@@ -425,6 +442,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       executor.start();
       runbookStage.start();
       scheduler.start();
+      // After the sweeper's first sweep: imports a stopped node left running are queued again, not taken for this node's.
+      imports.start();
     },
     close: async () => {
       stopping = true;
@@ -432,6 +451,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await metricsServer.close();
       await scheduler.stop();
+      await imports.stop();
       await writer.drain();
       await runbookStage.stop();
       await executor.stop();
@@ -442,6 +462,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   };
 }
+
+/** An import's page becomes incidents, in the transaction that stores its cursor (incidents/apply.ts). */
+const toIncidents: ObservationSink = async (tx, tenantId, integrationId, observations, receivedAt, options) => {
+  await applyObservations(tx, tenantId, integrationId, observations, receivedAt, options);
+};
 
 /** Trust the nearest `hops` proxies, as Express's numeric trust proxy does. */
 function trustHops(hops: number) {

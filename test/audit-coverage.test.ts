@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_KEYWORD, type AuditDeclaration } from '../src/identity/audit/naming.js';
 import { newTotpSecret, totpCode } from '../src/identity/totp.js';
+import { applyObservations } from '../src/incidents/apply.js';
 import type { AuditLogRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
@@ -71,6 +72,8 @@ describe('every management change is audited', () => {
     ids.execution = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0];
     ids.channel = (await made('POST', '/api/v1/channels', { name: 'chat', type: 'slack', config: { webhookUrl: `${chat.url}/${CHAT_SECRET}` } })).id!;
     ids.integration = (await made('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).id!;
+    const alarm = { incidentKey: 'coverage', alarmName: 'DiskFull', hostname: 'web-1', severity: null, state: 'firing' as const, at: null };
+    ids.incident = (await applyObservations(env.store.db, env.tenant.tenantId, ids.integration, [alarm], Date.now())).incidentIds[0]!;
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
     ids.credential = (await made('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: AWS })).id!;
     ids.repository = (await made('POST', '/api/v1/repositories', { name: 'ops', url: 'https://git.example.com/ops.git', ref: 'main' })).id!;
@@ -95,6 +98,8 @@ describe('every management change is audited', () => {
     'PATCH /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, body: { name: 'renamed' }, action: 'rule.update' },
     'POST /api/v1/rules/{id}/run': { url: `/api/v1/rules/${ids.rule}/run`, body: {}, action: 'rule.run' },
     'DELETE /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, action: 'rule.delete' },
+    'POST /api/v1/incidents/{id}/troubleshoot': { url: `/api/v1/incidents/${ids.incident}/troubleshoot`, body: { starter: ids.slug }, action: 'incident.troubleshoot' },
+    'POST /api/v1/incidents/{id}/fix': { url: `/api/v1/incidents/${ids.incident}/fix`, body: { ruleId: ids.rule }, action: 'incident.fix' },
     'PATCH /api/v1/tenant': { url: '/api/v1/tenant', body: { throttle: null }, action: 'tenant.update' },
     'POST /api/v1/api-keys': { url: '/api/v1/api-keys', body: { name: 'another' }, action: 'api_key.create' },
     'PATCH /api/v1/api-keys/{id}': { url: `/api/v1/api-keys/${ids.apiKey}`, body: { scopes: ['webhook'] }, action: 'api_key.update' },

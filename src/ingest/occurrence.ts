@@ -1,5 +1,6 @@
 import type { AlertFacts } from '../engine/alert-match.js';
 import type { RequestedBy } from '../identity/requested-by.js';
+import type { Rule } from '../rules/rule.js';
 import type { AlertPayload } from './alert.js';
 
 /**
@@ -34,6 +35,11 @@ export interface Occurrence {
   alertFingerprint?: string | undefined;
   /** Set when the occurrence is to be recorded and never acted on, and why (a schedule's missed ticks). */
   recordOnly?: string | undefined;
+  /**
+   * The incident a person acts on (Troubleshoot now, Fix now: ingress/incident-runs.ts): the event
+   * belongs to it, and its executions and rule join the incident's (incidents/links.ts).
+   */
+  incidentId?: string | undefined;
 }
 
 /** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */
@@ -41,6 +47,11 @@ export type RuleSelector =
   | { by: 'trigger'; triggerId: string }
   /** A source inside the service (a schedule) knows its rule. */
   | { by: 'rule'; ruleId: string }
+  /**
+   * A run a person composes on the spot (Troubleshoot now): the rule is given whole and decided as
+   * given, not read; its id names the stored row its event and executions are kept under.
+   */
+  | { by: 'composed'; rule: Rule }
   /** An integration's alert raises every rule of the integration whose alert trigger matches it. */
   | { by: 'integration'; integrationId: string; alert: AlertFacts & AlertRecord };
 

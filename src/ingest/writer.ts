@@ -22,6 +22,7 @@ import { fingerprintOf } from './rows.js';
 import type { Occurrence } from './occurrence.js';
 import { eventFactsOf, raisesOf, type Raise } from './raises.js';
 import { safetyReads, type GuardedEvent } from './safety-reads.js';
+import { incidentLinkWrites } from '../incidents/links.js';
 
 /** What became of one rule an occurrence raised. */
 export type RaisedEvent =
@@ -211,7 +212,17 @@ export class EventWriter {
         return { status: 'unstorable', error };
       }
     });
-    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork, givesRunbookWork: writes.givesRunbookWork };
+    // After every other write of the batch: they add to what the incidents' own writes hold.
+    const links = batch.flatMap((o, i) => this.incidentLinks(o, results[i]!));
+    return { results, writes: [...writes.compile(), ...links], givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork, givesRunbookWork: writes.givesRunbookWork };
+  }
+
+  /** A person's run on an incident (Troubleshoot now, Fix now): its executions and rule join the incident's. */
+  private incidentLinks(o: Occurrence, result: OccurrenceResult) {
+    if (o.incidentId === undefined || result.status !== 'stored') return [];
+    // A composed run's rule is pitcrew's own: the incident's rules stay those of the tenant.
+    const ruleId = o.rule.by === 'composed' || result.executionIds.length === 0 ? null : result.ruleId;
+    return incidentLinkWrites(this.options.dialect, { tenantId: o.tenantId, incidentId: o.incidentId, ruleId, executionIds: result.executionIds });
   }
 }
 

@@ -9,7 +9,7 @@ import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
-import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
+import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleCreated } from './repository.js';
 import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
 import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
@@ -18,14 +18,15 @@ import { notAudited } from '../identity/audit/naming.js';
 
 const tags = ['rules'];
 
-/** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set. */
-export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }: { db: Kysely<Database>; publicUrl: string | undefined; clock?: () => number }): void {
+/** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set; onCreated: what else a new rule's transaction does. */
+export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleCreated }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
 
   app.post('/rules', {
     preValidation: spellInfrastructureType,
     schema: {
       tags, ...access('admin'), summary: 'Create a rule',
+      description: 'An alert rule whose trigger names an alarm joins the rules (ruleIds) of that alarm\'s incidents on its integration (docs/incidents.md, "One-click automation").',
       body: RuleBody,
       response: { 201: RuleView, ...problems(400, 401, 409) },
     },
@@ -34,7 +35,7 @@ export function registerRuleRoutes(app: Api, { db, publicUrl, clock = Date.now }
     assertConsistent(input, { firesAfter: clock() });
     await assertIntegrationExists(db, request.principal.tenantId, input);
     await assertCredentialExists(db, request.principal.tenantId, input);
-    const rule = await createRule(db, request.principal.tenantId, input, clock());
+    const rule = await createRule(db, request.principal.tenantId, input, clock(), onCreated);
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));

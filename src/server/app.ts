@@ -61,6 +61,8 @@ import { registerIntegrationIngress } from '../ingress/integration.js';
 import { registerAlertPreviewRoute } from '../ingress/alert-preview.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
 import { registerRunNowRoutes } from '../ingress/run-now.js';
+import { registerIncidentRunRoutes } from '../ingress/incident-runs.js';
+import { linkRuleToIncidents } from '../incidents/rule-links.js';
 import { GCP_DEFAULTS, type GcpEndpoints, type TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -396,7 +398,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
       registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
-      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock });
+      registerRuleRoutes(scope as Api, { db, publicUrl: deps.publicUrl, clock, onCreated: (tx, rule) => linkRuleToIncidents(tx, deps.store.dialect, rule) });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
@@ -414,6 +416,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location, dialect: deps.store.dialect, kinds });
       registerAlertPreviewRoute(scope as Api, { db, dialect: deps.store.dialect, kinds, clock });
       registerRunNowRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
+      registerIncidentRunRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location, library: deps.runbookLibrary });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);

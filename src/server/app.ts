@@ -15,6 +15,10 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
+import { incidentFixes } from '../incidents/fixes.js';
+import { QuietCloser } from '../incidents/closer.js';
+import { registerIncidentRoutes } from '../incidents/routes.js';
+import { Statements } from '../store/statements.js';
 import { registerHostRoutes } from '../hosts/routes.js';
 import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
@@ -179,6 +183,8 @@ export interface Services {
   agentOffer: AgentOffer;
   /** Reads runbooks from tenants' git repositories (before each execution that names one). */
   gitSources: GitSources;
+  /** Closes incidents of webhook alarms quiet for their tenant's period (the sweeper runs it; tests call closeQuiet). */
+  quietCloser: QuietCloser;
 }
 
 export interface App {
@@ -241,7 +247,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!here) wakeups.publish('cancel', [{ id: executionId, hostId: hostId ?? SERVICE_RUN }]);
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
-    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
+    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outboxes: [notifier.ledgerOutbox, incidentFixes(new Statements(deps.store.dialect), deps.store.dialect)], logger: deps.logger,
   });
   // Runs whose script is a file of a git repository: read fresh for each event before dispatch.
   const runbookStage = new RunbookStage({
@@ -276,10 +282,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.store.db, writer, logger: deps.logger, clock, intervalMs: deps.schedulerIntervalMs ?? 1000, graceMs: (deps.scheduleGraceSeconds ?? 300) * 1000,
     tellNotRun: (tenantId, eventId) => notifier.tellNotRun(tenantId, eventId),
   });
+  const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
+    incidents: quietCloser,
   });
   const context: Services = {
     store: deps.store,
@@ -299,6 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
     gitSources,
+    quietCloser,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -400,6 +409,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
+      registerIncidentRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
       registerAgentInstallRoutes(scope as Api, context.agentOffer);
       registerAuditRoutes(scope as Api, { db });
     },

@@ -1,3 +1,4 @@
+/* global window, document */
 // Chart library candidates for the incident dashboard's analytics (issue 38.3), measured the same
 // way: the same two charts (10 ranked bars, a 90-day line) bundled by esbuild as Vite would
 // (minified, tree-shaken, ES module), their JavaScript and CSS gzipped at level 9 as

@@ -1,3 +1,4 @@
+/* global window, document */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
 import { alarms, days } from './data.js';
 

@@ -1,3 +1,4 @@
+/* global window */
 import uPlot from 'uplot';
 import { alarms, days } from './data.js';
 

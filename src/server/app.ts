@@ -37,6 +37,7 @@ import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { AuditRecorder } from '../identity/audit/recorder.js';
 import { registerAuditRoutes } from '../identity/audit/routes.js';
+import { registerIncidentAnalyticsRoutes } from '../incidents/analytics-routes.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
@@ -432,6 +433,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerIncidentRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
       registerAgentInstallRoutes(scope as Api, context.agentOffer);
       registerAuditRoutes(scope as Api, { db });
+      registerIncidentAnalyticsRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
     },
     { prefix: '/api/v1' },
   );

@@ -496,6 +496,29 @@ export interface IncidentsTable {
   execution_count: number;
 }
 
+/**
+ * incidents/rollup.ts: per UTC day of resolution, the resolved incidents of one alarm, derived from
+ * `incidents` (migration 0028). '' stands for no integration (a webhook's alarm) and no severity.
+ */
+export interface IncidentDaysTable {
+  tenant_id: string;
+  /** Days since 1970-01-01 UTC. */
+  day: number;
+  integration_id: string;
+  alarm_name: string;
+  severity: string;
+  resolved: number;
+  automated: number;
+  total_ms: number;
+  max_ms: number;
+}
+
+/** Days of `incident_days` to recompute: marked by triggers on `incidents` (migration 0028). */
+export interface IncidentDaysStaleTable {
+  tenant_id: string;
+  day: number;
+}
+
 /** identity/audit/: one row per change made through the management API, never updated. */
 export interface AuditLogTable {
   id: string;
@@ -606,6 +629,8 @@ export interface Database {
   integrations: IntegrationsTable;
   alerts: AlertsTable;
   incidents: IncidentsTable;
+  incident_days: IncidentDaysTable;
+  incident_days_stale: IncidentDaysStaleTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
   runbooks: RunbooksTable;

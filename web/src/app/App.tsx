@@ -36,6 +36,8 @@ const UsersPage = lazy(() => import('../users/UsersPage'));
 const TokensPage = lazy(() => import('../tokens/TokensPage'));
 const AuditPage = lazy(() => import('../audit/AuditPage'));
 const SsoSettingsPage = lazy(() => import('../sso/SsoSettingsPage'));
+const IncidentsPage = lazy(() => import('../incidents/IncidentsPage'));
+const IncidentPage = lazy(() => import('../incidents/IncidentPage'));
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
@@ -55,6 +57,8 @@ export function App() {
             }
           >
             <Route index element={<Navigate to="/rules" replace />} />
+            <Route path="incidents" element={<IncidentsPage />} />
+            <Route path="incidents/:id" element={<IncidentPage />} />
             <Route path="rules" element={<RulesPage />} />
             <Route path="rules/new" element={<RuleWizardPage />} />
             <Route path="rules/:id" element={<RulePage />} />

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/identity/tokens.js';
 import { spawnAgent, waitOnline, type AgentProcess } from '../support/agents.js';
-import { signInAs } from '../support/browser.js';
+import { saveScreenshot, signInAs } from '../support/browser.js';
 import { systemdStandIn, type SystemdStandIn } from '../support/systemd-stand-in.js';
 import { uiSession } from '../support/ui-session.js';
 import { waitFor } from '../support/wait.js';
@@ -112,6 +112,7 @@ describe('the incident dashboard in the web UI', () => {
     expect(await panel.locator('.live-indicator').count()).toBeGreaterThan(0);
     fs.writeFileSync(go, '');
     await expect.poll(shown).toBe(`looking at ${HOST} for HighMemoryUsage\ndone looking`);
+    await saveScreenshot(page, 'incidents-troubleshoot');
     await expect.poll(() => panel.locator('.live-run-head').innerText()).toMatch(/^succeeded\s+on\s+ui-web-1\s+· exit 0/);
     // What pitcrew did, on the row, from the list's next refresh.
     await expect.poll(() => incident.innerText()).toMatch(/succeeded\s+1 run/);
@@ -153,6 +154,7 @@ describe('the incident dashboard in the web UI', () => {
 
     // Frequent and slow, and no rule acts on it: the first candidate, with why.
     const candidate = page.locator('[data-candidate="ServiceDown"]');
+    await saveScreenshot(page, 'incidents-dashboard');
     await expect.poll(() => candidate.innerText()).toMatch(/fired 4 times in .* resolved in 25 min on average, no rule acts on it\. Suggested: restart a systemd service/);
   });
 

@@ -69,7 +69,7 @@ function AnalyticsView({ data }: { data: Analytics }) {
         <Stat label="resolved by automation" value={data.automatedShare === null ? '–' : `${Math.round(data.automatedShare * 1000) / 10} %`} name="automatedShare" title={`${data.automated} of ${data.resolved}: automatedShare ${exact(data.automatedShare)}`} />
         <Stat label="mean time to resolve (s)" value={exact(data.meanSeconds)} name="meanSeconds" />
       </div>
-      {data.resolved === 0 ? <p className="muted">No incident resolved in this period with these filters.</p> : null}
+      {data.resolved === 0 ? <p className="muted">No incident resolved in this period with these filters.</p> : (
       <div className="analytics-grid">
         <Panel title="Most frequent alerts" chart={charts.frequent}>
           <NumbersTable head={['Alarm', 'Incidents']} rows={data.frequent.map((r) => [r.alarmName, exact(r.count)])} name="frequent" />
@@ -105,6 +105,7 @@ function AnalyticsView({ data }: { data: Analytics }) {
           )}
         </Panel>
       </div>
+      )}
     </div>
   );
 }
@@ -124,7 +125,7 @@ function chartsOf(data: Analytics): Record<string, ChartProps | null> {
     },
     mttr: data.mttrByDay.length === 0 ? null : {
       title: 'MTTR by day: mean time to resolve, and incidents resolved',
-      x: { days: data.mttrByDay.map((r) => r.day) },
+      x: { days: data.mttrByDay.map((r) => r.day), from: data.period.from, to: data.period.to },
       series: [
         { label: 'resolved', values: data.mttrByDay.map((r) => r.count), color: '--border-strong', style: 'bars', rightAxis: true },
         { label: 'mean time to resolve', values: data.mttrByDay.map((r) => r.meanSeconds), color: '--accent', style: 'line' },
@@ -134,7 +135,7 @@ function chartsOf(data: Analytics): Record<string, ChartProps | null> {
     },
     automated: data.mttrByDay.length === 0 ? null : {
       title: 'Resolved by automation, per day',
-      x: { days: data.mttrByDay.map((r) => r.day) },
+      x: { days: data.mttrByDay.map((r) => r.day), from: data.period.from, to: data.period.to },
       series: [
         { label: 'resolved', values: data.mttrByDay.map((r) => r.count), color: '--border-strong', style: 'bars' },
         { label: 'by automation', values: data.mttrByDay.map((r) => r.automated), color: '--good', style: 'bars' },

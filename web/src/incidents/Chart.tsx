@@ -22,8 +22,8 @@ export interface ChartSeries {
 export interface ChartProps {
   /** What it shows, for people who cannot see it (the numbers are in the table beside it too). */
   title: string;
-  /** Categories (alarm names, hosts) or UTC days (YYYY-MM-DD) along x. */
-  x: { categories: string[] } | { days: string[] };
+  /** Categories (alarm names, hosts), or UTC days (YYYY-MM-DD) along x within the period's first and last day. */
+  x: { categories: string[] } | { days: string[]; from: string; to: string };
   series: ChartSeries[];
   /** How a y value reads on the axis (seconds as minutes…). */
   formatY?: (value: number) => string;
@@ -46,7 +46,9 @@ export function Chart({ title, x, series, formatY, formatRight, height = 240 }: 
     const element = box.current;
     if (!element) return;
     const categories = 'categories' in x ? x.categories : null;
-    const xs = categories ? categories.map((_, i) => i) : (x as { days: string[] }).days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
+    const dayOf = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
+    const period = 'days' in x ? { from: dayOf(x.from), to: dayOf(x.to) } : null;
+    const xs = categories ? categories.map((_, i) => i) : (x as { days: string[] }).days.map(dayOf);
     const text = themeColour('--text-muted');
     const grid = themeColour('--border');
     const bars = series.filter((s) => (s.style ?? (categories ? 'bars' : 'line')) === 'bars');
@@ -54,10 +56,11 @@ export function Chart({ title, x, series, formatY, formatRight, height = 240 }: 
     const options: uPlot.Options = {
       width: Math.max(320, element.clientWidth),
       height,
-      legend: { show: series.length > 1 },
+      legend: { show: series.length > 1, live: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: categories ? { time: false, range: [-0.6, Math.max(0, categories.length - 1) + 0.6] } : { time: true },
+        // Days: the whole period, half a day either side, however few days have incidents.
+        x: categories ? { time: false, range: [-0.6, Math.max(0, categories.length - 1) + 0.6] } : { time: true, range: [period!.from - 43_200, period!.to + 43_200] },
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
         right: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       },
@@ -65,11 +68,11 @@ export function Chart({ title, x, series, formatY, formatRight, height = 240 }: 
         categories
           ? { ...axis((_u, splits) => splits.map((i) => shorten(categories[Math.round(i)] ?? ''))), splits: () => xs, size: 40 }
           : axis(),
-        { ...axis(formatY ? (_u, splits) => splits.map(formatY) : undefined), size: 64 },
+        { ...axis(formatY ? (_u, splits) => splits.map(formatY) : undefined), size: 76 },
         ...(series.some((s) => s.rightAxis) ? [{ ...axis(formatRight ? (_u, splits) => splits.map(formatRight) : undefined, 1), scale: 'right', grid: { show: false } }] : []),
       ],
       series: [
-        {},
+        { label: categories ? '' : 'day' },
         ...series.map((s): uPlot.Series => {
           const colour = themeColour(s.color);
           const isBar = bars.includes(s);
@@ -81,7 +84,8 @@ export function Chart({ title, x, series, formatY, formatRight, height = 240 }: 
             width: isBar ? 0 : 2,
             fill: isBar ? translucent(colour) : undefined,
             points: { show: !isBar && xs.length < 40 },
-            paths: isBar ? uPlot.paths.bars!({ size: [bars.length > 1 ? 0.35 : 0.6, 64], align: bars.length > 1 ? (at === 0 ? -1 : 1) : 0 }) : undefined,
+            // A day's bar is at most a day wide, whatever the gaps between days with incidents.
+            paths: isBar ? uPlot.paths.bars!({ size: [bars.length > 1 ? 0.35 : 0.6, categories ? 64 : Math.max(4, (element.clientWidth - 90) / Math.max(1, (period!.to - period!.from) / 86_400 + 1) * 0.8)], align: bars.length > 1 ? (at === 0 ? -1 : 1) : 0 }) : undefined,
           };
         }),
       ],

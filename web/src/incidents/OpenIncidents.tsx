@@ -2,11 +2,10 @@ import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import type { Incident } from '../api/incident-types';
 import { Can } from '../auth/useRole';
-import { relativeTime } from '../ui/format';
+import { absoluteTime, relativeTime } from '../ui/format';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState } from '../ui/states';
 import { TableScroll } from '../ui/TableScroll';
-import { Time } from '../ui/Time';
 import { useNow } from '../ui/useNow';
 import { FixNow } from './FixNow';
 import { SeverityBadge } from './IncidentBadges';
@@ -67,8 +66,8 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
                 <td>
                   <SeverityBadge severity={incident.severity} />
                 </td>
-                <td title={incident.openedAt}>
-                  <span className="incident-age">{relativeTime(incident.openedAt, now).replace(' ago', '')}</span> <span className="muted">(<Time iso={incident.openedAt} />)</span>
+                <td title={`opened ${absoluteTime(incident.openedAt)}`}>
+                  <span className="incident-age">{relativeTime(incident.openedAt, now).replace(' ago', '')}</span>
                 </td>
                 <td className="num">{incident.occurrences}</td>
                 <td>

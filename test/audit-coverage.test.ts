@@ -13,6 +13,7 @@ const KEYSTONE = { username: 'ops', password: 'keystone-password-5c1e', projects
 const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
 const TOTP_SECRET = newTotpSecret();
 const SSO_SECRET = 'sso-client-secret-4f2a9c';
+const IMPORT_TOKEN = 'bearer-coverage-import-7c1e0d';
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -72,6 +73,8 @@ describe('every management change is audited', () => {
     ids.channel = (await made('POST', '/api/v1/channels', { name: 'chat', type: 'slack', config: { webhookUrl: `${chat.url}/${CHAT_SECRET}` } })).id!;
     ids.integration = (await made('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).id!;
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
+    const login = { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' };
+    expect((await env.api('PATCH', `/api/v1/integrations/${ids.monasca}`, { import: { enabled: false, secret: login } })).statusCode).toBe(200);
     ids.credential = (await made('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: AWS })).id!;
     ids.repository = (await made('POST', '/api/v1/repositories', { name: 'ops', url: 'https://git.example.com/ops.git', ref: 'main' })).id!;
     ids.runbook = (await made('POST', '/api/v1/runbooks', { name: 'disk', interpreter: 'bash', script: 'df -h\n' })).id!;
@@ -108,7 +111,8 @@ describe('every management change is audited', () => {
     'DELETE /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, action: 'channel.delete' },
     'PUT /api/v1/escalation-contacts': { url: '/api/v1/escalation-contacts', body: { emails: [], channelIds: [ids.channel] }, action: 'escalation_contact.update' },
     'POST /api/v1/integrations': { url: '/api/v1/integrations', body: { name: 'another', type: 'grafana' }, action: 'integration.create' },
-    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu' }, action: 'integration.update' },
+    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu', import: { enabled: false, secret: IMPORT_TOKEN } }, action: 'integration.update' },
+    'POST /api/v1/integrations/{id}/import': { url: `/api/v1/integrations/${ids.monasca}/import`, action: 'integration.import' },
     'POST /api/v1/integrations/{id}/test': { url: `/api/v1/integrations/${ids.integration}/test`, body: { hostName: 'web-1' }, action: 'integration.test' },
     'POST /api/v1/integrations/{id}/monasca/token': {
       url: `/api/v1/integrations/${ids.monasca}/monasca/token`, body: { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' }, action: 'integration.monasca_token',
@@ -197,6 +201,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [...secrets, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, IMPORT_TOKEN, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

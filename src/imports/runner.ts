@@ -5,7 +5,7 @@ import type { PolicyFetch } from '../egress/fetch.js';
 import { PitcrewError } from '../errors/catalogue.js';
 import { masked, secretsOf } from '../identity/audit/mask.js';
 import type { SecretBox } from '../identity/secret-box.js';
-import { importNeeds } from '../integrations/importers.js';
+import { importNeeds } from '../integrations/import-needs.js';
 import { ToolImportError } from '../integrations/import-http.js';
 import { advanceImport, dueImports, importSettings, moveImportSchedule, openImportSecret } from '../integrations/import-settings.js';
 import type { Importer, ImportPage } from '../integrations/observation.js';

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ImportNeeds } from '../importers.js';
+import type { ImportNeeds } from '../import-needs.js';
 import { getJson, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
 import { isRecord } from '../values.js';

@@ -75,6 +75,14 @@ describe('every management change is audited', () => {
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
     const login = { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' };
     expect((await env.api('PATCH', `/api/v1/integrations/${ids.monasca}`, { import: { enabled: false, secret: login } })).statusCode).toBe(200);
+    // An incident, opened by an alert of the tool (its URL: no management call, nothing audited).
+    const alert = { status: 'firing', labels: { alertname: 'DiskFull', instance: 'web-1:9100' }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: 'c0ffee' };
+    const delivered = await env.app.server.inject({
+      method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${ids.integration}`,
+      headers: { 'content-type': 'application/json' }, payload: { version: '4', status: 'firing', receiver: 'pitcrew', alerts: [alert] },
+    });
+    expect(delivered.statusCode, delivered.body).toBe(202);
+    ids.incident = (await env.api('GET', '/api/v1/incidents')).json().items[0].id;
     ids.credential = (await made('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: AWS })).id!;
     ids.repository = (await made('POST', '/api/v1/repositories', { name: 'ops', url: 'https://git.example.com/ops.git', ref: 'main' })).id!;
     ids.runbook = (await made('POST', '/api/v1/runbooks', { name: 'disk', interpreter: 'bash', script: 'df -h\n' })).id!;
@@ -105,6 +113,7 @@ describe('every management change is audited', () => {
     'PATCH /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, body: { tags: ['eu'] }, action: 'host.update' },
     'DELETE /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, action: 'host.delete' },
     'POST /api/v1/executions/{id}/cancel': { url: `/api/v1/executions/${ids.execution}/cancel`, action: 'execution.cancel' },
+    'POST /api/v1/incidents/{id}/resolve': { url: `/api/v1/incidents/${ids.incident}/resolve`, action: 'incident.resolve' },
     'POST /api/v1/channels': { url: '/api/v1/channels', body: { name: 'hook', type: 'webhook', config: { url: 'https://receiver.example.com/hook', secret: 'whsec-coverage-0123456789' } }, action: 'channel.create' },
     'PATCH /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, body: { name: 'chat room' }, action: 'channel.update' },
     'POST /api/v1/channels/{id}/test': { url: `/api/v1/channels/${ids.channel}/test`, action: 'channel.test' },

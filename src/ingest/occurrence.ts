@@ -1,5 +1,6 @@
 import type { AlertFacts } from '../engine/alert-match.js';
 import type { RequestedBy } from '../identity/requested-by.js';
+import type { Sighting } from '../incidents/book.js';
 import type { AlertPayload } from './alert.js';
 
 /**
@@ -34,6 +35,11 @@ export interface Occurrence {
   alertFingerprint?: string | undefined;
   /** Set when the occurrence is to be recorded and never acted on, and why (a schedule's missed ticks). */
   recordOnly?: string | undefined;
+  /**
+   * What it says of an alarm, kept as an incident in the same transaction (incidents/book.ts): an
+   * integration's alert (whether or not a rule takes it), a webhook call naming an alarm and a host.
+   */
+  alarm?: Omit<Sighting, 'tenantId' | 'receivedAt'> | undefined;
 }
 
 /** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */

@@ -15,6 +15,10 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
+import { incidentFixes } from '../incidents/fixes.js';
+import { QuietCloser } from '../incidents/closer.js';
+import { registerIncidentRoutes } from '../incidents/routes.js';
+import { Statements } from '../store/statements.js';
 import { registerHostRoutes } from '../hosts/routes.js';
 import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
@@ -190,6 +194,8 @@ export interface Services {
   gitSources: GitSources;
   /** Imports tools' alarms with their read-only credentials (src/imports/). */
   imports: ImportRunner;
+  /** Closes incidents of webhook alarms quiet for their tenant's period (the sweeper runs it; tests call closeQuiet). */
+  quietCloser: QuietCloser;
 }
 
 export interface App {
@@ -252,7 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!here) wakeups.publish('cancel', [{ id: executionId, hostId: hostId ?? SERVICE_RUN }]);
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
-    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
+    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outboxes: [notifier.ledgerOutbox, incidentFixes(new Statements(deps.store.dialect), deps.store.dialect)], logger: deps.logger,
   });
   // Runs whose script is a file of a git repository: read fresh for each event before dispatch.
   const runbookStage = new RunbookStage({
@@ -291,10 +297,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters(), sink: deps.importSink ?? toIncidents,
     nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
   });
+  const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
+    incidents: quietCloser,
   });
   const context: Services = {
     store: deps.store,
@@ -315,6 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
     gitSources,
     imports,
+    quietCloser,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -417,6 +426,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
+      registerIncidentRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
       registerAgentInstallRoutes(scope as Api, context.agentOffer);
       registerAuditRoutes(scope as Api, { db });
     },

@@ -14,6 +14,7 @@ const KEYSTONE = { username: 'ops', password: 'keystone-password-5c1e', projects
 const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
 const TOTP_SECRET = newTotpSecret();
 const SSO_SECRET = 'sso-client-secret-4f2a9c';
+const IMPORT_TOKEN = 'bearer-coverage-import-7c1e0d';
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -75,6 +76,8 @@ describe('every management change is audited', () => {
     const alarm = { incidentKey: 'coverage', alarmName: 'DiskFull', hostname: 'web-1', severity: null, state: 'firing' as const, at: null };
     ids.incident = (await applyObservations(env.store.db, env.tenant.tenantId, ids.integration, [alarm], Date.now())).incidentIds[0]!;
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
+    const login = { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' };
+    expect((await env.api('PATCH', `/api/v1/integrations/${ids.monasca}`, { import: { enabled: false, secret: login } })).statusCode).toBe(200);
     // An incident, opened by an alert of the tool (its URL: no management call, nothing audited).
     const alert = { status: 'firing', labels: { alertname: 'DiskFull', instance: 'web-1:9100' }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: 'c0ffee' };
     const delivered = await env.app.server.inject({
@@ -122,7 +125,8 @@ describe('every management change is audited', () => {
     'DELETE /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, action: 'channel.delete' },
     'PUT /api/v1/escalation-contacts': { url: '/api/v1/escalation-contacts', body: { emails: [], channelIds: [ids.channel] }, action: 'escalation_contact.update' },
     'POST /api/v1/integrations': { url: '/api/v1/integrations', body: { name: 'another', type: 'grafana' }, action: 'integration.create' },
-    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu' }, action: 'integration.update' },
+    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu', import: { enabled: false, secret: IMPORT_TOKEN } }, action: 'integration.update' },
+    'POST /api/v1/integrations/{id}/import': { url: `/api/v1/integrations/${ids.monasca}/import`, action: 'integration.import' },
     'POST /api/v1/integrations/{id}/test': { url: `/api/v1/integrations/${ids.integration}/test`, body: { hostName: 'web-1' }, action: 'integration.test' },
     'POST /api/v1/integrations/{id}/monasca/token': {
       url: `/api/v1/integrations/${ids.monasca}/monasca/token`, body: { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' }, action: 'integration.monasca_token',
@@ -211,6 +215,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [...secrets, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, IMPORT_TOKEN, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

@@ -1,5 +1,5 @@
 import type { PolicyFetch } from '../egress/fetch.js';
-import type { ImportNeeds } from '../integrations/importers.js';
+import type { ImportNeeds } from '../integrations/import-needs.js';
 import { shownUrl, ToolImportError } from '../integrations/import-http.js';
 import type { RateLimiter } from './rate-limit.js';
 

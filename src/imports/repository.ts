@@ -18,10 +18,13 @@ export async function queueImport(db: Db, integration: { id: string; tenant_id: 
   if (active) return { id: active.id, created: false };
   const id = newId(now);
   try {
-    await db.insertInto('imports').values({
-      id, tenant_id: integration.tenant_id, integration_id: integration.id, trigger, state: 'queued', queued_at: now,
-      started_at: null, ended_at: null, imported: 0, pages: 0, error: null, cursor: null, node_id: null, claim: null,
-    }).execute();
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('imports').values({
+        id, tenant_id: integration.tenant_id, integration_id: integration.id, trigger, state: 'queued', queued_at: now,
+        started_at: null, ended_at: null, imported: 0, pages: 0, error: null, cursor: null, node_id: null, claim: null,
+      }).execute();
+      await recordImportStatus(tx, integration.id, { last_import_id: id, last_state: 'queued', last_started_at: null, last_ended_at: null, last_imported: 0 });
+    });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Another node or request queued one between the read and the insert.
@@ -29,7 +32,6 @@ export async function queueImport(db: Db, integration: { id: string; tenant_id: 
     if (other) return { id: other.id, created: false };
     throw error;
   }
-  await recordImportStatus(db, integration.id, { last_import_id: id, last_state: 'queued', last_started_at: null, last_ended_at: null, last_imported: 0 });
   return { id, created: true };
 }
 
@@ -43,13 +45,15 @@ export async function queuedImports(db: Db, limit: number): Promise<ImportRow[]>
 
 /** queued → running for this node, under a claim token its pages must show: the one caller that moved it gets true. */
 export async function claimImport(db: Db, row: ImportRow, nodeId: string, claim: string, now: number): Promise<boolean> {
-  const claimed = await db.updateTable('imports')
-    .set({ state: 'running', node_id: nodeId, claim, started_at: row.started_at ?? now })
-    .where('id', '=', row.id).where('state', '=', 'queued')
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) return false;
-  await recordImportStatus(db, row.integration_id, { last_import_id: row.id, last_state: 'running', last_started_at: row.started_at ?? now, last_ended_at: null, last_imported: row.imported });
-  return true;
+  return db.transaction().execute(async (tx) => {
+    const claimed = await tx.updateTable('imports')
+      .set({ state: 'running', node_id: nodeId, claim, started_at: row.started_at ?? now })
+      .where('id', '=', row.id).where('state', '=', 'queued')
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) return false;
+    await recordImportStatus(tx, row.integration_id, { last_import_id: row.id, last_state: 'running', last_started_at: row.started_at ?? now, last_ended_at: null, last_imported: row.imported });
+    return true;
+  });
 }
 
 /**
@@ -64,25 +68,29 @@ export async function recordPage(db: Db, id: string, claim: string, page: { curs
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** running → succeeded | failed, under the claim. */
+/** running → succeeded | failed, under the claim; the integration's status with it. */
 export async function endImport(db: Db, row: Pick<ImportRow, 'id' | 'integration_id'>, claim: string, end: { state: 'succeeded' | 'failed'; error?: string; imported: number }, now: number): Promise<boolean> {
-  const ended = await db.updateTable('imports')
-    .set({ state: end.state, ended_at: now, error: end.error ?? null, node_id: null, claim: null })
-    .where('id', '=', row.id).where('claim', '=', claim).where('state', '=', 'running')
-    .executeTakeFirst();
-  if (Number(ended.numUpdatedRows) === 0) return false;
-  await recordImportStatus(db, row.integration_id, {
-    last_state: end.state, last_ended_at: now, last_imported: end.imported,
-    ...(end.error === undefined ? {} : { last_error: end.error, last_error_at: now }),
+  return db.transaction().execute(async (tx) => {
+    const ended = await tx.updateTable('imports')
+      .set({ state: end.state, ended_at: now, error: end.error ?? null, node_id: null, claim: null })
+      .where('id', '=', row.id).where('claim', '=', claim).where('state', '=', 'running')
+      .executeTakeFirst();
+    if (Number(ended.numUpdatedRows) === 0) return false;
+    await recordImportStatus(tx, row.integration_id, {
+      last_state: end.state, last_ended_at: now, last_imported: end.imported,
+      ...(end.error === undefined ? {} : { last_error: end.error, last_error_at: now }),
+    });
+    return true;
   });
-  return true;
 }
 
 /** running → queued under the claim: the service is stopping; this node or another continues from the cursor. */
 export async function releaseImport(db: Db, row: Pick<ImportRow, 'id' | 'integration_id'>, claim: string): Promise<void> {
-  const released = await db.updateTable('imports').set({ state: 'queued', node_id: null, claim: null })
-    .where('id', '=', row.id).where('claim', '=', claim).where('state', '=', 'running').executeTakeFirst();
-  if (Number(released.numUpdatedRows) > 0) await recordImportStatus(db, row.integration_id, { last_state: 'queued' });
+  await db.transaction().execute(async (tx) => {
+    const released = await tx.updateTable('imports').set({ state: 'queued', node_id: null, claim: null })
+      .where('id', '=', row.id).where('claim', '=', claim).where('state', '=', 'running').executeTakeFirst();
+    if (Number(released.numUpdatedRows) > 0) await recordImportStatus(tx, row.integration_id, { last_state: 'queued' });
+  });
 }
 
 /**
@@ -91,15 +99,22 @@ export async function releaseImport(db: Db, row: Pick<ImportRow, 'id' | 'integra
  * failure to record the end): queued again, to continue from their cursor.
  */
 export async function requeueOrphans(db: Db, nodeId: string, runningHere: readonly string[]): Promise<number> {
-  let orphans = db.updateTable('imports').set({ state: 'queued', node_id: null, claim: null }).where('state', '=', 'running')
-    .where((eb) => eb.or([
-      eb('node_id', 'not in', eb.selectFrom('nodes').select('id')),
-      eb.and([eb('node_id', '=', nodeId), ...(runningHere.length > 0 ? [eb('id', 'not in', [...runningHere])] : [])]),
-    ]));
-  orphans = orphans.where('node_id', 'is not', null);
-  const requeued = await orphans.returning(['integration_id']).execute();
-  for (const row of requeued) await recordImportStatus(db, row.integration_id, { last_state: 'queued' });
-  return requeued.length;
+  // A read first: every pass of every node asks, and there is rarely anything to do.
+  const running = await db.selectFrom('imports').select(['id', 'node_id']).where('state', '=', 'running').execute();
+  if (!running.some((row) => row.node_id !== nodeId || !runningHere.includes(row.id))) return 0;
+  return db.transaction().execute(async (tx) => {
+    const requeued = await tx.updateTable('imports').set({ state: 'queued', node_id: null, claim: null })
+      .where('state', '=', 'running')
+      .where('node_id', 'is not', null)
+      .where((eb) => eb.or([
+        eb('node_id', 'not in', eb.selectFrom('nodes').select('id')),
+        eb.and([eb('node_id', '=', nodeId), ...(runningHere.length > 0 ? [eb('id', 'not in', [...runningHere])] : [])]),
+      ]))
+      .returning(['integration_id'])
+      .execute();
+    for (const row of requeued) await recordImportStatus(tx, row.integration_id, { last_state: 'queued' });
+    return requeued.length;
+  });
 }
 
 export async function getImport(db: Db, tenantId: string, id: string): Promise<ImportRow | undefined> {

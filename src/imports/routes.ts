@@ -5,7 +5,7 @@ import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { access } from '../identity/access.js';
 import { audited } from '../identity/audit/naming.js';
-import { importNeeds } from '../integrations/importers.js';
+import { importNeeds } from '../integrations/import-needs.js';
 import { importSettings } from '../integrations/import-settings.js';
 import { getIntegration } from '../integrations/repository.js';
 import type { IntegrationType } from '../integrations/schema.js';

@@ -5,7 +5,7 @@ import type { PolicyFetch } from '../egress/fetch.js';
 import { PitcrewError } from '../errors/catalogue.js';
 import { masked, secretsOf } from '../identity/audit/mask.js';
 import type { SecretBox } from '../identity/secret-box.js';
-import { importNeeds } from '../integrations/importers.js';
+import { importNeeds } from '../integrations/import-needs.js';
 import { ToolImportError } from '../integrations/import-http.js';
 import { advanceImport, dueImports, importSettings, moveImportSchedule, openImportSecret } from '../integrations/import-settings.js';
 import type { Importer, ImportPage } from '../integrations/observation.js';
@@ -13,7 +13,6 @@ import { getIntegration, openSecret } from '../integrations/repository.js';
 import type { IntegrationType } from '../integrations/schema.js';
 import type { Store } from '../store/database.js';
 import type { ImportRow } from '../store/schema.js';
-import { writeTransaction } from '../store/write-transaction.js';
 import { RateLimiter } from './rate-limit.js';
 import { importFetch } from './read-only.js';
 import { claimImport, endImport, queuedImports, queueImport, recordPage, releaseImport, requeueOrphans } from './repository.js';
@@ -176,7 +175,8 @@ export class ImportRunner {
   /** The page's observations applied and its cursor stored, in one transaction, under the claim. Resolves with what was added. */
   private async commitPage(row: ImportRow, claim: string, page: ImportPage, before: number, now: number): Promise<number> {
     const added = page.observations.length;
-    await writeTransaction(this.deps.store, async (tx) => {
+    // A Kysely transaction (not a BEGIN of our own): the sink sees it is in one and begins none (incidents/apply.ts).
+    await this.deps.store.db.transaction().execute(async (tx) => {
       if (!(await recordPage(tx, row.id, claim, { cursor: page.cursor, added }))) throw new Stopped('another node holds this import now');
       await this.deps.sink(tx, row.tenant_id, row.integration_id, page.observations, now, page.openKeys ? { openKeys: page.openKeys } : {});
       await advanceImport(tx, row.integration_id, { cursor: page.cursor, added, lastImported: before + added });

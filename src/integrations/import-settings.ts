@@ -3,7 +3,7 @@ import { getCredential } from '../credentials/repository.js';
 import { PitcrewError, type FieldError } from '../errors/catalogue.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import type { Database, IntegrationImportRow, IntegrationRow } from '../store/schema.js';
-import { importNeeds, IMPORTING_TOOLS } from './importers.js';
+import { importNeeds, IMPORTING_TOOLS } from './import-needs.js';
 import { IMPORT_DEFAULTS, type ImportPatch, type ImportSettingsView, type ImportState } from './import-schema.js';
 import type { IntegrationType } from './schema.js';
 

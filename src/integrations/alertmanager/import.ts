@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ImportNeeds } from '../importers.js';
+import type { ImportNeeds } from '../import-needs.js';
 import { getJson, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
 import { isRecord } from '../values.js';
@@ -9,15 +9,17 @@ import { alertLabels, labelSetFingerprint } from './fingerprint.js';
 /**
  * The import of an `alertmanager` integration (docs/incidents-import.md), from up to two places:
  *
- * - Prometheus (config.prometheusUrl), the history: `ALERTS{alertstate="firing"}` and
- *   `ALERTS_FOR_STATE` over a range, `GET /api/v1/query_range` (Prometheus HTTP API, "Range
- *   queries": {status, data:{resultType:"matrix", result:[{metric, values:[[seconds, "value"]]}]}}),
- *   a page of PAGE_POINTS steps at a time from the look-back (or the cursor) to now. Each firing
- *   span of a series becomes a firing observation and, once it ends, a resolved one. A span opens at
- *   its first step, or at the series' `ALERTS_FOR_STATE` value (the alert's activeAt, exact for a
- *   rule without `for`) when that lies within the step before; it resolves at the first step
- *   without it. The key is Alertmanager's fingerprint of the series' labels less `__name__` and
- *   `alertstate` (fingerprint.ts), so it is the incident Alertmanager's webhook names.
+ * - Prometheus (config.prometheusUrl), the history: `ALERTS{alertstate="firing"}` over a range,
+ *   `GET /api/v1/query_range` (Prometheus HTTP API, "Range queries": {status, data:{resultType:
+ *   "matrix", result:[{metric, values:[[seconds, "value"]]}]}}), PAGE_POINTS steps a page from the
+ *   look-back (or the cursor) to now. Each firing span of a series becomes a firing observation
+ *   and, once it ends, a resolved one. Their times come from the raw samples around the span's
+ *   ends (`GET /api/v1/query` of a range selector, whose matrix keeps each sample's timestamp): it
+ *   fired at its first sample (the evaluation Prometheus sends Alertmanager as startsAt, FiredAt)
+ *   and resolved one evaluation after its last (ResolvedAt, Alertmanager's endsAt); so an imported
+ *   span and the same alert's notifications are one incident. A span firing since before the
+ *   look-back opens when `ALERTS_FOR_STATE` says it became active. The key is Alertmanager's
+ *   fingerprint of the series' labels less `__name__` and `alertstate` (fingerprint.ts).
  * - Alertmanager (config.alertmanagerUrl), what is open now: `GET /api/v2/alerts` (Alertmanager's
  *   OpenAPI v2, api/v2/openapi.yaml `getAlerts`: [{labels, annotations, startsAt, endsAt,
  *   updatedAt, fingerprint, status:{state, silencedBy, inhibitedBy}, receivers, generatorURL}]),
@@ -39,7 +41,7 @@ export class AlertmanagerImporter implements Importer {
       if (from <= end) {
         const to = Math.min(end, from + (PAGE_POINTS - 1) * config.stepMs);
         const open = { ...cursor.promOpen };
-        const observations = await readPrometheus(request, config, headers, from, to, open);
+        const observations = await readPrometheus(request, config, headers, from, to, open, cursor.promAt === undefined);
         return { observations, cursor: JSON.stringify({ ...cursor, promAt: to, promOpen: open }), more: to < end || config.alertmanagerUrl !== undefined };
       }
     }
@@ -72,51 +74,96 @@ interface Cursor {
   amOpen?: Record<string, number>;
 }
 
-async function readPrometheus(request: ImportRequest, config: Config, headers: Record<string, string>, from: number, to: number, open: Record<string, OpenAlarm>): Promise<AlarmObservation[]> {
-  const range = (query: string) => `${config.prometheusUrl}/api/v1/query_range?${new URLSearchParams({ query, start: seconds(from), end: seconds(to), step: seconds(config.stepMs) })}`;
-  const firing = matrix(await getJson(request.fetch, 'Prometheus', range('ALERTS{alertstate="firing"}'), headers, request.signal), 'Prometheus', range('ALERTS'));
-  const forState = matrix(await getJson(request.fetch, 'Prometheus', range('ALERTS_FOR_STATE'), headers, request.signal), 'Prometheus', range('ALERTS_FOR_STATE'));
-  const activeAt = new Map<string, Map<number, number>>();
-  for (const series of forState) {
-    const byStep = new Map<number, number>();
-    for (const [t, value] of series.values) byStep.set(t, Math.round(Number(value) * 1000));
-    activeAt.set(labelSetFingerprint(alertLabels(series.metric)), byStep);
-  }
+async function readPrometheus(request: ImportRequest, config: Config, headers: Record<string, string>, from: number, to: number, open: Record<string, OpenAlarm>, firstImport: boolean): Promise<AlarmObservation[]> {
+  const step = config.stepMs;
+  const range = `${config.prometheusUrl}/api/v1/query_range?${new URLSearchParams({ query: FIRING, start: seconds(from), end: seconds(to), step: seconds(step) })}`;
+  const firing = matrix(await getJson(request.fetch, 'Prometheus', range, headers, request.signal), range);
 
-  const observations: AlarmObservation[] = [];
+  // The spans on the step grid: where each starts (its first step; a span open at the last page
+  // continues), and where it ends (its last step, and the first step without it).
+  interface Span { key: string; alarm: OpenAlarm; start: number | undefined; last: number; ended: boolean }
+  const spans: Span[] = [];
   const seen = new Set<string>();
   for (const series of firing) {
     const labels = alertLabels(series.metric);
     const key = labelSetFingerprint(labels);
     seen.add(key);
     const alarm: OpenAlarm = [labels.alertname || '(no alertname)', hostOf(labels, config.hostLabel), labels.severity || null];
-    const observe = (state: 'firing' | 'resolved', at: number) => observations.push({ incidentKey: key, alarmName: alarm[0], hostname: alarm[1], severity: alarm[2], state, at });
-    let previous = open[key] ? from - config.stepMs : undefined;
+    let span: Span | undefined = open[key] ? { key, alarm, start: undefined, last: from - step, ended: false } : undefined;
     for (const [t] of series.values) {
-      if (previous !== undefined && t - previous <= config.stepMs) {
-        previous = t;
+      if (span && t - span.last <= step) {
+        span.last = t;
         continue;
       }
-      if (previous !== undefined) observe('resolved', previous + config.stepMs);
-      const active = activeAt.get(key)?.get(t);
-      observe('firing', active !== undefined && active > t - config.stepMs && active <= t ? active : t);
-      previous = t;
+      if (span) spans.push({ ...span, ended: true });
+      span = { key, alarm, start: t, last: t, ended: false };
     }
-    if (previous !== undefined && previous < to) {
-      observe('resolved', previous + config.stepMs);
-      delete open[key];
-    } else if (previous !== undefined) {
-      open[key] = alarm;
-    }
+    if (span) spans.push({ ...span, ended: span.last < to });
   }
-  // Open at the last page and absent from this one: resolved at its first step.
-  for (const [key, alarm] of Object.entries(open)) {
-    if (seen.has(key)) continue;
-    observations.push({ incidentKey: key, alarmName: alarm[0], hostname: alarm[1], severity: alarm[2], state: 'resolved', at: from });
-    delete open[key];
+  // Open at the last page and absent from this one: it ended after the last page's last step.
+  for (const [key, alarm] of Object.entries(open)) if (!seen.has(key)) spans.push({ key, alarm, start: undefined, last: from - step, ended: true });
+
+  // The exact times: the raw samples around each start and end (a range selector at that step), so
+  // that a span opens at the evaluation it fired at and resolves one evaluation after its last:
+  // Alertmanager's startsAt and endsAt for the same alert.
+  const samples = await rawSamples(request, config, headers, new Set(spans.flatMap((span) => [...(span.start === undefined ? [] : [span.start]), ...(span.ended ? [span.last] : [])])));
+  const activeAt = firstImport ? await activeSince(request, config, headers, from) : new Map<string, number>();
+  const observations: AlarmObservation[] = [];
+  for (const span of spans) {
+    const [alarmName, hostname, severity] = span.alarm;
+    const observe = (state: 'firing' | 'resolved', at: number) => observations.push({ incidentKey: span.key, alarmName, hostname, severity, state, at });
+    if (span.start !== undefined) {
+      const before = span.start === from && firstImport ? activeAt.get(span.key) : undefined;
+      const first = samples.get(span.start)?.get(span.key)?.find((t) => t > span.start! - step);
+      // Firing since before the look-back: since when Prometheus says (ALERTS_FOR_STATE, to the second).
+      observe('firing', before !== undefined && before < from ? before : first ?? span.start);
+    }
+    if (span.ended) {
+      const times = (samples.get(span.last)?.get(span.key) ?? []).filter((t) => t <= span.last);
+      const last = times[times.length - 1];
+      const interval = times.length >= 2 ? last! - times[times.length - 2]! : undefined;
+      const firstWithout = span.last + step;
+      observe('resolved', last !== undefined && interval !== undefined && last + interval <= firstWithout ? last + interval : firstWithout);
+      delete open[span.key];
+    } else {
+      open[span.key] = span.alarm;
+    }
   }
   // The tool's order of time, so an incident sees its firing before its resolve across series.
   return observations.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+}
+
+const FIRING = 'ALERTS{alertstate="firing"}';
+
+/**
+ * The raw samples (epoch ms) of every firing alert in the two steps up to each time asked: one
+ * instant query of a range selector per distinct time, `GET /api/v1/query` (its matrix keeps each
+ * sample's own timestamp, where query_range gives the step's).
+ */
+async function rawSamples(request: ImportRequest, config: Config, headers: Record<string, string>, times: Set<number>): Promise<Map<number, Map<string, number[]>>> {
+  const out = new Map<number, Map<string, number[]>>();
+  for (const time of [...times].sort((a, b) => a - b)) {
+    const url = `${config.prometheusUrl}/api/v1/query?${new URLSearchParams({ query: `${FIRING}[${(2 * config.stepMs) / 1000}s]`, time: seconds(time) })}`;
+    const bySeries = new Map<string, number[]>();
+    for (const series of matrix(await getJson(request.fetch, 'Prometheus', url, headers, request.signal), url)) {
+      bySeries.set(labelSetFingerprint(alertLabels(series.metric)), series.values.map(([t]) => t));
+    }
+    out.set(time, bySeries);
+  }
+  return out;
+}
+
+/** When each alert firing at `time` became active (`ALERTS_FOR_STATE`'s value, seconds): for spans older than the look-back. */
+async function activeSince(request: ImportRequest, config: Config, headers: Record<string, string>, time: number): Promise<Map<string, number>> {
+  const url = `${config.prometheusUrl}/api/v1/query?${new URLSearchParams({ query: 'ALERTS_FOR_STATE', time: seconds(time) })}`;
+  const answer = await getJson(request.fetch, 'Prometheus', url, headers, request.signal);
+  const data = isRecord(answer) && isRecord(answer.data) && Array.isArray(answer.data.result) ? answer.data.result : [];
+  const out = new Map<string, number>();
+  for (const item of data) {
+    if (!isRecord(item) || !isRecord(item.metric) || !Array.isArray(item.value)) continue;
+    out.set(labelSetFingerprint(alertLabels(textLabels(item.metric))), Math.round(Number(item.value[1]) * 1000));
+  }
+  return out;
 }
 
 async function readAlertmanager(request: ImportRequest, config: Config, headers: Record<string, string>, cursor: Cursor): Promise<{ observations: AlarmObservation[]; open: Record<string, number> }> {
@@ -149,10 +196,10 @@ interface Series {
   values: Array<[number, string]>;
 }
 
-function matrix(answer: unknown, tool: string, url: string): Series[] {
+function matrix(answer: unknown, url: string): Series[] {
   const data = isRecord(answer) && answer.status === 'success' && isRecord(answer.data) ? answer.data : undefined;
   if (!data || data.resultType !== 'matrix' || !Array.isArray(data.result)) {
-    throw new ToolImportError(`${tool} at ${url.split('?')[0]} answered without a range result (status "${isRecord(answer) ? String(answer.status) : typeof answer}"): is prometheusUrl Prometheus's address (port 9090 by default)?`);
+    throw new ToolImportError(`Prometheus at ${url.split('?')[0]} answered without a range result (status "${isRecord(answer) ? String(answer.status) : typeof answer}"): is prometheusUrl Prometheus's address (port 9090 by default)?`);
   }
   return data.result.flatMap((item) => {
     if (!isRecord(item) || !isRecord(item.metric) || !Array.isArray(item.values)) return [];
@@ -221,7 +268,7 @@ export function checkImportConfig(config: Record<string, unknown>, at: string): 
   }
   const step = config.prometheusStepSeconds;
   if (step !== undefined && (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > 3600)) {
-    errors.push({ path: `${at}/prometheusStepSeconds`, message: 'prometheusStepSeconds must be a whole number of seconds from 1 to 3600 (the precision of imported start and end times; default 60)' });
+    errors.push({ path: `${at}/prometheusStepSeconds`, message: 'prometheusStepSeconds must be a whole number of seconds from 1 to 3600 (the step of its range queries: a span shorter than a step may be missed; default 60)' });
   }
   return errors;
 }

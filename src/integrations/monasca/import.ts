@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
-import type { ImportNeeds } from '../importers.js';
+import type { ImportNeeds } from '../import-needs.js';
 import { getJson, isoOf, shownUrl, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
 import { isRecord } from '../values.js';

@@ -324,10 +324,13 @@ const runCloud = () => runChildBench('cloud.js');
 const runCli = () => runChildBench('cli.js');
 const runGit = () => runChildBench('git-sources.js');
 const runApi = () => runChildBench('api.js');
+const runImports = () => runChildBench('imports.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git or api (or unset for all but api), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api or imports (or unset for all but api and imports), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'imports') {
+  runImports().then((code) => process.exit(code));
 } else if (ONLY === 'api') {
   runApi().then((code) => process.exit(code));
 } else if (ONLY === 'git') {

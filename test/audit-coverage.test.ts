@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_KEYWORD, type AuditDeclaration } from '../src/identity/audit/naming.js';
 import { newTotpSecret, totpCode } from '../src/identity/totp.js';
+import { applyObservations } from '../src/incidents/apply.js';
 import type { AuditLogRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
@@ -13,6 +14,7 @@ const KEYSTONE = { username: 'ops', password: 'keystone-password-5c1e', projects
 const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
 const TOTP_SECRET = newTotpSecret();
 const SSO_SECRET = 'sso-client-secret-4f2a9c';
+const IMPORT_TOKEN = 'bearer-coverage-import-7c1e0d';
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -71,7 +73,19 @@ describe('every management change is audited', () => {
     ids.execution = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0];
     ids.channel = (await made('POST', '/api/v1/channels', { name: 'chat', type: 'slack', config: { webhookUrl: `${chat.url}/${CHAT_SECRET}` } })).id!;
     ids.integration = (await made('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).id!;
+    const alarm = { incidentKey: 'coverage', alarmName: 'DiskFull', hostname: 'web-1', severity: null, state: 'firing' as const, at: null };
+    ids.incident = (await applyObservations(env.store.db, env.tenant.tenantId, ids.integration, [alarm], Date.now())).incidentIds[0]!;
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
+    const login = { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' };
+    expect((await env.api('PATCH', `/api/v1/integrations/${ids.monasca}`, { import: { enabled: false, secret: login } })).statusCode).toBe(200);
+    // An incident, opened by an alert of the tool (its URL: no management call, nothing audited).
+    const alert = { status: 'firing', labels: { alertname: 'DiskFull', instance: 'web-1:9100' }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: 'c0ffee' };
+    const delivered = await env.app.server.inject({
+      method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${ids.integration}`,
+      headers: { 'content-type': 'application/json' }, payload: { version: '4', status: 'firing', receiver: 'pitcrew', alerts: [alert] },
+    });
+    expect(delivered.statusCode, delivered.body).toBe(202);
+    ids.incident = (await env.api('GET', '/api/v1/incidents')).json().items[0].id;
     ids.credential = (await made('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: AWS })).id!;
     ids.repository = (await made('POST', '/api/v1/repositories', { name: 'ops', url: 'https://git.example.com/ops.git', ref: 'main' })).id!;
     ids.runbook = (await made('POST', '/api/v1/runbooks', { name: 'disk', interpreter: 'bash', script: 'df -h\n' })).id!;
@@ -95,6 +109,8 @@ describe('every management change is audited', () => {
     'PATCH /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, body: { name: 'renamed' }, action: 'rule.update' },
     'POST /api/v1/rules/{id}/run': { url: `/api/v1/rules/${ids.rule}/run`, body: {}, action: 'rule.run' },
     'DELETE /api/v1/rules/{id}': { url: `/api/v1/rules/${ids.rule}`, action: 'rule.delete' },
+    'POST /api/v1/incidents/{id}/troubleshoot': { url: `/api/v1/incidents/${ids.incident}/troubleshoot`, body: { starter: ids.slug }, action: 'incident.troubleshoot' },
+    'POST /api/v1/incidents/{id}/fix': { url: `/api/v1/incidents/${ids.incident}/fix`, body: { ruleId: ids.rule }, action: 'incident.fix' },
     'PATCH /api/v1/tenant': { url: '/api/v1/tenant', body: { throttle: null }, action: 'tenant.update' },
     'POST /api/v1/api-keys': { url: '/api/v1/api-keys', body: { name: 'another' }, action: 'api_key.create' },
     'PATCH /api/v1/api-keys/{id}': { url: `/api/v1/api-keys/${ids.apiKey}`, body: { scopes: ['webhook'] }, action: 'api_key.update' },
@@ -102,13 +118,15 @@ describe('every management change is audited', () => {
     'PATCH /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, body: { tags: ['eu'] }, action: 'host.update' },
     'DELETE /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, action: 'host.delete' },
     'POST /api/v1/executions/{id}/cancel': { url: `/api/v1/executions/${ids.execution}/cancel`, action: 'execution.cancel' },
+    'POST /api/v1/incidents/{id}/resolve': { url: `/api/v1/incidents/${ids.incident}/resolve`, action: 'incident.resolve' },
     'POST /api/v1/channels': { url: '/api/v1/channels', body: { name: 'hook', type: 'webhook', config: { url: 'https://receiver.example.com/hook', secret: 'whsec-coverage-0123456789' } }, action: 'channel.create' },
     'PATCH /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, body: { name: 'chat room' }, action: 'channel.update' },
     'POST /api/v1/channels/{id}/test': { url: `/api/v1/channels/${ids.channel}/test`, action: 'channel.test' },
     'DELETE /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, action: 'channel.delete' },
     'PUT /api/v1/escalation-contacts': { url: '/api/v1/escalation-contacts', body: { emails: [], channelIds: [ids.channel] }, action: 'escalation_contact.update' },
     'POST /api/v1/integrations': { url: '/api/v1/integrations', body: { name: 'another', type: 'grafana' }, action: 'integration.create' },
-    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu' }, action: 'integration.update' },
+    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu', import: { enabled: false, secret: IMPORT_TOKEN } }, action: 'integration.update' },
+    'POST /api/v1/integrations/{id}/import': { url: `/api/v1/integrations/${ids.monasca}/import`, action: 'integration.import' },
     'POST /api/v1/integrations/{id}/test': { url: `/api/v1/integrations/${ids.integration}/test`, body: { hostName: 'web-1' }, action: 'integration.test' },
     'POST /api/v1/integrations/{id}/monasca/token': {
       url: `/api/v1/integrations/${ids.monasca}/monasca/token`, body: { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' }, action: 'integration.monasca_token',
@@ -197,6 +215,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [...secrets, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, IMPORT_TOKEN, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

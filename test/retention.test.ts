@@ -35,15 +35,18 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   };
   const count = async (table: keyof Database, column: string, value: string) =>
     Number((await env.store.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).where(column as never, '=', value as never).executeTakeFirstOrThrow()).n);
-  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts' | 'audit_log', id: string) => (await count(table, 'id', id)) === 1;
+  const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts' | 'incidents' | 'audit_log', id: string) => (await count(table, 'id', id)) === 1;
   // An alert an integration took (its log keeps it whether or not a rule matched it).
   let alertmanager = '';
-  const alert = async (instance: string) => {
-    const body = { version: '4', status: 'firing', receiver: 'pitcrew', alerts: [{ status: 'firing', labels: { alertname: 'Old', instance }, annotations: {}, startsAt: new Date(now).toISOString(), fingerprint: instance }] };
+  const alert = async (instance: string, status = 'firing') => {
+    const at = new Date(now).toISOString();
+    const body = { version: '4', status, receiver: 'pitcrew', alerts: [{ status, labels: { alertname: 'Old', instance }, annotations: {}, startsAt: at, endsAt: at, fingerprint: instance }] };
     const reply = await env.app.server.inject({ method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${alertmanager}`, headers: { 'content-type': 'application/json' }, payload: body });
     expect(reply.statusCode, reply.body).toBe(202);
-    return (await env.store.db.selectFrom('alerts').select('id').where('host_name', '=', instance).executeTakeFirstOrThrow()).id;
+    return (await env.store.db.selectFrom('alerts').select('id').where('host_name', '=', instance).orderBy('id').executeTakeFirstOrThrow()).id;
   };
+  // The incident of an alert (incidents/): its alarm is the instance here.
+  const incidentOf = async (instance: string) => (await env.store.db.selectFrom('incidents').select('id').where('hostname', '=', instance).executeTakeFirstOrThrow()).id;
 
   beforeAll(async () => {
     start = laterEpoch();
@@ -64,6 +67,11 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     // Sixty days ago, as far as pitcrew can tell.
     alertmanager = (await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).json().id;
     old.alert = await alert('old-1');
+    // Incidents: one resolved then, one open since then (still going on, kept whatever its age).
+    await alert('old-1', 'resolved');
+    old.incident = await incidentOf('old-1');
+    await alert('old-open');
+    old.openIncident = await incidentOf('old-open');
     const ran = await fire(heard.triggerId, { HostName: 'web-1' });
     old.ranEvent = ran.eventId;
     old.ran = ran.executionIds[0]!;
@@ -100,6 +108,8 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     recent.execution = fresh.executionIds[0]!;
     recent.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
     recent.alert = await alert('recent-1');
+    await alert('recent-1', 'resolved');
+    recent.incident = await incidentOf('recent-1');
     // The audit log: the rules, channels and cancel above were recorded then; this setting now.
     expect((await env.api('PATCH', '/api/v1/tenant', { throttle: null })).statusCode).toBe(200);
     old.audit = (await env.store.db.selectFrom('audit_log').select('id').where('action', '=', 'rule.create').orderBy('id').executeTakeFirstOrThrow()).id;
@@ -111,10 +121,14 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   it('deletes what ended before the period in batches, and keeps what is younger or still under way', async () => {
     const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1 });
     const first = await retention.pruneBatch(now);
-    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, escalations: 1, notify_messages: 1, notify_attempts: 1, audit_log: 1 });
+    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, incidents: 1, escalations: 1, notify_messages: 1, notify_attempts: 1, audit_log: 1 });
     for (let i = 0; i < 10 && Object.values(await retention.pruneBatch(now)).some((n) => n > 0); i += 1);
-    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 });
+    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, incidents: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 });
     expect(await exists('alerts', old.alert!)).toBe(false);
+    expect(await exists('incidents', old.incident!)).toBe(false);
+    expect(await exists('incidents', old.openIncident!)).toBe(true);
+    expect(await exists('incidents', recent.incident!)).toBe(true);
+    expect((await env.api('GET', `/api/v1/incidents/${old.incident}`)).statusCode).toBe(404);
     expect(await exists('alerts', recent.alert!)).toBe(true);
     expect(await exists('audit_log', old.audit!)).toBe(false);
     expect(await exists('audit_log', recent.audit!)).toBe(true);

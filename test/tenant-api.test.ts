@@ -37,7 +37,7 @@ describe.each(testDialects())('tenant API on %s', (dialect) => {
     const t = await freshTenant();
     const response = await env.api('GET', '/api/v1/tenant', undefined, t.token);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ id: t.tenantId, name: `tenant-${dialect}-${counter}`, ipAllowlist: [], agentAllowlist: [], throttle: null, createdAt: expect.stringMatching(ISO), retentionDays: null });
+    expect(response.json()).toEqual({ id: t.tenantId, name: `tenant-${dialect}-${counter}`, ipAllowlist: [], agentAllowlist: [], throttle: null, createdAt: expect.stringMatching(ISO), incidents: { automationWindowSeconds: 3600, quietSeconds: 1800 }, retentionDays: null });
     expect((await getTenant()).id).toBe(env.tenant.tenantId);
   });
 

@@ -21,7 +21,8 @@ export function runbookCopy(runbook: RunbookRef): RunbookCopy {
   const script = runbook.script!;
   // Rules saved before runbooks were recorded hold no hash: made here, once per execution.
   const sha256 = runbook.sha256 ?? scriptSha256(script);
-  if (runbook.runbookId === undefined) return { interpreter, script, runbook: { sha256 } };
+  // A script named without being stored: a starter runbook a person ran on an incident (incidents/troubleshoot.ts).
+  if (runbook.runbookId === undefined) return { interpreter, script, runbook: { sha256, ...(runbook.name === undefined ? {} : { name: runbook.name }) } };
   return { interpreter, script, runbook: { runbookId: runbook.runbookId, version: runbook.resolvedVersion!, name: runbook.name!, sha256 } };
 }
 

@@ -19,21 +19,21 @@ export interface StateChange {
   state: ExecutionState;
 }
 
-/** Rows another domain writes in the transaction that changes executions (notify's outbox of ended ones). */
+/** Rows another domain writes in the transaction that changes executions (notify's outbox of ended ones, incidents' fixes). */
 export interface LedgerOutbox {
   writes(transitions: Plan['transitions'], now: number): CompiledQuery[];
   /** After the commit is durable, when those statements wrote rows. */
   written(): void;
 }
 
-const NO_OUTBOX: LedgerOutbox = { writes: () => [], written: () => undefined };
 
 export interface LedgerHooks {
   /** Told of every state change after its commit (live views, notifications). */
   onChange(changes: StateChange[]): void;
   /** Told of queued executions to dispatch after the commit: held fan-out ones a freed slot released, runs moved to another host. */
   onReleased?(executions: Array<{ id: string; hostId: string }>): void;
-  outbox?: LedgerOutbox;
+  /** Each told after the commit when its own statements wrote rows. */
+  outboxes?: LedgerOutbox[];
   /** Where an agent naming executions that are not its host's is reported. */
   logger: Pick<FastifyBaseLogger, 'warn'>;
 }
@@ -64,7 +64,7 @@ const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')
 export class ExecutionLedger {
   private readonly queue: GroupCommit<LedgerOp, LedgerResult>;
   private readonly statements: Statements;
-  private readonly outbox: LedgerOutbox;
+  private readonly outboxes: LedgerOutbox[];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -73,7 +73,7 @@ export class ExecutionLedger {
     private readonly hooks: LedgerHooks,
   ) {
     this.statements = new Statements(dialect);
-    this.outbox = hooks.outbox ?? NO_OUTBOX;
+    this.outboxes = hooks.outboxes ?? [];
     this.queue = new GroupCommit((ops) => this.commit(ops), { maxBatch: 256, maxQueued: 100_000, name: 'execution ledger' });
   }
 
@@ -139,7 +139,7 @@ export class ExecutionLedger {
 
   private async commit(ops: LedgerOp[]): Promise<Committed<LedgerResult[]>> {
     const now = Date.now();
-    let outboxRows = 0;
+    let outboxesWritten: LedgerOutbox[] = [];
     const { value: plan, durable } = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const reads = this.readQueries(ops);
       const found = await tx.begin(reads.map((r) => r.query));
@@ -152,9 +152,14 @@ export class ExecutionLedger {
         if (host) queuedByHost.set(host, batch.map((row) => row.id));
       });
       const planned = planLedger([...rows.values()], queuedByHost, ops, now);
-      const outboxWrites = planned.transitions.length > 0 ? this.outbox.writes(planned.transitions, now) : [];
-      const results = await tx.commit([...this.writes(planned, now), ...outboxWrites]);
-      outboxRows = results.slice(results.length - outboxWrites.length).reduce((sum, result) => sum + Number(result.numAffectedRows ?? 0n), 0);
+      const outboxWrites = planned.transitions.length > 0 ? this.outboxes.map((outbox) => outbox.writes(planned.transitions, now)) : [];
+      const own = this.writes(planned, now);
+      const results = await tx.commit([...own, ...outboxWrites.flat()]);
+      let at = own.length;
+      outboxesWritten = this.outboxes.filter((_outbox, i) => {
+        const rows = results.slice(at, (at += outboxWrites[i]?.length ?? 0)).reduce((sum, result) => sum + Number(result.numAffectedRows ?? 0n), 0);
+        return rows > 0;
+      });
       return planned;
     });
     this.reportRefused(plan.refused);
@@ -164,7 +169,7 @@ export class ExecutionLedger {
       durable: durable.then(() => {
         if (changes.length > 0) this.hooks.onChange(changes);
         if (plan.released.length > 0) this.hooks.onReleased?.(plan.released);
-        if (outboxRows > 0) this.outbox.written();
+        for (const outbox of outboxesWritten) outbox.written();
       }),
     };
   }

@@ -37,6 +37,8 @@ export interface SweeperDeps {
   placement?: { run(now: number): Promise<unknown> } | undefined;
   /** Deletes history past PITCREW_RETENTION_DAYS (retention/retention.ts); absent, everything is kept. */
   retention?: { run(now: number): Promise<void> } | undefined;
+  /** Closes incidents of webhook alarms quiet for their tenant's period (incidents/closer.ts). */
+  incidents?: { run(now: number): Promise<void> } | undefined;
 }
 
 /**
@@ -71,7 +73,8 @@ export const UNSENT_AFTER_MS = 5_000;
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
  * moving runs off hosts that went offline, expiry of executions whose agent never came, a dispatch safety net, cancels still owed,
- * forgetting idempotency keys past their 24 h, and deleting history past its retention period.
+ * forgetting idempotency keys past their 24 h, deleting history past its retention period, and
+ * closing incidents of webhook alarms gone quiet.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -118,6 +121,7 @@ export class Sweeper {
     await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
     await this.deps.retention?.run(now);
+    await this.deps.incidents?.run(now);
   }
 
   /** Sent executions whose agent went silent past their timeout; once a minute is enough. */

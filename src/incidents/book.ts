@@ -141,7 +141,9 @@ export class IncidentBook {
   }
 
   private fire(scope: string, s: Sighting, at: number, open: Tracked | undefined): Sighted {
-    if (open && at >= open.row.opened_at) return this.occurred(open, s, at);
+    // Without the tool's time, it is news of now: received a moment before another node's call that
+    // opened the incident, it still belongs to it (times it was received in do not order commits).
+    if (open && (at >= open.row.opened_at || s.observation.at === null)) return this.occurred(open, s, at);
     const covering = this.covering(scope, at, s);
     if (covering) return this.occurred(covering, s, at);
     const latest = this.latestOf(scope);
@@ -154,7 +156,7 @@ export class IncidentBook {
   }
 
   private resolve(scope: string, s: Sighting, at: number, open: Tracked | undefined): Sighted {
-    if (open && at >= open.row.opened_at) {
+    if (open && (at >= open.row.opened_at || s.observation.at === null)) {
       this.settle(open, at, s.receivedAt);
       return open.row.id;
     }

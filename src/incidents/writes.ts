@@ -27,17 +27,18 @@ const RESOLVING: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']>
 ];
 
 /**
- * The statements that write a book's changes: one insert of the new incidents, one update of the
- * stored ones touched and one of those resolved, each row by id (`update … from (values …)`,
+ * The statements that write a book's changes: one update of the stored incidents resolved, one
+ * insert of the new ones, one update of those touched, each row by id (`update … from (values …)`,
  * which SQLite has had since 3.33): a batch of a hundred alarms re-firing is one statement, not a
  * hundred, which on PostgreSQL would be a hundred round trips.
  */
 export function incidentWrites(statements: Statements, dialect: Dialect, book: IncidentBook): CompiledQuery[] {
   const { inserts, touched, resolving } = book.changes();
+  // Resolutions first: an incident a quiet period ended is resolved before the next of its alarm opens.
   return [
+    ...updates(dialect, resolving, RESOLVING),
     ...statements.inserts('incidents', inserts),
     ...updates(dialect, touched, TOUCHED),
-    ...updates(dialect, resolving, RESOLVING),
   ];
 }
 

@@ -54,7 +54,8 @@ export class BatchReads {
     if (ruleIds.length > 0) either.push(`"id" in (${inList(ruleIds)})`);
     // A deleted integration's rules no longer fire, whatever its caller's node still knew of it.
     if (integrationIds.length > 0) either.push(`"integration_id" in (select "id" from "integrations" where "id" in (${inList(integrationIds)}) and "deleted_at" is null)`);
-    const rules = CompiledQuery.raw(`select * from "rules" where (${either.join(' or ')}) and "deleted_at" is null`, parameters);
+    // A batch of composed runs alone names no stored rule: the read finds nothing, as it must.
+    const rules = CompiledQuery.raw(`select * from "rules" where (${either.length > 0 ? either.join(' or ') : '1 = 0'}) and "deleted_at" is null`, parameters);
     if (keyIds.length === 0) return { rules };
     const keys = CompiledQuery.raw(`select "id", "last_used_at", "scopes" from "api_keys" where "id" in (${statements.list(keyIds.length)}) and "revoked_at" is null`, keyIds);
     return { keys, rules };
@@ -77,6 +78,8 @@ export class BatchReads {
         return own(this.byTrigger.get(selector.triggerId));
       case 'rule':
         return own(this.byId.get(selector.ruleId));
+      case 'composed':
+        return own(selector.rule);
       case 'integration':
         return (this.byIntegration.get(selector.integrationId) ?? []).filter((rule) => rule.tenantId === occurrence.tenantId && rule.trigger.type === 'alert' && matchesAlert(rule.trigger, selector.alert));
       default:

@@ -90,9 +90,21 @@ export class BatchWrites {
     }
   }
 
-  /** Keeps an integration's alert for its log, with the events it raised. */
-  addAlert(occurrence: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[]): void {
-    this.alerts.push(alertRow(occurrence, selector, events));
+  /** Keeps an integration's alert for its log, with the events it raised and its incident. */
+  addAlert(occurrence: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[], incidentId: string | null): void {
+    const row = alertRow(occurrence, selector, events);
+    if (incidentId !== null) row.incident_id = incidentId;
+    this.alerts.push(row);
+  }
+
+  /** Where the events kept so far end: the events of what is decided next start there (linkIncident). */
+  mark(): number {
+    return this.events.length;
+  }
+
+  /** The events kept since `mark` belong to this incident. */
+  linkIncident(mark: number, incidentId: string): void {
+    for (let i = mark; i < this.events.length; i++) this.events[i]!.incident_id = incidentId;
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { AlertFacts } from '../engine/alert-match.js';
 import type { RequestedBy } from '../identity/requested-by.js';
+import type { Sighting } from '../incidents/book.js';
+import type { Rule } from '../rules/rule.js';
 import type { AlertPayload } from './alert.js';
 
 /**
@@ -34,6 +36,16 @@ export interface Occurrence {
   alertFingerprint?: string | undefined;
   /** Set when the occurrence is to be recorded and never acted on, and why (a schedule's missed ticks). */
   recordOnly?: string | undefined;
+  /**
+   * What it says of an alarm, kept as an incident in the same transaction (incidents/book.ts): an
+   * integration's alert (whether or not a rule takes it), a webhook call naming an alarm and a host.
+   */
+  alarm?: Omit<Sighting, 'tenantId' | 'receivedAt'> | undefined;
+  /**
+   * The incident a person acts on (Troubleshoot now, Fix now: ingress/incident-runs.ts): the event
+   * belongs to it, and its executions and rule join the incident's (incidents/links.ts).
+   */
+  incidentId?: string | undefined;
 }
 
 /** Which rule an occurrence raises: by the trigger id its URL names, or by the rule itself. */
@@ -41,6 +53,11 @@ export type RuleSelector =
   | { by: 'trigger'; triggerId: string }
   /** A source inside the service (a schedule) knows its rule. */
   | { by: 'rule'; ruleId: string }
+  /**
+   * A run a person composes on the spot (Troubleshoot now): the rule is given whole and decided as
+   * given, not read; its id names the stored row its event and executions are kept under.
+   */
+  | { by: 'composed'; rule: Rule }
   /** An integration's alert raises every rule of the integration whose alert trigger matches it. */
   | { by: 'integration'; integrationId: string; alert: AlertFacts & AlertRecord };
 

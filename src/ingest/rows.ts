@@ -37,6 +37,8 @@ export function eventRow(s: Occurrence, ruleId: string, decided: { outcome: Outc
     alarm_state: decided.alarmState,
     state_changed: decided.stateChanged ? 1 : 0,
     idempotency_key: s.idempotencyKey ?? null,
+    // Left out unless a person acted on an incident: the webhook's insert stays as it was.
+    incident_id: s.incidentId,
   };
 }
 

@@ -22,6 +22,10 @@ import { fingerprintOf } from './rows.js';
 import type { Occurrence } from './occurrence.js';
 import { eventFactsOf, raisesOf, type Raise } from './raises.js';
 import { safetyReads, type GuardedEvent } from './safety-reads.js';
+import type { IncidentBook, Sighting } from '../incidents/book.js';
+import { incidentLinkWrites } from '../incidents/links.js';
+import { IncidentReads } from '../incidents/reads.js';
+import { incidentWrites } from '../incidents/writes.js';
 
 /** What became of one rule an occurrence raised. */
 export type RaisedEvent =
@@ -148,10 +152,15 @@ export class EventWriter {
     const queued: QueuedExecution[] = [];
     let work = { notifier: false, service: false, runbook: false };
     const now = this.now();
+    // What the batch's occurrences say of alarms: their incidents are read with the rules, kept with the events.
+    const sightings = batch.map((o): Sighting | undefined => (o.alarm ? { ...o.alarm, tenantId: o.tenantId, receivedAt: o.receivedAt } : undefined));
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const queries = BatchReads.queries(this.statements, batch);
-      const [ruleRows, keyRows] = await tx.begin(queries.keys ? [queries.rules, queries.keys] : [queries.rules]);
+      const incidents = new IncidentReads(this.statements, this.options.dialect, sightings.filter((s) => s !== undefined), now);
+      const first = await tx.begin([...(queries.keys ? [queries.rules, queries.keys] : [queries.rules]), ...incidents.queries]);
+      const [ruleRows, keyRows] = queries.keys ? first : [first[0], undefined];
       const reads = new BatchReads((keyRows?.rows ?? []) as Array<{ id: string; last_used_at: number | null; scopes: string }>, ruleRows!.rows as RuleRow[]);
+      const book = incidents.book(first);
       // Each occurrence's rules, read once for the whole transaction: host candidates, history, decisions.
       const raised = batch.map((o) => raisesOf(o, reads));
       const hostsQuery = candidateHostsQuery(this.statements, raised.flat());
@@ -163,7 +172,7 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      const { results, writes, givesNotifierWork, givesServiceWork, givesRunbookWork } = this.decideAll(batch, raised, reads, hosts, history, queued);
+      const { results, writes, givesNotifierWork, givesServiceWork, givesRunbookWork } = this.decideAll(batch, raised, reads, hosts, history, queued, { book, sightings });
       work = { notifier: givesNotifierWork, service: givesServiceWork, runbook: givesRunbookWork };
       const stale = staleKeys(reads.usedKeys());
       if (stale.length > 0) writes.unshift(this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', 'in', stale).compile());
@@ -201,35 +210,67 @@ export class EventWriter {
     return this.options.clock?.() ?? Date.now();
   }
 
-  private decideAll(batch: Occurrence[], raised: Raise[][], reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[]) {
+  private decideAll(batch: Occurrence[], raised: Raise[][], reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, queued: QueuedExecution[], incidents: BatchIncidents) {
     const writes = new BatchWrites(this.db, this.statements, this.options.executionExpirySeconds, this.now(), this.options.readySession);
     const results = batch.map((o, i): OccurrenceResult => {
       // One call's failure is its own: the batch it shares with others' calls is stored without it.
       try {
-        return decideOne(o, raised[i]!, this.options.kinds, reads, hosts, history, writes, queued);
+        return decideOne(o, raised[i]!, this.options.kinds, reads, hosts, history, writes, queued, { book: incidents.book, sighting: incidents.sightings[i] });
       } catch (error) {
         return { status: 'unstorable', error };
       }
     });
-    return { results, writes: writes.compile(), givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork, givesRunbookWork: writes.givesRunbookWork };
+    // The incidents after the events, alerts and executions: one insert, one update of those touched, one of those resolved.
+    // Then what a person's runs on incidents add to them (incidentLinks), appended to what those wrote.
+    const links = batch.flatMap((o, i) => this.incidentLinks(o, results[i]!));
+    const compiled = [...writes.compile(), ...incidentWrites(this.statements, this.options.dialect, incidents.book), ...links];
+    return { results, writes: compiled, givesNotifierWork: writes.givesNotifierWork, givesServiceWork: writes.givesServiceWork, givesRunbookWork: writes.givesRunbookWork };
   }
+
+  /** A person's run on an incident (Troubleshoot now, Fix now): its executions and rule join the incident's. */
+  private incidentLinks(o: Occurrence, result: OccurrenceResult) {
+    if (o.incidentId === undefined || result.status !== 'stored') return [];
+    // A composed run's rule is pitcrew's own: the incident's rules stay those of the tenant.
+    const ruleId = o.rule.by === 'composed' || result.executionIds.length === 0 ? null : result.ruleId;
+    return incidentLinkWrites(this.options.dialect, { tenantId: o.tenantId, incidentId: o.incidentId, ruleId, executionIds: result.executionIds });
+  }
+}
+
+/** The batch's incidents, and what each occurrence says of an alarm (by the batch's index). */
+interface BatchIncidents {
+  book: IncidentBook;
+  sightings: Array<Sighting | undefined>;
 }
 
 /**
  * One occurrence of the batch: each rule it raises decided against the batch's history, its rows
  * kept with the batch's. Whatever can throw runs before the history or the batch hold anything of it.
+ * An alarm it names is kept as an incident with it: an integration's alert whatever the rules made
+ * of it (none matched, the rule off, a duplicate), a webhook call once its event is stored.
  */
-function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): OccurrenceResult {
+function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: BatchReads, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[], incident: { book: IncidentBook; sighting: Sighting | undefined }): OccurrenceResult {
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
+  const mark = writes.mark();
   const decideEach = () => raises.map((raise) => decideRaise(raise, kinds, hosts, history, writes, queued));
+  const sighted = (events: RaisedEvent[]): string | null => {
+    const incidentId = incident.sighting ? incident.book.sight(incident.sighting) : null;
+    if (incidentId === null) return null;
+    const stored = events.filter((e) => e.status === 'stored');
+    incident.book.link(incidentId, stored.map((e) => e.ruleId), stored.flatMap((e) => e.executionIds));
+    writes.linkIncident(mark, incidentId);
+    return incidentId;
+  };
   if (s.rule.by === 'integration') {
     const events = decideEach();
-    writes.addAlert(s, s.rule, events);
+    writes.addAlert(s, s.rule, events, sighted(events));
     return { status: 'alert', events };
   }
   if (raises.length === 0) return { status: 'no_rule' };
-  return decideEach()[0]!;
+  const event = decideEach()[0]!;
+  // A replayed call (its Idempotency-Key) stored nothing new: the incident heard of it the first time.
+  if (event.status === 'stored') sighted([event]);
+  return event;
 }
 
 function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFacts[]>, history: BatchHistory, writes: BatchWrites, queued: QueuedExecution[]): RaisedEvent {

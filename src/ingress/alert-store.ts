@@ -6,7 +6,7 @@ import type { AlertPayload } from '../ingest/alert.js';
 import { raisedOutcome } from '../ingest/rows.js';
 import type { Credential, Occurrence } from '../ingest/occurrence.js';
 import type { EventWriter, RaisedEvent } from '../ingest/writer.js';
-import type { ToolAlert } from '../integrations/notification.js';
+import { observationOf, type ToolAlert } from '../integrations/notification.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
 import { invalidKey, lacksWebhookScope, submitted, unstorable } from './admission.js';
 
@@ -53,9 +53,14 @@ export async function storeAlerts(deps: StoreDeps, request: FastifyRequest, inte
   });
 }
 
-/** One alert of an integration as it enters the ingest: it raises the integration's rules whose alert trigger matches it. */
+/**
+ * One alert of an integration as it enters the ingest: it raises the integration's rules whose
+ * alert trigger matches it, and opens, counts or resolves its incident. A test alert (its own
+ * `source`) is pitcrew's, not the tool's: it makes no incident.
+ */
 export function alertOccurrence(integration: IntegrationRow, alert: ToolAlert, payload: AlertPayload, from: { credential: Credential; source?: string; sourceIp: string | null; receivedAt: number }): Occurrence {
   return {
+    alarm: from.source === undefined ? { integrationId: integration.id, observation: observationOf(alert), repeat: { by: 'notification', fingerprint: alert.fingerprint } } : undefined,
     tenantId: integration.tenant_id,
     rule: { by: 'integration', integrationId: integration.id, alert: { alarmName: alert.alarmName, severity: alert.severity, state: alert.state, labels: alert.labels, hostName: alert.hostName, hostLabel: alert.hostLabel, annotations: alert.annotations } },
     source: from.source ?? integration.type,

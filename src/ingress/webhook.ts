@@ -13,6 +13,7 @@ import { assertNever } from '../errors/assert-never.js';
 import { admit, invalidKey, lacksWebhookScope, submitted, unstorableEvent } from './admission.js';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key.js';
 import { parseAlertPayload } from './payload.js';
+import { webhookAlarm } from '../incidents/webhook-alarm.js';
 import { Accepted, AlertBody, IdempotencyHeaders, idempotencyKeyReused, sendAccepted } from './webhook-reply.js';
 
 /** Both path forms of DESIGN.md §3; the second is the older one, kept for existing integrations. */
@@ -88,6 +89,7 @@ async function accept(deps: WebhookDeps, request: WebhookRequest, reply: Fastify
     sourceIp: request.ip,
     payload: parsed.payload,
     idempotencyKey,
+    alarm: webhookAlarm(parsed.payload),
   }));
   switch (result.status) {
     case 'revoked_key':

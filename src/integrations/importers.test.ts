@@ -14,6 +14,6 @@ describe('toolImporters', () => {
     expect(importerOf('pagerduty')).toBeInstanceOf(PagerDutyImporter);
     expect(importerOf('cloudwatch_sns')).toBeInstanceOf(CloudwatchImporter);
     expect(importerOf('zabbix')).toBe(importerOf('zabbix'));
-    expect(INTEGRATION_TYPES.filter((type) => importerOf(type) === undefined)).toEqual(['alertmanager', 'grafana', 'monasca', 'generic']);
+    expect(INTEGRATION_TYPES.filter((type) => importerOf(type) === undefined)).toEqual(['grafana', 'generic']);
   });
 });

@@ -1,11 +1,13 @@
 import { curlPost } from '../http/curl.js';
-import type { IntegrationRow } from '../store/schema.js';
+import type { IntegrationImportRow, IntegrationRow } from '../store/schema.js';
+import { presentImportSettings } from './import-settings.js';
 import { sampleDelivery, SAMPLE_HOST } from './samples.js';
 import { integrationPath, type IntegrationType, type IntegrationView } from './schema.js';
 
 const API_KEY_PLACEHOLDER = '<api_key>';
 
-export function presentIntegration(row: IntegrationRow, baseUrl: string): IntegrationView {
+/** `imports`: the integration's import settings and status, when it has been set up to import. */
+export function presentIntegration(row: IntegrationRow, baseUrl: string, imports?: IntegrationImportRow): IntegrationView {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const config = JSON.parse(row.config) as Record<string, unknown>;
   const type = row.type as IntegrationType;
@@ -19,6 +21,7 @@ export function presentIntegration(row: IntegrationRow, baseUrl: string): Integr
     config,
     hasSecret,
     status: { lastAlertAt: iso(row.last_alert_at), lastError: row.last_error, lastErrorAt: iso(row.last_error_at) },
+    import: presentImportSettings(imports),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

@@ -10,6 +10,7 @@ import { AlertView, listAlerts, presentAlert } from './alert-log.js';
 import { presentIntegration } from './presenter.js';
 import { createIntegration, deleteIntegration, getIntegration, listIntegrations, updateIntegration } from './repository.js';
 import { IntegrationInput, IntegrationPatch, IntegrationView } from './schema.js';
+import { configureImport, importSettings, importSettingsOf } from './import-settings.js';
 
 const tags = ['integrations'];
 
@@ -33,12 +34,17 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
     },
   }, async (request) => {
     const page = pageRequest(request.query);
-    return toPage(await listIntegrations(db, request.principal.tenantId, page), page, (row) => presentIntegration(row, baseUrl(publicUrl, request)));
+    const rows = await listIntegrations(db, request.principal.tenantId, page);
+    const imports = await importSettingsOf(db, rows.map((row) => row.id));
+    return toPage(rows, page, (row) => presentIntegration(row, baseUrl(publicUrl, request), imports.get(row.id)));
   });
 
   app.get('/integrations/:id', {
-    schema: { tags, ...access('viewer'), summary: 'Get an integration', params: IdParams, response: { 200: IntegrationView, ...problems(400, 401, 404) } },
-  }, async (request) => presentIntegration(await getIntegration(db, request.principal.tenantId, request.params.id), baseUrl(publicUrl, request)));
+    schema: { tags, ...access('viewer'), summary: 'Get an integration, with its last alert and error and the status of its import', params: IdParams, response: { 200: IntegrationView, ...problems(400, 401, 404) } },
+  }, async (request) => {
+    const row = await getIntegration(db, request.principal.tenantId, request.params.id);
+    return presentIntegration(row, baseUrl(publicUrl, request), await importSettings(db, row.id));
+  });
 
   app.get('/integrations/:id/alerts', {
     schema: {
@@ -54,12 +60,16 @@ export function registerIntegrationRoutes(app: Api, { db, box, publicUrl }: { db
 
   app.patch('/integrations/:id', {
     schema: {
-      tags, ...access('admin'), summary: 'Change an integration: its name, its settings (replaced whole), its secret (null removes it)',
+      tags, ...access('admin'),
+      summary: 'Change an integration: its name, its settings (replaced whole), its secret (null removes it), its import of the tool’s alarms (import: fields given replace stored ones)',
       params: IdParams, body: IntegrationPatch, response: { 200: IntegrationView, ...problems(400, 401, 404, 409) },
     },
   }, async (request) => {
     const current = await getIntegration(db, request.principal.tenantId, request.params.id);
-    return presentIntegration(await updateIntegration(db, box, current, request.body), baseUrl(publicUrl, request));
+    const { import: importPatch, ...patch } = request.body;
+    const updated = Object.keys(patch).length > 0 ? await updateIntegration(db, box, current, patch) : current;
+    const imports = importPatch ? await configureImport(db, box, updated, importPatch) : await importSettings(db, updated.id);
+    return presentIntegration(updated, baseUrl(publicUrl, request), imports);
   });
 
   app.delete('/integrations/:id', {

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ImportPatch, ImportSettingsView } from './import-schema.js';
 
 /** The monitoring tools an integration can be (DESIGN.md §7). */
 export const INTEGRATION_TYPES = ['alertmanager', 'grafana', 'monasca', 'zabbix', 'datadog', 'pagerduty', 'cloudwatch_sns', 'generic'] as const;
@@ -29,6 +30,7 @@ export const IntegrationPatch = Type.Object(
     name: Type.Optional(Name),
     config: Type.Optional(Config),
     secret: Type.Optional(Type.Union([Secret, Type.Null()], { description: 'null removes the secret' })),
+    import: Type.Optional(ImportPatch),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -52,6 +54,7 @@ export const IntegrationView = Type.Object({
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'why the last refused delivery was refused' }),
     lastErrorAt: Time,
   }),
+  import: Type.Union([ImportSettingsView, Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -12,7 +12,7 @@ const IDLE_INTERVAL_MS = 10 * 60_000;
 /** Its own key of PostgreSQL's two-key advisory locks (executions/limit-window.ts has rules'). */
 const RETENTION_LOCK_CLASS = 0x70637232;
 
-export type PrunedTable = 'executions' | 'events' | 'alerts' | 'escalations' | 'notify_messages' | 'notify_attempts' | 'audit_log';
+export type PrunedTable = 'executions' | 'events' | 'alerts' | 'incidents' | 'escalations' | 'notify_messages' | 'notify_attempts' | 'audit_log';
 export type Pruned = Record<PrunedTable, number>;
 
 export interface RetentionDeps {
@@ -29,7 +29,8 @@ export interface RetentionDeps {
 /**
  * Deletes history older than the retention period (docs/configuration.md, "History retention"):
  * ended executions with their transitions, artifacts and output; events no execution still
- * needs; integrations' alert logs; notified escalations; notifications whose deliveries ended, and delivery attempts;
+ * needs; integrations' alert logs; incidents resolved before the period (an open one is kept
+ * however old: it is still going on); notified escalations; notifications whose deliveries ended, and delivery attempts;
  * audit log entries (identity/audit/: nothing else ever deletes one).
  * Never an execution still queued, dispatched or running, nor the event it came from. Rows are
  * selected by primary key: ids are UUIDv7, so `id < idFloor(cutoff)` means created before it.
@@ -68,11 +69,13 @@ export class Retention {
       const executions = await this.pruneExecutions(tx, cutoff);
       const events = await this.pruneEvents(tx, cutoff);
       const alerts = await this.deleteIds(tx, 'alerts', tx.selectFrom('alerts').select('id').where('id', '<', cutoff));
+      // An incident's id is the time it opened (incidents/book.ts): opened and resolved before the cutoff.
+      const incidents = await this.deleteIds(tx, 'incidents', tx.selectFrom('incidents').select('id').where('id', '<', cutoff).where('state', '=', 'resolved').where('resolved_at', '<', cutoffMs));
       const escalations = await this.deleteIds(tx, 'escalations', tx.selectFrom('escalations').select('id').where('id', '<', cutoff).where('state', '=', 'notified').where('window_end', '<', cutoffMs));
       const notifyMessages = await this.pruneNotifyMessages(tx, cutoff);
       const notifyAttempts = await this.deleteIds(tx, 'notify_attempts', tx.selectFrom('notify_attempts').select('id').where('id', '<', cutoff));
       const auditLog = await this.deleteIds(tx, 'audit_log', tx.selectFrom('audit_log').select('id').where('id', '<', cutoff));
-      return { executions, events, alerts, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts, audit_log: auditLog };
+      return { executions, events, alerts, incidents, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts, audit_log: auditLog };
     });
   }
 
@@ -119,7 +122,7 @@ export class Retention {
     return ids.length;
   }
 
-  private async deleteIds(tx: Transaction<Database>, table: 'alerts' | 'escalations' | 'notify_attempts' | 'audit_log', select: IdQuery): Promise<number> {
+  private async deleteIds(tx: Transaction<Database>, table: 'alerts' | 'incidents' | 'escalations' | 'notify_attempts' | 'audit_log', select: IdQuery): Promise<number> {
     const ids = await this.ids(select);
     if (ids.length > 0) await tx.deleteFrom(table).where('id', 'in', ids).execute();
     return ids.length;
@@ -136,5 +139,5 @@ interface IdQuery {
 }
 
 function none(): Pruned {
-  return { executions: 0, events: 0, alerts: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 };
+  return { executions: 0, events: 0, alerts: 0, incidents: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 };
 }

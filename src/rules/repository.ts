@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { durableTransaction } from '../store/durable-transaction.js';
 import type { Durability } from '../store/durability.js';
 import { notFound } from '../errors/catalogue.js';
@@ -22,7 +22,13 @@ export interface RuleFilter {
   search?: string;
 }
 
-export async function createRule(db: Db, durability: Durability, tenantId: string, input: RuleInput, now = Date.now()): Promise<Rule> {
+/**
+ * What else a new rule's transaction does, named by a folder above rules (server/app.ts passes
+ * it): the incidents of the alarm an alert rule is made for name it (incidents/rule-links.ts).
+ */
+export type RuleCreated = (tx: Transaction<Database>, rule: Rule) => Promise<void>;
+
+export async function createRule(db: Db, durability: Durability, tenantId: string, input: RuleInput, now = Date.now(), onCreated?: RuleCreated): Promise<Rule> {
   const rule: Rule = {
     id: newId(now),
     tenantId,
@@ -34,6 +40,7 @@ export async function createRule(db: Db, durability: Durability, tenantId: strin
     rule.action = await resolveRunbook(tx, tenantId, rule.action);
     await withUniqueName('rule', input.name, () => tx.insertInto('rules').values(toRow(rule)).execute());
     await syncSchedule(tx, rule, now);
+    await onCreated?.(tx, rule);
   });
   return rule;
 }

@@ -11,7 +11,7 @@ import type { Database } from '../store/schema.js';
 import type { Durability } from '../store/durability.js';
 import { activityOf, NO_ACTIVITY } from './activity.js';
 import { presentRule } from './presenter.js';
-import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput } from './repository.js';
+import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleCreated } from './repository.js';
 import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
 import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
@@ -20,8 +20,8 @@ import { notAudited } from '../identity/audit/naming.js';
 
 const tags = ['rules'];
 
-/** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set. */
-export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number }): void {
+/** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set; onCreated: what else a new rule's transaction does. */
+export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleCreated }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
   /** The rule as GET /rules/:id shows it: also the audit log's view of it before a change. */
   const viewOf = async (request: FastifyRequest): Promise<RuleView> => {
@@ -33,6 +33,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     preValidation: spellInfrastructureType,
     schema: {
       tags, ...access('admin'), summary: 'Create a rule',
+      description: 'An alert rule whose trigger names an alarm joins the rules (ruleIds) of that alarm\'s incidents on its integration (docs/incidents.md, "One-click automation").',
       body: RuleBody,
       response: { 201: RuleView, ...problems(400, 401, 409) },
     },
@@ -41,7 +42,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     assertConsistent(input, { firesAfter: clock() });
     await assertIntegrationExists(db, request.principal.tenantId, input);
     await assertCredentialExists(db, request.principal.tenantId, input);
-    const rule = await createRule(db, durability, request.principal.tenantId, input, clock());
+    const rule = await createRule(db, durability, request.principal.tenantId, input, clock(), onCreated);
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));

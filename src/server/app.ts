@@ -15,6 +15,10 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
+import { incidentFixes } from '../incidents/fixes.js';
+import { QuietCloser } from '../incidents/closer.js';
+import { registerIncidentRoutes } from '../incidents/routes.js';
+import { Statements } from '../store/statements.js';
 import { registerHostRoutes } from '../hosts/routes.js';
 import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
@@ -33,6 +37,7 @@ import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { AuditRecorder } from '../identity/audit/recorder.js';
 import { registerAuditRoutes } from '../identity/audit/routes.js';
+import { registerIncidentAnalyticsRoutes } from '../incidents/analytics-routes.js';
 import { registerRuleRoutes } from '../rules/routes.js';
 import { registerIntegrationRoutes } from '../integrations/routes.js';
 import { registerCredentialRoutes } from '../credentials/routes.js';
@@ -49,6 +54,11 @@ import { CloudRunner, probeCloud, type CloudProviders } from '../actions/cloud/r
 import { lazyProvider } from '../actions/cloud/lazy.js';
 import { snsCertificates, toolParsers, type ToolDeps } from '../integrations/tools.js';
 import { Scheduler } from '../scheduler/scheduler.js';
+import { ImportRunner } from '../imports/runner.js';
+import { registerImportRoutes } from '../imports/routes.js';
+import type { ObservationSink } from '../imports/sink.js';
+import { applyObservations } from '../incidents/apply.js';
+import { toolImporters } from '../integrations/importers.js';
 import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
@@ -56,6 +66,8 @@ import { registerIntegrationIngress } from '../ingress/integration.js';
 import { registerAlertPreviewRoute } from '../ingress/alert-preview.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
 import { registerRunNowRoutes } from '../ingress/run-now.js';
+import { registerIncidentRunRoutes } from '../ingress/incident-runs.js';
+import { linkRuleToIncidents } from '../incidents/rule-links.js';
 import { GCP_DEFAULTS, type GcpEndpoints, type TrustProxy } from '../config/config.js';
 import type { Store } from '../store/database.js';
 import { KeyDirectory } from '../tenants/directory.js';
@@ -149,6 +161,10 @@ export interface AppDeps {
   scheduleGraceSeconds?: number;
   /** When UI sessions end by themselves (PITCREW_SESSION_*). */
   sessions?: Partial<SessionPolicy>;
+  /** Where imports apply what they read (incidents); tests may give their own. */
+  importSink?: ObservationSink;
+  /** How often each node looks for due and queued imports (1 s). */
+  importPollMs?: number;
 }
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
@@ -179,6 +195,10 @@ export interface Services {
   agentOffer: AgentOffer;
   /** Reads runbooks from tenants' git repositories (before each execution that names one). */
   gitSources: GitSources;
+  /** Imports tools' alarms with their read-only credentials (src/imports/). */
+  imports: ImportRunner;
+  /** Closes incidents of webhook alarms quiet for their tenant's period (the sweeper runs it; tests call closeQuiet). */
+  quietCloser: QuietCloser;
 }
 
 export interface App {
@@ -241,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!here) wakeups.publish('cancel', [{ id: executionId, hostId: hostId ?? SERVICE_RUN }]);
   };
   const ledger: ExecutionLedger = new ExecutionLedger(deps.store.db, deps.store.dialect, deps.store.durability, {
-    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outbox: notifier.ledgerOutbox, logger: deps.logger,
+    onChange: (changes) => live.changed(changes), onReleased: dispatchQueued, outboxes: [notifier.ledgerOutbox, incidentFixes(new Statements(deps.store.dialect), deps.store.dialect)], logger: deps.logger,
   });
   // Runs whose script is a file of a git repository: read fresh for each event before dispatch.
   const runbookStage = new RunbookStage({
@@ -276,10 +296,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.store.db, writer, logger: deps.logger, clock, intervalMs: deps.schedulerIntervalMs ?? 1000, graceMs: (deps.scheduleGraceSeconds ?? 300) * 1000,
     tellNotRun: (tenantId, eventId) => notifier.tellNotRun(tenantId, eventId),
   });
+  const imports = new ImportRunner({
+    store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), sink: deps.importSink ?? toIncidents,
+    nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
+  });
+  const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
+    incidents: quietCloser,
   });
   const context: Services = {
     store: deps.store,
@@ -299,6 +325,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tarpit: new Tarpit(deps.throttleDelayMs ?? 0),
     agentOffer: { publicUrl: deps.publicUrl, bundle: deps.agentBundle, endpoint: undefined },
     gitSources,
+    imports,
+    quietCloser,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -380,13 +408,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
       registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
-      registerRuleRoutes(scope as Api, { db, durability: deps.store.durability, publicUrl: deps.publicUrl, clock });
+      registerRuleRoutes(scope as Api, { db, durability: deps.store.durability, publicUrl: deps.publicUrl, clock, onCreated: (tx, rule) => linkRuleToIncidents(tx, deps.store.dialect, rule) });
       registerEventRoutes(scope as Api, db);
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
+      registerImportRoutes(scope as Api, { db, request: (integration) => imports.request(integration) });
       registerCredentialRoutes(scope as Api, { db, box: secretBox, probe: (provider, secret) => probeCloud(clouds, provider, secret) });
       // A runbook's env names follow the rules of the names a payload may set (ingress/env.ts).
       registerRunbookRoutes(scope as Api, {
@@ -397,11 +426,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTestAlertRoute(scope as Api, { db, writer, clock, storeLocation: deps.store.location, dialect: deps.store.dialect, kinds });
       registerAlertPreviewRoute(scope as Api, { db, dialect: deps.store.dialect, kinds, clock });
       registerRunNowRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location });
+      registerIncidentRunRoutes(scope as Api, { db, writer, clock, storeLocation: deps.store.location, library: deps.runbookLibrary });
       registerMonascaRoutes(scope as Api, { db, box: secretBox, fetch: toolFetch });
       registerContactRoutes(scope as Api, db);
       registerEscalationRoutes(scope as Api, db);
+      registerIncidentRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
       registerAgentInstallRoutes(scope as Api, context.agentOffer);
       registerAuditRoutes(scope as Api, { db });
+      registerIncidentAnalyticsRoutes(scope as Api, { db, dialect: deps.store.dialect, clock });
     },
     { prefix: '/api/v1' },
   );
@@ -425,6 +457,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       executor.start();
       runbookStage.start();
       scheduler.start();
+      // After the sweeper's first sweep: imports a stopped node left running are queued again, not taken for this node's.
+      imports.start();
     },
     close: async () => {
       stopping = true;
@@ -432,6 +466,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await metricsServer.close();
       await scheduler.stop();
+      await imports.stop();
       await writer.drain();
       await runbookStage.stop();
       await executor.stop();
@@ -442,6 +477,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   };
 }
+
+/** An import's page becomes incidents, in the transaction that stores its cursor (incidents/apply.ts). */
+const toIncidents: ObservationSink = async (tx, tenantId, integrationId, observations, receivedAt, options) => {
+  await applyObservations(tx, tenantId, integrationId, observations, receivedAt, options);
+};
 
 /** Trust the nearest `hops` proxies, as Express's numeric trust proxy does. */
 function trustHops(hops: number) {

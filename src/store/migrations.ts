@@ -25,6 +25,8 @@ import * as identity from './migrations/0023_identity.js';
 import * as auditLog from './migrations/0024_audit_log.js';
 import * as sso from './migrations/0025_sso.js';
 import * as incidents from './migrations/0026_incidents.js';
+import * as imports from './migrations/0027_imports.js';
+import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -55,6 +57,8 @@ const migrations: Record<string, Migration> = {
   '0024_audit_log': auditLog,
   '0025_sso': sso,
   '0026_incidents': incidents,
+  '0027_imports': imports,
+  '0028_incident_analytics': incidentAnalytics,
 };
 
 export interface MigrationReport {

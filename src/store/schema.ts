@@ -496,6 +496,29 @@ export interface IncidentsTable {
   execution_count: number;
 }
 
+/**
+ * incidents/rollup.ts: per UTC day of resolution, the resolved incidents of one alarm, derived from
+ * `incidents` (migration 0028). '' stands for no integration (a webhook's alarm) and no severity.
+ */
+export interface IncidentDaysTable {
+  tenant_id: string;
+  /** Days since 1970-01-01 UTC. */
+  day: number;
+  integration_id: string;
+  alarm_name: string;
+  severity: string;
+  resolved: number;
+  automated: number;
+  total_ms: number;
+  max_ms: number;
+}
+
+/** Days of `incident_days` to recompute: marked by triggers on `incidents` (migration 0028). */
+export interface IncidentDaysStaleTable {
+  tenant_id: string;
+  day: number;
+}
+
 /** identity/audit/: one row per change made through the management API, never updated. */
 export interface AuditLogTable {
   id: string;
@@ -517,6 +540,55 @@ export interface AuditLogTable {
   /** JSON views, secrets masked; null where there is none (a create has no before). */
   before: string | null;
   after: string | null;
+}
+
+/** An integration's import settings and the status of its last import (migration 0027, src/imports/). */
+export interface IntegrationImportsTable {
+  integration_id: string;
+  tenant_id: string;
+  enabled: number;
+  interval_seconds: number;
+  lookback_days: number;
+  requests_per_second: number;
+  /** A stored credential the import reads with (CloudWatch: an AWS one), instead of `secret`. */
+  credential_id: string | null;
+  /** The read-only secret, JSON, sealed (SecretBox, owner `<integration id>:import`). */
+  secret: string | null;
+  /** The tool's own position where the last committed page stopped (opaque to all but its importer); null before the first. */
+  cursor: string | null;
+  /** When the next scheduled import is due; null while the import is disabled. */
+  next_at: number | null;
+  last_import_id: string | null;
+  last_state: string | null;
+  last_started_at: number | null;
+  last_ended_at: number | null;
+  last_imported: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  imported_total: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One import run (src/imports/): queued | running | succeeded | failed. */
+export interface ImportsTable {
+  id: string;
+  tenant_id: string;
+  integration_id: string;
+  /** schedule | manual */
+  trigger: string;
+  state: string;
+  queued_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  imported: number;
+  pages: number;
+  error: string | null;
+  /** Where this import had reached (the integration's cursor after its last committed page). */
+  cursor: string | null;
+  /** The node running it, and the token of its claim: a page commits only while the claim holds. */
+  node_id: string | null;
+  claim: string | null;
 }
 
 export interface SsoProvidersTable {
@@ -557,6 +629,8 @@ export interface Database {
   integrations: IntegrationsTable;
   alerts: AlertsTable;
   incidents: IncidentsTable;
+  incident_days: IncidentDaysTable;
+  incident_days_stale: IncidentDaysStaleTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
   runbooks: RunbooksTable;
@@ -564,6 +638,8 @@ export interface Database {
   repositories: RepositoriesTable;
   sso_providers: SsoProvidersTable;
   sso_pending: SsoPendingTable;
+  integration_imports: IntegrationImportsTable;
+  imports: ImportsTable;
   events: EventsTable;
   hosts: HostsTable;
   host_tags: HostTagsTable;
@@ -609,3 +685,5 @@ export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;
 export type NotifyMessageRow = Selectable<NotifyMessagesTable>;
 export type NotifyAttemptRow = Selectable<NotifyAttemptsTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
+export type IntegrationImportRow = Selectable<IntegrationImportsTable>;
+export type ImportRow = Selectable<ImportsTable>;

@@ -9,7 +9,7 @@ import type { ApiKeyRow, Database, TenantRow } from '../store/schema.js';
 import { allowlistErrors } from './allowlist.js';
 import type { KeyDirectory } from './directory.js';
 import {
-  getTenant, issueApiKey, listApiKeys, narrowApiKeyScopes, parseAgentAllowlist, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings,
+  getTenant, incidentSettingsOf, issueApiKey, listApiKeys, narrowApiKeyScopes, parseAgentAllowlist, parseAllowlist, parseThrottle, revokeAndReplaceApiKey, updateTenantSettings,
 } from './repository.js';
 import { API_KEY_SCOPES, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
@@ -17,6 +17,10 @@ const Throttle = Type.Object(
   { ratePerSecond: Type.Integer({ minimum: 1, maximum: 10_000_000 }), burst: Type.Integer({ minimum: 1, maximum: 10_000_000 }) },
   { additionalProperties: false },
 );
+const IncidentSettingsView = Type.Object({
+  automationWindowSeconds: Type.Integer({ minimum: 60, maximum: 604_800, description: 'an incident resolved within this long after a pitcrew fix of it ended is resolved by automation (default 3600)' }),
+  quietSeconds: Type.Integer({ minimum: 60, maximum: 604_800, description: 'an incident a webhook call opened closes after this long without another call of its alarm (default 1800)' }),
+}, { additionalProperties: false });
 const TenantView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -24,6 +28,7 @@ const TenantView = Type.Object({
   agentAllowlist: Type.Array(Type.String(), { description: 'CIDRs agents may enrol from; empty: every address' }),
   throttle: Type.Union([Throttle, Type.Null()], { description: 'null: the service defaults' }),
   createdAt: Type.String({ format: 'date-time' }),
+  incidents: IncidentSettingsView,
   retentionDays: Type.Union([Type.Integer(), Type.Null()], {
     description: "days this service keeps events, executions and notifications before deleting them (the operator's PITCREW_RETENTION_DAYS); null: kept for ever",
   }),
@@ -33,6 +38,7 @@ const TenantPatch = Type.Object(
     ipAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs webhook calls may come from; empty allows every address' })),
     agentAllowlist: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 500, description: 'IPv4/IPv6 CIDRs agents may enrol from; empty allows every address' })),
     throttle: Type.Optional(Type.Union([Throttle, Type.Null()])),
+    incidents: Type.Optional(Type.Partial(IncidentSettingsView, { additionalProperties: false, minProperties: 1 })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -61,7 +67,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 
   app.patch('/tenant', {
     schema: {
-      tags: ['tenant'], ...access('admin'), summary: 'Change the IP allowlist or throttle of ingress, or the agent allowlist of enrolment',
+      tags: ['tenant'], ...access('admin'), summary: "Change the IP allowlist or throttle of ingress, the agent allowlist of enrolment, or the incidents' automation window and quiet period",
       body: TenantPatch, response: { 200: TenantView, ...problems(400, 401) },
     },
   }, async (request) => {
@@ -69,7 +75,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
     if (fieldErrors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', fieldErrors[0]!.message, { fieldErrors });
     const ipAllowlist = request.body.ipAllowlist?.map((cidr) => cidr.trim());
     const agentAllowlist = request.body.agentAllowlist?.map((cidr) => cidr.trim());
-    const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, agentAllowlist, throttle: request.body.throttle });
+    const row = await updateTenantSettings(db, request.principal.tenantId, { ipAllowlist, agentAllowlist, throttle: request.body.throttle, incidents: request.body.incidents });
     directory.tenantChanged(row.id);
     return presentTenant(row, retentionDays);
   });
@@ -126,7 +132,7 @@ export function registerTenantRoutes(app: Api, { db, directory, retentionDays }:
 function presentTenant(row: TenantRow, retentionDays: number | undefined) {
   return {
     id: row.id, name: row.name, ipAllowlist: parseAllowlist(row), agentAllowlist: parseAgentAllowlist(row), throttle: parseThrottle(row),
-    createdAt: iso(row.created_at), retentionDays: retentionDays ?? null,
+    createdAt: iso(row.created_at), incidents: incidentSettingsOf(row), retentionDays: retentionDays ?? null,
   };
 }
 

@@ -106,6 +106,10 @@ export interface TestEnvOptions {
   extraKinds?: AppDeps['extraKinds'];
   /** How runbooks are read from git repositories; the cache is in the test's data directory unless set. */
   git?: AppDeps['git'];
+  /** Where imports apply what they read (incidents unless set). */
+  importSink?: AppDeps['importSink'];
+  /** How often the import runner looks for due and queued imports besides being woken (tests drive it with `imports.runPass(now)`: an hour unless set). */
+  importPollMs?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -165,6 +169,8 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     extraKinds: options.extraKinds,
     git: { cacheDir: path.join(database.dataDir, 'git'), ...options.git },
     sessions: options.sessions,
+    importSink: options.importSink,
+    importPollMs: options.importPollMs ?? 3_600_000,
   });
   await app.start();
   let listening: Listening | undefined;

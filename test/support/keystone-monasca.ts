@@ -18,7 +18,20 @@ import type { AddressInfo } from 'node:net';
  *   GET /v2.0/notification-methods with X-Auth-Token -> 200 {links:[{rel:"self"},{rel:"next"}], elements}
  *   paged by offset (the last id of the page) and limit; 401 without a valid token.
  *
+ * - Monasca API, alarms (same spec, "List Alarms", "List Alarms State History"; paging as the API's
+ *   code does it, monasca_api/v2/reference/helpers.py `paginate_alarming` and `paginate`):
+ *   GET /v2.0/alarms -> {links, elements:[{id, links, alarm_definition:{id, name, severity, links},
+ *   metrics:[{name, dimensions}], state, lifecycle_state, link, state_updated_timestamp,
+ *   updated_timestamp, created_timestamp}]}, paged by an integer offset (the index) in the next link;
+ *   GET /v2.0/alarms/state-history?start_time&end_time&offset&limit -> {links, elements:[{id (the
+ *   transition's time in ms, as a string), alarm_id, metrics, old_state, new_state, reason,
+ *   reason_data, timestamp, sub_alarms}]}, oldest first, of the project's existing alarms only
+ *   (the API lists the alarms first), `offset` a time in ms (`time > offset`,
+ *   influxdb/metrics_repository.py `_build_offset_clause`), the next link's offset the last element's id.
+ *
  * Tokens are per project: the Monasca endpoints show the definitions and methods of the token's project.
+ * Any other call (a write, an unknown path) is answered 405/404 and kept in `unexpected`, which a
+ * test of a read-only client asserts empty.
  */
 export interface EmulatedUser {
   username: string;
@@ -49,17 +62,79 @@ export interface EmulatedAlarmDefinition {
   undetermined_actions: string[];
 }
 
+export interface EmulatedAlarm {
+  id: string;
+  alarm_definition: { id: string; name: string; severity: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL' };
+  metrics: { name: string; dimensions: Record<string, string> }[];
+  state: 'OK' | 'ALARM' | 'UNDETERMINED';
+  lifecycle_state: string | null;
+  link: string | null;
+  state_updated_timestamp: string;
+  updated_timestamp: string;
+  created_timestamp: string;
+}
+
+export interface EmulatedTransition {
+  alarm_id: string;
+  metrics: { id: null; name: string; dimensions: Record<string, string> }[];
+  old_state: string;
+  new_state: string;
+  reason: string;
+  reason_data: string;
+  /** ISO 8601 with milliseconds, as the API writes it. */
+  timestamp: string;
+  sub_alarms: unknown[];
+}
+
 export interface KeystoneMonasca {
   url: string;
   /** Every request the emulator answered: method, path, and the X-Auth-Token it carried. */
   requests: { method: string; path: string; token: string | undefined }[];
   /** What the Monasca API holds per project. */
-  projects: Map<string, { methods: EmulatedNotificationMethod[]; definitions: EmulatedAlarmDefinition[] }>;
+  projects: Map<string, EmulatedProject>;
+  /** Calls the emulated API does not take (writes, unknown paths): a read-only client makes none. */
+  unexpected: string[];
+  /** When set, a Monasca read waits for what it returns before being answered (a test holds a page). */
+  gate: ((method: string, path: string, query: URLSearchParams) => Promise<void> | undefined) | undefined;
   /** Forget every token issued so far (as a token expiry or revocation would). */
   revokeTokens(): void;
   /** Page size when the caller gives no limit (the API's server-wide default). */
   pageSize: number;
+  /** The most a page holds whatever the caller asks (the API caps `limit` at PAGE_LIMIT, 10,000; tests lower it to see pages). */
+  maxLimit: number;
   close(): Promise<void>;
+}
+
+export interface EmulatedProject {
+  methods: EmulatedNotificationMethod[];
+  definitions: EmulatedAlarmDefinition[];
+  alarms: EmulatedAlarm[];
+  /** The state transitions, in the order they happened. */
+  history: EmulatedTransition[];
+}
+
+/** An alarm on a host, as Monasca's threshold engine makes it from a definition (state UNDETERMINED until data comes). */
+export function emulatedAlarm(id: string, definition: { id: string; name: string; severity: EmulatedAlarm['alarm_definition']['severity'] }, hostname: string, at: number): EmulatedAlarm {
+  const iso = new Date(at).toISOString();
+  return {
+    id, alarm_definition: definition, metrics: [{ name: 'cpu.system_perc', dimensions: { hostname, service: 'monitoring' } }],
+    state: 'UNDETERMINED', lifecycle_state: 'OPEN', link: null, state_updated_timestamp: iso, updated_timestamp: iso, created_timestamp: iso,
+  };
+}
+
+/** A state change of an alarm, recorded in its history as Monasca's persister does. */
+export function transition(project: EmulatedProject, alarmId: string, newState: EmulatedAlarm['state'], at: number): void {
+  const alarm = project.alarms.find((a) => a.id === alarmId);
+  if (!alarm) throw new Error(`no alarm ${alarmId}`);
+  const iso = new Date(at).toISOString();
+  project.history.push({
+    alarm_id: alarmId, metrics: alarm.metrics.map((m) => ({ id: null, ...m })), old_state: alarm.state, new_state: newState,
+    reason: newState === 'ALARM' ? 'Thresholds were exceeded for the sub-alarms: avg(cpu.system_perc) > 90.0 with the values: [97.5]' : 'The alarm threshold(s) have not been exceeded',
+    reason_data: '{}', timestamp: iso, sub_alarms: [],
+  });
+  alarm.state = newState;
+  alarm.state_updated_timestamp = iso;
+  alarm.updated_timestamp = iso;
 }
 
 /** The token requests' bodies, as far as the emulator reads them. */
@@ -79,7 +154,8 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
   const tokens = new Map<string, string>(); // token -> project
   const requests: KeystoneMonasca['requests'] = [];
   const projects: KeystoneMonasca['projects'] = new Map();
-  for (const user of users) for (const project of user.projects) if (!projects.has(project)) projects.set(project, { methods: [], definitions: [] });
+  for (const user of users) for (const project of user.projects) if (!projects.has(project)) projects.set(project, { methods: [], definitions: [], alarms: [], history: [] });
+  const unexpected: string[] = [];
   let base = '';
 
   function issue(project: string): string {
@@ -174,16 +250,71 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
         return reply(200, { links, elements });
       }
 
-      reply(404, { title: 'Not Found', description: `No route for ${req.method} ${url.pathname}` });
+      if (req.method === 'GET' && (url.pathname === '/v2.0/alarms' || url.pathname === '/v2.0/alarms/state-history')) {
+        const project = token === undefined ? undefined : tokens.get(token);
+        if (project === undefined) return reply(401, UNAUTHORIZED_MONASCA);
+        const held = projects.get(project)!;
+        const answer = () => (url.pathname === '/v2.0/alarms' ? listAlarms(held, url) : listHistory(held, url));
+        const gate = emulator.gate?.(req.method, url.pathname, url.searchParams);
+        if (gate) return void gate.then(() => reply(200, answer()), () => res.destroy());
+        return reply(200, answer());
+      }
+
+      unexpected.push(`${req.method} ${url.pathname}${url.search}`);
+      reply(req.method === 'GET' ? 404 : 405, { title: req.method === 'GET' ? 'Not Found' : 'Method Not Allowed', description: `No route for ${req.method} ${url.pathname}` });
     });
   });
+
+  /** GET /v2.0/alarms: sorted by alarm id (the API's default sort_by), an integer offset. */
+  function listAlarms(held: EmulatedProject, url: URL) {
+    const limit = Math.min(emulator.maxLimit, Number(url.searchParams.get('limit') ?? emulator.pageSize));
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const sorted = [...held.alarms].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = sorted.slice(offset, offset + limit);
+    const self = 'http://monasca.internal:8070/v2.0/alarms';
+    const links: { rel: string; href: string }[] = [{ rel: 'self', href: `${self}${url.search}` }];
+    if (offset + limit < sorted.length) links.push({ rel: 'next', href: `${self}?offset=${offset + limit}&limit=${limit}` });
+    const elements = page.map((alarm) => ({
+      ...alarm,
+      links: [{ rel: 'self', href: `${self}/${alarm.id}` }, { rel: 'state-history', href: `${self}/${alarm.id}/state-history` }],
+      alarm_definition: { ...alarm.alarm_definition, links: [{ rel: 'self', href: `http://monasca.internal:8070/v2.0/alarm-definitions/${alarm.alarm_definition.id}` }] },
+    }));
+    return { links, elements };
+  }
+
+  /** GET /v2.0/alarms/state-history: the transitions of existing alarms, oldest first, paged by time (ms) offset. */
+  function listHistory(held: EmulatedProject, url: URL) {
+    const limit = Math.min(emulator.maxLimit, Number(url.searchParams.get('limit') ?? emulator.pageSize));
+    const time = (name: string) => (url.searchParams.has(name) ? Date.parse(url.searchParams.get(name)!) : undefined);
+    const start = time('start_time');
+    const end = time('end_time');
+    const offset = url.searchParams.get('offset');
+    const existing = new Set(held.alarms.map((a) => a.id));
+    const matching = held.history
+      .map((t) => ({ ...t, id: String(Date.parse(t.timestamp)) }))
+      .filter((t) => existing.has(t.alarm_id))
+      .filter((t) => (start === undefined || Number(t.id) >= start) && (end === undefined || Number(t.id) <= end) && (offset === null || Number(t.id) > Number(offset)))
+      .sort((a, b) => Number(a.id) - Number(b.id));
+    const page = matching.slice(0, limit);
+    const self = 'http://monasca.internal:8070/v2.0/alarms/state-history';
+    const links: { rel: string; href: string }[] = [{ rel: 'self', href: `${self}${url.search}` }];
+    if (matching.length > limit) {
+      const rest = new URLSearchParams(url.searchParams);
+      rest.set('offset', page[page.length - 1]!.id);
+      links.push({ rel: 'next', href: `${self}?${rest}` });
+    }
+    return { links, elements: page };
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const emulator: KeystoneMonasca = {
     url: base,
     requests,
     projects,
+    unexpected,
+    gate: undefined,
     pageSize: 2,
+    maxLimit: 10_000,
     revokeTokens: () => tokens.clear(),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ToolNotification, ToolRequest } from '../notification.js';
 import { kindOf, readGroupAlerts, readHostLabel, shown } from './alert.js';
+import { checkImportConfig } from './import.js';
 import { isRecord } from '../values.js';
 import { invalid } from '../values.js';
 
@@ -39,6 +40,6 @@ export function parseAlertmanager(request: ToolRequest): ToolNotification {
 /** Field errors of an alertmanager integration's config, for the API when it is created or changed. */
 export function checkAlertmanagerConfig(config: Record<string, unknown>, at = '/body/config'): FieldError[] {
   const hostLabel = readHostLabel(config, at);
-  return Array.isArray(hostLabel) ? hostLabel : [];
+  return [...(Array.isArray(hostLabel) ? hostLabel : []), ...checkImportConfig(config, at)];
 }
 

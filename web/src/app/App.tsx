@@ -43,6 +43,8 @@ const SecondFactorPage = lazy(() => import('../auth/SecondFactorPage'));
 const RULES = { to: '/rules', label: 'Back to the rules' };
 const RUNBOOKS = { to: '/runbooks', label: 'Back to the runbooks' };
 const CHANNELS = { to: '/channels', label: 'Back to the channels' };
+const IncidentsPage = lazy(() => import('../incidents/IncidentsPage'));
+const IncidentPage = lazy(() => import('../incidents/IncidentPage'));
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
@@ -62,6 +64,8 @@ export function App() {
             }
           >
             <Route index element={<Navigate to="/rules" replace />} />
+            <Route path="incidents" element={<IncidentsPage />} />
+            <Route path="incidents/:id" element={<IncidentPage />} />
             <Route path="rules" element={<RulesPage />} />
             <Route path="rules/new" element={<RequireRole to="configure" doing="Creating a rule" back={RULES}><RuleWizardPage /></RequireRole>} />
             <Route path="rules/:id" element={<RulePage />} />

@@ -8,6 +8,7 @@ import { useGlobalShortcuts } from './shortcuts';
 import { ShortcutsHelp } from './ShortcutsHelp';
 
 const NAV: { to: string; label: string; key: string; needs?: Action }[] = [
+  { to: '/incidents', label: 'Incidents', key: 'g n' },
   { to: '/rules', label: 'Rules', key: 'g r' },
   { to: '/runbooks', label: 'Runbooks', key: 'g b' },
   { to: '/repositories', label: 'Repositories', key: 'g g' },

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 
 /** Keys that work on every page (docs/ui.md lists them; the ? key shows them). */
 export const SHORTCUTS: Array<{ keys: string; does: string }> = [
+  { keys: 'g n', does: 'go to incidents' },
   { keys: 'g r', does: 'go to rules' },
   { keys: 'g b', does: 'go to runbooks' },
   { keys: 'g g', does: 'go to git repositories' },
@@ -23,7 +24,7 @@ export const SHORTCUTS: Array<{ keys: string; does: string }> = [
   { keys: '?', does: 'show these shortcuts' },
 ];
 
-const GO_TO: Record<string, string> = { r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings', u: '/users', l: '/audit', o: '/sso' };
+const GO_TO: Record<string, string> = { n: '/incidents', r: '/rules', b: '/runbooks', g: '/repositories', e: '/executions', x: '/escalations', h: '/hosts', i: '/integrations', a: '/credentials', c: '/channels', k: '/api-keys', s: '/settings', u: '/users', l: '/audit', o: '/sso' };
 
 function isTyping(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { problemAtFields } from '../../api/problem';
 import type { Rule } from '../../api/types';
 import { PageHeader } from '../../ui/PageHeader';
@@ -7,6 +7,7 @@ import { EmptyState, Loadable } from '../../ui/states';
 import { useCreateRunbook } from '../../runbooks/queries';
 import { useCreateRule, useReplaceRule, useRule, useScheduleCheck } from '../queries';
 import { previewFieldOf, previewInputOf } from '../schedule';
+import { automationForm, automationNotice, automationRequestOf, useAutomation, type AutomationRequest } from './automation';
 import { FlappingStep } from './FlappingStep';
 import { CloudActionStep } from './CloudActionStep';
 import { emptyForm, formFieldOf, formFromRule, STEPS, stepErrors, stepOf, stepTitle, toRuleInput, type FormErrors, type FormField, type RuleForm, type StepId } from './form';
@@ -27,11 +28,24 @@ const STEP_VIEWS: Record<StepId, (props: StepProps) => React.ReactNode> = {
   review: ReviewStep,
 };
 
-/** /rules/new creates a rule; /rules/:id/edit changes one, through the same steps. */
+/** /rules/new creates a rule (filled in for an alarm from the incident dashboard: ?automate=1); /rules/:id/edit changes one, through the same steps. */
 export default function RuleWizardPage() {
   const { id } = useParams();
-  if (!id) return <Wizard initial={emptyForm()} />;
-  return <EditRule id={id} />;
+  const [params] = useSearchParams();
+  const automation = automationRequestOf(params);
+  if (id) return <EditRule id={id} />;
+  if (automation) return <AutomateAlarm request={automation} />;
+  return <Wizard initial={emptyForm()} />;
+}
+
+/** The one-click automation: the wizard filled in from the service's suggestion for the alarm. */
+function AutomateAlarm({ request }: { request: AutomationRequest }) {
+  const automation = useAutomation(request);
+  return (
+    <Loadable query={automation} what="the suggestion for this alarm">
+      {({ candidate, starter }) => <Wizard initial={automationForm(request, candidate, starter)} intro={automationNotice(request, candidate)} />}
+    </Loadable>
+  );
 }
 
 function EditRule({ id }: { id: string }) {
@@ -56,7 +70,7 @@ function EditRule({ id }: { id: string }) {
   );
 }
 
-function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
+function Wizard({ initial, rule, intro }: { initial: RuleForm; rule?: Rule; intro?: string }) {
   const navigate = useNavigate();
   const create = useCreateRule();
   const replace = useReplaceRule();
@@ -68,7 +82,7 @@ function Wizard({ initial, rule }: { initial: RuleForm; rule?: Rule }) {
   const [reached, setReached] = useState(rule ? STEPS.length - 1 : 0);
   const [errors, setErrors] = useState<FormErrors>({});
   const [banner, setBanner] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(intro ?? null);
   const heading = useRef<HTMLHeadingElement>(null);
   const body = useRef<HTMLFormElement>(null);
   const step = STEPS[index]!;

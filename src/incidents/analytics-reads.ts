@@ -1,0 +1,239 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { hostKey } from '../engine/decide.js';
+import type { Dialect } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+import {
+  analyticsView, dayOf, ruleAlarms, ruleCovers, slowestAlarms, totalsByAlarm,
+  type AlertRuleFacts, type AnalyticsView, type CreationDaySplit, type DayGroup, type HostCount, type Period, type RuleAlarm, type Spread,
+} from './analytics.js';
+import { rankCandidates, type Candidate, type CandidateOptions } from './candidates.js';
+import { DAY_MS, refreshIncidentDays } from './rollup.js';
+
+/*
+ * The analytics' reads (docs/incidents.md#analytics), the same on SQLite and PostgreSQL but for
+ * the percentile functions' syntax and SQLite's index choices (`indexed by`: without statistics
+ * its planner took the (tenant, alarm, id) index for a grouping by alarm and read every incident
+ * at random, 12 s for a million). What each read costs at a million incidents: bench/README.md.
+ */
+
+/** What the dashboard narrows the analytics to; each absent filter takes every incident. */
+export interface AnalyticsFilter {
+  integrationId?: string | undefined;
+  /** Compared as host names are (engine/decide.ts hostKey): without case or surrounding blanks. */
+  hostname?: string | undefined;
+  alarmName?: string | undefined;
+  severity?: string | undefined;
+}
+
+export interface AnalyticsQuery {
+  period: Period;
+  /** Items per list (frequent, slowest, hosts). */
+  limit: number;
+  filter: AnalyticsFilter;
+}
+
+/**
+ * Hosts over a period of at most this many incidents are counted from the incidents in time
+ * order, more from the host-ordered index over all of the tenant's (no sort, but every incident).
+ * SQLite at a million incidents: 30 days (86,000) 42-70 ms by time, 140-330 ms by host; all of
+ * them 820 ms by time, 260-340 ms by host (measured, this 2-core machine).
+ */
+const HOSTS_BY_TIME_UP_TO = 200_000;
+
+/** The analytics of a tenant's resolved incidents over the query's period and filters. */
+export async function readIncidentAnalytics(db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery): Promise<AnalyticsView> {
+  const reads = new AnalyticsReads(db, dialect, tenantId, query);
+  const groups = await reads.groups();
+  const totals = totalsByAlarm(groups);
+  const slowest = slowestAlarms(totals, query.limit).map((t) => t.alarmName);
+  const resolved = totals.reduce((sum, t) => sum + t.count, 0);
+  const pairs = ruleAlarms(await reads.alertRules(), groups);
+  return analyticsView({
+    period: query.period,
+    limit: query.limit,
+    groups,
+    spreads: await reads.spreads(slowest),
+    hosts: resolved === 0 ? [] : await reads.hosts(resolved),
+    pairs,
+    splits: await reads.creationDaySplits(pairs),
+  });
+}
+
+/** The automation candidates among a tenant's alarms over the query's period and filters, each with its typical host. */
+export async function readAutomationCandidates(
+  db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery, options: Omit<CandidateOptions, 'limit'>,
+): Promise<Candidate[]> {
+  const reads = new AnalyticsReads(db, dialect, tenantId, query);
+  const candidates = rankCandidates(await reads.groups(), await reads.alertRules(), query.period, { ...options, limit: query.limit });
+  for (const candidate of candidates) candidate.typicalHostname = (await reads.typicalHost(candidate.integrationId, candidate.alarmName))?.hostname ?? null;
+  return candidates;
+}
+
+export class AnalyticsReads {
+  private readonly filter: AnalyticsFilter & { hostKey?: string };
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly tenantId: string,
+    private readonly query: AnalyticsQuery,
+  ) {
+    const { hostname, ...rest } = query.filter;
+    this.filter = { ...rest, ...(hostname === undefined ? {} : { hostKey: hostKey(hostname) }) };
+  }
+
+  /**
+   * The period's resolved incidents by day and alarm: from incident_days (brought up to date
+   * first), or, asked for one host, from that host's incidents (the days are not kept per host).
+   */
+  async groups(): Promise<DayGroup[]> {
+    const { firstDay, endDay } = this.query.period;
+    await refreshIncidentDays(this.db, this.dialect, this.tenantId);
+    if (this.filter.hostKey !== undefined) {
+      const rows = await sql<GroupRow>`select resolved_at / ${sql.raw(String(DAY_MS))} as day, coalesce(integration_id, '') as integration_id, alarm_name, coalesce(severity, '') as severity,
+          count(*) as resolved, sum(case when resolved_by = 'automation' then 1 else 0 end) as automated, sum(resolved_at - opened_at) as total_ms, max(resolved_at - opened_at) as max_ms
+        from incidents ${this.index('incidents_resolved_host')} where ${this.resolvedWithin()}
+        group by 1, 2, 3, 4`.execute(this.db);
+      return rows.rows.map(groupOf);
+    }
+    const { integrationId, alarmName, severity } = this.filter;
+    let select = this.db.selectFrom('incident_days').selectAll()
+      .where('tenant_id', '=', this.tenantId).where('day', '>=', firstDay).where('day', '<', endDay);
+    if (integrationId !== undefined) select = select.where('integration_id', '=', integrationId);
+    if (alarmName !== undefined) select = select.where('alarm_name', '=', alarmName);
+    if (severity !== undefined) select = select.where('severity', '=', severity);
+    return (await select.execute()).map(groupOf);
+  }
+
+  /** p50 and p90 of the named alarms' resolution times, computed by the database (analytics.ts percentile). */
+  async spreads(alarmNames: readonly string[]): Promise<Spread[]> {
+    if (alarmNames.length === 0) return [];
+    const duration = sql`resolved_at - opened_at`;
+    const [p50, p90] = this.dialect === 'postgres'
+      ? [sql`percentile_cont(0.5) within group (order by ${duration})`, sql`percentile_cont(0.9) within group (order by ${duration})`]
+      // SQLite's percentile extension (built into better-sqlite3's SQLite, SQLITE_ENABLE_PERCENTILE).
+      : [sql`percentile_cont(${duration}, 0.5)`, sql`percentile_cont(${duration}, 0.9)`];
+    const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host' : 'incidents_resolved_alarm';
+    const rows = await sql<{ alarm_name: string; p50: number | string; p90: number | string }>`select alarm_name, ${p50} as p50, ${p90} as p90
+      from incidents ${this.index(index)}
+      where ${this.resolvedWithin()} and alarm_name in (${sql.join([...alarmNames])})
+      group by alarm_name`.execute(this.db);
+    return rows.rows.map((r) => ({ alarmName: r.alarm_name, p50Ms: Number(r.p50), p90Ms: Number(r.p90) }));
+  }
+
+  /** The hosts with the most incidents, most first, ties by host key; `resolved`: how many the period holds. */
+  async hosts(resolved: number): Promise<HostCount[]> {
+    const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host'
+      : this.filter.alarmName !== undefined ? 'incidents_resolved_alarm'
+        : resolved <= HOSTS_BY_TIME_UP_TO ? 'incidents_resolved_time' : 'incidents_resolved_host';
+    const rows = await sql<{ host_key: string; hostname: string | null; count: number | string }>`select host_key, max(hostname) as hostname, count(*) as count
+      from incidents ${this.index(index)}
+      where ${this.resolvedWithin()} and host_key <> ''
+      group by host_key order by count(*) desc, host_key limit ${this.query.limit}`.execute(this.db);
+    return rows.rows.map((r) => ({ hostname: r.hostname ?? r.host_key, count: Number(r.count) }));
+  }
+
+  /** The tenant's rules with an alert trigger (not deleted), oldest first. */
+  async alertRules(): Promise<AlertRuleFacts[]> {
+    const rows = await this.db.selectFrom('rules').select(['id', 'name', 'enabled', 'integration_id', 'trigger', 'created_at'])
+      .where('tenant_id', '=', this.tenantId).where('trigger_type', '=', 'alert').where('deleted_at', 'is', null)
+      .orderBy('created_at').orderBy('id').execute();
+    return rows.flatMap((row) => {
+      if (row.integration_id === null) return [];
+      const trigger = JSON.parse(row.trigger) as { alarmName?: string; severity?: string[] };
+      return [{ id: row.id, name: row.name, enabled: row.enabled === 1, integrationId: row.integration_id, alarmName: trigger.alarmName, severity: trigger.severity, createdAt: Number(row.created_at) }];
+    });
+  }
+
+  /** For each (rule, alarm) created within the period: that day's incidents of the alarm the rule covers, resolved before and after its creation. */
+  async creationDaySplits(pairs: readonly RuleAlarm[]): Promise<CreationDaySplit[]> {
+    const { firstDay, endDay } = this.query.period;
+    const splits: CreationDaySplit[] = [];
+    for (const { rule, alarmName } of pairs) {
+      const day = dayOf(rule.createdAt);
+      if (day < firstDay || day >= endDay) continue;
+      const rows = await sql<{ integration_id: string; severity: string; before_count: number | string; before_ms: number | string | null; after_count: number | string; after_ms: number | string | null }>`
+        select coalesce(integration_id, '') as integration_id, coalesce(severity, '') as severity,
+          sum(case when resolved_at < ${rule.createdAt} then 1 else 0 end) as before_count,
+          sum(case when resolved_at < ${rule.createdAt} then resolved_at - opened_at else 0 end) as before_ms,
+          sum(case when resolved_at >= ${rule.createdAt} then 1 else 0 end) as after_count,
+          sum(case when resolved_at >= ${rule.createdAt} then resolved_at - opened_at else 0 end) as after_ms
+        from incidents ${this.index(this.filter.hostKey !== undefined ? 'incidents_resolved_host' : 'incidents_resolved_alarm')}
+        where ${this.resolvedWithin({ firstDay: day, endDay: day + 1 })} and alarm_name = ${alarmName}
+        group by 1, 2`.execute(this.db);
+      const split: CreationDaySplit = { ruleId: rule.id, alarmName, before: { count: 0, totalMs: 0 }, after: { count: 0, totalMs: 0 } };
+      for (const r of rows.rows) {
+        if (!ruleCovers(rule, r.integration_id || null, alarmName, r.severity || null)) continue;
+        split.before.count += Number(r.before_count);
+        split.before.totalMs += Number(r.before_ms ?? 0);
+        split.after.count += Number(r.after_count);
+        split.after.totalMs += Number(r.after_ms ?? 0);
+      }
+      splits.push(split);
+    }
+    return splits;
+  }
+
+  /**
+   * The hosts most of an alarm's latest incidents in the period were on (at most 1,000 read: the
+   * cost stays flat for an alarm that fired 100,000 times), with how many of them.
+   */
+  async typicalHost(integrationId: string, alarmName: string): Promise<{ hostname: string; count: number; of: number } | null> {
+    const rows = await sql<{ host_key: string; count: number | string; of: number | string }>`select host_key, count(*) as count, sum(count(*)) over () as of
+      from (select host_key from incidents ${this.index('incidents_resolved_alarm')}
+        where ${this.resolvedWithin()} and alarm_name = ${alarmName} and integration_id = ${integrationId}
+        order by resolved_at desc limit 1000) as latest
+      group by host_key order by count(*) desc, host_key`.execute(this.db);
+    const top = rows.rows.find((r) => r.host_key !== '');
+    if (!top) return null;
+    const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('host_key', '=', top.host_key)
+      .where('hostname', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return { hostname: named?.hostname ?? top.host_key, count: Number(top.count), of: Number(top.of) };
+  }
+
+  /** The tenant's incidents resolved within the period (or the days given) and the filters: a condition every partial index takes. */
+  private resolvedWithin(period: Period = this.query.period): RawBuilder<unknown> {
+    const { integrationId, alarmName, severity, hostKey: key } = this.filter;
+    const conditions = [
+      sql`tenant_id = ${this.tenantId}`,
+      sql`state = 'resolved'`,
+      sql`resolved_at >= ${period.firstDay * DAY_MS}`,
+      sql`resolved_at < ${period.endDay * DAY_MS}`,
+      ...(integrationId === undefined ? [] : [sql`integration_id = ${integrationId}`]),
+      ...(alarmName === undefined ? [] : [sql`alarm_name = ${alarmName}`]),
+      ...(severity === undefined ? [] : [sql`severity = ${severity}`]),
+      ...(key === undefined ? [] : [sql`host_key = ${key}`]),
+    ];
+    return sql.join(conditions, sql` and `);
+  }
+
+  /** SQLite: the index to read (see the top of this file); PostgreSQL's planner has statistics and picks. */
+  private index(name: 'incidents_resolved_time' | 'incidents_resolved_alarm' | 'incidents_resolved_host'): RawBuilder<unknown> {
+    return sql.raw(this.dialect === 'sqlite' ? `indexed by ${name}` : '');
+  }
+}
+
+interface GroupRow {
+  day: number | string;
+  integration_id: string;
+  alarm_name: string;
+  severity: string;
+  resolved: number | string;
+  automated: number | string;
+  total_ms: number | string;
+  max_ms: number | string;
+}
+
+/** PostgreSQL gives sums of bigint as numeric, in text: numbers here, all well within 2^53. */
+function groupOf(row: GroupRow): DayGroup {
+  return {
+    day: Number(row.day),
+    integrationId: row.integration_id === '' ? null : row.integration_id,
+    alarmName: row.alarm_name,
+    severity: row.severity === '' ? null : row.severity,
+    resolved: Number(row.resolved),
+    automated: Number(row.automated),
+    totalMs: Number(row.total_ms),
+    maxMs: Number(row.max_ms),
+  };
+}

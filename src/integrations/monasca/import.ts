@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import type { FieldError } from '../../errors/catalogue.js';
+import type { ImportNeeds } from '../import-needs.js';
+import { getJson, isoOf, shownUrl, ToolImportError } from '../import-http.js';
+import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
+import { isRecord } from '../values.js';
+import { issueToken, MonascaApiError, type KeystoneCredentials } from './keystone.js';
+
+/**
+ * The import of a `monasca` integration (docs/incidents-import.md), read with a Keystone token
+ * (keystone.ts: issued from the import's Keystone login, or the token the integration keeps):
+ *
+ * - `GET /v2.0/alarms` (openstack/monasca-api docs/monasca-api-spec.md "List Alarms": {links,
+ *   elements:[{id, alarm_definition:{id, name, severity}, metrics:[{name, dimensions}], state,
+ *   state_updated_timestamp, …}]}, paged by an integer offset in the `next` link), for every
+ *   alarm's name, severity and host and its state now;
+ * - `GET /v2.0/alarms/state-history?start_time=…&offset=…` ("List Alarms State History":
+ *   {links, elements:[{id, alarm_id, metrics, old_state, new_state, reason, timestamp, …}]},
+ *   oldest first, paged by the last element's id, a time in ms), one page per ImportPage: ALARM
+ *   fires the alarm at the transition's time, OK resolves it, UNDETERMINED (no data) says nothing.
+ *
+ * Once the history is read to its end, alarms in ALARM that the history did not show firing (they
+ * went to ALARM before the look-back) fire at their state_updated_timestamp, and the page names
+ * every alarm in ALARM (`openKeys`): an incident of an alarm no longer in ALARM resolves. The key
+ * is the alarm id, as the webhook's alarm_id. Nothing is written to Monasca: GETs only, and the
+ * token request to Keystone.
+ */
+export class MonascaImporter implements Importer {
+  /** Tokens by login, until shortly before Keystone says they expire: one token request per import, not per page. */
+  private readonly tokens = new Map<string, { id: string; until: number }>();
+
+  async importPage(request: ImportRequest): Promise<ImportPage> {
+    const root = monascaRoot(request.config.monascaUrl);
+    const cursor = readCursor(request.cursor);
+    return this.withToken(request, async (token) => {
+      const headers = { 'x-auth-token': token };
+      const alarms = await listAlarms(request, root, headers);
+      const params = new URLSearchParams({ start_time: isoOf(request.since), limit: String(HISTORY_PAGE) });
+      if (cursor.offset !== undefined) params.set('offset', cursor.offset);
+      const url = `${root}/v2.0/alarms/state-history?${params}`;
+      const page = elementsOf(await getJson(request.fetch, 'Monasca', url, headers, request.signal), url);
+      const open = new Set(cursor.open ?? []);
+      const observations: AlarmObservation[] = [];
+      for (const transition of page.elements) {
+        const alarmId = typeof transition.alarm_id === 'string' ? transition.alarm_id : undefined;
+        const at = typeof transition.timestamp === 'string' ? Date.parse(transition.timestamp) : Number.NaN;
+        if (!alarmId || Number.isNaN(at)) continue;
+        const state = transition.new_state === 'ALARM' ? 'firing' : transition.new_state === 'OK' ? 'resolved' : undefined;
+        if (!state) continue;
+        const alarm = alarms.get(alarmId) ?? alarmOf(alarmId, transition.metrics, undefined);
+        observations.push({ incidentKey: alarmId, alarmName: alarm.name, hostname: alarm.hostname, severity: alarm.severity, state, at });
+        if (state === 'firing') open.add(alarmId);
+        else open.delete(alarmId);
+      }
+      const last = page.elements[page.elements.length - 1];
+      const offset = page.nextOffset ?? (typeof last?.id === 'string' ? last.id : cursor.offset);
+      if (page.nextOffset !== undefined && page.nextOffset !== cursor.offset) {
+        return { observations, cursor: JSON.stringify({ offset, open: [...open] }), more: true };
+      }
+      // The history is read: what Monasca has in ALARM now is what is open.
+      const alarming = [...alarms.values()].filter((alarm) => alarm.state === 'ALARM');
+      for (const alarm of alarming) {
+        if (open.has(alarm.id)) continue;
+        observations.push({ incidentKey: alarm.id, alarmName: alarm.name, hostname: alarm.hostname, severity: alarm.severity, state: 'firing', at: alarm.stateUpdatedAt });
+      }
+      return { observations, openKeys: alarming.map((alarm) => alarm.id), cursor: JSON.stringify({ offset, open: alarming.map((alarm) => alarm.id) }), more: false };
+    });
+  }
+
+  /** The call made with a token: the login's (cached; issued again once if Monasca refuses it), or the one the integration keeps. */
+  private async withToken<T>(request: ImportRequest, call: (token: string) => Promise<T>): Promise<T> {
+    if (typeof request.secret === 'string') return call(request.secret);
+    const login = keystoneLogin(request.secret);
+    if (!login) throw new ToolImportError('the Monasca import has no token: set the import’s secret to a Keystone login (docs/incidents-import.md), or keep a token on the integration (POST …/monasca/token)');
+    const key = createHash('sha256').update(JSON.stringify(login)).digest('hex');
+    const cached = this.tokens.get(key);
+    if (cached && cached.until > request.now) {
+      try {
+        return await call(cached.id);
+      } catch (error) {
+        if (!(error instanceof ToolImportError) || error.status !== 401) throw error;
+        this.tokens.delete(key);
+      }
+    }
+    let token;
+    try {
+      token = await issueToken(login, { fetch: request.fetch });
+    } catch (error) {
+      if (!(error instanceof MonascaApiError)) throw error;
+      // keystone.ts says what to do; the address and the answer are added where it does not name them.
+      const url = `${login.identityUrl.replace(/\/+$/, '').replace(/\/(v2\.0|v3)$/, '')}${login.version === 'v3' ? '/v3/auth/tokens' : '/v2.0/tokens'}`;
+      const where = error.message.includes(url) ? '' : ` (Keystone at ${shownUrl(url)}${error.status === undefined ? '' : ` answered HTTP ${error.status}`})`;
+      throw new ToolImportError(`${error.message}${where}`, error.status);
+      throw error;
+    }
+    const expires = token.expiresAt === undefined ? Number.NaN : Date.parse(token.expiresAt);
+    this.tokens.set(key, { id: token.id, until: Number.isNaN(expires) ? request.now + 10 * 60_000 : expires - 60_000 });
+    return call(token.id);
+  }
+}
+
+/** State transitions per page; alarms per list call. */
+const HISTORY_PAGE = 1000;
+const ALARMS_PAGE = 1000;
+/** A loop guard on the alarm list, not a quota: 100,000 alarms. */
+const MAX_ALARM_PAGES = 100;
+
+interface Alarm {
+  id: string;
+  name: string;
+  severity: string | null;
+  hostname: string | null;
+  state: string | undefined;
+  stateUpdatedAt: number | null;
+}
+
+interface Cursor {
+  /** The state history's offset: the id (ms) of the last transition read. */
+  offset?: string;
+  /** Alarms in ALARM as far as the import has taken them. */
+  open?: string[];
+}
+
+async function listAlarms(request: ImportRequest, root: string, headers: Record<string, string>): Promise<Map<string, Alarm>> {
+  const alarms = new Map<string, Alarm>();
+  let offset: string | undefined;
+  for (let page = 0; page < MAX_ALARM_PAGES; page++) {
+    const params = new URLSearchParams({ limit: String(ALARMS_PAGE) });
+    if (offset !== undefined) params.set('offset', offset);
+    const url = `${root}/v2.0/alarms?${params}`;
+    const answer = elementsOf(await getJson(request.fetch, 'Monasca', url, headers, request.signal), url);
+    for (const element of answer.elements) {
+      if (typeof element.id !== 'string') continue;
+      const stateAt = typeof element.state_updated_timestamp === 'string' ? Date.parse(element.state_updated_timestamp) : Number.NaN;
+      alarms.set(element.id, { ...alarmOf(element.id, element.metrics, element.alarm_definition), state: typeof element.state === 'string' ? element.state : undefined, stateUpdatedAt: Number.isNaN(stateAt) ? null : stateAt });
+    }
+    if (answer.nextOffset === undefined || answer.nextOffset === offset || answer.elements.length === 0) return alarms;
+    offset = answer.nextOffset;
+  }
+  throw new ToolImportError(`Monasca at ${root}/v2.0/alarms kept answering with a next page after ${MAX_ALARM_PAGES} pages`);
+}
+
+/** An alarm's name, severity and host: its definition's, and the `hostname` dimension of its first metric that has one. */
+function alarmOf(id: string, metrics: unknown, definition: unknown): Alarm {
+  let hostname: string | null = null;
+  let metricName: string | undefined;
+  for (const metric of Array.isArray(metrics) ? metrics : []) {
+    if (!isRecord(metric)) continue;
+    metricName ??= typeof metric.name === 'string' ? metric.name : undefined;
+    if (hostname === null && isRecord(metric.dimensions) && typeof metric.dimensions.hostname === 'string') hostname = metric.dimensions.hostname;
+  }
+  const name = isRecord(definition) && typeof definition.name === 'string' ? definition.name : metricName ?? `alarm ${id}`;
+  const severity = isRecord(definition) && typeof definition.severity === 'string' ? definition.severity : null;
+  return { id, name, severity, hostname, state: undefined, stateUpdatedAt: null };
+}
+
+function elementsOf(answer: unknown, url: string): { elements: Record<string, unknown>[]; nextOffset: string | undefined } {
+  if (!isRecord(answer) || !Array.isArray(answer.elements)) {
+    throw new ToolImportError(`Monasca at ${url.split('?')[0]} answered without an elements list: is monascaUrl the Monasca API (port 8070 by default)?`);
+  }
+  let nextOffset: string | undefined;
+  for (const link of Array.isArray(answer.links) ? answer.links : []) {
+    // The next link names the host the API believes it has (often an internal one): only its offset is taken.
+    if (isRecord(link) && link.rel === 'next' && typeof link.href === 'string' && URL.canParse(link.href)) nextOffset = new URL(link.href).searchParams.get('offset') ?? undefined;
+  }
+  return { elements: answer.elements.filter(isRecord), nextOffset };
+}
+
+function monascaRoot(value: unknown): string {
+  if (typeof value !== 'string' || !URL.canParse(value)) throw new ToolImportError('the Monasca import needs config.monascaUrl, the Monasca API’s address (e.g. http://monasca:8070)');
+  const url = new URL(value);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v2\.0$/, '')}`;
+}
+
+function readCursor(raw: string | null): Cursor {
+  if (raw === null) return {};
+  const parsed = JSON.parse(raw) as unknown;
+  return isRecord(parsed) ? (parsed as Cursor) : {};
+}
+
+const TEXT_FIELDS = ['identityUrl', 'username', 'password', 'project', 'userDomainName', 'projectDomainName'] as const;
+
+/** The import's Keystone login, as the token route takes it (monasca/routes.ts KeystoneLogin). */
+function keystoneLogin(secret: unknown): KeystoneCredentials | undefined {
+  if (!isRecord(secret) || keystoneLoginErrors(secret, '').length > 0) return undefined;
+  const text = (name: string) => secret[name] as string;
+  const optional = (name: string) => (typeof secret[name] === 'string' ? (secret[name] as string) : undefined);
+  if (secret.version === 'v2.0') return { version: 'v2.0', identityUrl: text('identityUrl'), username: text('username'), password: text('password'), tenantName: text('project') };
+  return { version: 'v3', identityUrl: text('identityUrl'), username: text('username'), password: text('password'), projectName: text('project'), userDomainName: optional('userDomainName'), projectDomainName: optional('projectDomainName') };
+}
+
+function keystoneLoginErrors(secret: Record<string, unknown>, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (secret.version !== 'v3' && secret.version !== 'v2.0') errors.push({ path: `${at}/version`, message: 'version: "v3" (POST /v3/auth/tokens) or "v2.0" (POST /v2.0/tokens)' });
+  for (const name of TEXT_FIELDS) {
+    const value = secret[name];
+    const optional = name === 'userDomainName' || name === 'projectDomainName';
+    if (value === undefined && optional) continue;
+    if (typeof value !== 'string' || value === '') errors.push({ path: `${at}/${name}`, message: `${name}: a non-empty string${optional ? ' when given' : ''}` });
+  }
+  for (const name of Object.keys(secret)) {
+    if (name !== 'version' && !(TEXT_FIELDS as readonly string[]).includes(name)) errors.push({ path: `${at}/${name}`, message: `${name} is not part of a Keystone login (version, identityUrl, username, password, project, userDomainName, projectDomainName)` });
+  }
+  if (typeof secret.identityUrl === 'string' && !/^https?:\/\//.test(secret.identityUrl)) errors.push({ path: `${at}/identityUrl`, message: 'identityUrl: Keystone’s http or https address, e.g. http://keystone:5000' });
+  return errors;
+}
+
+export const monascaImportNeeds: ImportNeeds = {
+  tool: 'Monasca',
+  credentialProviders: [],
+  integrationSecret: true,
+  secretErrors(secret, at) {
+    if (typeof secret === 'string') return [];
+    if (!isRecord(secret)) return [{ path: at, message: 'a Monasca import reads with a Keystone token (a string) or a Keystone login {version, identityUrl, username, password, project, …}' }];
+    return keystoneLoginErrors(secret, at);
+  },
+  settingsErrors({ config, hasSecret, integrationHasSecret }) {
+    const errors: FieldError[] = [];
+    if (typeof config.monascaUrl !== 'string') errors.push({ path: '/body/config/monascaUrl', message: 'an import reads the Monasca API at config.monascaUrl (e.g. http://monasca:8070): set it in the integration’s config' });
+    if (!hasSecret && !integrationHasSecret) {
+      errors.push({ path: '/body/import/secret', message: 'an import needs a Keystone login as its secret (a new token is asked for as needed), or a token kept on the integration (POST …/monasca/token)' });
+    }
+    return errors;
+  },
+  readOnlyCall(method, url) {
+    // Keystone's token request: it reads nothing of Monasca and changes nothing there.
+    return method === 'POST' && /\/(v2\.0\/tokens|v3\/auth\/tokens)$/.test(url.pathname);
+  },
+};

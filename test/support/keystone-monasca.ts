@@ -30,7 +30,7 @@ import type { AddressInfo } from 'node:net';
  *   influxdb/metrics_repository.py `_build_offset_clause`), the next link's offset the last element's id.
  *
  * Tokens are per project: the Monasca endpoints show the definitions and methods of the token's project.
- * Any other call (a write, an unknown path) is answered 405/404 and kept in `unexpected`, which a
+ * Any other call (a write, an unknown path) is answered 404 and kept in `unexpected`, which a
  * test of a read-only client asserts empty.
  */
 export interface EmulatedUser {
@@ -261,7 +261,9 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
       }
 
       unexpected.push(`${req.method} ${url.pathname}${url.search}`);
-      reply(req.method === 'GET' ? 404 : 405, { title: req.method === 'GET' ? 'Not Found' : 'Method Not Allowed', description: `No route for ${req.method} ${url.pathname}` });
+      // A path no route serves is 404 whatever the method, as Keystone's and Monasca's routers answer
+      // (a token request sent below the root, identity_url/identity/v2.0/tokens, is one).
+      reply(404, { title: 'Not Found', description: `No route for ${req.method} ${url.pathname}` });
     });
   });
 

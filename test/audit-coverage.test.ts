@@ -96,7 +96,8 @@ describe('every management change is audited', () => {
     secrets.push(member.cookie.split('=')[1]!, member.csrf, member.inviteUrl.split('/').pop()!);
     const invited = await made('POST', '/api/v1/users', { email: 'bob@example.com', role: 'viewer' });
     ids.invite = invited.inviteUrl!.split('/').pop()!;
-    secrets.push(ids.invite);
+    ids.preview = (await made('POST', '/api/v1/users', { email: 'dee@example.com', role: 'viewer' })).inviteUrl!.split('/').pop()!;
+    secrets.push(ids.invite, ids.preview);
     ids.sso = (await made('POST', '/api/v1/sso-providers', { type: 'oidc', name: 'Keycloak', issuer: 'http://127.0.0.1:1', clientId: 'pitcrew', clientSecret: SSO_SECRET, roleMapping: { domains: { 'example.com': 'viewer' } } })).id!;
     const token = await made('POST', '/api/v1/tokens', { name: 'to revoke' });
     ids.token = token.id!;
@@ -167,6 +168,7 @@ describe('every management change is audited', () => {
     'POST /api/v1/schedules/preview': { url: '/api/v1/schedules/preview', body: { schedule: '@daily' } },
     'POST /api/v1/auth/reset': { url: '/api/v1/auth/reset', body: { email: 'ada@example.com' }, as: 'anonymous' },
     'POST /api/v1/me/totp': { url: '/api/v1/me/totp' },
+    'POST /api/v1/auth/accept/preview': { url: '/api/v1/auth/accept/preview', body: { invite: ids.preview }, as: 'anonymous' },
     // An unknown provider: the sign-in page again (302). A SAML sign-in records itself (identity/sso/routes.ts complete()).
     'POST /api/v1/auth/saml/{providerId}/acs': { url: '/api/v1/auth/saml/0190a6d2-0000-7000-8000-000000000000/acs', body: { SAMLResponse: 'PHNhbWw+' }, as: 'anonymous' },
     'POST /api/v1/integrations/{id}/alerts/preview': { url: `/api/v1/integrations/${ids.integration}/alerts/preview`, body: { alarmName: '*' } },

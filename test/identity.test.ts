@@ -27,7 +27,7 @@ describe.each(testDialects())('identity on %s', (dialect) => {
     it('claims the bootstrap link once: e-mail and password set, signed in, the bootstrap token theirs', async () => {
       expect(env.tenant.signInPath).toMatch(/^\/accept\/[\w-]{40,}$/);
       const invite = env.tenant.signInPath!.split('/').pop();
-      expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` })).json()).toEqual({ purpose: 'first_owner', email: null, tenant: 'default', existingAccount: false });
+      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } })).json()).toEqual({ purpose: 'first_owner', email: null, tenant: 'default', existingAccount: false });
       const noEmail = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: PASSWORD } });
       expect(expectProblem(noEmail, 400, 'PITCREW_ERR_VALIDATION').detail).toMatch(/first owner.*e-mail/);
       // A refused attempt leaves the link usable: its use is undone with the refusal.
@@ -295,17 +295,17 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const invited = (await env.api('POST', '/api/v1/users', { email: 'mailed@example.com', role: 'viewer' }, other.token)).json();
       const invite = invited.inviteUrl.split('/').pop();
       // What the accept page is told before anything is used: an existing account, accepted with its own password.
-      const peeked = await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` });
+      const peeked = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } });
       expect(peeked.json()).toEqual({ purpose: 'invite', email: 'mailed@example.com', tenant: 'other team', existingAccount: true });
       const fresh = (await env.api('POST', '/api/v1/users', { email: 'fresh@example.com', role: 'viewer' }, other.token)).json();
-      expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${fresh.inviteUrl.split('/').pop()}` })).json()).toEqual({ purpose: 'invite', email: 'fresh@example.com', tenant: 'other team', existingAccount: false });
-      expect(expectProblem(await env.app.server.inject({ method: 'GET', url: '/api/v1/auth/links/not-a-link-at-all' }), 404, 'PITCREW_ERR_NOT_FOUND').detail).toMatch(/unknown, used already or expired/);
+      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: fresh.inviteUrl.split('/').pop() } })).json()).toEqual({ purpose: 'invite', email: 'fresh@example.com', tenant: 'other team', existingAccount: false });
+      expect(expectProblem(await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: 'not-a-link-at-all' } }), 404, 'PITCREW_ERR_NOT_FOUND').detail).toMatch(/unknown, used already or expired/);
       const takeover = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'the attacker chose this' } });
       expect(expectProblem(takeover, 401, 'PITCREW_ERR_SIGN_IN_FAILED').detail).toMatch(/has a pitcrew account already: give its password/);
       expect((await signIn(env, 'mailed@example.com', 'a new long password')).statusCode).toBe(200);
       const joined = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'a new long password' } });
       expect(joined.json()).toMatchObject({ tenantId: other.tenantId, role: 'viewer' });
-      expectProblem(await env.app.server.inject({ method: 'GET', url: `/api/v1/auth/links/${invite}` }), 404, 'PITCREW_ERR_NOT_FOUND');
+      expectProblem(await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } }), 404, 'PITCREW_ERR_NOT_FOUND');
       expect(joined.json().tenants.map((t: { name: string }) => t.name).sort()).toEqual(['default', 'other team']);
     });
 

@@ -111,14 +111,16 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     return signedIn(request, await presentMe(db, { tenantId, userId: user.id, via: 'password', csrfToken: started.csrfToken }), started.id);
   });
 
-  app.get('/auth/links/:linkSecret', {
+  // A POST with the link in the body, as /auth/accept takes it: a secret stays out of URLs and logs.
+  app.post('/auth/accept/preview', {
     schema: {
+      ...notAudited('a read: the link stays unused, nothing changes'),
       tags, ...access('public'), summary: "What an invitation, password reset or bootstrap link is for, before it is used (the accept page words its form by it); the link stays unused",
-      params: Type.Object({ linkSecret: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the link' }) }),
+      body: Type.Object({ invite: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the link' }) }, { additionalProperties: false }),
       response: { 200: LinkView, ...problems(400, 404) },
     },
   }, async (request) => {
-    const link = await peekLink(db, request.params.linkSecret, deps.clock());
+    const link = await peekLink(db, request.body.invite, deps.clock());
     if (!link) throw new PitcrewError('PITCREW_ERR_NOT_FOUND', LINK_GONE);
     const user = (await findUser(db, link.userId))!;
     const tenant = await db.selectFrom('tenants').select('name').where('id', '=', link.tenantId).executeTakeFirstOrThrow();

@@ -52,10 +52,11 @@ export function actorOf(principal: Principal): { actor: AuditActor; via: string 
  * Records every management call that changed something (DESIGN.md §7, issue 37.5), without any
  * route doing it by hand: `install` on the management scope gives each route that is not a GET
  * two hooks. Before the handler, the resource's view is read (a GET of its URL, with the caller's
- * credentials) for a PATCH, PUT or DELETE, and for a POST of a verb on an item; when the reply is a success, the entry is
- * written with that view as `before` and the reply as `after`, secrets masked, before the reply
- * leaves (the caller never sees a success the log lacks, unless writing it failed: then an error
- * is logged and the reply still goes, as the change is made). GET routes get no hook at all.
+ * credentials) for a PATCH, PUT or DELETE, and for a POST of a verb on an item; when the reply is
+ * a success, the entry is written with that view as `before` and the reply as `after`, secrets
+ * masked, before the reply leaves (the caller never sees a success the log lacks, unless writing
+ * it failed: then an error is logged and the reply still goes, as the change is made). GET routes
+ * get no hook at all.
  */
 export class AuditRecorder {
   private readonly drafts = new WeakMap<FastifyRequest, Draft>();
@@ -121,7 +122,7 @@ export class AuditRecorder {
       const page = (await this.read(request, `${listPath}${query}`)) as { items?: Array<{ id?: unknown }>; nextCursor?: unknown } | null;
       const found = page?.items?.find((item) => item.id === id);
       if (found) return found;
-      if (!list.paged || typeof page?.nextCursor !== 'string') return null;
+      if (!list.paged || typeof page?.nextCursor !== 'string' || page.nextCursor === cursor) return null;
       cursor = page.nextCursor;
     }
   }

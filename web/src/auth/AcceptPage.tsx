@@ -11,7 +11,7 @@ import { SignInCard } from './SignInCard';
 
 type AcceptField = 'email' | 'password';
 
-/** What the link is for (GET /auth/links/{linkSecret}): the form is worded by it. */
+/** What the link is for (POST /auth/accept/preview): the form is worded by it. */
 interface LinkView {
   purpose: 'invite' | 'reset' | 'first_owner';
   email: string | null;
@@ -30,7 +30,7 @@ export function AcceptPage() {
   const { invite = '' } = useParams();
   const link = useQuery({
     queryKey: ['link', invite],
-    queryFn: ({ signal }) => api<LinkView>(`/auth/links/${encodeURIComponent(invite)}`, { signal }),
+    queryFn: ({ signal }) => api<LinkView>('/auth/accept/preview', { method: 'POST', body: { invite }, signal }),
     retry: false,
     staleTime: Infinity,
   });

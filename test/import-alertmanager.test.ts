@@ -136,8 +136,14 @@ alerting:
   const logs = () => Object.entries(tools).map(([name, tool]) => `--- ${name} ---\n${tool.output().slice(-4000)}`).join('\n');
   /** What Alertmanager holds open now. */
   const openInAlertmanager = async (): Promise<AmAlert[]> => ((await (await fetch(`${alertmanagerUrl}/api/v2/alerts`)).json()) as AmAlert[]).filter((a) => Date.parse(a.endsAt) > Date.now());
+  /**
+   * What Prometheus has firing at the last whole second: the last step an import reads (its range
+   * ends on the step grid, 1 s here), so a change seen here is one the next import sees. At the
+   * current instant it could fall after that step, and the import would see it only the time after.
+   */
   const firingInPrometheus = async (): Promise<Array<Record<string, string>>> => {
-    const answer = (await (await fetch(`${prometheusUrl}/api/v1/query?${new URLSearchParams({ query: 'ALERTS{alertstate="firing"}' })}`)).json()) as { data: { result: Array<{ metric: Record<string, string> }> } };
+    const time = String(Math.floor(Date.now() / 1000));
+    const answer = (await (await fetch(`${prometheusUrl}/api/v1/query?${new URLSearchParams({ query: 'ALERTS{alertstate="firing"}', time })}`)).json()) as { data: { result: Array<{ metric: Record<string, string> }> } };
     return answer.data.result.map((series) => series.metric);
   };
   async function reload(diskInstances: string[], flapping: boolean): Promise<void> {
@@ -164,8 +170,10 @@ alerting:
     }, 'three alerts in Alertmanager', STEP_MS);
 
     // The same fingerprint, computed by pitcrew from Prometheus's series and by Alertmanager.
-    const series = await firingInPrometheus();
-    expect(series).toHaveLength(3);
+    const series = await waitFor(async () => {
+      const firing = await firingInPrometheus();
+      return firing.length === 3 ? firing : undefined;
+    }, 'three alerts firing in Prometheus', STEP_MS);
     const byLabels = new Map(held.map((alert) => [JSON.stringify(Object.entries(alert.labels).sort()), alert]));
     for (const metric of series) {
       const alert = byLabels.get(JSON.stringify(Object.entries(alertLabels(metric)).sort()));

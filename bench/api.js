@@ -28,7 +28,8 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line) => process.stderr.write(`bench: ${line}\n`);
 
 async function server(name, serverRoot) {
-  const pitcrew = await startPitcrew({ root: serverRoot, env, tempPrefix: `pitcrew-bench-api-${name}-`, ruleName: 'bench rule', progress: (line) => progress(`${name}: ${line}`) });
+  const nodeFlags = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(benchDir, 'profiles')}`, `--cpu-prof-name=api-${name.replace(/\W+/g, '-')}.cpuprofile`] : [];
+  const pitcrew = await startPitcrew({ root: serverRoot, env, tempPrefix: `pitcrew-bench-api-${name}-`, ruleName: 'bench rule', nodeFlags, progress: (line) => progress(`${name}: ${line}`) });
   const rule = (await pitcrew.api('GET', '/api/v1/rules')).items[0];
   return { name, pitcrew, url: `${pitcrew.base}/api/v1/rules/${rule.id}` };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { Principal, SignInVia } from './principal.js';
 import { isRole } from './roles.js';
@@ -10,19 +11,21 @@ export interface SessionPrincipal {
   csrfOk: boolean;
 }
 
+/** Every request of the UI asks it: built once (store/prepared.ts). */
+const membership = preparedQuery((db, userId: string, tenantId: string) => db
+  .selectFrom('memberships')
+  .innerJoin('users', 'users.id', 'memberships.user_id')
+  .select(['memberships.role', 'users.email', 'users.disabled_at'])
+  .where('memberships.user_id', '=', userId)
+  .where('memberships.tenant_id', '=', tenantId));
+
 /** The principal of a live session whose user is still a member of the session's tenant. */
 export async function authenticateSession(
   db: Kysely<Database>, secret: string, csrfToken: string | undefined, now: number, policy: SessionPolicy = SESSION_DEFAULTS,
 ): Promise<SessionPrincipal | undefined> {
   const session = await liveSession(db, secret, now, policy);
   if (!session) return undefined;
-  const member = await db
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['memberships.role', 'users.email', 'users.disabled_at'])
-    .where('memberships.user_id', '=', session.user_id)
-    .where('memberships.tenant_id', '=', session.tenant_id)
-    .executeTakeFirst();
+  const [member] = await membership(db, session.user_id, session.tenant_id);
   if (!member || member.disabled_at !== null || !isRole(member.role)) return undefined;
   return {
     principal: {

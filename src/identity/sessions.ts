@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId } from '../store/ids.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { Database, SessionRow } from '../store/schema.js';
 import type { SignInVia } from './principal.js';
 import { hashSecret, secretMatches } from './secrets.js';
@@ -43,8 +44,11 @@ export async function startSession(
 }
 
 /** The live session the cookie's secret names, its idle time renewed; undefined when unknown, ended or expired. */
+/** Every request of the UI asks it: built once (store/prepared.ts). */
+const sessionByHash = preparedQuery((db, hash: string) => db.selectFrom('sessions').selectAll().where('hash', '=', hash));
+
 export async function liveSession(db: Kysely<Database>, secret: string, now: number, policy: SessionPolicy = SESSION_DEFAULTS): Promise<SessionRow | undefined> {
-  const row = await db.selectFrom('sessions').selectAll().where('hash', '=', hashSecret(secret)).executeTakeFirst();
+  const [row] = await sessionByHash(db, hashSecret(secret));
   if (!row || !secretMatches(secret, row.hash) || row.revoked_at !== null) return undefined;
   if (now >= row.expires_at || now - row.last_seen_at >= policy.idleMs) return undefined;
   if (now - row.last_seen_at > SEEN_RESOLUTION_MS) {

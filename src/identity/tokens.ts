@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../store/ids.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import type { Principal } from './principal.js';
 import { isRole, lesserRole, type Role } from './roles.js';
@@ -31,16 +32,18 @@ export async function issueToken(db: Kysely<Database>, request: TokenRequest, no
   return { id, token };
 }
 
+/** Every management request asks it: built once (store/prepared.ts). */
+const liveTokenByHash = preparedQuery((db, hash: string) => db
+  .selectFrom('tokens')
+  .innerJoin('memberships', (join) => join.onRef('memberships.user_id', '=', 'tokens.user_id').onRef('memberships.tenant_id', '=', 'tokens.tenant_id'))
+  .innerJoin('users', 'users.id', 'tokens.user_id')
+  .select(['tokens.id', 'tokens.tenant_id', 'tokens.name', 'tokens.hash', 'tokens.last_used_at', 'tokens.role as token_role', 'tokens.expires_at', 'memberships.role as member_role', 'users.id as user_id', 'users.email', 'users.disabled_at'])
+  .where('tokens.hash', '=', hash)
+  .where('tokens.revoked_at', 'is', null));
+
 /** The principal of a live token whose user is still a member of its tenant; undefined otherwise. */
 export async function authenticateToken(db: Kysely<Database>, token: string, now = Date.now()): Promise<Principal | undefined> {
-  const row = await db
-    .selectFrom('tokens')
-    .innerJoin('memberships', (join) => join.onRef('memberships.user_id', '=', 'tokens.user_id').onRef('memberships.tenant_id', '=', 'tokens.tenant_id'))
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select(['tokens.id', 'tokens.tenant_id', 'tokens.name', 'tokens.hash', 'tokens.last_used_at', 'tokens.role as token_role', 'tokens.expires_at', 'memberships.role as member_role', 'users.id as user_id', 'users.email', 'users.disabled_at'])
-    .where('tokens.hash', '=', hashSecret(token))
-    .where('tokens.revoked_at', 'is', null)
-    .executeTakeFirst();
+  const [row] = await liveTokenByHash(db, hashSecret(token));
   if (!row || !secretMatches(token, row.hash) || row.disabled_at !== null) return undefined;
   if (row.expires_at !== null && now >= row.expires_at) return undefined;
   if (!isRole(row.member_role)) return undefined;

@@ -7,6 +7,7 @@ import { dropSchedule, syncSchedule } from './schedules.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import { containsText } from '../store/search.js';
+import { preparedQuery } from '../store/prepared.js';
 import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
@@ -45,14 +46,16 @@ export async function createRule(db: Db, durability: Durability, tenantId: strin
   return rule;
 }
 
-export async function getRule(db: Db, tenantId: string, id: string): Promise<Rule> {
-  const row = await db
-    .selectFrom('rules')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+/** Read on every request about one rule: built once (store/prepared.ts). */
+const liveRule = preparedQuery((db, id: string, tenantId: string) => db
+  .selectFrom('rules')
+  .selectAll()
+  .where('id', '=', id)
+  .where('tenant_id', '=', tenantId)
+  .where('deleted_at', 'is', null));
+
+export async function getRule(db: Kysely<Database>, tenantId: string, id: string): Promise<Rule> {
+  const [row] = await liveRule(db, id, tenantId);
   if (!row) throw notFound('rule', id);
   return fromRow(row);
 }

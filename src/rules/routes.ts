@@ -9,7 +9,7 @@ import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import type { Durability } from '../store/durability.js';
-import { activityOf, NO_ACTIVITY } from './activity.js';
+import { activityOf, NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleCreated } from './repository.js';
 import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
@@ -17,16 +17,35 @@ import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
 import { crossFieldErrors, providerOf, scheduleErrors, type CheckOptions } from './validate.js';
 import { notAudited } from '../identity/audit/naming.js';
+import { flushingWithAudit } from '../identity/audit/recorder.js';
+import type { Rule } from './rule.js';
+
+/** A rule and its activity, as read for its view. */
+interface LoadedRule {
+  rule: Rule;
+  activity: RuleActivity;
+}
 
 const tags = ['rules'];
 
 /** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set; onCreated: what else a new rule's transaction does. */
 export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleCreated }): void {
   const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
-  /** The rule as GET /rules/:id shows it: also the audit log's view of it before a change. */
-  const viewOf = async (request: FastifyRequest): Promise<RuleView> => {
+  const load = async (request: FastifyRequest): Promise<LoadedRule> => {
     const rule = await getRule(db, request.principal.tenantId, (request.params as { id: string }).id);
-    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
+    return { rule, activity: await activityOfOne(rule.tenantId, rule.id) };
+  };
+  /** The rule as GET /rules/:id shows it. */
+  const viewOf = async (request: FastifyRequest): Promise<RuleView> => {
+    const { rule, activity } = await load(request);
+    return presentRule(rule, baseUrl(publicUrl, request), activity);
+  };
+  /** What the audit log reads before a change, the GET's view; kept for the handler, which would read it again. */
+  const loadedBefore = new WeakMap<FastifyRequest, LoadedRule>();
+  const auditBefore = async (request: FastifyRequest): Promise<RuleView> => {
+    const loaded = await load(request);
+    loadedBefore.set(request, loaded);
+    return presentRule(loaded.rule, baseUrl(publicUrl, request), loaded.activity);
   };
 
   app.post('/rules', {
@@ -42,7 +61,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     assertConsistent(input, { firesAfter: clock() });
     await assertIntegrationExists(db, request.principal.tenantId, input);
     await assertCredentialExists(db, request.principal.tenantId, input);
-    const rule = await createRule(db, durability, request.principal.tenantId, input, clock(), onCreated);
+    const rule = await createRule(db, flushingWithAudit(request, durability), request.principal.tenantId, input, clock(), onCreated);
     // A cron rule's view lists its next ticks from its schedule, made with it.
     const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
     return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));
@@ -73,7 +92,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
 
   app.patch('/rules/:id', {
     preValidation: spellInfrastructureType,
-    config: { auditBefore: viewOf },
+    config: { auditBefore },
     schema: {
       tags, ...access('operator'),
       summary: 'Change a rule: the fields given replace the current ones (e.g. {"enabled": false} turns it off). An operator may only turn a rule on or off',
@@ -81,14 +100,17 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     },
   }, async (request) => {
     assertMayChange(request.principal.role, request.body);
-    const current = await getRule(db, request.principal.tenantId, request.params.id);
+    const before = loadedBefore.get(request) ?? await load(request);
+    const current = before.rule;
     const merged = { ...ruleToInput(current), ...request.body };
     // A schedule stored before is not judged again for a change of something else.
     assertConsistent(merged, { firesAfter: request.body.trigger ? clock() : undefined });
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     if (request.body.action) await assertCredentialExists(db, request.principal.tenantId, merged);
-    const rule = await replaceRule(db, durability, current, merged, clock());
-    return presentRule(rule, baseUrl(publicUrl, request), await activityOfOne(rule.tenantId, rule.id));
+    const rule = await replaceRule(db, flushingWithAudit(request, durability), current, merged, clock());
+    // A change writes no event nor execution: only a cron rule's schedule moves with it.
+    const activity = current.trigger.type !== 'cron' && rule.trigger.type !== 'cron' ? before.activity : await activityOfOne(rule.tenantId, rule.id);
+    return presentRule(rule, baseUrl(publicUrl, request), activity);
   });
 
   app.post('/schedules/preview', {
@@ -104,13 +126,13 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
   });
 
   app.delete('/rules/:id', {
-    config: { auditBefore: viewOf },
+    config: { auditBefore },
     schema: {
       tags, ...access('admin'), summary: 'Delete a rule (its webhook stops answering; recorded events stay)',
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
-    await deleteRule(db, durability, request.principal.tenantId, request.params.id, clock());
+    await deleteRule(db, flushingWithAudit(request, durability), request.principal.tenantId, request.params.id, clock());
     return reply.code(204).send(null);
   });
 }

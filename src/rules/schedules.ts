@@ -13,7 +13,8 @@ type Db = Kysely<Database> | Transaction<Database>;
  */
 export async function syncSchedule(db: Db, rule: Rule, now: number, previous?: Rule): Promise<void> {
   const next = rule.enabled && rule.trigger.type === 'cron' ? nextTick(rule.trigger, now) : undefined;
-  if (next === undefined) return dropSchedule(db, rule.id);
+  // A rule that was not a cron rule before has no schedule to drop (a delete per PATCH otherwise).
+  if (next === undefined) return previous && previous.trigger.type !== 'cron' ? undefined : dropSchedule(db, rule.id);
   const unchanged = previous !== undefined && previous.enabled && sameSchedule(previous.trigger, rule.trigger);
   await db.insertInto('schedules').values({ rule_id: rule.id, tenant_id: rule.tenantId, next_at: next, last_tick_at: null, updated_at: now })
     .onConflict((conflict) => (unchanged ? conflict.column('rule_id').doNothing() : conflict.column('rule_id').doUpdateSet({ next_at: next, waiting_tick: null, updated_at: now })))

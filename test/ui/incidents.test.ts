@@ -15,8 +15,9 @@ import { waitFor } from '../support/wait.js';
  * and a real integration URL: an Alertmanager alarm opens an incident that appears live,
  * Troubleshoot now streams a runbook's output from the agent while it runs, resolved incidents
  * are charted with the API's numbers, and the one-click automation creates a rule that fixes the
- * alarm's next occurrence (the starter "restart a systemd service", run by the agent against a
- * systemd stand-in: support/systemd-stand-in.ts).
+ * alarm's next occurrence (the starter "restart a systemd service" as the wizard fills it in,
+ * its ServiceName taken from the alert's `service` label, run by the agent against a systemd
+ * stand-in: support/systemd-stand-in.ts).
  *
  * Alertmanager bodies as its webhook sends them (prometheus/alertmanager notify/webhook/webhook.go
  * `Message`, version "4"; template/template.go `Alert`), as test/incidents.test.ts posts them.
@@ -165,18 +166,22 @@ describe('the incident dashboard in the web UI', () => {
     await signInAs(page, base, env.tenant.token, '/incidents');
     await page.locator('[data-candidate="ServiceDown"]').getByRole('link', { name: 'Automate' }).click();
     await page.getByText('Filled in for “ServiceDown”').waitFor();
+    await page.getByText('the lines after its opening comment take ServiceName from the alert’s service label, unless set').waitFor();
     expect(await page.getByLabel('Alarm name').inputValue()).toBe('ServiceDown');
     expect(await page.getByLabel('Integration').inputValue()).toBe(integrationId);
     await page.getByRole('button', { name: 'Next' }).click();
     expect(await page.getByLabel('Events allowed').inputValue()).toBe('5');
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByRole('button', { name: 'Next' }).click();
-    // The suggested starter, written into the rule: a person reads its notes and maps its variables to the alert's.
+    // The suggested starter, written into the rule as it is but for the lines after its opening
+    // comment that take its ServiceName from the alerts' `service` label: nobody edits it here.
     const editor = page.locator('.cm-content');
     const { script } = (await env.api('GET', '/api/v1/runbook-library/restart-service')).json();
+    const prelude = '# from the alert\'s labels unless set (pitcrew one-click automation)\n: "${ServiceName:=${LABEL_service:-}}"\n';
+    const prefilled = script.replace(/^((?:#.*\n)*)/, (opening: string) => opening + prelude);
+    expect(prefilled).not.toBe(script);
     await expect.poll(() => editor.innerText()).toContain('pitcrew starter runbook "restart a systemd service"');
-    const adapted = `ServiceName=$LABEL_service\nSettleSeconds=0\n${script}`;
-    await editor.fill(adapted);
+    expect(await editor.innerText()).toContain(': "${ServiceName:=${LABEL_service:-}}"');
     await page.getByRole('button', { name: 'Next' }).click();
     expect(await page.getByLabel('Runs allowed').inputValue()).toBe('3');
     await page.getByRole('button', { name: 'Next' }).click();
@@ -187,7 +192,7 @@ describe('the incident dashboard in the web UI', () => {
     expect(rule).toMatchObject({
       trigger: { type: 'alert', integrationId, alarmName: 'ServiceDown' },
       target: { type: 'trigger_host' },
-      action: { type: 'script', flavour: 'autofix', runbook: { script: adapted } },
+      action: { type: 'script', flavour: 'autofix', runbook: { script: prefilled } },
       flapping: { enabled: true, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600 },
       actionLimit: { max: 3, windowSeconds: 3600, onLimit: 'escalate' },
     });

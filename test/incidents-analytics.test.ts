@@ -225,7 +225,8 @@ describe.each(testDialects())('incident analytics on %s', (dialect) => {
           name: 'DiskFull: disk cleanup',
           trigger: { type: 'alert', integrationId: integrations.A, alarmName: 'DiskFull' },
           target: { type: 'trigger_host' },
-          starterRunbook: { slug: 'disk-cleanup', name: 'disk cleanup', flavour: 'autofix', why: expect.any(String) },
+          starterRunbook: { slug: 'disk-cleanup', name: 'disk cleanup', flavour: 'autofix', why: expect.any(String), labelDefaults: [], prelude: '' },
+          labels: [], // no alert of it was taken: its incidents were imported
           flapping: { enabled: true, maxEvents: 5, windowSeconds: 300, cooldownSeconds: 600 },
           actionLimit: { max: 3, windowSeconds: 3600, onLimit: 'escalate' },
         },
@@ -240,6 +241,32 @@ describe.each(testDialects())('incident analytics on %s', (dialect) => {
     expect(two.items.map((c: { alarmName: string }) => c.alarmName)).toEqual(['DiskFull', 'HostOutOfMemory', 'CertExpiring']);
     expect(two.items[2]).toMatchObject({ rulesOff: [{ id: rules.certOff, name: 'certs' }], why: 'fired 2 times in 10 days, resolved in 30 min on average, no rule acts on it; rule "certs" matches it but is off' });
     expect((await get(`candidates?${PERIOD}&minMeanSeconds=2000`)).items.map((c: { alarmName: string }) => c.alarmName)).toEqual(['HostOutOfMemory']);
+  });
+
+  it('gives the wizard the label names of the alarm’s newest alert, and the starter variables they name', async () => {
+    const incidentOf = async (tenantId: string, key: string) =>
+      (await env.store.db.selectFrom('incidents').select('id').where('tenant_id', '=', tenantId).where('incident_key', '=', key).executeTakeFirstOrThrow()).id;
+    const alert = async (tenantId: string, key: string, receivedAt: string, labels: Record<string, string>) => ({
+      id: idAt(at(receivedAt)), tenant_id: tenantId, integration_id: integrations.A, received_at: at(receivedAt), source: 'alertmanager', state: 'firing',
+      fingerprint: key, alarm_name: 'CertExpiring', host_name: 'lb-1', severity: 'critical', labels: JSON.stringify(labels), annotations: '{}', events: '[]',
+      incident_id: await incidentOf(tenantId, key),
+    });
+    // The newest incident's newest alert names the endpoint; the older ones name a file; another tenant's is newer still.
+    await env.store.db.insertInto('alerts').values([
+      await alert(env.tenant.tenantId, 'e1', '11-08T10:00', { alertname: 'CertExpiring', filepath: '/etc/ssl/a.pem' }),
+      await alert(env.tenant.tenantId, 'e2', '11-09T10:00', { alertname: 'CertExpiring', filepath: '/etc/ssl/a.pem' }),
+      await alert(env.tenant.tenantId, 'e2', '11-09T10:05', { alertname: 'CertExpiring', instance: 'lb-1:443', job: 'blackbox' }),
+      await alert(other.tenantId, 'e2-0', '11-09T11:00', { alertname: 'CertExpiring', cert_file: '/etc/ssl/b.pem' }),
+    ]).execute();
+    const [cert] = (await get(`candidates?${PERIOD}&alarmName=CertExpiring&minCount=1`)).items;
+    expect(cert.suggestion.labels).toEqual(['alertname', 'instance', 'job']);
+    expect(cert.suggestion.starterRunbook).toMatchObject({
+      slug: 'cert-expiry',
+      labelDefaults: [{ variable: 'CertEndpoints', labels: ['LABEL_instance'] }],
+      prelude: '# from the alert\'s labels unless set (pitcrew one-click automation)\n: "${CertEndpoints:=${LABEL_instance:-}}"\n',
+    });
+    const [theirs] = (await get(`candidates?${PERIOD}&alarmName=CertExpiring&minCount=1`, other.token)).items;
+    expect(theirs.suggestion.starterRunbook.labelDefaults).toEqual([{ variable: 'CertFiles', labels: ['LABEL_cert_file'] }]);
   });
 
   it('one tenant never sees another\'s incidents', async () => {

@@ -6,7 +6,7 @@ import {
   analyticsView, dayOf, ruleAlarms, ruleCovers, slowestAlarms, totalsByAlarm,
   type AlertRuleFacts, type AnalyticsView, type CreationDaySplit, type DayGroup, type HostCount, type Period, type RuleAlarm, type Spread,
 } from './analytics.js';
-import { rankCandidates, type Candidate, type CandidateOptions } from './candidates.js';
+import { rankCandidates, withAlertLabels, type Candidate, type CandidateOptions } from './candidates.js';
 import { DAY_MS, refreshIncidentDays } from './rollup.js';
 
 /*
@@ -59,14 +59,18 @@ export async function readIncidentAnalytics(db: Kysely<Database>, dialect: Diale
   });
 }
 
-/** The automation candidates among a tenant's alarms over the query's period and filters, each with its typical host. */
+/** The automation candidates among a tenant's alarms over the query's period and filters, each with its typical host and its newest alert's labels. */
 export async function readAutomationCandidates(
   db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery, options: Omit<CandidateOptions, 'limit'>,
 ): Promise<Candidate[]> {
   const reads = new AnalyticsReads(db, dialect, tenantId, query);
   const candidates = rankCandidates(await reads.groups(), await reads.alertRules(), query.period, { ...options, limit: query.limit });
-  for (const candidate of candidates) candidate.typicalHostname = (await reads.typicalHost(candidate.integrationId, candidate.alarmName))?.hostname ?? null;
-  return candidates;
+  const filled: Candidate[] = [];
+  for (const candidate of candidates) {
+    candidate.typicalHostname = (await reads.typicalHost(candidate.integrationId, candidate.alarmName))?.hostname ?? null;
+    filled.push(withAlertLabels(candidate, await reads.newestLabelNames(candidate.integrationId, candidate.alarmName)));
+  }
+  return filled;
 }
 
 export class AnalyticsReads {
@@ -189,6 +193,18 @@ export class AnalyticsReads {
     const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('host_key', '=', top.host_key)
       .where('hostname', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
     return { hostname: named?.hostname ?? top.host_key, count: Number(top.count), of: Number(top.of) };
+  }
+
+  /**
+   * The label names of the alarm's newest alert on the integration: of its newest incident that
+   * has alerts (an imported one may have none), the newest; walked from the newest incident down.
+   */
+  async newestLabelNames(integrationId: string, alarmName: string): Promise<string[]> {
+    const alert = await this.db.selectFrom('incidents').innerJoin('alerts', 'alerts.incident_id', 'incidents.id').select('alerts.labels')
+      .where('incidents.tenant_id', '=', this.tenantId).where('incidents.alarm_name', '=', alarmName).where('incidents.integration_id', '=', integrationId)
+      .where('alerts.tenant_id', '=', this.tenantId)
+      .orderBy('incidents.id', 'desc').orderBy('alerts.id', 'desc').limit(1).executeTakeFirst();
+    return alert ? Object.keys(JSON.parse(alert.labels) as Record<string, string>) : [];
   }
 
   /** The tenant's incidents resolved within the period (or the days given) and the filters: a condition every partial index takes. */

@@ -89,7 +89,13 @@ export const CandidatesView = Type.Object({
         name: Type.String(),
         flavour: Type.Enum(['autofix', 'diagnostics']),
         why: Type.String(),
+        labelDefaults: Type.Array(Type.Object({
+          variable: Type.String({ description: 'a variable the starter reads, e.g. ServiceName' }),
+          labels: Type.Array(Type.String(), { description: 'the LABEL_<name> variables that give it, the first set winning' }),
+        }), { description: "the starter's variables a label of the alarm's newest alert obviously gives" }),
+        prelude: Type.String({ description: "the lines the wizard writes after the script's opening comment: each variable from its labels unless set; empty for none" }),
       }), Type.Null()], { description: "the starter runbook for the alarm's kind; null for a kind the library has none for" }),
+      labels: Type.Array(Type.String(), { description: "the label names of the alarm's newest alert (its runs read them as LABEL_<name>)" }),
       flapping: Type.Object({ enabled: Type.Boolean(), maxEvents: Type.Integer(), windowSeconds: Type.Integer(), cooldownSeconds: Type.Integer() }),
       actionLimit: Type.Object({ max: Type.Integer(), windowSeconds: Type.Integer(), onLimit: Type.Enum(['escalate', 'drop']) }),
     }, { description: 'what the rule wizard fills in' }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alarmNamePattern } from '../rules/alarm-name.js';
 import { dayOf, type AlertRuleFacts, type DayGroup, type Period } from './analytics.js';
-import { exactAlarmName, humanDuration, PRESET_ACTION_LIMIT, PRESET_FLAPPING, rankCandidates } from './candidates.js';
+import { exactAlarmName, humanDuration, PRESET_ACTION_LIMIT, PRESET_FLAPPING, rankCandidates, withAlertLabels } from './candidates.js';
 
 const day = (text: string) => dayOf(Date.parse(`${text}T00:00:00Z`));
 const MIN = 60_000;
@@ -49,11 +49,27 @@ describe('rankCandidates', () => {
         name: 'DiskFull: disk cleanup',
         trigger: { type: 'alert', integrationId: 'i-a', alarmName: 'DiskFull' },
         target: { type: 'trigger_host' },
-        starterRunbook: { slug: 'disk-cleanup', name: 'disk cleanup', flavour: 'autofix', why: expect.stringContaining('dry run') },
+        starterRunbook: { slug: 'disk-cleanup', name: 'disk cleanup', flavour: 'autofix', why: expect.stringContaining('dry run'), labelDefaults: [], prelude: '' },
+        labels: [],
         flapping: PRESET_FLAPPING,
         actionLimit: PRESET_ACTION_LIMIT,
       },
     });
+  });
+
+  it('takes the starter’s variables from the labels the alarm’s newest alert has', () => {
+    const [candidate] = rankCandidates([group('ServiceDown', 4, 25)], [], period, options);
+    const filled = withAlertLabels(candidate!, ['severity', 'service', 'alertname']);
+    expect(filled.suggestion.labels).toEqual(['alertname', 'service', 'severity']);
+    expect(filled.suggestion.starterRunbook).toMatchObject({
+      slug: 'restart-service',
+      labelDefaults: [{ variable: 'ServiceName', labels: ['LABEL_service'] }],
+      prelude: expect.stringContaining(': "${ServiceName:=${LABEL_service:-}}"\n'),
+    });
+    expect(withAlertLabels(candidate!, ['alertname']).suggestion.starterRunbook).toMatchObject({ labelDefaults: [], prelude: '' });
+    // No starter for the kind: the labels only.
+    const [other] = rankCandidates([group('Weird', 4, 25)], [], period, options);
+    expect(withAlertLabels(other!, ['service']).suggestion).toMatchObject({ starterRunbook: null, labels: ['service'] });
   });
 
   it('leaves out what is not repetitive, fast to resolve, a webhook alarm, or covered by an enabled rule', () => {

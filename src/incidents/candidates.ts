@@ -1,3 +1,5 @@
+import { labelDefaults, labelPrelude, type LabelDefault } from '../runbooks/library/alert-labels.js';
+import { STARTER_RUNBOOKS } from '../runbooks/library/catalogue.js';
 import { alarmKind, starterFor, type AlarmKind, type StarterSuggestion } from './alarm-kind.js';
 import { byText, meanSeconds, ruleCovers, seconds, type AlertRuleFacts, type DayGroup, type Period } from './analytics.js';
 
@@ -41,10 +43,19 @@ export interface Candidate {
     name: string;
     trigger: { type: 'alert'; integrationId: string; alarmName: string; severity?: string[] };
     target: { type: 'trigger_host' };
-    starterRunbook: StarterSuggestion | null;
+    starterRunbook: StarterRunbookSuggestion | null;
+    /** The label names of the alarm's newest alert (its runs read them as LABEL_<name>); filled by the reads. */
+    labels: string[];
     flapping: typeof PRESET_FLAPPING;
     actionLimit: typeof PRESET_ACTION_LIMIT;
   };
+}
+
+/** The starter, and how the rule's copy takes its variables from the alert's labels (runbooks/library/alert-labels.ts). */
+export interface StarterRunbookSuggestion extends StarterSuggestion {
+  labelDefaults: LabelDefault[];
+  /** The lines the wizard writes at the top of the starter's script: each variable from its labels, unless set. */
+  prelude: string;
 }
 
 interface Tally {
@@ -101,7 +112,8 @@ export function rankCandidates(groups: readonly DayGroup[], rules: readonly Aler
 
 function candidateOf(t: Tally, days: number): Candidate {
   const kind = alarmKind(t.alarmName);
-  const starterRunbook = starterFor(kind);
+  const starter = starterFor(kind);
+  const starterRunbook = starter && { ...starter, labelDefaults: [], prelude: '' };
   const mean = meanSeconds(t.totalMs, t.count)!;
   const severities = [...t.severities].filter((s): s is string => s !== null).sort(byText);
   // Some severities have a rule already: the new one takes the others, when each has a name to match.
@@ -125,8 +137,27 @@ function candidateOf(t: Tally, days: number): Candidate {
       trigger: { type: 'alert', integrationId: t.integrationId, alarmName: exactAlarmName(t.alarmName), ...(narrowed ? { severity: severities } : {}) },
       target: { type: 'trigger_host' },
       starterRunbook,
+      labels: [],
       flapping: PRESET_FLAPPING,
       actionLimit: PRESET_ACTION_LIMIT,
+    },
+  };
+}
+
+/**
+ * The candidate with the label names its alarm's newest alert has: the starter's variables that
+ * a label obviously gives (ServiceName from `service`, …) and the script lines that take them.
+ */
+export function withAlertLabels(candidate: Candidate, labels: readonly string[]): Candidate {
+  const { starterRunbook } = candidate.suggestion;
+  const starter = starterRunbook && STARTER_RUNBOOKS.find((entry) => entry.slug === starterRunbook.slug);
+  const defaults = starter ? labelDefaults(starter, labels) : [];
+  return {
+    ...candidate,
+    suggestion: {
+      ...candidate.suggestion,
+      labels: [...labels].sort(byText),
+      starterRunbook: starterRunbook && { ...starterRunbook, labelDefaults: defaults, prelude: starter ? labelPrelude(starter.interpreter, defaults) : '' },
     },
   };
 }

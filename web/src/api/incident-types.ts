@@ -84,6 +84,10 @@ export interface StarterSuggestion {
   name: string;
   flavour: 'autofix' | 'diagnostics';
   why: string;
+  /** The starter's variables a label of the alarm's newest alert gives (LABEL_<name>, the first set winning). */
+  labelDefaults: Array<{ variable: string; labels: string[] }>;
+  /** The lines that take them, written after the script's opening comment; empty for none. */
+  prelude: string;
 }
 
 export interface Candidate {
@@ -102,6 +106,7 @@ export interface Candidate {
     trigger: { type: 'alert'; integrationId: string; alarmName: string; severity?: string[] };
     target: { type: 'trigger_host' };
     starterRunbook: StarterSuggestion | null;
+    labels: string[];
     flapping: { enabled: boolean; maxEvents: number; windowSeconds: number; cooldownSeconds: number };
     actionLimit: { max: number; windowSeconds: number; onLimit: 'escalate' | 'drop' };
   };

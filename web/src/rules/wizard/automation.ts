@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
-import type { Candidate, Candidates } from '../../api/incident-types';
+import type { Candidate, Candidates, StarterSuggestion } from '../../api/incident-types';
 import type { LibraryItem } from '../../api/runbook-types';
 import { emptyForm, type RuleForm } from './form';
 
@@ -71,7 +71,7 @@ export function automationForm(request: AutomationRequest, candidate: Candidate 
     actionType: 'script',
     targetType: 'trigger_host',
     ...(starter && suggestion?.starterRunbook
-      ? { flavour: suggestion.starterRunbook.flavour, runbookSource: 'inline' as const, interpreter: starter.interpreter, script: starter.script, notes: starter.description }
+      ? { flavour: suggestion.starterRunbook.flavour, runbookSource: 'inline' as const, interpreter: starter.interpreter, script: withPrelude(starter.script, suggestion.starterRunbook.prelude), notes: starter.description }
       : {}),
     limitEnabled: true,
     limitMax: String(limit.max),
@@ -80,10 +80,28 @@ export function automationForm(request: AutomationRequest, candidate: Candidate 
   };
 }
 
+/**
+ * The script with the prelude (the variables taken from the alert's labels) after its opening
+ * comment: the interpreter line and the comment saying what the script is stay first.
+ */
+export function withPrelude(script: string, prelude: string): string {
+  if (prelude === '') return script;
+  const opening = /^(?:#.*(?:\n|$))*/.exec(script)![0];
+  const separator = opening === '' || opening.endsWith('\n') ? '' : '\n';
+  return opening + separator + prelude + script.slice(opening.length);
+}
+
 /** What the wizard says it was filled in with, and why. */
 export function automationNotice(request: AutomationRequest, candidate: Candidate | null): string {
   if (!candidate) return `Filled in for “${request.alarmName}”: its alerts on this integration, on the host each alert names, with flapping protection and an action limit. Pick the runbook that fixes it.`;
   const starter = candidate.suggestion.starterRunbook;
-  const runbook = starter ? ` The suggested runbook is the starter “${starter.name}”: it ${starter.why}; read its notes and adapt it to your hosts before you create the rule.` : ' No starter runbook fits this kind of alarm: write the fix.';
+  const runbook = starter ? ` The suggested runbook is the starter “${starter.name}”: it ${starter.why}; ${taken(starter.labelDefaults)}read its notes and adapt it to your hosts before you create the rule.` : ' No starter runbook fits this kind of alarm: write the fix.';
   return `Filled in for “${candidate.alarmName}”, which ${candidate.why}.${runbook} Creating the rule links it to the alarm’s incidents.`;
+}
+
+/** "the lines after its opening comment take ServiceName from the alert’s service or unit label, unless set; " */
+function taken(defaults: StarterSuggestion['labelDefaults']): string {
+  if (defaults.length === 0) return '';
+  const each = defaults.map(({ variable, labels }) => `${variable} from the alert’s ${labels.map((l) => l.replace(/^LABEL_/, '')).join(' or ')} label`);
+  return `the lines after its opening comment take ${each.join(', ')}, unless set; `;
 }

@@ -91,6 +91,29 @@ describe('tenant settings in the web UI', () => {
     expect((await tenant()).throttle).toBeNull();
   });
 
+  it("saves when a resolution is automation's and when a webhook's incident closes, in minutes, a wrong one refused at its field", async () => {
+    const { page, env, base } = ui;
+    await signInAs(page, base, env.tenant.token, '/settings');
+    const form = page.locator('form', { has: page.getByRole('heading', { name: 'Incidents' }) });
+    // The defaults, as the API gives them in seconds (tenants/routes.ts).
+    await form.getByText("Now: a resolution within 60 min of a fix is automation's; a webhook's incident closes after 30 min quiet.").waitFor();
+    expect((await tenant()).incidents).toEqual({ automationWindowSeconds: 3600, quietSeconds: 1800 });
+
+    await form.getByLabel('Automation window (minutes)').fill('10081');
+    await form.getByLabel('Quiet period (minutes)').fill('45');
+    await form.getByRole('button', { name: 'Save incident settings' }).click();
+    await form.getByText('must be from 1 to 10080').waitFor();
+    expect(await form.getByLabel('Automation window (minutes)').getAttribute('aria-invalid')).toBe('true');
+    expect((await tenant()).incidents).toEqual({ automationWindowSeconds: 3600, quietSeconds: 1800 });
+
+    await form.getByLabel('Automation window (minutes)').fill('90');
+    await form.getByRole('button', { name: 'Save incident settings' }).click();
+    await form.getByRole('status').getByText("Saved: a resolution within 90 min of a fix is automation's; a webhook's incident closes after 45 min quiet.").waitFor();
+    expect((await tenant()).incidents).toEqual({ automationWindowSeconds: 5400, quietSeconds: 2700 });
+    const entry = (await env.api('GET', '/api/v1/audit?action=tenant.update')).json().items[0];
+    expect(entry.after.incidents).toEqual({ automationWindowSeconds: 5400, quietSeconds: 2700 });
+  });
+
   it('says how long history is kept, and who sets it', async () => {
     const { page, env, base } = ui;
     await signInAs(page, base, env.tenant.token, '/settings');

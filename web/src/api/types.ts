@@ -328,12 +328,22 @@ export interface Tenant {
   createdAt: string;
   /** Days the service keeps history (PITCREW_RETENTION_DAYS); null: for ever. */
   retentionDays: number | null;
+  incidents: IncidentSettings;
+}
+
+/** How the tenant's incidents resolve (docs/incidents.md, "Settings"). */
+export interface IncidentSettings {
+  /** An incident resolved within this long after a pitcrew fix of it ended is automation's. */
+  automationWindowSeconds: number;
+  /** An incident a webhook call opened closes after this long without another call. */
+  quietSeconds: number;
 }
 
 export interface TenantPatch {
   ipAllowlist?: string[];
   agentAllowlist?: string[];
   throttle?: Throttle | null;
+  incidents?: Partial<IncidentSettings>;
 }
 
 /** The states GET /api/v1/escalations accepts as a filter. */

@@ -94,6 +94,12 @@ describe('every management change is audited', () => {
     member = await invite(env, 'ada@example.com', 'operator');
     ids.member = member.userId;
     secrets.push(member.cookie.split('=')[1]!, member.csrf, member.inviteUrl.split('/').pop()!);
+    // A member who set up a second factor, for an admin to remove.
+    const lost = await invite(env, 'eve@example.com', 'viewer');
+    const lostSecret = newTotpSecret();
+    expect((await lost.call('PUT', '/api/v1/me/totp', { secret: lostSecret, code: totpCode(lostSecret, Date.now()) })).statusCode).toBe(204);
+    ids.lost = lost.userId;
+    secrets.push(lostSecret);
     const invited = await made('POST', '/api/v1/users', { email: 'bob@example.com', role: 'viewer' });
     ids.invite = invited.inviteUrl!.split('/').pop()!;
     ids.preview = (await made('POST', '/api/v1/users', { email: 'dee@example.com', role: 'viewer' })).inviteUrl!.split('/').pop()!;
@@ -154,6 +160,7 @@ describe('every management change is audited', () => {
     'POST /api/v1/auth/login': { url: '/api/v1/auth/login', body: { email: 'ada@example.com', password: PASSWORD }, action: 'session.start', as: 'anonymous' },
     'POST /api/v1/auth/accept': { url: '/api/v1/auth/accept', body: { invite: ids.invite, password: PASSWORD }, action: 'user.accept', as: 'anonymous' },
     'POST /api/v1/users/{id}/reset': { url: `/api/v1/users/${ids.member}/reset`, action: 'user.reset' },
+    'DELETE /api/v1/users/{id}/totp': { url: `/api/v1/users/${ids.lost}/totp`, action: 'user.totp_reset' },
     'PUT /api/v1/me/totp': { url: '/api/v1/me/totp', body: { secret: TOTP_SECRET, code: totpCode(TOTP_SECRET, Date.now()) }, action: 'user.totp_enable' },
     'DELETE /api/v1/me/totp': { url: '/api/v1/me/totp', body: { code: totpCode(TOTP_SECRET, Date.now()) }, action: 'user.totp_disable' },
     'POST /api/v1/sso-providers': { url: '/api/v1/sso-providers', body: { type: 'oidc', name: 'Google', issuer: 'http://127.0.0.1:1', clientId: 'pitcrew-public', clientSecret: SSO_SECRET, roleMapping: { domains: { 'example.com': 'viewer' } } }, action: 'sso_provider.create' },

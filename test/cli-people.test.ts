@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../src/identity/totp.js';
+import { PASSWORD } from './support/people.js';
 import { runCli, startServer, type ServerProcess } from './support/process.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-people-'));
@@ -11,6 +13,8 @@ describe('pitcrew users and tokens', { timeout: 90_000 }, () => {
   let server: ServerProcess;
   let owner: string;
   const cli = (args: string[], token = owner) => runCli(args, { PITCREW_SERVER: server.url, PITCREW_TOKEN: token });
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}, method = 'POST') =>
+    fetch(`${server.url}${url}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
     ({ token: owner } = JSON.parse((await runCli(['bootstrap', '--json'], { PITCREW_DATA_DIR: dataDir })).stdout));
@@ -27,7 +31,7 @@ describe('pitcrew users and tokens', { timeout: 90_000 }, () => {
     expect(invited.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/accept\/[\w-]{40,}\ninvited ops@example\.com as operator \(([0-9a-f-]{36})\): the link works once, for 7 days; not e-mailed: the tenant has no e-mail channel/);
     const id = /\(([0-9a-f-]{36})\)/.exec(invited.stdout)![1]!;
     const listed = await cli(['users', 'list']);
-    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+ops@example\\.com\\s+operator\\s+invited\\s+never`));
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+ops@example\\.com\\s+operator\\s+invited\\s+no\\s+never`));
     expect((await cli(['users', 'role', id, '--role', 'viewer'])).stdout).toBe('ops@example.com is now viewer\n');
 
     const mine = await cli(['tokens', 'create', '--name', 'read only', '--role', 'viewer']);
@@ -43,6 +47,28 @@ describe('pitcrew users and tokens', { timeout: 90_000 }, () => {
     expect((await cli(['tokens', 'revoke', tokenId])).code).toBe(0);
     expect((await cli(['tokens', 'list'], token)).stderr).toMatch(/unknown, expired or revoked/);
     expect((await cli(['users', 'remove', id])).stdout).toBe(`removed ${id} from the tenant\n`);
+  });
+
+  it("removes a member's lost second factor, named by e-mail: they sign in with the password alone", async () => {
+    const invited = await cli(['users', 'invite', 'lost@example.com', '--role', 'viewer', '--json']);
+    const { id, inviteUrl } = JSON.parse(invited.stdout) as { id: string; inviteUrl: string };
+    const accepted = await post('/api/v1/auth/accept', { invite: inviteUrl.split('/').pop(), password: PASSWORD });
+    const session = { cookie: accepted.headers.get('set-cookie')!.split(';')[0]!, 'x-pitcrew-csrf': ((await accepted.json()) as { csrfToken: string }).csrfToken };
+    const { secret } = (await (await post('/api/v1/me/totp', {}, session)).json()) as { secret: string };
+    expect((await post('/api/v1/me/totp', { secret, code: totpCode(secret, Date.now()) }, session, 'PUT')).status).toBe(204);
+    expect((await cli(['users', 'list'])).stdout).toMatch(new RegExp(`${id}\\s+lost@example\\.com\\s+viewer\\s+active\\s+yes`));
+    expect((await post('/api/v1/auth/login', { email: 'lost@example.com', password: PASSWORD })).status).toBe(401);
+
+    const reset = await cli(['users', 'reset-second-factor', 'Lost@Example.com']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(/^removed the second factor of lost@example\.com: they sign in with their password alone, and may set up a new one; 1 session\(s\) signed out; not e-mailed: the tenant has no e-mail channel .*tell them yourself\n$/);
+    expect((await cli(['users', 'list'])).stdout).toMatch(new RegExp(`${id}\\s+lost@example\\.com\\s+viewer\\s+active\\s+no`));
+    expect((await post('/api/v1/auth/login', { email: 'lost@example.com', password: PASSWORD })).status).toBe(200);
+    const again = await cli(['users', 'reset-second-factor', id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/this member has no second factor.*\(PITCREW_ERR_CONFLICT\)/);
+    const unknown = await cli(['users', 'reset-second-factor', 'nobody@example.com']);
+    expect(unknown.stderr).toMatch(/no member of this tenant has the e-mail nobody@example.com; `pitcrew users list` shows them/);
   });
 
   it('lists every token, beyond the 1000 a page of the API holds', async () => {

@@ -5,13 +5,15 @@ import { table } from './table.js';
 
 const COMMON = 'options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json';
 
-export const USERS_USAGE = `usage: pitcrew users <list|invite|role|remove|reset> [options]
+export const USERS_USAGE = `usage: pitcrew users <list|invite|role|remove|reset|reset-second-factor> [options]
 
   list                                   the tenant's members, their roles and status (all of them, oldest account first)
   invite EMAIL --role ROLE               invite a person (viewer, operator, admin, owner): prints the one-time link
   role ID --role ROLE                    change a member's role
   remove ID                              remove a member: their sessions end, their tokens here stop
   reset ID                               a password reset link for a member (1 hour)
+  reset-second-factor ID|EMAIL           remove a member's second factor (they lost their authenticator app):
+                                         their sessions end everywhere, they sign in with their password alone
 
 ${COMMON}`;
 
@@ -24,7 +26,7 @@ export const TOKENS_USAGE = `usage: pitcrew tokens <list|create|revoke> [options
 
 ${COMMON}`;
 
-interface Member { id: string; email: string | null; role: string; status: string; lastSignInAt: string | null; inviteUrl?: string; emailed?: { detail: string } }
+interface Member { id: string; email: string | null; role: string; status: string; totp: boolean; lastSignInAt: string | null; inviteUrl?: string; emailed?: { detail: string } }
 interface TokenView { id: string; name: string; role: string | null; expiresAt: string | null; lastUsedAt: string | null; revokedAt: string | null; token?: string }
 
 const OPTIONS = { server: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, role: { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, all: { type: 'boolean' } } as const;
@@ -42,7 +44,7 @@ export async function runUsers(args: string[], env: ClientConfig, out: (line: st
   switch (verb) {
     case 'list': {
       const page = await callApiAll<Member>(client, '/api/v1/users');
-      show(page, table(['ID', 'EMAIL', 'ROLE', 'STATUS', 'LAST SIGN-IN'], page.items.map((m) => [m.id, m.email ?? '-', m.role, m.status, m.lastSignInAt ?? 'never'])));
+      show(page, table(['ID', 'EMAIL', 'ROLE', 'STATUS', '2FA', 'LAST SIGN-IN'], page.items.map((m) => [m.id, m.email ?? '-', m.role, m.status, m.totp ? 'yes' : 'no', m.lastSignInAt ?? 'never'])));
       return 0;
     }
     case 'invite': {
@@ -64,9 +66,24 @@ export async function runUsers(args: string[], env: ClientConfig, out: (line: st
       show(reset, `${reset.resetUrl}\nthe link works once, for 1 hour; ${reset.emailed.detail}`);
       return 0;
     }
+    case 'reset-second-factor': {
+      const id = await memberId(client, decodeURIComponent(one('user id or e-mail')));
+      const done = (await callApi(client, 'DELETE', `/api/v1/users/${encodeURIComponent(id)}/totp`)) as Member & { sessionsEnded: number; emailed: { detail: string } };
+      show(done, `removed the second factor of ${done.email ?? done.id}: they sign in with their password alone, and may set up a new one; ${done.sessionsEnded} session(s) signed out; ${done.emailed.detail}`);
+      return 0;
+    }
     default:
       throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${USERS_USAGE}`, 2);
   }
+}
+
+/** A member's id, given it or their e-mail (looked up among the tenant's members). */
+async function memberId(client: ClientConfig, idOrEmail: string): Promise<string> {
+  if (!idOrEmail.includes('@')) return idOrEmail;
+  const { items } = await callApiAll<Member>(client, '/api/v1/users');
+  const found = items.find((member) => member.email === idOrEmail.trim().toLowerCase());
+  if (!found) throw new CliError(`no member of this tenant has the e-mail ${idOrEmail}; \`pitcrew users list\` shows them`);
+  return found.id;
 }
 
 /** `pitcrew tokens …`: your personal access tokens through the API. */

@@ -1,40 +1,22 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { notFound, PitcrewError } from '../errors/catalogue.js';
+import { PitcrewError } from '../errors/catalogue.js';
 import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from './access.js';
 import { audited } from './audit/naming.js';
 import { baseUrl, type Api } from '../http/types.js';
-import type { Store } from '../store/database.js';
-import { pageRequest, toPage, type PageRequest } from '../store/pagination.js';
+import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import { writeTransaction } from '../store/write-transaction.js';
-import type { MailLink } from './account-links.js';
-import { issueLink, linkPath, type LinkPurpose } from './invitations.js';
+import { issueLink, linkPath } from './invitations.js';
+import { assertMayChange, Emailed, mailMember, MemberView, memberOrNotFound, members, type UsersDeps } from './members.js';
 import type { Principal } from './principal.js';
-import { isRole, roleAtLeast, type Role } from './roles.js';
+import { roleAtLeast, type Role } from './roles.js';
 import { endSessionsOf } from './sessions.js';
 import { createUser, findUser, findUserByEmail, membershipOf, setMembership } from './users.js';
 import { RoleSchema } from './views.js';
 
-export interface UsersDeps {
-  store: Pick<Store, 'db' | 'dialect'>;
-  publicUrl: string | undefined;
-  clock: () => number;
-  /** Sends invitation and reset links by e-mail; absent, the admin passes the link on. */
-  mailLink?: MailLink;
-}
-
 const tags = ['users'];
-const MemberView = Type.Object({
-  id: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  role: RoleSchema,
-  status: Type.Enum(['active', 'invited', 'disabled'], { description: 'invited: has not set a password nor signed in with single sign-on yet' }),
-  createdAt: Type.String({ format: 'date-time', description: 'when they joined the tenant' }),
-  lastSignInAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
-const Emailed = Type.Object({ sent: Type.Boolean(), detail: Type.String() }, { description: 'whether the link went by e-mail (through the tenant\'s e-mail channel), and if not why' });
 const Invited = Type.Object({ ...MemberView.properties, inviteUrl: Type.String({ description: 'one-time link (7 days) to set a password; shown once' }), emailed: Emailed });
 
 /** The tenant's members: invite, change roles, remove (issue 37). */
@@ -71,7 +53,7 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
     const member = (await members(db, principal.tenantId, { userId }))[0]!;
     const inviteUrl = `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`;
     reply.code(201);
-    return { ...member, inviteUrl, emailed: await mail(deps, principal.tenantId, 'invite', member.email!, inviteUrl, member.role) };
+    return { ...member, inviteUrl, emailed: await mailMember(deps, principal.tenantId, 'invite', member.email!, inviteUrl, member.role) };
   });
 
   app.post('/users/:id/reset', {
@@ -86,7 +68,7 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
     const user = (await findUser(db, request.params.id))!;
     const link = await issueLink(db, { tenantId: principal.tenantId, userId: user.id, purpose: 'reset', createdBy: principal.userId, now: deps.clock() });
     const resetUrl = `${baseUrl(deps.publicUrl, request)}${linkPath(link.secret)}`;
-    return { resetUrl, emailed: user.email ? await mail(deps, principal.tenantId, 'reset', user.email, resetUrl) : { sent: false, detail: 'not e-mailed: the member has no e-mail yet' } };
+    return { resetUrl, emailed: user.email ? await mailMember(deps, principal.tenantId, 'reset', user.email, resetUrl) : { sent: false, detail: 'not e-mailed: the member has no e-mail yet' } };
   });
 
   app.patch('/users/:id', {
@@ -127,50 +109,12 @@ export function registerUserRoutes(app: Api, deps: UsersDeps): void {
   });
 }
 
-async function mail(deps: UsersDeps, tenantId: string, purpose: LinkPurpose, to: string, url: string, role?: Role) {
-  if (!deps.mailLink) return { sent: false, detail: 'not e-mailed: this service sends no mail; send the link yourself' };
-  const tenant = await deps.store.db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirstOrThrow();
-  return deps.mailLink(tenantId, to, { purpose, url, tenantName: tenant.name, role });
-}
-
 /** Nobody grants more than they hold; only an owner makes owners. */
 function assertMayGrant(principal: Principal, role: Role): void {
   if (!roleAtLeast(principal.role, role)) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `you act as ${principal.role} and cannot give the ${role} role; ask an owner`);
 }
 
-function assertMayChange(principal: Principal, userId: string, currentRole: Role): void {
-  if (userId === principal.userId) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', 'you cannot change or remove your own membership; ask another admin or owner');
-  if (!roleAtLeast(principal.role, currentRole)) throw new PitcrewError('PITCREW_ERR_FORBIDDEN', `this member is ${currentRole}; only an owner can change an owner`);
-}
-
 async function assertNotLastOwner(db: Kysely<Database>, tenantId: string): Promise<void> {
   const owners = await db.selectFrom('memberships').select('user_id').where('tenant_id', '=', tenantId).where('role', '=', 'owner').execute();
   if (owners.length <= 1) throw new PitcrewError('PITCREW_ERR_CONFLICT', 'this is the tenant\'s last owner; make someone else owner first');
-}
-
-async function memberOrNotFound(db: Kysely<Database>, tenantId: string, userId: string): Promise<{ role: Role }> {
-  const member = (await findUser(db, userId)) && (await membershipOf(db, userId, tenantId));
-  if (!member) throw notFound('user', userId);
-  return member;
-}
-
-/**
- * The tenant's members (or the one asked for), by user id: accounts are UUIDv7, so the order is
- * the order they were made and stays put while a list is paged through.
- */
-async function members(db: Kysely<Database>, tenantId: string, { userId, page }: { userId?: string; page?: PageRequest }) {
-  let query = db
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id', 'users.email', 'users.password_hash', 'users.disabled_at', 'users.last_sign_in_at', 'memberships.role', 'memberships.created_at'])
-    .where('memberships.tenant_id', '=', tenantId);
-  if (userId) query = query.where('users.id', '=', userId);
-  if (page?.after) query = query.where('users.id', '>', page.after);
-  if (page) query = query.limit(page.limit + 1);
-  const rows = await query.orderBy('users.id').execute();
-  return rows.filter((row) => isRole(row.role)).map((row) => ({
-    id: row.id, email: row.email, role: row.role as Role,
-    status: row.disabled_at !== null ? 'disabled' as const : row.password_hash === null && row.last_sign_in_at === null ? 'invited' as const : 'active' as const,
-    createdAt: new Date(row.created_at).toISOString(), lastSignInAt: row.last_sign_in_at === null ? null : new Date(row.last_sign_in_at).toISOString(),
-  }));
 }

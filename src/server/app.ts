@@ -84,6 +84,7 @@ import { ssoRequired, ssoRequiredReason } from '../identity/sso/providers.js';
 import { registerSsoRoutes } from '../identity/sso/routes.js';
 import { registerTokenRoutes } from '../identity/tokens-routes.js';
 import { registerUserRoutes } from '../identity/users-routes.js';
+import { registerTotpResetRoute } from '../identity/totp-reset-route.js';
 import { registerTotpRoutes } from '../identity/totp-routes.js';
 import { sendAccountMail } from '../notify/account-mail.js';
 import type { MailLink } from '../identity/account-links.js';
@@ -405,7 +406,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         passwordRefusal: (tenantIds) => ssoRequiredReason(db, tenantIds),
       });
       registerSsoRoutes(scope as Api, { store: deps.store, box: secretBox, sessions, publicUrl: deps.publicUrl, clock, fetch: oidcFetch(toolFetch) });
-      registerUserRoutes(scope as Api, { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink });
+      const usersDeps = { store: deps.store, publicUrl: deps.publicUrl, clock, mailLink };
+      registerUserRoutes(scope as Api, usersDeps);
+      registerTotpResetRoute(scope as Api, usersDeps);
       registerTotpRoutes(scope as Api, { db, box: secretBox, clock });
       registerTokenRoutes(scope as Api, { db, clock });
       registerRuleRoutes(scope as Api, { db, durability: deps.store.durability, publicUrl: deps.publicUrl, clock, onCreated: (tx, rule) => linkRuleToIncidents(tx, deps.store.dialect, rule) });

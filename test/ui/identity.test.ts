@@ -319,8 +319,11 @@ describe('identity in the web UI', () => {
     browser.consoleErrors.splice(0, browser.consoleErrors.length, ...browser.consoleErrors.filter((line) => !line.includes(idp.issuer) && !line.includes('fonts.googleapis.com')));
   });
 
+  /** The owner's token of the viewer's second tenant. */
+  let nightShiftToken: string;
   it('asks a person invited to one more tenant for the password of the account they have, and lets them join with it', async () => {
     const other = await env.addTenant('night shift');
+    nightShiftToken = other.token;
     const invited = await env.api('POST', '/api/v1/users', { email: VIEWER, role: 'operator' }, other.token);
     expect(invited.statusCode, invited.body).toBe(201);
     const on = viewer.page;
@@ -363,6 +366,48 @@ describe('identity in the web UI', () => {
     await setPassword(on);
     await nav(on).waitFor();
     await expect.poll(() => userMenu(on).innerText()).toMatch(new RegExp(`${VIEWER}\\s*viewer`));
+  });
+
+  it("lets an admin reset the second factor of a member who lost it: their sessions end, and their password alone signs them in", async () => {
+    const on = viewer.page;
+    await userMenu(on).getByRole('link', { name: 'Second factor (off)' }).click();
+    await on.getByRole('button', { name: 'Turn on' }).click();
+    const secret = await on.getByLabel('Secret', { exact: true }).innerText();
+    await on.getByLabel('Code from the app').fill(totpCode(secret, Date.now()));
+    await on.getByRole('button', { name: 'Turn on the second factor' }).click();
+    await userMenu(on).getByRole('link', { name: 'Second factor (on)' }).waitFor();
+
+    // The admin opens the Users page afresh (the one they had open still shows it off).
+    await page.goto(`${base}/users`);
+    const row = page.locator(`tr[data-user="${VIEWER}"]`);
+    await expect.poll(() => row.innerText()).toMatch(/\tactive\ton\t/);
+    // Only for a member who has one, and never for yourself.
+    expect(await page.locator(`tr[data-user="${OWNER}"]`).getByRole('button', { name: 'Reset second factor' }).count()).toBe(0);
+    await row.getByRole('button', { name: 'Reset second factor' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(/every session of theirs ends at once/).waitFor();
+    await saveScreenshot(page, 'identity-reset-second-factor');
+    // The viewer is also a member of night shift, where this owner is nobody: refused, and the dialog says why.
+    await dialog.getByRole('button', { name: 'Reset second factor' }).click();
+    await dialog.getByText(/also a member of 1 other tenant where you are not their admin/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    const viewerId = ((await env.api('GET', '/api/v1/users', undefined, nightShiftToken)).json() as { items: Array<{ id: string; email: string }> }).items.find((m) => m.email === VIEWER)!.id;
+    expect((await env.api('DELETE', `/api/v1/users/${viewerId}`, undefined, nightShiftToken)).statusCode).toBe(204);
+    await row.getByRole('button', { name: 'Reset second factor' }).click();
+    await dialog.getByRole('button', { name: 'Reset second factor' }).click();
+    await page.getByRole('status').getByText(new RegExp(`Removed the second factor of ${VIEWER}: 1 session signed out; not e-mailed`)).waitFor();
+    await expect.poll(() => row.innerText()).toMatch(/\tactive\toff\t/);
+    expect(await row.getByRole('button', { name: 'Reset second factor' }).count()).toBe(0);
+
+    // The member's session is gone; the password alone signs them in again.
+    await on.reload();
+    await on.getByLabel('E-mail').fill(VIEWER);
+    await on.getByLabel('Password').fill(PASSWORD);
+    await on.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await nav(on).waitFor();
+    await userMenu(on).getByRole('link', { name: 'Second factor (off)' }).waitFor();
+    const audit = (await env.api('GET', '/api/v1/audit?action=user.totp_reset')).json() as { items: Array<{ actor: { email: string }; before: { totp: boolean }; after: { totp: boolean } }> };
+    expect(audit.items).toMatchObject([{ actor: { email: OWNER }, before: { totp: true }, after: { totp: false } }]);
   });
 
   it("signs out, and the sign-in page offers the tenant's single sign-on buttons and says why one failed", async () => {

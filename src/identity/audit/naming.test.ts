@@ -22,6 +22,8 @@ describe('the action a management call is recorded as', () => {
     const install = audited('runbook.install', 'reply')[AUDIT_KEYWORD];
     expect(auditSpec('POST', '/api/v1/runbook-library/:slug/install', install)).toEqual({ action: 'runbook.install', targetType: 'runbook', target: { from: 'reply' }, keepsBefore: false });
     expect(auditSpec('POST', '/api/v1/auth/logout', audited('session.end', 'session')[AUDIT_KEYWORD])).toMatchObject({ action: 'session.end', targetType: 'session', target: { from: 'session' } });
+    // A name of its own, the target still the URL's: a member's second factor removed by an admin.
+    expect(auditSpec('DELETE', '/api/v1/users/:id/totp', audited('user.totp_reset')[AUDIT_KEYWORD])).toEqual({ action: 'user.totp_reset', targetType: 'user', target: { param: 'id' }, keepsBefore: true });
     expect(auditSpec('POST', '/api/v1/schedules/preview', notAudited('a preview')[AUDIT_KEYWORD])).toBeUndefined();
   });
 });

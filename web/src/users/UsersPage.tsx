@@ -9,7 +9,7 @@ import { RevealOnce } from '../ui/RevealOnce';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
-import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, type Emailed, type InvitedMember, type Member } from './queries';
+import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, useResetSecondFactor, type Emailed, type InvitedMember, type Member, type SecondFactorReset } from './queries';
 
 const ROLE_TEXT: Record<Role, string> = {
   viewer: 'reads everything, changes nothing',
@@ -123,11 +123,17 @@ function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: (m
 function MembersTable({ members, grantable, myRole, onLink }: { members: Member[]; grantable: Role[]; myRole: Role; onLink: (link: OneTimeLink) => void }) {
   const me = useMe().data?.user.id;
   const changeRole = useChangeRole();
+  const [notice, setNotice] = useState<string | null>(null);
   return (
     <>
       {changeRole.error ? (
         <p className="banner banner-error" role="alert">
           {messageOf(changeRole.error)}
+        </p>
+      ) : null}
+      {notice ? (
+        <p className="banner banner-info" role="status">
+          {notice}
         </p>
       ) : null}
       <table className="table">
@@ -136,6 +142,7 @@ function MembersTable({ members, grantable, myRole, onLink }: { members: Member[
             <th>E-mail</th>
             <th>Role</th>
             <th>Status</th>
+            <th>Second factor</th>
             <th>Last sign-in</th>
             <th aria-label="actions" />
           </tr>
@@ -155,6 +162,7 @@ function MembersTable({ members, grantable, myRole, onLink }: { members: Member[
                   )}
                 </td>
                 <td>{member.status}</td>
+                <td>{member.totp ? 'on' : 'off'}</td>
                 <td>
                   <Time iso={member.lastSignInAt} />
                 </td>
@@ -162,6 +170,7 @@ function MembersTable({ members, grantable, myRole, onLink }: { members: Member[
                   {changeable ? (
                     <>
                       <ResetLink member={member} onLink={onLink} />
+                      {member.totp ? <ResetSecondFactor member={member} onDone={(reset) => setNotice(resetNotice(reset))} /> : null}
                       <RemoveMember member={member} />
                     </>
                   ) : null}
@@ -207,4 +216,29 @@ function ResetLink({ member, onLink }: { member: Member; onLink: (link: OneTimeL
       {reset.error ? <span className="field-error">{messageOf(reset.error)}</span> : null}
     </>
   );
+}
+
+/** For a member who lost their authenticator app: they sign in with the password alone, then set up a new one. */
+function ResetSecondFactor({ member, onDone }: { member: Member; onDone: (reset: SecondFactorReset) => void }) {
+  const reset = useResetSecondFactor();
+  return (
+    <ConfirmedAction
+      label="Reset second factor"
+      buttonClassName="link-button link-danger"
+      title={`Remove the second factor of ${member.email ?? 'this user'}?`}
+      confirmLabel="Reset second factor"
+      mutation={reset}
+      onConfirm={(close) => reset.mutate(member.id, { onSuccess: (done) => { close(); onDone(done); } })}
+    >
+      <p>
+        For someone who lost their authenticator app. Their password alone signs them in until they set up a new second factor; every
+        session of theirs ends at once, and they are told by e-mail. Make sure it is them who asked.
+      </p>
+    </ConfirmedAction>
+  );
+}
+
+function resetNotice(reset: SecondFactorReset): string {
+  const sessions = reset.sessionsEnded === 1 ? '1 session' : `${reset.sessionsEnded} sessions`;
+  return `Removed the second factor of ${reset.email ?? reset.id}: ${sessions} signed out; ${reset.emailed.detail}.`;
 }

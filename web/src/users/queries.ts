@@ -8,6 +8,8 @@ export interface Member {
   email: string | null;
   role: Role;
   status: 'active' | 'invited' | 'disabled';
+  /** Whether they have a second factor (never what it is). */
+  totp: boolean;
   createdAt: string;
   lastSignInAt: string | null;
 }
@@ -59,5 +61,16 @@ export function useRemoveMember() {
 export function useResetLink() {
   return useMutation({
     mutationFn: (id: string) => api<{ resetUrl: string; emailed: Emailed }>(`/users/${id}/reset`, { method: 'POST' }),
+  });
+}
+
+/** What removing a member's second factor did: their sessions ended, and whether they were told by e-mail. */
+export type SecondFactorReset = Member & { sessionsEnded: number; emailed: Emailed };
+
+export function useResetSecondFactor() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<SecondFactorReset>(`/users/${id}/totp`, { method: 'DELETE' }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: KEY }),
   });
 }

@@ -27,7 +27,7 @@ describe.each(testDialects())('identity on %s', (dialect) => {
     it('claims the bootstrap link once: e-mail and password set, signed in, the bootstrap token theirs', async () => {
       expect(env.tenant.signInPath).toMatch(/^\/accept\/[\w-]{40,}$/);
       const invite = env.tenant.signInPath!.split('/').pop();
-      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } })).json()).toEqual({ purpose: 'first_owner', email: null, tenant: 'default', existingAccount: false });
+      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } })).json()).toEqual({ purpose: 'first_owner', email: null, tenant: 'default', existingAccount: false, secondFactor: false });
       const noEmail = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: PASSWORD } });
       expect(expectProblem(noEmail, 400, 'PITCREW_ERR_VALIDATION').detail).toMatch(/first owner.*e-mail/);
       // A refused attempt leaves the link usable: its use is undone with the refusal.
@@ -296,9 +296,9 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const invite = invited.inviteUrl.split('/').pop();
       // What the accept page is told before anything is used: an existing account, accepted with its own password.
       const peeked = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite } });
-      expect(peeked.json()).toEqual({ purpose: 'invite', email: 'mailed@example.com', tenant: 'other team', existingAccount: true });
+      expect(peeked.json()).toEqual({ purpose: 'invite', email: 'mailed@example.com', tenant: 'other team', existingAccount: true, secondFactor: false });
       const fresh = (await env.api('POST', '/api/v1/users', { email: 'fresh@example.com', role: 'viewer' }, other.token)).json();
-      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: fresh.inviteUrl.split('/').pop() } })).json()).toEqual({ purpose: 'invite', email: 'fresh@example.com', tenant: 'other team', existingAccount: false });
+      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: fresh.inviteUrl.split('/').pop() } })).json()).toEqual({ purpose: 'invite', email: 'fresh@example.com', tenant: 'other team', existingAccount: false, secondFactor: false });
       expect(expectProblem(await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: 'not-a-link-at-all' } }), 404, 'PITCREW_ERR_NOT_FOUND').detail).toMatch(/unknown, used already or expired/);
       const takeover = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite, password: 'the attacker chose this' } });
       expect(expectProblem(takeover, 401, 'PITCREW_ERR_SIGN_IN_FAILED').detail).toMatch(/has a pitcrew account already: give its password/);
@@ -325,8 +325,32 @@ describe.each(testDialects())('identity on %s', (dialect) => {
       const withCode = await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) });
       expect(withCode.json().user.totp).toBe(true);
       expect(JSON.stringify((await env.api('GET', '/api/v1/users')).json())).not.toContain(secret);
+
       expect((await person.call('DELETE', '/api/v1/me/totp', { code: totpCode(secret, now) })).statusCode).toBe(204);
       expect((await signIn(env, person.email)).statusCode).toBe(200);
+    });
+
+    it('a one-time link signs in too: an account with a second factor gives its code with it', async () => {
+      const person = await invite(env, 'totp-link@example.com', 'viewer');
+      const { secret } = (await person.call('POST', '/api/v1/me/totp', {})).json();
+      expect((await person.call('PUT', '/api/v1/me/totp', { secret, code: totpCode(secret, now) })).statusCode).toBe(204);
+      const wrongCode = totpCode(secret, now) === '123456' ? '654321' : '123456';
+      const link = (await env.api('POST', `/api/v1/users/${person.userId}/reset`)).json().resetUrl.split('/').pop() as string;
+      const accept = (body: Record<string, string>) => env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: link, password: 'the mailbox holder chose this', ...body } });
+      expect((await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept/preview', payload: { invite: link } })).json()).toMatchObject({ purpose: 'reset', secondFactor: true });
+
+      // The mailbox alone does not get past the second factor; the link stays unused, the password unchanged.
+      expect(expectProblem(await accept({}), 401, 'PITCREW_ERR_SECOND_FACTOR_REQUIRED').detail).toMatch(/has a second factor: give the 6-digit code/);
+      expectProblem(await accept({ totp: wrongCode }), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      expect((await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) })).statusCode).toBe(200);
+      const refused = await env.store.db.selectFrom('audit_log').select('after').where('action', '=', 'session.refused').where('actor_user_id', '=', person.userId).execute();
+      expect(refused.map((row) => (JSON.parse(row.after ?? '{}') as { reason?: string }).reason)).toContain('wrong second-factor code, given with a one-time link');
+
+      const reset = await accept({ totp: totpCode(secret, now) });
+      expect(reset.statusCode, reset.body).toBe(200);
+      expect(reset.json().user).toMatchObject({ email: person.email, totp: true });
+      expectProblem(await signIn(env, person.email, PASSWORD, { totp: totpCode(secret, now) }), 401, 'PITCREW_ERR_SIGN_IN_FAILED');
+      expect((await signIn(env, person.email, 'the mailbox holder chose this', { totp: totpCode(secret, now) })).statusCode).toBe(200);
     });
   });
 });

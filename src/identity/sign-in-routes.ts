@@ -47,6 +47,7 @@ const Accept = Type.Object({
   invite: Type.String({ minLength: 10, maxLength: 200, description: 'the last segment of the invitation or bootstrap link' }),
   password: Type.String({ maxLength: 1024 }),
   email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: 'email', description: "the first owner's e-mail (bootstrap link only)" })),
+  totp: Type.Optional(Type.String({ maxLength: 16, description: 'the 6-digit code of the authenticator app, for an account with a second factor: a link signs in, so it asks what a sign-in asks' })),
 }, { additionalProperties: false });
 const FAILED = 'the e-mail or password is wrong (or the code of the second factor), or the account may not sign in with a password';
 const LINK_GONE = 'this link is unknown, used already or expired; ask an admin of the tenant for a new invitation (the first owner: npx pitcrew bootstrap --json --new)';
@@ -55,6 +56,7 @@ const LinkView = Type.Object({
   email: Type.Union([Type.String(), Type.Null()], { description: 'the account the link is for (null: the first owner, who gives it)' }),
   tenant: Type.String({ description: "the tenant's name" }),
   existingAccount: Type.Boolean({ description: 'an invitation for someone who has a password already: they accept with it (it is not replaced)' }),
+  secondFactor: Type.Boolean({ description: "the account has a second factor: using the link also takes the authenticator app's code (totp)" }),
 });
 
 /** Sign-in, sign-out and "who am I" (issue 37): the UI's sessions. */
@@ -128,6 +130,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     return {
       purpose: firstOwner ? 'first_owner' as const : link.purpose, email: user.email, tenant: tenant.name,
       existingAccount: link.purpose === 'invite' && user.password_hash !== null,
+      secondFactor: user.totp_secret !== null,
     };
   });
 
@@ -144,6 +147,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     // An existing account's password, given to accept an invitation to one more tenant, is a sign-in:
     // it is held back by the account's lock, and a wrong one counts towards it and is recorded.
     let wrongPassword: UserRow | undefined;
+    let wrongReason = 'wrong password, given to accept an invitation';
     const link = await writeTransaction(deps.store, async (tx) => {
       const redeemed = await redeemLink(tx, request.body.invite, now);
       if (!redeemed) throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', LINK_GONE);
@@ -152,15 +156,24 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       const email = user.email ?? (request.body.email && normaliseEmail(request.body.email));
       if (!email) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'this is the first owner\'s link: give the e-mail you will sign in with (email)', { fieldErrors: [{ path: '/body/email', message: 'required for the first owner' }] });
       if (!user.email && (await findUserByEmail(tx, email))) throw new PitcrewError('PITCREW_ERR_CONFLICT', `${email} is another user's e-mail already; give another`);
+      const existing = redeemed.purpose === 'invite' && user.password_hash !== null;
+      if ((existing || user.totp_secret) && user.locked_until && user.locked_until > now) throw locked(user.locked_until - now, 'for this account');
       // An invitation to one more tenant does not let its holder replace an existing account's password.
-      if (redeemed.purpose === 'invite' && user.password_hash) {
-        if (user.locked_until && user.locked_until > now) throw locked(user.locked_until - now, 'for this account');
-        if (!(await passwordMatches(request.body.password, user.password_hash))) {
-          wrongPassword = user;
-          throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
-        }
-        return redeemed;
+      if (existing && !(await passwordMatches(request.body.password, user.password_hash!))) {
+        wrongPassword = user;
+        throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
       }
+      // The link signs in: an account with a second factor gives its code, as at sign-in (the
+      // mailbox alone, with a reset link, would otherwise get past it).
+      if (user.totp_secret) {
+        if (!request.body.totp?.trim()) throw new PitcrewError('PITCREW_ERR_SECOND_FACTOR_REQUIRED', 'this account has a second factor: give the 6-digit code your authenticator app shows now (totp); lost it? an admin of your tenant can remove it', { fieldErrors: [{ path: '/body/totp', message: 'required for this account' }] });
+        if (!totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now)) {
+          wrongPassword = user;
+          wrongReason = 'wrong second-factor code, given with a one-time link';
+          throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'the code of the second factor is wrong: give the one your authenticator app shows now', { fieldErrors: [{ path: '/body/totp', message: 'wrong code' }] });
+        }
+      }
+      if (existing) return redeemed;
       await tx.updateTable('users').set({ email, password_hash: passwordHash, failed_logins: 0, locked_until: null }).where('id', '=', user.id).execute();
       return redeemed;
     }).catch(async (error: unknown) => {
@@ -168,7 +181,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       if (wrongPassword) {
         const failure = afterFailure(wrongPassword.failed_logins, now);
         await db.updateTable('users').set(failure).where('id', '=', wrongPassword.id).execute();
-        await recordSignInRefused(db, { userId: wrongPassword.id, email: wrongPassword.email, ip: request.ip, reason: 'wrong password, given to accept an invitation', now, lockedUntil: failure.locked_until });
+        await recordSignInRefused(db, { userId: wrongPassword.id, email: wrongPassword.email, ip: request.ip, reason: wrongReason, now, lockedUntil: failure.locked_until });
       }
       throw error;
     });

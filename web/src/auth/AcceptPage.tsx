@@ -9,7 +9,7 @@ import type { Me } from './me';
 import { keepCookieSession } from './signed-in';
 import { SignInCard } from './SignInCard';
 
-type AcceptField = 'email' | 'password';
+type AcceptField = 'email' | 'password' | 'totp';
 
 /** What the link is for (POST /auth/accept/preview): the form is worded by it. */
 interface LinkView {
@@ -18,6 +18,8 @@ interface LinkView {
   tenant: string;
   /** An invitation for someone with a password already: they accept with it. */
   existingAccount: boolean;
+  /** The account has a second factor: the link signs in, so it takes the app's code too. */
+  secondFactor: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ function AcceptForm({ invite, link }: { invite: string; link: LinkView }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
+  const [totp, setTotp] = useState('');
   const [errors, setErrors] = useState<Partial<Record<AcceptField | 'repeat', string>>>({});
   const [banner, setBanner] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -65,15 +68,16 @@ function AcceptForm({ invite, link }: { invite: string; link: LinkView }) {
     if (askEmail && !email.trim()) return setErrors({ email: 'give the e-mail you will sign in with' });
     if (!password) return setErrors({ password: choosing ? 'choose a password of 12 characters at least' : 'give the password of your pitcrew account' });
     if (choosing && password !== repeat) return setErrors({ repeat: 'the two passwords differ' });
+    if (link.secondFactor && !totp.trim()) return setErrors({ totp: 'give the 6-digit code your authenticator app shows now' });
     setBusy(true);
     setErrors({});
     setBanner(null);
     try {
-      const me = await api<Me>('/auth/accept', { method: 'POST', body: { invite, password, ...(askEmail ? { email: email.trim() } : {}) } });
+      const me = await api<Me>('/auth/accept', { method: 'POST', body: { invite, password, ...(askEmail ? { email: email.trim() } : {}), ...(link.secondFactor ? { totp: totp.trim() } : {}) } });
       keepCookieSession(queryClient, me);
       void navigate('/rules', { replace: true });
     } catch (problem) {
-      const placed = problemAtFields<AcceptField>(problem, (path) => (path === '/body/email' ? 'email' : path === '/body/password' ? 'password' : undefined));
+      const placed = problemAtFields<AcceptField>(problem, (path) => (path === '/body/email' ? 'email' : path === '/body/password' ? 'password' : path === '/body/totp' ? 'totp' : undefined));
       setErrors(placed.errors);
       setBanner(placed.banner);
     } finally {
@@ -119,6 +123,11 @@ function AcceptForm({ invite, link }: { invite: string; link: LinkView }) {
           <input type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" autoFocus />
         </Field>
       )}
+      {link.secondFactor ? (
+        <Field label="Code of your authenticator app" error={errors.totp} hint="Your account has a second factor: the link signs you in, so it asks for the code as signing in does. Lost the app? An admin of your tenant can remove the second factor.">
+          <input inputMode="numeric" value={totp} onChange={(event) => setTotp(event.target.value)} autoComplete="one-time-code" />
+        </Field>
+      ) : null}
       <button type="submit" className="button button-primary button-block" disabled={busy}>
         {busy ? 'Saving…' : choosing ? 'Set password and sign in' : 'Accept and sign in'}
       </button>

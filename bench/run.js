@@ -325,10 +325,13 @@ const runCli = () => runChildBench('cli.js');
 const runGit = () => runChildBench('git-sources.js');
 const runApi = () => runChildBench('api.js');
 const runImports = () => runChildBench('imports.js');
+const runIncidents = () => runChildBench('incidents-analytics.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api or imports (or unset for all but api and imports), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports or incidents (or unset for all but api, imports and incidents), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'incidents') {
+  runIncidents().then((code) => process.exit(code));
 } else if (ONLY === 'imports') {
   runImports().then((code) => process.exit(code));
 } else if (ONLY === 'api') {

@@ -127,14 +127,44 @@ export class AnalyticsReads {
 
   /** The hosts with the most incidents, most first, ties by host key; `resolved`: how many the period holds. */
   async hosts(resolved: number): Promise<HostCount[]> {
+    const { integrationId, alarmName, severity, hostKey: key } = this.filter;
+    const rows = integrationId === undefined && alarmName === undefined && severity === undefined && key === undefined
+      ? await this.hostCountsOfDays() : await this.hostCounts(resolved);
+    const hosts: HostCount[] = [];
+    for (const r of rows) hosts.push({ hostname: await this.hostnameOf(r.host_key), count: Number(r.count) });
+    return hosts;
+  }
+
+  /** Without filters: from the per-day rollup (brought up to date by groups()), at most hosts × days rows. */
+  private async hostCountsOfDays(): Promise<HostCountRow[]> {
+    const { firstDay, endDay } = this.query.period;
+    const rows = await sql<HostCountRow>`select host_key, sum(resolved) as count from incident_host_days
+      where tenant_id = ${this.tenantId} and day >= ${firstDay} and day < ${endDay}
+      group by host_key order by sum(resolved) desc, host_key limit ${this.query.limit}`.execute(this.db);
+    return rows.rows;
+  }
+
+  /**
+   * With filters: from the incidents, counted from a covering index alone; the hosts' names are read
+   * after, for the few listed: a name per counted incident is a read of its row, 7 s instead of
+   * 0.8 s over a million on SQLite (measured).
+   */
+  private async hostCounts(resolved: number): Promise<HostCountRow[]> {
     const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host'
       : this.filter.alarmName !== undefined ? 'incidents_resolved_alarm'
         : resolved <= HOSTS_BY_TIME_UP_TO ? 'incidents_resolved_time' : 'incidents_resolved_host';
-    const rows = await sql<{ host_key: string; hostname: string | null; count: number | string }>`select host_key, max(hostname) as hostname, count(*) as count
+    const rows = await sql<HostCountRow>`select host_key, count(*) as count
       from incidents ${this.index(index)}
       where ${this.resolvedWithin()} and host_key <> ''
       group by host_key order by count(*) desc, host_key limit ${this.query.limit}`.execute(this.db);
-    return rows.rows.map((r) => ({ hostname: r.hostname ?? r.host_key, count: Number(r.count) }));
+    return rows.rows;
+  }
+
+  /** How the host is named on its latest incident that names it (its key is the name without case). */
+  private async hostnameOf(key: string): Promise<string> {
+    const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('host_key', '=', key)
+      .where('hostname', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return named?.hostname ?? key;
   }
 
   /** The tenant's rules with an alert trigger (not deleted), oldest first. */
@@ -190,9 +220,7 @@ export class AnalyticsReads {
       group by host_key order by count(*) desc, host_key`.execute(this.db);
     const top = rows.rows.find((r) => r.host_key !== '');
     if (!top) return null;
-    const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('host_key', '=', top.host_key)
-      .where('hostname', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
-    return { hostname: named?.hostname ?? top.host_key, count: Number(top.count), of: Number(top.of) };
+    return { hostname: await this.hostnameOf(top.host_key), count: Number(top.count), of: Number(top.of) };
   }
 
   /**
@@ -227,6 +255,11 @@ export class AnalyticsReads {
   private index(name: 'incidents_resolved_time' | 'incidents_resolved_alarm' | 'incidents_resolved_host'): RawBuilder<unknown> {
     return sql.raw(this.dialect === 'sqlite' ? `indexed by ${name}` : '');
   }
+}
+
+interface HostCountRow {
+  host_key: string;
+  count: number | string;
 }
 
 interface GroupRow {

@@ -15,7 +15,7 @@ const ROLLUP_LOCK_CLASS = 0x7063723a;
 const DAY = sql.raw(`resolved_at / ${DAY_MS}`);
 
 /**
- * Brings the tenant's `incident_days` up to date (migration 0028): the days the triggers marked
+ * Brings the tenant's `incident_days` and `incident_host_days` up to date (migrations 0028, 0029): the days the triggers marked
  * stale since the last call are recomputed from the incidents, then unmarked, in one transaction.
  * Called by the analytics before they read; cheap when nothing changed (one indexed read, no write).
  *
@@ -43,6 +43,12 @@ export async function refreshIncidentDays(db: Kysely<Database>, dialect: Dialect
         from incidents ${sql.raw(dialect === 'sqlite' ? 'indexed by incidents_resolved_time' : '')}
         where tenant_id = ${tenantId} and state = 'resolved' and resolved_at >= ${first * DAY_MS} and resolved_at < ${end * DAY_MS}
         group by tenant_id, ${DAY}, coalesce(integration_id, ''), alarm_name, coalesce(severity, '')`.execute(tx);
+      await sql`delete from incident_host_days where tenant_id = ${tenantId} and day >= ${first} and day < ${end}`.execute(tx);
+      await sql`insert into incident_host_days (tenant_id, day, host_key, resolved)
+        select tenant_id, ${DAY}, host_key, count(*)
+        from incidents ${sql.raw(dialect === 'sqlite' ? 'indexed by incidents_resolved_time' : '')}
+        where tenant_id = ${tenantId} and state = 'resolved' and resolved_at >= ${first * DAY_MS} and resolved_at < ${end * DAY_MS} and host_key <> ''
+        group by tenant_id, ${DAY}, host_key`.execute(tx);
     }
     return days.length;
   };

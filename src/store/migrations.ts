@@ -27,6 +27,7 @@ import * as sso from './migrations/0025_sso.js';
 import * as incidents from './migrations/0026_incidents.js';
 import * as imports from './migrations/0027_imports.js';
 import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
+import * as incidentHostDays from './migrations/0029_incident_host_days.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0026_incidents': incidents,
   '0027_imports': imports,
   '0028_incident_analytics': incidentAnalytics,
+  '0029_incident_host_days': incidentHostDays,
 };
 
 export interface MigrationReport {

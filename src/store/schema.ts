@@ -513,7 +513,15 @@ export interface IncidentDaysTable {
   max_ms: number;
 }
 
-/** Days of `incident_days` to recompute: marked by triggers on `incidents` (migration 0028). */
+/** incidents/rollup.ts: per UTC day of resolution, the resolved incidents of one host (migration 0029). */
+export interface IncidentHostDaysTable {
+  tenant_id: string;
+  day: number;
+  host_key: string;
+  resolved: number;
+}
+
+/** Days of `incident_days` and `incident_host_days` to recompute: marked by triggers on `incidents` (migration 0028). */
 export interface IncidentDaysStaleTable {
   tenant_id: string;
   day: number;
@@ -631,6 +639,7 @@ export interface Database {
   incidents: IncidentsTable;
   incident_days: IncidentDaysTable;
   incident_days_stale: IncidentDaysStaleTable;
+  incident_host_days: IncidentHostDaysTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
   runbooks: RunbooksTable;

@@ -250,6 +250,6 @@ alerting:
     await env.api('PATCH', `/api/v1/integrations/${id}`, { import: { enabled: false, lookbackDays: 1 } });
     const run = await importNow(id);
     expect(run.state).toBe('failed');
-    expect(run.error).toMatch(new RegExp(`^Prometheus at ${prometheusUrl.replaceAll('.', '\\.')}/not-prometheus/api/v1/query_range\\?query=.* answered HTTP 404`));
+    expect(run.error).toMatch(new RegExp(`^Prometheus refused GET ${prometheusUrl.replaceAll('.', '\\.')}/not-prometheus/api/v1/query_range: HTTP 404`));
   }, STEP_MS);
 });

@@ -122,9 +122,9 @@ describe('CloudWatch import', () => {
     const mismatch = await importAll(importer(), setup({ secret: wrongSecret })).catch((e: unknown) => e);
     expect(mismatch).toBeInstanceOf(PitcrewError);
     expect((mismatch as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((mismatch as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms: SignatureDoesNotMatch \(HTTP 403\): The request signature we calculated does not match/);
+    expect((mismatch as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms at http:\/\/127\.0\.0\.1:\d+\/: SignatureDoesNotMatch \(HTTP 403\): The request signature we calculated does not match/);
     const unknown = await importAll(importer(), setup({ secret: { accessKeyId: 'AKIAUNKNOWNKEY000000', secretAccessKey: KEY.secretAccessKey } })).catch((e: unknown) => e);
-    expect((unknown as PitcrewError).message).toBe('CloudWatch refused DescribeAlarms: InvalidClientTokenId (HTTP 403): The security token included in the request is invalid.');
+    expect((unknown as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms at http:\/\/127\.0\.0\.1:\d+\/: InvalidClientTokenId \(HTTP 403\): The security token included in the request is invalid\.$/);
     expect(JSON.stringify([(mismatch as Error).message, (unknown as Error).message])).not.toMatch(/not\/the\/secret|cloudwatch\/emulator\/secret/);
   });
 

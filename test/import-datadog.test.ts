@@ -105,10 +105,10 @@ describe('Datadog import', () => {
     const error = await importAll(new DatadogImporter(), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
+    expect((error as PitcrewError).message).toBe(`Datadog refused GET ${datadog.url}/api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes`);
     datadog.applicationKeys.set('0123456789abcdef0123456789abcdef01234567', ['monitors_read']);
     const unscoped = await importAll(new DatadogImporter(), setup({ secret: { apiKey: API_KEY, applicationKey: '0123456789abcdef0123456789abcdef01234567' } })).catch((e: unknown) => e);
-    expect((unscoped as Error).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
+    expect((unscoped as Error).message).toBe(`Datadog refused GET ${datadog.url}/api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes`);
     expect(JSON.stringify([error, unscoped, (error as Error).message])).not.toContain(API_KEY);
   });
 
@@ -122,7 +122,7 @@ describe('Datadog import', () => {
     const error = await new DatadogImporter().importPage({ ...setup(), config: { site: 'datadoghq.eu' }, cursor: null, fetch, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => e);
     expect(urls[0]).toMatch(/^https:\/\/api\.datadoghq\.eu\/api\/v2\/events\?/);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_UNAVAILABLE');
-    expect((error as PitcrewError).message).toBe('Datadog did not answer GET /api/v2/events at https://api.datadoghq.eu/api/v2/events: connect ECONNREFUSED');
+    expect((error as PitcrewError).message).toBe('Datadog did not answer GET https://api.datadoghq.eu/api/v2/events: connect ECONNREFUSED; check the address and that pitcrew can reach it');
     const refused = await new DatadogImporter().importPage({ ...setup(), config: { site: 'evil.example.com' }, cursor: null, fetch, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => e);
     expect((refused as PitcrewError).code).toBe('PITCREW_ERR_VALIDATION');
     expect(urls).toHaveLength(1);

@@ -100,7 +100,7 @@ describe('PagerDuty import', () => {
     const error = await importAll(new PagerDutyImporter(), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toBe('PagerDuty refused GET /incidents: HTTP 401; check the REST API key (PagerDuty → Integrations → API Access Keys; a read-only key is enough)');
+    expect((error as PitcrewError).message).toBe(`PagerDuty refused GET ${pd.url}/incidents: HTTP 401; check the REST API key (PagerDuty → Integrations → API Access Keys; a read-only key is enough)`);
     expect((error as PitcrewError).message).not.toContain(wrong);
   });
 

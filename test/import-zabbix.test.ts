@@ -104,7 +104,7 @@ describe('Zabbix import (7.0: token in the Authorization header)', () => {
     const error = await importAll(new ZabbixImporter({ pageSize: 2 }), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toMatch(/^Zabbix refused problem\.get: Not authorised\..*API token/);
+    expect((error as PitcrewError).message).toMatch(/^Zabbix refused problem\.get at http:\/\/127\.0\.0\.1:\d+\/\S*api_jsonrpc\.php: Not authorised\..*API token/);
     expect((error as PitcrewError).message).not.toContain(wrong);
   });
 

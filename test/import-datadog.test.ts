@@ -3,7 +3,8 @@ import { PitcrewError } from '../src/errors/catalogue.js';
 import { DatadogImporter } from '../src/integrations/datadog/import.js';
 import { parseDatadog } from '../src/integrations/datadog/parse.js';
 import { observationOf } from '../src/integrations/notification.js';
-import { firingBeforeResolved, importAll, lines } from './support/import-run.js';
+import { datadogImportNeeds } from '../src/integrations/datadog/import-needs.js';
+import { firingBeforeResolved, importAll, lines, readOnlyFetch } from './support/import-run.js';
 import { startDatadogEmulator, type DatadogEmulator, type EmulatedMonitor } from './support/datadog-emulator.js';
 
 /*
@@ -142,6 +143,17 @@ describe('Datadog import', () => {
     // One incident: the parser's key ($ALERT_ID and $ALERT_SCOPE, its tags sorted) is the import's, and so are name, host, severity and time.
     expect(imported).toEqual(webhook);
     expect(webhook.incidentKey).toBe('1002:device:/dev/sda1,host:db-2');
+  });
+
+  it('imports through the runner\'s read-only fetch, GETs only; a write through it is refused before it leaves', async () => {
+    const { fetch, methods } = readOnlyFetch(datadogImportNeeds);
+    const run = await importAll(new DatadogImporter({ pageSize: 100 }), setup(), null, fetch);
+    expect(lines(run.observations)).toEqual(lines((await importAll(new DatadogImporter({ pageSize: 100 }), setup())).observations));
+    expect(new Set(methods)).toEqual(new Set(['GET']));
+    const asked = datadog.requests.length;
+    const mute = fetch(`${datadog.url}/api/v1/monitor/1001/mute`, { method: 'POST', headers: { 'dd-api-key': API_KEY, 'dd-application-key': APP_KEY } });
+    await expect(mute).rejects.toThrow(`pitcrew did not send POST ${datadog.url}/api/v1/monitor/1001/mute: an import only reads from Datadog`);
+    expect(datadog.requests).toHaveLength(asked);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

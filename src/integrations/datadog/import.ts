@@ -1,3 +1,4 @@
+import { DATADOG_SITE, SITE_MESSAGE } from './import-needs.js';
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
 import { baseUrl, callJson, importSecretError, importSettingError, readCursor, toolRefused, windowEnd, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
@@ -30,7 +31,6 @@ const TOOL = 'Datadog';
 const TITLE_HEAD = /^\s*(?:\[P\d\]\s*)?\[(?:Re-)?(Triggered|Recovered|Warn|No Data|Renotify)([^\]]*)\]\s*/i;
 const FIRING_STATUSES: Record<string, string> = { Alert: 'alert', Warn: 'warn', 'No Data': 'no data' };
 const HINTS = { 403: 'check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes', 429: 'Datadog\'s rate limit: the import tries again at its next run' };
-const SITE = /^(?:[a-z0-9-]+\.)*(?:datadoghq\.com|datadoghq\.eu|ddog-gov\.com)$/;
 
 export interface DatadogImportOptions {
   /** Events per page (page[limit], at most 1000) and monitors per page (page_size). */
@@ -189,9 +189,7 @@ function apiOf(config: Record<string, unknown>): string {
     return url;
   }
   const site = config.site ?? 'datadoghq.com';
-  if (typeof site !== 'string' || !SITE.test(site.trim().toLowerCase())) {
-    throw importSettingError(TOOL, 'site', 'site must be your Datadog site as it shows in the address bar: datadoghq.com, datadoghq.eu, us3.datadoghq.com, us5.datadoghq.com, ap1.datadoghq.com, ddog-gov.com');
-  }
+  if (typeof site !== 'string' || !DATADOG_SITE.test(site.trim().toLowerCase())) throw importSettingError(TOOL, 'site', SITE_MESSAGE);
   return `https://api.${site.trim().toLowerCase()}`;
 }
 

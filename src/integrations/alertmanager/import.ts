@@ -285,6 +285,7 @@ export function checkImportConfig(config: Record<string, unknown>, at: string): 
 
 export const alertmanagerImportNeeds: ImportNeeds = {
   tool: 'Alertmanager',
+  secretShape: 'none, a bearer token (a string), or {"username", "password"} for a proxy in front of Alertmanager and Prometheus',
   credentialProviders: [],
   integrationSecret: false,
   secretErrors(secret, at) {

@@ -9,6 +9,7 @@ export const SITE_MESSAGE = 'site must be your Datadog site as it shows in the a
 /** A Datadog import (docs/incidents-import.md#datadog): an API key and an application key scoped to monitors_read and events_read; GETs only. */
 export const datadogImportNeeds: ImportNeeds = {
   tool: 'Datadog',
+  secretShape: '{"apiKey", "applicationKey"}: an application key scoped to monitors_read and events_read',
   credentialProviders: [],
   integrationSecret: false,
   secretErrors(secret, at): FieldError[] {

@@ -205,6 +205,7 @@ function keystoneLoginErrors(secret: Record<string, unknown>, at: string): Field
 
 export const monascaImportNeeds: ImportNeeds = {
   tool: 'Monasca',
+  secretShape: 'a Keystone login {"version": "v3", "identityUrl", "username", "password", "project"} (a token is asked for as needed), or the token kept on the integration',
   credentialProviders: [],
   integrationSecret: true,
   secretErrors(secret, at) {

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { applyObservations } from '../src/incidents/apply.js';
 import type { ObservationSink } from '../src/imports/sink.js';
 import { alertLabels, labelSetFingerprint } from '../src/integrations/alertmanager/fingerprint.js';
+import { alertmanagerImportNeeds } from '../src/integrations/alertmanager/import.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
+import { readOnlyFetch } from './support/import-run.js';
 import { createObservationTable, storedObservations, tableSink, type StoredObservation } from './support/observation-table.js';
 import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startTool, type ToolProcess } from './support/prometheus.js';
 import { freePort } from './support/process.js';
@@ -250,6 +252,18 @@ alerting:
     await env.api('PATCH', `/api/v1/integrations/${id}`, { import: { enabled: false, lookbackDays: 1 } });
     const run = await importNow(id);
     expect(run.state).toBe('failed');
-    expect(run.error).toMatch(new RegExp(`^Prometheus at ${prometheusUrl.replaceAll('.', '\\.')}/not-prometheus/api/v1/query_range\\?query=.* answered HTTP 404`));
+    expect(run.error).toMatch(new RegExp(`^Prometheus refused GET ${prometheusUrl.replaceAll('.', '\\.')}/not-prometheus/api/v1/query_range: HTTP 404`));
+  }, STEP_MS);
+
+  it('reads through the runner\'s read-only fetch; a silence, Alertmanager\'s one write, is refused before it leaves', async () => {
+    const { fetch: guarded, methods } = readOnlyFetch(alertmanagerImportNeeds);
+    expect((await guarded(`${alertmanagerUrl}/api/v2/alerts`, { method: 'GET', headers: {} })).status).toBe(200);
+    expect((await guarded(`${prometheusUrl}/api/v1/query?query=ALERTS`, { method: 'GET', headers: {} })).status).toBe(200);
+    const silence = { matchers: [{ name: 'alertname', value: DISK, isRegex: false }], startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString(), createdBy: 'pitcrew', comment: 'an import never writes' };
+    await expect(guarded(`${alertmanagerUrl}/api/v2/silences`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(silence) }))
+      .rejects.toThrow(`pitcrew did not send POST ${alertmanagerUrl}/api/v2/silences: an import only reads from Alertmanager`);
+    await expect(guarded(`${alertmanagerUrl}/api/v2/silence/00000000-0000-0000-0000-000000000000`, { method: 'DELETE', headers: {} })).rejects.toThrow(/pitcrew did not send DELETE/);
+    expect(methods).toEqual(['GET', 'GET']);
+    expect(await (await fetch(`${alertmanagerUrl}/api/v2/silences`)).json()).toEqual([]);
   }, STEP_MS);
 });

@@ -2,11 +2,12 @@ import { createSign } from 'node:crypto';
 import selfsigned from 'selfsigned';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PitcrewError } from '../src/errors/catalogue.js';
-import { CloudwatchImporter } from '../src/integrations/cloudwatch-sns/import.js';
+import { CloudwatchImporter, policyRequestHandler } from '../src/integrations/cloudwatch-sns/import.js';
 import { parseCloudwatchSns } from '../src/integrations/cloudwatch-sns/parse.js';
 import { observationOf } from '../src/integrations/notification.js';
 import { stringToSign } from '../src/integrations/cloudwatch-sns/signature.js';
-import { firingBeforeResolved, importAll, lines, loopbackFetch } from './support/import-run.js';
+import { cloudwatchImportNeeds } from '../src/integrations/cloudwatch-sns/import-needs.js';
+import { firingBeforeResolved, importAll, lines, loopbackFetch, readOnlyFetch } from './support/import-run.js';
 import { startCloudwatchEmulator, type CloudwatchEmulator } from './support/cloudwatch-emulator.js';
 import { loopbackOnly } from './support/loopback-only.js';
 import { startStsEmulator } from './support/sts-emulator.js';
@@ -122,9 +123,9 @@ describe('CloudWatch import', () => {
     const mismatch = await importAll(importer(), setup({ secret: wrongSecret })).catch((e: unknown) => e);
     expect(mismatch).toBeInstanceOf(PitcrewError);
     expect((mismatch as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((mismatch as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms: SignatureDoesNotMatch \(HTTP 403\): The request signature we calculated does not match/);
+    expect((mismatch as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms at http:\/\/127\.0\.0\.1:\d+\/: SignatureDoesNotMatch \(HTTP 403\): The request signature we calculated does not match/);
     const unknown = await importAll(importer(), setup({ secret: { accessKeyId: 'AKIAUNKNOWNKEY000000', secretAccessKey: KEY.secretAccessKey } })).catch((e: unknown) => e);
-    expect((unknown as PitcrewError).message).toBe('CloudWatch refused DescribeAlarms: InvalidClientTokenId (HTTP 403): The security token included in the request is invalid.');
+    expect((unknown as PitcrewError).message).toMatch(/^CloudWatch refused DescribeAlarms at http:\/\/127\.0\.0\.1:\d+\/: InvalidClientTokenId \(HTTP 403\): The security token included in the request is invalid\.$/);
     expect(JSON.stringify([(mismatch as Error).message, (unknown as Error).message])).not.toMatch(/not\/the\/secret|cloudwatch\/emulator\/secret/);
   });
 
@@ -180,6 +181,20 @@ describe('CloudWatch import', () => {
     // One incident: the parser's key (AlarmArn) is the import's, and so are name, host (InstanceId), severity and time (StateChangeTime).
     expect(imported).toEqual(webhook);
     expect(webhook.incidentKey).toBe(message.AlarmArn);
+  });
+
+  it('imports through the runner\'s read-only fetch, Describe* only; a write the SDK signs is refused before it leaves', async () => {
+    const { fetch } = readOnlyFetch(cloudwatchImportNeeds);
+    const run = await importAll(importer(), setup(), null, fetch);
+    expect(lines(run.observations)).toEqual(lines((await importAll(importer(), setup())).observations));
+    expect(new Set(cw.calls.map((c) => c.action))).toEqual(new Set(['DescribeAlarms', 'DescribeAlarmHistory']));
+    const asked = cw.calls.length;
+    const { CloudWatchClient, SetAlarmStateCommand, PutMetricAlarmCommand } = await import('@aws-sdk/client-cloudwatch');
+    const client = new CloudWatchClient({ region: 'eu-west-1', endpoint: cw.url, credentials: KEY, maxAttempts: 1, requestHandler: policyRequestHandler(fetch, AbortSignal.timeout(10_000)) });
+    await expect(client.send(new SetAlarmStateCommand({ AlarmName: 'cpu-web-1', StateValue: 'OK', StateReason: 'test' }))).rejects.toThrow(/pitcrew did not send POST http:\/\/127\.0\.0\.1:\d+\/: an import only reads from CloudWatch/);
+    await expect(client.send(new PutMetricAlarmCommand({ AlarmName: 'new', EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanThreshold' }))).rejects.toThrow(/pitcrew did not send POST/);
+    client.destroy();
+    expect(cw.calls).toHaveLength(asked);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

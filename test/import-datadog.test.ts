@@ -3,7 +3,8 @@ import { PitcrewError } from '../src/errors/catalogue.js';
 import { DatadogImporter } from '../src/integrations/datadog/import.js';
 import { parseDatadog } from '../src/integrations/datadog/parse.js';
 import { observationOf } from '../src/integrations/notification.js';
-import { firingBeforeResolved, importAll, lines } from './support/import-run.js';
+import { datadogImportNeeds } from '../src/integrations/datadog/import-needs.js';
+import { firingBeforeResolved, importAll, lines, readOnlyFetch } from './support/import-run.js';
 import { startDatadogEmulator, type DatadogEmulator, type EmulatedMonitor } from './support/datadog-emulator.js';
 
 /*
@@ -105,10 +106,10 @@ describe('Datadog import', () => {
     const error = await importAll(new DatadogImporter(), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
+    expect((error as PitcrewError).message).toBe(`Datadog refused GET ${datadog.url}/api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes`);
     datadog.applicationKeys.set('0123456789abcdef0123456789abcdef01234567', ['monitors_read']);
     const unscoped = await importAll(new DatadogImporter(), setup({ secret: { apiKey: API_KEY, applicationKey: '0123456789abcdef0123456789abcdef01234567' } })).catch((e: unknown) => e);
-    expect((unscoped as Error).message).toBe('Datadog refused GET /api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes');
+    expect((unscoped as Error).message).toBe(`Datadog refused GET ${datadog.url}/api/v2/events: HTTP 403: Forbidden; check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes`);
     expect(JSON.stringify([error, unscoped, (error as Error).message])).not.toContain(API_KEY);
   });
 
@@ -122,7 +123,7 @@ describe('Datadog import', () => {
     const error = await new DatadogImporter().importPage({ ...setup(), config: { site: 'datadoghq.eu' }, cursor: null, fetch, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => e);
     expect(urls[0]).toMatch(/^https:\/\/api\.datadoghq\.eu\/api\/v2\/events\?/);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_UNAVAILABLE');
-    expect((error as PitcrewError).message).toBe('Datadog did not answer GET /api/v2/events at https://api.datadoghq.eu/api/v2/events: connect ECONNREFUSED');
+    expect((error as PitcrewError).message).toBe('Datadog did not answer GET https://api.datadoghq.eu/api/v2/events: connect ECONNREFUSED; check the address and that pitcrew can reach it');
     const refused = await new DatadogImporter().importPage({ ...setup(), config: { site: 'evil.example.com' }, cursor: null, fetch, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => e);
     expect((refused as PitcrewError).code).toBe('PITCREW_ERR_VALIDATION');
     expect(urls).toHaveLength(1);
@@ -142,6 +143,17 @@ describe('Datadog import', () => {
     // One incident: the parser's key ($ALERT_ID and $ALERT_SCOPE, its tags sorted) is the import's, and so are name, host, severity and time.
     expect(imported).toEqual(webhook);
     expect(webhook.incidentKey).toBe('1002:device:/dev/sda1,host:db-2');
+  });
+
+  it('imports through the runner\'s read-only fetch, GETs only; a write through it is refused before it leaves', async () => {
+    const { fetch, methods } = readOnlyFetch(datadogImportNeeds);
+    const run = await importAll(new DatadogImporter({ pageSize: 100 }), setup(), null, fetch);
+    expect(lines(run.observations)).toEqual(lines((await importAll(new DatadogImporter({ pageSize: 100 }), setup())).observations));
+    expect(new Set(methods)).toEqual(new Set(['GET']));
+    const asked = datadog.requests.length;
+    const mute = fetch(`${datadog.url}/api/v1/monitor/1001/mute`, { method: 'POST', headers: { 'dd-api-key': API_KEY, 'dd-application-key': APP_KEY } });
+    await expect(mute).rejects.toThrow(`pitcrew did not send POST ${datadog.url}/api/v1/monitor/1001/mute: an import only reads from Datadog`);
+    expect(datadog.requests).toHaveLength(asked);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

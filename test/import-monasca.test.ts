@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
 import { emulatedAlarm, startKeystoneMonasca, transition, type EmulatedProject, type KeystoneMonasca } from './support/keystone-monasca.js';
+import { monascaImportNeeds } from '../src/integrations/monasca/import.js';
+import { readOnlyFetch } from './support/import-run.js';
 import { createObservationTable, storedObservations, tableSink, type StoredObservation } from './support/observation-table.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
@@ -104,6 +106,20 @@ describe.each(testDialects())('importing Monasca alarms on %s', (dialect) => {
 
     const status = (await env.api('GET', `/api/v1/integrations/${id}`)).json().import.status;
     expect(status).toMatchObject({ lastImportId: expect.any(String), state: 'succeeded', imported: 6, importedTotal: 6, lastError: null });
+  });
+
+  it('takes a token and reads through the runner\'s read-only fetch; a write to Monasca through it is refused before it leaves', async () => {
+    const { fetch, methods } = readOnlyFetch(monascaImportNeeds);
+    const token = await fetch(`${cloud.url}/v3/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth: { identity: { methods: ['password'], password: { user: { name: USER.username, domain: { name: USER.domain }, password: USER.password } } }, scope: { project: { name: 'ops', domain: { name: 'Default' } } } } }) });
+    expect(token.status).toBe(201);
+    const headers = { 'x-auth-token': token.headers.get('x-subject-token')! };
+    expect((await fetch(`${cloud.url}/v2.0/alarms`, { method: 'GET', headers })).status).toBe(200);
+    const asked = cloud.requests.length;
+    await expect(fetch(`${cloud.url}/v2.0/alarms/alarm-a`, { method: 'PATCH', headers, body: '{"state":"OK"}' })).rejects.toThrow(`pitcrew did not send PATCH ${cloud.url}/v2.0/alarms/alarm-a: an import only reads from Monasca`);
+    await expect(fetch(`${cloud.url}/v2.0/alarm-definitions`, { method: 'POST', headers, body: '{"name":"x","expression":"cpu.idle_perc < 10"}' })).rejects.toThrow(/pitcrew did not send POST/);
+    await expect(fetch(`${cloud.url}/v2.0/alarms/alarm-a`, { method: 'DELETE', headers })).rejects.toThrow(/pitcrew did not send DELETE/);
+    expect(cloud.requests).toHaveLength(asked);
+    expect(methods).toEqual(['POST', 'GET']);
   });
 
   it('continues from its cursor: the next import applies only what changed since, and nothing twice', async () => {

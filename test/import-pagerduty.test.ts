@@ -3,7 +3,8 @@ import { PitcrewError } from '../src/errors/catalogue.js';
 import { PagerDutyImporter } from '../src/integrations/pagerduty/import.js';
 import { observationOf } from '../src/integrations/notification.js';
 import { parsePagerDuty } from '../src/integrations/pagerduty/parse.js';
-import { firingBeforeResolved, importAll, lines } from './support/import-run.js';
+import { pagerdutyImportNeeds } from '../src/integrations/pagerduty/import-needs.js';
+import { firingBeforeResolved, importAll, lines, readOnlyFetch } from './support/import-run.js';
 import { startPagerDutyEmulator, type PagerDutyEmulator } from './support/pagerduty-emulator.js';
 
 /*
@@ -100,7 +101,7 @@ describe('PagerDuty import', () => {
     const error = await importAll(new PagerDutyImporter(), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toBe('PagerDuty refused GET /incidents: HTTP 401; check the REST API key (PagerDuty → Integrations → API Access Keys; a read-only key is enough)');
+    expect((error as PitcrewError).message).toBe(`PagerDuty refused GET ${pd.url}/incidents: HTTP 401; check the REST API key (PagerDuty → Integrations → API Access Keys; a read-only key is enough)`);
     expect((error as PitcrewError).message).not.toContain(wrong);
   });
 
@@ -123,6 +124,17 @@ describe('PagerDuty import', () => {
       expect(imported).toEqual(webhook);
       expect(webhook.incidentKey).toBe(ids.mysql);
     }
+  });
+
+  it('imports through the runner\'s read-only fetch, GETs only; a write through it is refused before it leaves', async () => {
+    const { fetch, methods } = readOnlyFetch(pagerdutyImportNeeds);
+    const run = await importAll(new PagerDutyImporter(), setup(), null, fetch);
+    expect(lines(run.observations)).toEqual(lines((await importAll(new PagerDutyImporter(), setup())).observations));
+    expect(new Set(methods)).toEqual(new Set(['GET']));
+    const asked = pd.requests.length;
+    const resolve = fetch(`${pd.url}/incidents/${ids.disk}`, { method: 'PUT', headers: { authorization: `Token token=${KEY}`, accept: 'application/vnd.pagerduty+json;version=2', 'content-type': 'application/json' }, body: '{"incident":{"type":"incident","status":"resolved"}}' });
+    await expect(resolve).rejects.toThrow(`pitcrew did not send PUT ${pd.url}/incidents/${ids.disk}: an import only reads from PagerDuty`);
+    expect(pd.requests).toHaveLength(asked);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

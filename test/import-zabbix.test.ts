@@ -3,7 +3,8 @@ import { PitcrewError } from '../src/errors/catalogue.js';
 import { observationOf } from '../src/integrations/notification.js';
 import { parseZabbix } from '../src/integrations/zabbix/parse.js';
 import { ZabbixImporter } from '../src/integrations/zabbix/import.js';
-import { firingBeforeResolved, importAll, lines, loopbackFetch } from './support/import-run.js';
+import { zabbixImportNeeds } from '../src/integrations/zabbix/import-needs.js';
+import { firingBeforeResolved, importAll, lines, readOnlyFetch, loopbackFetch } from './support/import-run.js';
 import { startZabbixEmulator, type ZabbixEmulator } from './support/zabbix-emulator.js';
 
 /*
@@ -104,7 +105,7 @@ describe('Zabbix import (7.0: token in the Authorization header)', () => {
     const error = await importAll(new ZabbixImporter({ pageSize: 2 }), setup({ secret: wrong })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PitcrewError);
     expect((error as PitcrewError).code).toBe('PITCREW_ERR_TOOL_REFUSED');
-    expect((error as PitcrewError).message).toMatch(/^Zabbix refused problem\.get: Not authorised\..*API token/);
+    expect((error as PitcrewError).message).toMatch(/^Zabbix refused problem\.get at http:\/\/127\.0\.0\.1:\d+\/\S*api_jsonrpc\.php: Not authorised\..*API token/);
     expect((error as PitcrewError).message).not.toContain(wrong);
   });
 
@@ -125,6 +126,19 @@ describe('Zabbix import (7.0: token in the Authorization header)', () => {
       expect({ ...imported, at: null }).toEqual(webhook);
       expect(webhook.incidentKey).toBe(ids.p3);
     }
+  });
+
+  it('imports through the runner\'s read-only fetch, its read methods only; a write method through it is refused before it leaves', async () => {
+    const { fetch } = readOnlyFetch(zabbixImportNeeds);
+    const run = await importAll(new ZabbixImporter({ pageSize: 2 }), setup(), null, fetch);
+    expect(lines(run.observations)).toEqual(lines((await importAll(new ZabbixImporter({ pageSize: 2 }), setup())).observations));
+    expect(new Set(zabbix.calls.map((c) => c.method))).toEqual(new Set(['apiinfo.version', 'problem.get', 'event.get']));
+    const asked = zabbix.calls.length;
+    for (const method of ['event.acknowledge', 'problem.update', 'user.login']) {
+      const write = fetch(`${zabbix.url}/api_jsonrpc.php`, { method: 'POST', headers: { 'content-type': 'application/json-rpc', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ jsonrpc: '2.0', method, params: { eventids: [ids.p2], action: 1 }, id: 1 }) });
+      await expect(write).rejects.toThrow(`pitcrew did not send POST ${zabbix.url}/api_jsonrpc.php: an import only reads from Zabbix`);
+    }
+    expect(zabbix.calls).toHaveLength(asked);
   });
 
   it('the emulator records a write as a failure (what the afterEach assertion would catch)', async () => {

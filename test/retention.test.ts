@@ -3,6 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Retention } from '../src/retention/retention.js';
+import { newId } from '../src/store/ids.js';
 import type { Database } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
@@ -45,6 +46,17 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     expect(reply.statusCode, reply.body).toBe(202);
     return (await env.store.db.selectFrom('alerts').select('id').where('host_name', '=', instance).orderBy('id').executeTakeFirstOrThrow()).id;
   };
+  // An import of an integration's tool, as the import runner leaves it (src/imports/repository.ts), started now.
+  const importRun = async (integrationId: string, state: 'queued' | 'succeeded' | 'failed') => {
+    const id = newId(now);
+    const ended = state !== 'queued';
+    await env.store.db.insertInto('imports').values({
+      id, tenant_id: env.tenant.tenantId, integration_id: integrationId, trigger: 'schedule', state, queued_at: now, started_at: ended ? now : null, ended_at: ended ? now + 1000 : null,
+      imported: 2, pages: 1, error: state === 'failed' ? 'Monasca refused GET http://monasca:8070/v2.0/alarms: HTTP 503' : null, cursor: null, node_id: null, claim: null,
+    }).execute();
+    return id;
+  };
+  const importIds: Record<'busy' | 'rare' | 'queued', string[]> = { busy: [], rare: [], queued: [] };
   // The incident of an alert (incidents/): its alarm is the instance here.
   const incidentOf = async (instance: string) => (await env.store.db.selectFrom('incidents').select('id').where('hostname', '=', instance).executeTakeFirstOrThrow()).id;
 
@@ -72,6 +84,11 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     old.incident = await incidentOf('old-1');
     await alert('old-open');
     old.openIncident = await incidentOf('old-open');
+    // Imports: a busy integration's five then (the newest three of it are kept: three of these go),
+    // a rarely imported one's two, and one still queued (under way: kept however old).
+    for (const state of ['succeeded', 'failed', 'succeeded', 'succeeded', 'failed'] as const) importIds.busy.push(await importRun('busy-integration', state));
+    for (const state of ['succeeded', 'failed'] as const) importIds.rare.push(await importRun('rare-integration', state));
+    importIds.queued.push(await importRun('queued-integration', 'queued'));
     const ran = await fire(heard.triggerId, { HostName: 'web-1' });
     old.ranEvent = ran.eventId;
     old.ran = ran.executionIds[0]!;
@@ -110,6 +127,7 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     recent.alert = await alert('recent-1');
     await alert('recent-1', 'resolved');
     recent.incident = await incidentOf('recent-1');
+    importIds.busy.push(await importRun('busy-integration', 'succeeded'));
     // The audit log: the rules, channels and cancel above were recorded then; this setting now.
     expect((await env.api('PATCH', '/api/v1/tenant', { throttle: null })).statusCode).toBe(200);
     old.audit = (await env.store.db.selectFrom('audit_log').select('id').where('action', '=', 'rule.create').orderBy('id').executeTakeFirstOrThrow()).id;
@@ -119,11 +137,21 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
   afterAll(() => env.close());
 
   it('deletes what ended before the period in batches, and keeps what is younger or still under way', async () => {
-    const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1 });
+    const retention = new Retention({ db: env.store.db, dialect, days: 31, logger: env.app.server.log, metrics: env.app.context.metrics, batchSize: 1, keepImports: 3 });
     const first = await retention.pruneBatch(now);
-    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, incidents: 1, escalations: 1, notify_messages: 1, notify_attempts: 1, audit_log: 1 });
-    for (let i = 0; i < 10 && Object.values(await retention.pruneBatch(now)).some((n) => n > 0); i += 1);
-    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, incidents: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 });
+    expect(first).toEqual({ executions: 1, events: 1, alerts: 1, incidents: 1, imports: 1, escalations: 1, notify_messages: 1, notify_attempts: 1, audit_log: 1 });
+    let importsDeleted = first.imports;
+    for (let i = 0; i < 10; i += 1) {
+      const pruned = await retention.pruneBatch(now);
+      importsDeleted += pruned.imports;
+      if (Object.values(pruned).every((n) => n === 0)) break;
+    }
+    expect(await retention.pruneBatch(now)).toEqual({ executions: 0, events: 0, alerts: 0, incidents: 0, imports: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 });
+    // Imports: the busy integration's oldest three went; its newest three (two of them past the period) stay,
+    // as do the rare one's two and the queued one; the imports list shows what is left.
+    expect(importsDeleted).toBe(3);
+    const left = await env.store.db.selectFrom('imports').select('id').orderBy('id').execute();
+    expect(left.map((row) => row.id)).toEqual([...importIds.busy.slice(3, 5), ...importIds.rare, ...importIds.queued, importIds.busy[5]!].sort());
     expect(await exists('alerts', old.alert!)).toBe(false);
     expect(await exists('incidents', old.incident!)).toBe(false);
     expect(await exists('incidents', old.openIncident!)).toBe(true);

@@ -1,6 +1,6 @@
 import type { PolicyFetch } from '../egress/fetch.js';
 import type { ImportNeeds } from '../integrations/import-needs.js';
-import { shownUrl, ToolImportError } from '../integrations/import-http.js';
+import { shownUrl, ToolImportError } from '../integrations/tool-api.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** How long one call to a tool may take before the import gives up on it. */

@@ -6,7 +6,6 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { masked, secretsOf } from '../identity/audit/mask.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { importNeeds } from '../integrations/import-needs.js';
-import { ToolImportError } from '../integrations/import-http.js';
 import { advanceImport, dueImports, importSettings, moveImportSchedule, openImportSecret } from '../integrations/import-settings.js';
 import type { Importer, ImportPage } from '../integrations/observation.js';
 import { getIntegration, openSecret } from '../integrations/repository.js';
@@ -188,17 +187,17 @@ export class ImportRunner {
   private async prepare(row: ImportRow) {
     const { db } = this.deps.store;
     const integration = await getIntegration(db, row.tenant_id, row.integration_id).catch(() => {
-      throw new ToolImportError('the integration was deleted; nothing was imported');
+      throw new PitcrewError('PITCREW_ERR_INTEGRATION_NOT_FOUND', 'the integration was deleted; nothing was imported');
     });
     const type = integration.type as IntegrationType;
     const needs = importNeeds(type);
     const importer = this.deps.importerOf(type);
     const settings = await importSettings(db, integration.id);
-    if (!needs || !importer || !settings) throw new ToolImportError(`pitcrew has no import for ${type} integrations, or this one was not set up (PATCH …/integrations/${integration.id} {import})`);
+    if (!needs || !importer || !settings) throw new PitcrewError('PITCREW_ERR_VALIDATION', `pitcrew has no import for ${type} integrations, or this one was not set up (PATCH …/integrations/${integration.id} {import})`);
     let secret = openImportSecret(this.deps.box, settings);
     if (secret === undefined && settings.credential_id !== null) {
       const credential = await getCredential(db, row.tenant_id, settings.credential_id).catch(() => {
-        throw new ToolImportError(`the import's credential ${settings.credential_id} was deleted: choose another (PATCH …/integrations/${integration.id} {import:{credentialId}})`);
+        throw new PitcrewError('PITCREW_ERR_NOT_FOUND', `the import's credential ${settings.credential_id} was deleted: choose another (PATCH …/integrations/${integration.id} {import:{credentialId}})`);
       });
       secret = openCredential(this.deps.box, credential);
     }
@@ -213,10 +212,10 @@ export class ImportRunner {
     };
   }
 
-  /** The failure as people read it: the tool's words (ToolImportError), else a plain line (the error itself is logged). */
+  /** The failure as people read it: the tool's words (a PitcrewError: ToolImportError, a setting), else a plain line (the error itself is logged). */
   private reason(error: unknown, row: ImportRow): string {
-    // An importer's own words (ToolImportError), or a PitcrewError it raised (a refusal, a setting it lacks).
-    if (error instanceof ToolImportError || error instanceof PitcrewError) return error.message;
+    // An importer's own words: a ToolImportError (the tool refused, or did not answer), or a setting it lacks.
+    if (error instanceof PitcrewError) return error.message;
     this.deps.logger.error({ err: error, importId: row.id, integrationId: row.integration_id }, 'import failed');
     return 'the import failed on an error of the service (logged); the next import continues from where this one stopped';
   }

@@ -15,6 +15,8 @@ import { zabbixImportNeeds } from './zabbix/import-needs.js';
 export interface ImportNeeds {
   /** The tool's name in messages ("Alertmanager", "Monasca"). */
   tool: string;
+  /** What the import reads with, in words, for people setting it up (the UI's import section). */
+  secretShape: string;
   /** The providers of stored credentials the import may read with (CloudWatch: aws); none: a secret only. */
   credentialProviders: readonly string[];
   /** Field errors of a secret as given: its shape for this tool. */

@@ -49,3 +49,11 @@ export const ImportSettingsView = Type.Object({
 }, { description: 'the import of the tool’s alarms with its read-only credential (docs/incidents-import.md); null until set with PATCH {import}' });
 
 export type ImportSettingsView = Static<typeof ImportSettingsView>;
+
+export const ImportNeedsView = Type.Object({
+  tool: Type.String(),
+  secret: Type.String({ description: 'what the import reads with, in words' }),
+  credentialProviders: Type.Array(Type.String(), { description: 'the providers of stored credentials it may read with (credentialId); empty: a secret only' }),
+}, { description: 'what an import of this tool needs (docs/incidents-import.md); null: the tool has no import' });
+
+export type ImportNeedsView = Static<typeof ImportNeedsView>;

@@ -1,5 +1,6 @@
 import { curlPost } from '../http/curl.js';
 import type { IntegrationImportRow, IntegrationRow } from '../store/schema.js';
+import { importNeeds } from './import-needs.js';
 import { presentImportSettings } from './import-settings.js';
 import { sampleDelivery, SAMPLE_HOST } from './samples.js';
 import { integrationPath, type IntegrationType, type IntegrationView } from './schema.js';
@@ -22,6 +23,7 @@ export function presentIntegration(row: IntegrationRow, baseUrl: string, imports
     hasSecret,
     status: { lastAlertAt: iso(row.last_alert_at), lastError: row.last_error, lastErrorAt: iso(row.last_error_at) },
     import: presentImportSettings(imports),
+    importNeeds: needsOf(type),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -37,4 +39,10 @@ function commands(id: string, type: IntegrationType, config: Record<string, unkn
   const testCurl = curlPost(`${baseUrl}/api/v1/integrations/${id}/test`, { hostName: SAMPLE_HOST }, { Authorization: 'Bearer ${PITCREW_TOKEN}' });
   if (!sample) return { testCurl };
   return { curl: curlPost(baseUrl + integrationPath(type, '${PITCREW_API_KEY}', id), sample.body, sample.headers), testCurl };
+}
+
+/** What an import of the tool needs, as the UI shows it; null for a tool without an import. */
+function needsOf(type: IntegrationType): IntegrationView['importNeeds'] {
+  const needs = importNeeds(type);
+  return needs ? { tool: needs.tool, secret: needs.secretShape, credentialProviders: [...needs.credentialProviders] } : null;
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ImportPatch, ImportSettingsView } from './import-schema.js';
+import { ImportNeedsView, ImportPatch, ImportSettingsView } from './import-schema.js';
 
 /** The monitoring tools an integration can be (DESIGN.md §7). */
 export const INTEGRATION_TYPES = ['alertmanager', 'grafana', 'monasca', 'zabbix', 'datadog', 'pagerduty', 'cloudwatch_sns', 'generic'] as const;
@@ -55,6 +55,7 @@ export const IntegrationView = Type.Object({
     lastErrorAt: Time,
   }),
   import: Type.Union([ImportSettingsView, Type.Null()]),
+  importNeeds: Type.Union([ImportNeedsView, Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

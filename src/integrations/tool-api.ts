@@ -1,12 +1,31 @@
-import { PitcrewError } from '../errors/catalogue.js';
+import { PitcrewError, type ErrorCode } from '../errors/catalogue.js';
 import type { ImportCursor, ImportRequest } from './observation.js';
 import { isRecord } from './values.js';
 
 /*
- * What every importer (integrations/<tool>/import.ts) shares: calls to the tool's HTTP API through
- * the import's fetch (the tenant's egress policy and the import's rate limit), the tool's refusal
- * in words with every secret blotted out, and the cursor each importer keeps as JSON.
+ * The one way importers (integrations/<tool>/import.ts) call their tool and say what went wrong:
+ * every call goes through the import's fetch (the tenant's egress policy, the import's rate limit,
+ * a timeout per call and the read-only guard: src/imports/read-only.ts); every failure is a
+ * ToolImportError that names the tool, the call and where it went (origin and path: no user info,
+ * no query, whose values may be keys), what the tool answered and what to check, with every secret
+ * blotted out whatever the tool echoes back. Also the paging helpers the importers share: the
+ * settled end of a time window and the cursor each importer keeps as JSON.
  */
+
+/**
+ * An import's failure in words a person can act on from the integration's status. A PitcrewError
+ * (the tool refused: PITCREW_ERR_TOOL_REFUSED; it did not answer: PITCREW_ERR_TOOL_UNAVAILABLE);
+ * `toolStatus` is the HTTP status the tool answered, when it answered.
+ */
+export class ToolImportError extends PitcrewError {
+  readonly toolStatus: number | undefined;
+
+  constructor(message: string, options: { toolStatus?: number; code?: ErrorCode } = {}) {
+    super(options.code ?? 'PITCREW_ERR_TOOL_REFUSED', message);
+    this.name = 'ToolImportError';
+    this.toolStatus = options.toolStatus;
+  }
+}
 
 /**
  * How far behind now an import reads: a tool may record an event a little after its own timestamp
@@ -21,50 +40,70 @@ export function windowEnd(from: number, now: number): number {
   return Math.max(from, now - SETTLE_MS);
 }
 
-/** A call to the tool, named for messages: `GET /api/v1/monitor`, `event.get`. */
+/** One call to a tool's HTTP API. */
 export interface ToolCall {
+  /** The tool as people name it: "Datadog", "Prometheus". */
   tool: string;
-  call: string;
   url: string;
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
-  /** What to check, by the HTTP status of a refusal (401: "check the API key"). */
+  /** GET unless said; a POST only for a tool's read-only calls (ImportNeeds.readOnlyCall). */
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The operation, where the URL does not name it: a JSON-RPC method (`event.get`), an AWS action. */
+  operation?: string;
+  /** What to check, by the HTTP status of a refusal (401: "check the API key"), before the general hints. */
   hints?: Partial<Record<number, string>>;
+  /** The credentials sent, blotted out of every message. */
+  secrets?: ReadonlyArray<string | undefined>;
 }
 
+/** What a refusal of each status asks a person to check, when the tool's importer says nothing more precise. */
+const GENERAL_HINTS: Partial<Record<number, string>> = {
+  401: 'the credential was refused: set the import’s secret again',
+  403: 'the credential lacks a read permission this import needs (docs/incidents-import.md)',
+  404: 'check the tool’s address in the integration’s settings',
+  429: 'the tool is limiting pitcrew’s calls: the next import continues, or lower the import’s requestsPerSecond',
+};
+/** The most of a tool's answer a message quotes. */
+const ANSWER_CHARS = 300;
+
 /**
- * The tool's answer as JSON. A non-2xx answer is the tool's refusal (PITCREW_ERR_TOOL_REFUSED, with
- * the status and what it said); no answer at all is PITCREW_ERR_TOOL_UNAVAILABLE. `secrets` are
- * blotted out of both, whatever the tool echoes back.
+ * The tool's answer to a call, as JSON. A non-2xx answer, or a body that is not JSON, is the tool's
+ * refusal (with its status, what it said and what to check); no answer at all (refused connection,
+ * DNS, TLS, the egress policy, the call's timeout) is the tool unavailable. An abort of the import
+ * itself (the service stopping) is passed on as it is.
  */
-export async function callJson(request: ImportRequest, call: ToolCall, secrets: ReadonlyArray<string | undefined>): Promise<unknown> {
+export async function callJson(request: Pick<ImportRequest, 'fetch' | 'signal'>, call: ToolCall): Promise<unknown> {
+  const method = call.method ?? 'GET';
   let response: Response;
   try {
-    response = await request.fetch(call.url, { ...call.init, signal: request.signal });
+    response = await request.fetch(call.url, { method, headers: { accept: 'application/json', ...call.headers }, ...(call.body === undefined ? {} : { body: call.body }), signal: request.signal });
   } catch (error) {
-    if (request.signal.aborted) throw error;
-    throw toolUnavailable(call, error, secrets);
+    if (request.signal.aborted || error instanceof PitcrewError) throw error;
+    throw toolUnavailable(call, error);
   }
-  const text = await response.text();
+  const text = await response.text().catch(() => '');
   if (!response.ok) {
-    const hint = call.hints?.[response.status];
-    throw toolRefused(call, `HTTP ${response.status}${said(text) ? `: ${said(text)}` : ''}${hint ? `; ${hint}` : ''}`, secrets);
+    const hint = call.hints?.[response.status] ?? GENERAL_HINTS[response.status] ?? (response.status >= 500 ? 'try again later, or check the tool’s logs' : undefined);
+    const said = answerText(text);
+    throw toolRefused(call, `HTTP ${response.status}${said ? `: ${said}` : ''}${hint ? `; ${hint}` : ''}`, response.status);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw toolRefused(call, `HTTP ${response.status} with a body that is not JSON (${clip(text)}): is the URL the tool's API?`, secrets);
+    throw toolRefused(call, `HTTP ${response.status} with a body that is not JSON (${clip(text)}): is the address the tool's API?`, response.status);
   }
 }
 
-/** The tool answered, and not with what was asked. */
-export function toolRefused(call: Pick<ToolCall, 'tool' | 'call'>, answered: string, secrets: ReadonlyArray<string | undefined>): PitcrewError {
-  return new PitcrewError('PITCREW_ERR_TOOL_REFUSED', redact(`${call.tool} refused ${call.call}: ${answered}`, secrets));
+/** The tool answered, and not with what was asked: `answered` says how. */
+export function toolRefused(call: Pick<ToolCall, 'tool' | 'url' | 'method' | 'operation' | 'secrets'>, answered: string, toolStatus?: number): ToolImportError {
+  return new ToolImportError(redact(`${call.tool} refused ${label(call)}: ${answered}`, call.secrets), toolStatus === undefined ? {} : { toolStatus });
 }
 
-/** The tool did not answer (refused connection, DNS, TLS, the egress policy, a timeout). */
-export function toolUnavailable(call: Pick<ToolCall, 'tool' | 'call' | 'url'>, error: unknown, secrets: ReadonlyArray<string | undefined>): PitcrewError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new PitcrewError('PITCREW_ERR_TOOL_UNAVAILABLE', redact(`${call.tool} did not answer ${call.call} at ${origin(call.url)}: ${reason}`, secrets));
+/** The tool did not answer (refused connection, DNS, TLS, the egress policy, the call's timeout). */
+export function toolUnavailable(call: Pick<ToolCall, 'tool' | 'url' | 'method' | 'operation' | 'secrets'>, error: unknown): ToolImportError {
+  const reason = error instanceof Error && error.name === 'TimeoutError' ? 'no answer in time' : causeOf(error);
+  return new ToolImportError(redact(`${call.tool} did not answer ${label(call)}: ${reason}; check the address and that pitcrew can reach it`, call.secrets), { code: 'PITCREW_ERR_TOOL_UNAVAILABLE' });
 }
 
 /** A setting the import cannot start without. */
@@ -77,8 +116,21 @@ export function importSecretError(tool: string, expected: string): PitcrewError 
   return new PitcrewError('PITCREW_ERR_VALIDATION', `${tool} import: the integration's import credential must be ${expected}`, { fieldErrors: [{ path: '/import/secret', message: `expected ${expected}` }] });
 }
 
+/** The call as messages name it: `GET https://api.datadoghq.com/api/v2/events`, `event.get at https://zabbix/api_jsonrpc.php`. */
+function label(call: Pick<ToolCall, 'url' | 'method' | 'operation'>): string {
+  const where = shownUrl(call.url);
+  return call.operation ? `${call.operation} at ${where}` : `${call.method ?? 'GET'} ${where}`;
+}
+
+/** A URL as it may be shown: origin and path, without user info or query (which may carry keys). */
+export function shownUrl(raw: string): string {
+  if (!URL.canParse(raw)) return '(not a URL)';
+  const url = new URL(raw);
+  return `${url.origin}${url.pathname}`;
+}
+
 /** What an error body says, in the fields the tools use: Datadog `errors`, PagerDuty `error.message/errors`, a plain `message`. */
-function said(text: string): string {
+function answerText(text: string): string {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -89,33 +141,31 @@ function said(text: string): string {
   const collect = (value: unknown) => {
     if (typeof value === 'string' && value.trim() !== '') parts.push(value.trim());
     else if (Array.isArray(value)) value.forEach(collect);
+    else if (isRecord(value)) collect(value.message);
   };
   if (isRecord(body)) {
     collect(body.errors);
-    if (isRecord(body.error)) {
-      collect(body.error.message);
-      collect(body.error.errors);
-    } else collect(body.error);
+    if (isRecord(body.error)) collect(body.error.errors);
+    collect(body.error);
     collect(body.message);
+    collect(body.description);
+    collect(body.title);
   }
-  return parts.length > 0 ? clip(parts.join('; ')) : clip(text);
+  return parts.length > 0 ? clip([...new Set(parts)].join('; ')) : clip(text);
 }
 
 function clip(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+  return flat.length > ANSWER_CHARS ? `${flat.slice(0, ANSWER_CHARS)}…` : flat;
 }
 
-function origin(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return 'its URL';
-  }
+function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+/** The text with each secret (of 4 characters or more) replaced by [REDACTED]. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join('[REDACTED]');
   return out;

@@ -12,7 +12,7 @@ const IDLE_INTERVAL_MS = 10 * 60_000;
 /** Its own key of PostgreSQL's two-key advisory locks (executions/limit-window.ts has rules'). */
 const RETENTION_LOCK_CLASS = 0x70637232;
 
-export type PrunedTable = 'executions' | 'events' | 'alerts' | 'incidents' | 'escalations' | 'notify_messages' | 'notify_attempts' | 'audit_log';
+export type PrunedTable = 'executions' | 'events' | 'alerts' | 'incidents' | 'imports' | 'escalations' | 'notify_messages' | 'notify_attempts' | 'audit_log';
 export type Pruned = Record<PrunedTable, number>;
 
 export interface RetentionDeps {
@@ -24,19 +24,27 @@ export interface RetentionDeps {
   metrics: Metrics;
   /** Rows of each table per transaction (200): small, so a batch holds SQLite's single writer only briefly. */
   batchSize?: number;
+  /** The imports of each integration kept whatever their age (20): the newest, as its imports list shows them. */
+  keepImports?: number;
 }
+
+/** An import under way is never deleted; `not in`, as for executions below, so SQLite reads the id index. */
+const ACTIVE_IMPORT_STATES = ['queued', 'running'];
 
 /**
  * Deletes history older than the retention period (docs/configuration.md, "History retention"):
  * ended executions with their transitions, artifacts and output; events no execution still
  * needs; integrations' alert logs; incidents resolved before the period (an open one is kept
- * however old: it is still going on); notified escalations; notifications whose deliveries ended, and delivery attempts;
+ * however old: it is still going on); ended imports of an integration's tool, but for its newest
+ * `keepImports` (a tool imported every five minutes would otherwise add 288 rows a day, and an
+ * integration imported rarely still shows its last imports); notified escalations; notifications whose deliveries ended, and delivery attempts;
  * audit log entries (identity/audit/: nothing else ever deletes one).
  * Never an execution still queued, dispatched or running, nor the event it came from. Rows are
  * selected by primary key: ids are UUIDv7, so `id < idFloor(cutoff)` means created before it.
  */
 export class Retention {
   private readonly batchSize: number;
+  private readonly keepImports: number;
   private lastRunAt = Number.NEGATIVE_INFINITY;
   private backlog = false;
 
@@ -45,6 +53,7 @@ export class Retention {
     // executions and their events holds the writer 7.7 ms (p50; 500: 16 ms), and one a second
     // deletes ~17 million a day, far above any tenant's inflow.
     this.batchSize = deps.batchSize ?? 200;
+    this.keepImports = deps.keepImports ?? 20;
   }
 
   /** Called by every sweep: one batch while old rows are left, else one look every 10 minutes. */
@@ -71,12 +80,23 @@ export class Retention {
       const alerts = await this.deleteIds(tx, 'alerts', tx.selectFrom('alerts').select('id').where('id', '<', cutoff));
       // An incident's id is the time it opened (incidents/book.ts): opened and resolved before the cutoff.
       const incidents = await this.deleteIds(tx, 'incidents', tx.selectFrom('incidents').select('id').where('id', '<', cutoff).where('state', '=', 'resolved').where('resolved_at', '<', cutoffMs));
+      const imports = await this.deleteIds(tx, 'imports', this.endedImports(tx, cutoff));
       const escalations = await this.deleteIds(tx, 'escalations', tx.selectFrom('escalations').select('id').where('id', '<', cutoff).where('state', '=', 'notified').where('window_end', '<', cutoffMs));
       const notifyMessages = await this.pruneNotifyMessages(tx, cutoff);
       const notifyAttempts = await this.deleteIds(tx, 'notify_attempts', tx.selectFrom('notify_attempts').select('id').where('id', '<', cutoff));
       const auditLog = await this.deleteIds(tx, 'audit_log', tx.selectFrom('audit_log').select('id').where('id', '<', cutoff));
-      return { executions, events, alerts, incidents, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts, audit_log: auditLog };
+      return { executions, events, alerts, incidents, imports, escalations, notify_messages: notifyMessages, notify_attempts: notifyAttempts, audit_log: auditLog };
     });
+  }
+
+  /**
+   * Ended imports started before the cutoff and older than their integration's newest
+   * `keepImports` (the id of its keepImports-th newest import, through the (integration_id, id)
+   * index; none when it has fewer, and then `<` is null: kept).
+   */
+  private endedImports(tx: Transaction<Database>, cutoff: string): IdQuery {
+    return tx.selectFrom('imports as ended').select('ended.id').where('ended.id', '<', cutoff).where('ended.state', 'not in', ACTIVE_IMPORT_STATES)
+      .where('ended.id', '<', (eb) => eb.selectFrom('imports as newer').select('newer.id').whereRef('newer.integration_id', '=', 'ended.integration_id').orderBy('newer.id', 'desc').limit(1).offset(this.keepImports - 1));
   }
 
   private async takeLock(tx: Transaction<Database>): Promise<boolean> {
@@ -122,7 +142,7 @@ export class Retention {
     return ids.length;
   }
 
-  private async deleteIds(tx: Transaction<Database>, table: 'alerts' | 'incidents' | 'escalations' | 'notify_attempts' | 'audit_log', select: IdQuery): Promise<number> {
+  private async deleteIds(tx: Transaction<Database>, table: 'alerts' | 'incidents' | 'imports' | 'escalations' | 'notify_attempts' | 'audit_log', select: IdQuery): Promise<number> {
     const ids = await this.ids(select);
     if (ids.length > 0) await tx.deleteFrom(table).where('id', 'in', ids).execute();
     return ids.length;
@@ -139,5 +159,5 @@ interface IdQuery {
 }
 
 function none(): Pruned {
-  return { executions: 0, events: 0, alerts: 0, incidents: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 };
+  return { executions: 0, events: 0, alerts: 0, incidents: 0, imports: 0, escalations: 0, notify_messages: 0, notify_attempts: 0, audit_log: 0 };
 }

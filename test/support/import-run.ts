@@ -1,5 +1,8 @@
 import { policyFetch, type PolicyFetch } from '../../src/egress/fetch.js';
 import { EgressPolicy } from '../../src/egress/policy.js';
+import { RateLimiter } from '../../src/imports/rate-limit.js';
+import { importFetch } from '../../src/imports/read-only.js';
+import type { ImportNeeds } from '../../src/integrations/import-needs.js';
 import type { AlarmObservation, ImportCursor, Importer, ImportPage } from '../../src/integrations/observation.js';
 
 /**
@@ -33,6 +36,15 @@ export function loopbackFetch(): { fetch: PolicyFetch; urls: string[]; methods: 
       return inner(url, init);
     },
   };
+}
+
+/**
+ * The fetch the import runner gives an importer (src/imports/read-only.ts): the tool's read-only
+ * rule (ImportNeeds) over loopbackFetch; `urls` and `methods` are what got past the rule and left.
+ */
+export function readOnlyFetch(needs: ImportNeeds): { fetch: PolicyFetch; urls: string[]; methods: string[] } {
+  const sent = loopbackFetch();
+  return { ...sent, fetch: importFetch(sent.fetch, needs, new RateLimiter(1000)) };
 }
 
 export async function importAll(importer: Importer | (() => Importer), setup: ImportSetup, cursor: ImportCursor | null = null, fetch: PolicyFetch = loopbackFetch().fetch): Promise<ImportRun> {

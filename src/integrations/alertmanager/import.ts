@@ -1,7 +1,7 @@
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ImportNeeds } from '../import-needs.js';
-import { getJson, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
+import { callJson, readCursor, toolRefused, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
 import { hostFromAddress, readHostLabel } from './alert.js';
 import { alertLabels, labelSetFingerprint } from './fingerprint.js';
@@ -33,8 +33,8 @@ import { alertLabels, labelSetFingerprint } from './fingerprint.js';
 export class AlertmanagerImporter implements Importer {
   async importPage(request: ImportRequest): Promise<ImportPage> {
     const config = readConfig(request.config);
-    const cursor = readCursor(request.cursor);
-    const headers = authHeaders(request.secret);
+    const cursor = readCursor(TOOL, request.cursor, isCursor) ?? {};
+    const headers = authOf(request.secret);
     if (config.prometheusUrl) {
       const from = cursor.promAt === undefined ? alignUp(request.since, config.stepMs) : cursor.promAt + config.stepMs;
       const end = alignDown(request.now, config.stepMs);
@@ -42,12 +42,12 @@ export class AlertmanagerImporter implements Importer {
         const to = Math.min(end, from + (PAGE_POINTS - 1) * config.stepMs);
         const open = { ...cursor.promOpen };
         const observations = await readPrometheus(request, config, headers, from, to, open, cursor.promAt === undefined);
-        return { observations, cursor: JSON.stringify({ ...cursor, promAt: to, promOpen: open }), more: to < end || config.alertmanagerUrl !== undefined };
+        return { observations, cursor: writeCursor({ ...cursor, promAt: to, promOpen: open }), more: to < end || config.alertmanagerUrl !== undefined };
       }
     }
-    if (!config.alertmanagerUrl) return { observations: [], cursor: JSON.stringify(cursor), more: false };
+    if (!config.alertmanagerUrl) return { observations: [], cursor: writeCursor(cursor), more: false };
     const { observations, open } = await readAlertmanager(request, config, headers, cursor);
-    return { observations, openKeys: Object.keys(open), cursor: JSON.stringify({ ...cursor, amOpen: open }), more: false };
+    return { observations, openKeys: Object.keys(open), cursor: writeCursor({ ...cursor, amOpen: open }), more: false };
   }
 }
 
@@ -74,10 +74,10 @@ interface Cursor {
   amOpen?: Record<string, number>;
 }
 
-async function readPrometheus(request: ImportRequest, config: Config, headers: Record<string, string>, from: number, to: number, open: Record<string, OpenAlarm>, firstImport: boolean): Promise<AlarmObservation[]> {
+async function readPrometheus(request: ImportRequest, config: Config, headers: Auth, from: number, to: number, open: Record<string, OpenAlarm>, firstImport: boolean): Promise<AlarmObservation[]> {
   const step = config.stepMs;
   const range = `${config.prometheusUrl}/api/v1/query_range?${new URLSearchParams({ query: FIRING, start: seconds(from), end: seconds(to), step: seconds(step) })}`;
-  const firing = matrix(await getJson(request.fetch, 'Prometheus', range, headers, request.signal), range);
+  const firing = await matrix(request, prometheus(range, headers));
 
   // The spans on the step grid: where each starts (its first step; a span open at the last page
   // continues), and where it ends (its last step, and the first step without it).
@@ -134,18 +134,20 @@ async function readPrometheus(request: ImportRequest, config: Config, headers: R
 }
 
 const FIRING = 'ALERTS{alertstate="firing"}';
+/** The tool named in the messages of a cursor it cannot read. */
+const TOOL = 'Alertmanager';
 
 /**
  * The raw samples (epoch ms) of every firing alert in the two steps up to each time asked: one
  * instant query of a range selector per distinct time, `GET /api/v1/query` (its matrix keeps each
  * sample's own timestamp, where query_range gives the step's).
  */
-async function rawSamples(request: ImportRequest, config: Config, headers: Record<string, string>, times: Set<number>): Promise<Map<number, Map<string, number[]>>> {
+async function rawSamples(request: ImportRequest, config: Config, headers: Auth, times: Set<number>): Promise<Map<number, Map<string, number[]>>> {
   const out = new Map<number, Map<string, number[]>>();
   for (const time of [...times].sort((a, b) => a - b)) {
     const url = `${config.prometheusUrl}/api/v1/query?${new URLSearchParams({ query: `${FIRING}[${(2 * config.stepMs) / 1000}s]`, time: seconds(time) })}`;
     const bySeries = new Map<string, number[]>();
-    for (const series of matrix(await getJson(request.fetch, 'Prometheus', url, headers, request.signal), url)) {
+    for (const series of await matrix(request, prometheus(url, headers))) {
       bySeries.set(labelSetFingerprint(alertLabels(series.metric)), series.values.map(([t]) => t));
     }
     out.set(time, bySeries);
@@ -154,9 +156,9 @@ async function rawSamples(request: ImportRequest, config: Config, headers: Recor
 }
 
 /** When each alert firing at `time` became active (`ALERTS_FOR_STATE`'s value, seconds): for spans older than the look-back. */
-async function activeSince(request: ImportRequest, config: Config, headers: Record<string, string>, time: number): Promise<Map<string, number>> {
+async function activeSince(request: ImportRequest, config: Config, headers: Auth, time: number): Promise<Map<string, number>> {
   const url = `${config.prometheusUrl}/api/v1/query?${new URLSearchParams({ query: 'ALERTS_FOR_STATE', time: seconds(time) })}`;
-  const answer = await getJson(request.fetch, 'Prometheus', url, headers, request.signal);
+  const answer = await callJson(request, prometheus(url, headers));
   const data = isRecord(answer) && isRecord(answer.data) && Array.isArray(answer.data.result) ? answer.data.result : [];
   const out = new Map<string, number>();
   for (const item of data) {
@@ -166,10 +168,11 @@ async function activeSince(request: ImportRequest, config: Config, headers: Reco
   return out;
 }
 
-async function readAlertmanager(request: ImportRequest, config: Config, headers: Record<string, string>, cursor: Cursor): Promise<{ observations: AlarmObservation[]; open: Record<string, number> }> {
+async function readAlertmanager(request: ImportRequest, config: Config, headers: Auth, cursor: Cursor): Promise<{ observations: AlarmObservation[]; open: Record<string, number> }> {
   const url = `${config.alertmanagerUrl}/api/v2/alerts?${new URLSearchParams({ active: 'true', silenced: 'true', inhibited: 'true', unprocessed: 'true' })}`;
-  const answer = await getJson(request.fetch, 'Alertmanager', url, headers, request.signal);
-  if (!Array.isArray(answer)) throw new ToolImportError(`Alertmanager at ${config.alertmanagerUrl}/api/v2/alerts answered without a list of alerts: is alertmanagerUrl Alertmanager's address (port 9093 by default)?`);
+  const call: ToolCall = { tool: 'Alertmanager', url, ...headers };
+  const answer = await callJson(request, call);
+  if (!Array.isArray(answer)) throw toolRefused(call, "an answer that is not a list of alerts: is alertmanagerUrl Alertmanager's address (port 9093 by default)?");
   const observations: AlarmObservation[] = [];
   const open: Record<string, number> = {};
   const taken = cursor.amOpen ?? {};
@@ -196,10 +199,15 @@ interface Series {
   values: Array<[number, string]>;
 }
 
-function matrix(answer: unknown, url: string): Series[] {
+function prometheus(url: string, auth: Auth): ToolCall {
+  return { tool: 'Prometheus', url, ...auth };
+}
+
+async function matrix(request: ImportRequest, call: ToolCall): Promise<Series[]> {
+  const answer = await callJson(request, call);
   const data = isRecord(answer) && answer.status === 'success' && isRecord(answer.data) ? answer.data : undefined;
   if (!data || data.resultType !== 'matrix' || !Array.isArray(data.result)) {
-    throw new ToolImportError(`Prometheus at ${url.split('?')[0]} answered without a range result (status "${isRecord(answer) ? String(answer.status) : typeof answer}"): is prometheusUrl Prometheus's address (port 9090 by default)?`);
+    throw toolRefused(call, `an answer without a range result (status "${isRecord(answer) ? String(answer.status) : typeof answer}"): is prometheusUrl Prometheus's address (port 9090 by default)?`);
   }
   return data.result.flatMap((item) => {
     if (!isRecord(item) || !isRecord(item.metric) || !Array.isArray(item.values)) return [];
@@ -222,11 +230,15 @@ function hostOf(labels: Record<string, string>, hostLabel: string): string | nul
   return value === undefined || value === '' ? null : hostFromAddress(value);
 }
 
+/** The headers a call sends and the secrets its messages blot out. */
+type Auth = Pick<ToolCall, 'headers' | 'secrets'>;
+
 /** No secret: no header. A string: a bearer token. {username, password}: basic authentication (a proxy in front of the tool). */
-function authHeaders(secret: unknown): Record<string, string> {
-  if (typeof secret === 'string') return { authorization: `Bearer ${secret}` };
+function authOf(secret: unknown): Auth {
+  if (typeof secret === 'string') return { headers: { authorization: `Bearer ${secret}` }, secrets: [secret] };
   if (isRecord(secret) && typeof secret.username === 'string' && typeof secret.password === 'string') {
-    return { authorization: `Basic ${Buffer.from(`${secret.username}:${secret.password}`).toString('base64')}` };
+    const basic = Buffer.from(`${secret.username}:${secret.password}`).toString('base64');
+    return { headers: { authorization: `Basic ${basic}` }, secrets: [secret.password, basic] };
   }
   return {};
 }
@@ -242,10 +254,8 @@ function readConfig(config: Record<string, unknown>): Config {
   };
 }
 
-function readCursor(raw: string | null): Cursor {
-  if (raw === null) return {};
-  const parsed = JSON.parse(raw) as unknown;
-  return isRecord(parsed) ? (parsed as Cursor) : {};
+function isCursor(state: Record<string, unknown>): state is Record<string, unknown> & Cursor {
+  return (state.promAt === undefined || typeof state.promAt === 'number') && (state.promOpen === undefined || isRecord(state.promOpen)) && (state.amOpen === undefined || isRecord(state.amOpen));
 }
 
 function urlRoot(value: unknown): string | undefined {
@@ -275,6 +285,7 @@ export function checkImportConfig(config: Record<string, unknown>, at: string): 
 
 export const alertmanagerImportNeeds: ImportNeeds = {
   tool: 'Alertmanager',
+  secretShape: 'none, a bearer token (a string), or {"username", "password"} for a proxy in front of Alertmanager and Prometheus',
   credentialProviders: [],
   integrationSecret: false,
   secretErrors(secret, at) {

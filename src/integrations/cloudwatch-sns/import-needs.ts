@@ -11,6 +11,7 @@ const READ_OPERATIONS = new Set(['DescribeAlarms', 'DescribeAlarmHistory', 'Assu
  */
 export const cloudwatchImportNeeds: ImportNeeds = {
   tool: 'CloudWatch',
+  secretShape: 'a stored AWS credential allowed cloudwatch:DescribeAlarms and cloudwatch:DescribeAlarmHistory',
   credentialProviders: ['aws'],
   integrationSecret: false,
   secretErrors: (_secret, at) => [{ path: at, message: 'a CloudWatch import reads with a stored AWS credential: give credentialId, not a secret' }],

@@ -4,7 +4,7 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { Secret } from '../../credentials/schema.js';
 import type { PolicyFetch } from '../../egress/fetch.js';
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
-import { importSecretError, importSettingError, readCursor, redact, toolRefused, toolUnavailable, windowEnd, writeCursor } from '../tool-api.js';
+import { importSecretError, importSettingError, readCursor, toolRefused, toolUnavailable, windowEnd, writeCursor } from '../tool-api.js';
 import { isRecord } from '../values.js';
 
 /*
@@ -266,6 +266,7 @@ function refusal(call: string, endpoint: string, error: unknown, secrets: Array<
   const e = (error as { assumeRole?: boolean; cause?: unknown }).assumeRole ? ((error as { cause: unknown }).cause as Error) : (error as Error);
   const via = (error as { assumeRole?: boolean }).assumeRole ? `sts:AssumeRole (for ${call})` : call;
   const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status !== undefined) return toolRefused({ tool: TOOL, call: via }, `${e.name} (HTTP ${status}): ${redact(e.message, secrets)}`, secrets);
-  return toolUnavailable({ tool: TOOL, call: via, url: endpoint }, e, secrets);
+  const sent = { tool: TOOL, url: endpoint, method: 'POST' as const, operation: via, secrets };
+  if (status !== undefined) return toolRefused(sent, `${e.name} (HTTP ${status}): ${e.message}`, status);
+  return toolUnavailable(sent, e);
 }

@@ -1,5 +1,6 @@
+import { DATADOG_SITE, SITE_MESSAGE } from './import-needs.js';
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
-import { baseUrl, callJson, importSecretError, importSettingError, readCursor, toolRefused, windowEnd, writeCursor } from '../tool-api.js';
+import { baseUrl, callJson, importSecretError, importSettingError, readCursor, toolRefused, windowEnd, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
 
 /*
@@ -30,7 +31,6 @@ const TOOL = 'Datadog';
 const TITLE_HEAD = /^\s*(?:\[P\d\]\s*)?\[(?:Re-)?(Triggered|Recovered|Warn|No Data|Renotify)([^\]]*)\]\s*/i;
 const FIRING_STATUSES: Record<string, string> = { Alert: 'alert', Warn: 'warn', 'No Data': 'no data' };
 const HINTS = { 403: 'check the API key, and that the application key is of this organisation and has the monitors_read and events_read scopes', 429: 'Datadog\'s rate limit: the import tries again at its next run' };
-const SITE = /^(?:[a-z0-9-]+\.)*(?:datadoghq\.com|datadoghq\.eu|ddog-gov\.com)$/;
 
 export interface DatadogImportOptions {
   /** Events per page (page[limit], at most 1000) and monitors per page (page_size). */
@@ -77,16 +77,20 @@ export class DatadogImporter implements Importer {
     const keys = keysOf(request.secret);
     const state: DatadogCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'events', from: request.since, to: null, page: null, monitorPage: 0, first: true };
     const to = state.to ?? windowEnd(state.from, request.now);
-    const get = (path: string, query: Record<string, string | number>, call: string) => {
-      const url = `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
-      return callJson(request, { tool: TOOL, call, url, init: { method: 'GET', headers: { accept: 'application/json', 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey } }, hints: HINTS }, [keys.apiKey, keys.applicationKey]);
-    };
+    const call = (path: string, query: Record<string, string | number>): ToolCall => ({
+      tool: TOOL,
+      url: `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+      headers: { 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey },
+      hints: HINTS,
+      secrets: [keys.apiKey, keys.applicationKey],
+    });
 
     if (state.phase === 'events') {
       const query: Record<string, string | number> = { 'filter[query]': 'source:alert', 'filter[from]': state.from, 'filter[to]': to, sort: 'timestamp', 'page[limit]': this.pageSize };
       if (state.page !== null) query['page[cursor]'] = state.page;
-      const answer = await get('/api/v2/events', query, 'GET /api/v2/events');
-      if (!isRecord(answer) || !Array.isArray(answer.data)) throw toolRefused({ tool: TOOL, call: 'GET /api/v2/events' }, 'an answer without a data list', []);
+      const events = call('/api/v2/events', query);
+      const answer = await callJson(request, events);
+      if (!isRecord(answer) || !Array.isArray(answer.data)) throw toolRefused(events, 'an answer without a data list');
       const observations = answer.data.filter(isRecord).flatMap((event) => observeEvent(event, state.from, to));
       const after = isRecord(answer.meta) && isRecord(answer.meta.page) && typeof answer.meta.page.after === 'string' ? answer.meta.page.after : null;
       if (answer.data.length > 0 && after !== null) return { observations, cursor: writeCursor({ ...state, to, page: after }), more: true };
@@ -95,8 +99,9 @@ export class DatadogImporter implements Importer {
     }
 
     // Phase monitors (first import): groups alerting since before the look-back.
-    const answer = await get('/api/v1/monitor', { group_states: 'all', page: state.monitorPage, page_size: this.pageSize }, 'GET /api/v1/monitor');
-    if (!Array.isArray(answer)) throw toolRefused({ tool: TOOL, call: 'GET /api/v1/monitor' }, 'an answer that is not a list of monitors', []);
+    const monitors = call('/api/v1/monitor', { group_states: 'all', page: state.monitorPage, page_size: this.pageSize });
+    const answer = await callJson(request, monitors);
+    if (!Array.isArray(answer)) throw toolRefused(monitors, 'an answer that is not a list of monitors');
     const observations = answer.filter(isRecord).flatMap((monitor) => alertingBefore(monitor, state.from));
     // Until an empty page: Datadog may answer fewer than page_size asks (it caps it), so a short page is not the end.
     if (answer.length > 0) return { observations, cursor: writeCursor({ ...state, to, monitorPage: state.monitorPage + 1 }), more: true };
@@ -184,9 +189,7 @@ function apiOf(config: Record<string, unknown>): string {
     return url;
   }
   const site = config.site ?? 'datadoghq.com';
-  if (typeof site !== 'string' || !SITE.test(site.trim().toLowerCase())) {
-    throw importSettingError(TOOL, 'site', 'site must be your Datadog site as it shows in the address bar: datadoghq.com, datadoghq.eu, us3.datadoghq.com, us5.datadoghq.com, ap1.datadoghq.com, ddog-gov.com');
-  }
+  if (typeof site !== 'string' || !DATADOG_SITE.test(site.trim().toLowerCase())) throw importSettingError(TOOL, 'site', SITE_MESSAGE);
   return `https://api.${site.trim().toLowerCase()}`;
 }
 

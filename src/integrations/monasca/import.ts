@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ImportNeeds } from '../import-needs.js';
-import { getJson, isoOf, shownUrl, ToolImportError } from '../import-http.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
+import { callJson, importSettingError, readCursor, shownUrl, toolRefused, ToolImportError, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
 import { issueToken, MonascaApiError, type KeystoneCredentials } from './keystone.js';
 
@@ -31,14 +31,13 @@ export class MonascaImporter implements Importer {
 
   async importPage(request: ImportRequest): Promise<ImportPage> {
     const root = monascaRoot(request.config.monascaUrl);
-    const cursor = readCursor(request.cursor);
+    const cursor = readCursor(TOOL, request.cursor, isCursor) ?? {};
     return this.withToken(request, async (token) => {
-      const headers = { 'x-auth-token': token };
-      const alarms = await listAlarms(request, root, headers);
-      const params = new URLSearchParams({ start_time: isoOf(request.since), limit: String(HISTORY_PAGE) });
+      const monasca = (url: string): ToolCall => ({ tool: TOOL, url, headers: { 'x-auth-token': token }, secrets: [token] });
+      const alarms = await listAlarms(request, root, monasca);
+      const params = new URLSearchParams({ start_time: new Date(request.since).toISOString(), limit: String(HISTORY_PAGE) });
       if (cursor.offset !== undefined) params.set('offset', cursor.offset);
-      const url = `${root}/v2.0/alarms/state-history?${params}`;
-      const page = elementsOf(await getJson(request.fetch, 'Monasca', url, headers, request.signal), url);
+      const page = await elements(request, monasca(`${root}/v2.0/alarms/state-history?${params}`));
       const open = new Set(cursor.open ?? []);
       const observations: AlarmObservation[] = [];
       for (const transition of page.elements) {
@@ -55,7 +54,7 @@ export class MonascaImporter implements Importer {
       const last = page.elements[page.elements.length - 1];
       const offset = page.nextOffset ?? (typeof last?.id === 'string' ? last.id : cursor.offset);
       if (page.nextOffset !== undefined && page.nextOffset !== cursor.offset) {
-        return { observations, cursor: JSON.stringify({ offset, open: [...open] }), more: true };
+        return { observations, cursor: writeCursor({ offset, open: [...open] }), more: true };
       }
       // The history is read: what Monasca has in ALARM now is what is open.
       const alarming = [...alarms.values()].filter((alarm) => alarm.state === 'ALARM');
@@ -63,7 +62,7 @@ export class MonascaImporter implements Importer {
         if (open.has(alarm.id)) continue;
         observations.push({ incidentKey: alarm.id, alarmName: alarm.name, hostname: alarm.hostname, severity: alarm.severity, state: 'firing', at: alarm.stateUpdatedAt });
       }
-      return { observations, openKeys: alarming.map((alarm) => alarm.id), cursor: JSON.stringify({ offset, open: alarming.map((alarm) => alarm.id) }), more: false };
+      return { observations, openKeys: alarming.map((alarm) => alarm.id), cursor: writeCursor({ offset, open: alarming.map((alarm) => alarm.id) }), more: false };
     });
   }
 
@@ -78,7 +77,7 @@ export class MonascaImporter implements Importer {
       try {
         return await call(cached.id);
       } catch (error) {
-        if (!(error instanceof ToolImportError) || error.status !== 401) throw error;
+        if (!(error instanceof ToolImportError) || error.toolStatus !== 401) throw error;
         this.tokens.delete(key);
       }
     }
@@ -90,8 +89,7 @@ export class MonascaImporter implements Importer {
       // keystone.ts says what to do; the address and the answer are added where it does not name them.
       const url = `${login.identityUrl.replace(/\/+$/, '').replace(/\/(v2\.0|v3)$/, '')}${login.version === 'v3' ? '/v3/auth/tokens' : '/v2.0/tokens'}`;
       const where = error.message.includes(url) ? '' : ` (Keystone at ${shownUrl(url)}${error.status === undefined ? '' : ` answered HTTP ${error.status}`})`;
-      throw new ToolImportError(`${error.message}${where}`, error.status);
-      throw error;
+      throw new ToolImportError(`${error.message}${where}`, { ...(error.status === undefined ? {} : { toolStatus: error.status }), ...(error.kind === 'unreachable' ? { code: 'PITCREW_ERR_TOOL_UNAVAILABLE' as const } : {}) });
     }
     const expires = token.expiresAt === undefined ? Number.NaN : Date.parse(token.expiresAt);
     this.tokens.set(key, { id: token.id, until: Number.isNaN(expires) ? request.now + 10 * 60_000 : expires - 60_000 });
@@ -99,6 +97,7 @@ export class MonascaImporter implements Importer {
   }
 }
 
+const TOOL = 'Monasca';
 /** State transitions per page; alarms per list call. */
 const HISTORY_PAGE = 1000;
 const ALARMS_PAGE = 1000;
@@ -121,14 +120,13 @@ interface Cursor {
   open?: string[];
 }
 
-async function listAlarms(request: ImportRequest, root: string, headers: Record<string, string>): Promise<Map<string, Alarm>> {
+async function listAlarms(request: ImportRequest, root: string, monasca: (url: string) => ToolCall): Promise<Map<string, Alarm>> {
   const alarms = new Map<string, Alarm>();
   let offset: string | undefined;
   for (let page = 0; page < MAX_ALARM_PAGES; page++) {
     const params = new URLSearchParams({ limit: String(ALARMS_PAGE) });
     if (offset !== undefined) params.set('offset', offset);
-    const url = `${root}/v2.0/alarms?${params}`;
-    const answer = elementsOf(await getJson(request.fetch, 'Monasca', url, headers, request.signal), url);
+    const answer = await elements(request, monasca(`${root}/v2.0/alarms?${params}`));
     for (const element of answer.elements) {
       if (typeof element.id !== 'string') continue;
       const stateAt = typeof element.state_updated_timestamp === 'string' ? Date.parse(element.state_updated_timestamp) : Number.NaN;
@@ -137,7 +135,7 @@ async function listAlarms(request: ImportRequest, root: string, headers: Record<
     if (answer.nextOffset === undefined || answer.nextOffset === offset || answer.elements.length === 0) return alarms;
     offset = answer.nextOffset;
   }
-  throw new ToolImportError(`Monasca at ${root}/v2.0/alarms kept answering with a next page after ${MAX_ALARM_PAGES} pages`);
+  throw toolRefused(monasca(`${root}/v2.0/alarms`), `a next page after ${MAX_ALARM_PAGES} pages of alarms: its paging links loop`);
 }
 
 /** An alarm's name, severity and host: its definition's, and the `hostname` dimension of its first metric that has one. */
@@ -154,9 +152,11 @@ function alarmOf(id: string, metrics: unknown, definition: unknown): Alarm {
   return { id, name, severity, hostname, state: undefined, stateUpdatedAt: null };
 }
 
-function elementsOf(answer: unknown, url: string): { elements: Record<string, unknown>[]; nextOffset: string | undefined } {
+/** A list call's elements, and the offset of its next page (Monasca pages by the `next` link). */
+async function elements(request: ImportRequest, call: ToolCall): Promise<{ elements: Record<string, unknown>[]; nextOffset: string | undefined }> {
+  const answer = await callJson(request, call);
   if (!isRecord(answer) || !Array.isArray(answer.elements)) {
-    throw new ToolImportError(`Monasca at ${url.split('?')[0]} answered without an elements list: is monascaUrl the Monasca API (port 8070 by default)?`);
+    throw toolRefused(call, 'an answer without an elements list: is monascaUrl the Monasca API (port 8070 by default)?');
   }
   let nextOffset: string | undefined;
   for (const link of Array.isArray(answer.links) ? answer.links : []) {
@@ -167,15 +167,13 @@ function elementsOf(answer: unknown, url: string): { elements: Record<string, un
 }
 
 function monascaRoot(value: unknown): string {
-  if (typeof value !== 'string' || !URL.canParse(value)) throw new ToolImportError('the Monasca import needs config.monascaUrl, the Monasca API’s address (e.g. http://monasca:8070)');
+  if (typeof value !== 'string' || !URL.canParse(value)) throw importSettingError(TOOL, 'monascaUrl', 'monascaUrl must be the Monasca API’s address (e.g. http://monasca:8070)');
   const url = new URL(value);
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/v2\.0$/, '')}`;
 }
 
-function readCursor(raw: string | null): Cursor {
-  if (raw === null) return {};
-  const parsed = JSON.parse(raw) as unknown;
-  return isRecord(parsed) ? (parsed as Cursor) : {};
+function isCursor(state: Record<string, unknown>): state is Record<string, unknown> & Cursor {
+  return (state.offset === undefined || typeof state.offset === 'string') && (state.open === undefined || (Array.isArray(state.open) && state.open.every((id) => typeof id === 'string')));
 }
 
 const TEXT_FIELDS = ['identityUrl', 'username', 'password', 'project', 'userDomainName', 'projectDomainName'] as const;
@@ -207,6 +205,7 @@ function keystoneLoginErrors(secret: Record<string, unknown>, at: string): Field
 
 export const monascaImportNeeds: ImportNeeds = {
   tool: 'Monasca',
+  secretShape: 'a Keystone login {"version": "v3", "identityUrl", "username", "password", "project"} (a token is asked for as needed), or the token kept on the integration',
   credentialProviders: [],
   integrationSecret: true,
   secretErrors(secret, at) {

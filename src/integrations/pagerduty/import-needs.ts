@@ -3,6 +3,7 @@ import { missingSecret, stringSecretErrors, urlSettingErrors, type ImportNeeds }
 /** A PagerDuty import (docs/incidents-import.md#pagerduty): a read-only REST API key; GETs only. */
 export const pagerdutyImportNeeds: ImportNeeds = {
   tool: 'PagerDuty',
+  secretShape: 'a read-only REST API key (Integrations → API Access Keys), as a string',
   credentialProviders: [],
   integrationSecret: false,
   secretErrors: (secret, at) => stringSecretErrors(secret, at, 'a PagerDuty read-only REST API key'),

@@ -1,5 +1,5 @@
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
-import { baseUrl, callJson, importSecretError, importSettingError, isoMs, readCursor, toolRefused, windowEnd, writeCursor } from '../tool-api.js';
+import { baseUrl, callJson, importSecretError, importSettingError, isoMs, readCursor, toolRefused, windowEnd, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
 
 /*
@@ -62,43 +62,43 @@ export class PagerDutyImporter implements Importer {
     const key = request.secret.trim();
     const state: PagerDutyCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'incidents', from: request.since, to: null, offset: 0 };
     const to = state.to ?? Math.min(windowEnd(state.from, request.now), state.from + MAX_WINDOW_MS);
-    const get = (path: string, query: Array<[string, string]>) =>
-      callJson(
-        request,
-        {
-          tool: TOOL,
-          call: `GET ${path}`,
-          url: `${api}${path}?${new URLSearchParams(query).toString()}`,
-          init: { method: 'GET', headers: { authorization: `Token token=${key}`, accept: 'application/vnd.pagerduty+json;version=2', 'content-type': 'application/json' } },
-          hints: HINTS,
-        },
-        [key],
-      );
+    const get = async (path: string, query: Array<[string, string]>, field: string) => {
+      const call: ToolCall = {
+        tool: TOOL,
+        url: `${api}${path}?${new URLSearchParams(query).toString()}`,
+        headers: { authorization: `Token token=${key}`, accept: 'application/vnd.pagerduty+json;version=2', 'content-type': 'application/json' },
+        hints: HINTS,
+        secrets: [key],
+      };
+      const answer = await callJson(request, call);
+      if (!isRecord(answer) || !Array.isArray(answer[field])) throw toolRefused(call, `an answer without ${field}`);
+      return { list: (answer[field] as unknown[]).filter(isRecord), more: answer.more === true };
+    };
     const window: Array<[string, string]> = [['since', new Date(state.from).toISOString()], ['until', new Date(to).toISOString()], ['time_zone', 'UTC'], ['limit', String(this.pageSize)], ['offset', String(state.offset)]];
     const inWindow = (ms: number | null): ms is number => ms !== null && ms >= state.from && ms < to;
     const hostField = request.config.hostField;
 
     if (state.phase === 'incidents') {
-      const answer = await get('/incidents', [...window, ['statuses[]', 'triggered'], ['statuses[]', 'acknowledged'], ['statuses[]', 'resolved'], ['sort_by', 'created_at:asc']]);
-      const incidents = listOf(answer, 'incidents');
+      const answer = await get('/incidents', [...window, ['statuses[]', 'triggered'], ['statuses[]', 'acknowledged'], ['statuses[]', 'resolved'], ['sort_by', 'created_at:asc']], 'incidents');
+      const incidents = answer.list;
       const observations: AlarmObservation[] = [];
       for (const incident of incidents) {
         const created = isoMs(incident.created_at);
         if (inWindow(created)) observations.push(observe(incident, 'firing', created, hostField));
       }
-      const next: PagerDutyCursor = more(answer) && incidents.length > 0 ? { ...state, to, offset: state.offset + incidents.length } : { ...state, to, phase: 'log', offset: 0 };
+      const next: PagerDutyCursor = answer.more && incidents.length > 0 ? { ...state, to, offset: state.offset + incidents.length } : { ...state, to, phase: 'log', offset: 0 };
       return { observations, cursor: writeCursor(next), more: true };
     }
 
-    const answer = await get('/log_entries', [...window, ['is_overview', 'true'], ['include[]', 'incidents']]);
-    const entries = listOf(answer, 'log_entries');
+    const answer = await get('/log_entries', [...window, ['is_overview', 'true'], ['include[]', 'incidents']], 'log_entries');
+    const entries = answer.list;
     const observations: AlarmObservation[] = [];
     for (const entry of entries) {
       const at = isoMs(entry.created_at);
       if (entry.type !== 'resolve_log_entry' || !inWindow(at) || !isRecord(entry.incident)) continue;
       observations.push(observe(entry.incident, 'resolved', at, hostField));
     }
-    if (more(answer) && entries.length > 0) return { observations, cursor: writeCursor({ ...state, to, offset: state.offset + entries.length }), more: true };
+    if (answer.more && entries.length > 0) return { observations, cursor: writeCursor({ ...state, to, offset: state.offset + entries.length }), more: true };
     // The window is read; the next starts where it ended, now if it has settled.
     const next: PagerDutyCursor = { phase: 'incidents', from: to, to: null, offset: 0 };
     return { observations, cursor: writeCursor(next), more: windowEnd(to, request.now) > to };
@@ -125,15 +125,6 @@ function hostOf(incident: Record<string, unknown>, hostField: unknown): string |
     value = value[step];
   }
   return text(value);
-}
-
-function listOf(answer: unknown, field: string): Array<Record<string, unknown>> {
-  if (!isRecord(answer) || !Array.isArray(answer[field])) throw toolRefused({ tool: TOOL, call: `GET /${field}` }, `an answer without ${field}`, []);
-  return (answer[field] as unknown[]).filter(isRecord);
-}
-
-function more(answer: unknown): boolean {
-  return isRecord(answer) && answer.more === true;
 }
 
 function text(value: unknown): string | undefined {

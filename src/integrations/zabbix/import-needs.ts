@@ -6,6 +6,7 @@ const READ_METHODS = new Set(['apiinfo.version', 'problem.get', 'event.get']);
 /** A Zabbix import (docs/incidents-import.md#zabbix): the frontend's URL, an API token; JSON-RPC reads only. */
 export const zabbixImportNeeds: ImportNeeds = {
   tool: 'Zabbix',
+  secretShape: 'a Zabbix API token (Users → API tokens), as a string',
   credentialProviders: [],
   integrationSecret: false,
   secretErrors: (secret, at) => stringSecretErrors(secret, at, 'a Zabbix API token'),

@@ -185,53 +185,60 @@ class ZabbixApi {
 
   /** The version decides where the token goes: the Authorization header from 6.4, the `auth` property before. */
   async negotiate(): Promise<void> {
-    const version = await this.rpc('apiinfo.version', {}, false);
+    const { result: version } = await this.rpc('apiinfo.version', {}, false);
     const [major = 0, minor = 0] = String(version).split('.').map(Number);
     this.header = major > 6 || (major === 6 && minor >= 4);
   }
 
   /** Problem event ids open now that began at or before `before` (unix s), from `eventidFrom` on. */
   async openBefore(from: number, eventidFrom: string, limit: number): Promise<string[]> {
-    const problems = await this.rpc('problem.get', { ...TRIGGER_EVENTS, output: ['eventid'], time_till: from - 1, eventid_from: eventidFrom, sortfield: ['eventid'], sortorder: 'ASC', limit });
-    return list(problems, 'problem.get').map((p) => String(p.eventid));
+    const problems = await this.list('problem.get', { ...TRIGGER_EVENTS, output: ['eventid'], time_till: from - 1, eventid_from: eventidFrom, sortfield: ['eventid'], sortorder: 'ASC', limit });
+    return problems.map((p) => String(p.eventid));
   }
 
   /** Problem events after `last`, from the look-back on, in id order. */
   async problemsAfter(last: string, from: number, limit: number): Promise<ZabbixEvent[]> {
-    const events = await this.rpc('event.get', { ...TRIGGER_EVENTS, value: 1, output: EVENT_OUTPUT, selectHosts: ['host', 'name'], time_from: from, eventid_from: increment(last), sortfield: ['eventid'], sortorder: 'ASC', limit });
-    return list(events, 'event.get').map(readEvent);
+    const events = await this.list('event.get', { ...TRIGGER_EVENTS, value: 1, output: EVENT_OUTPUT, selectHosts: ['host', 'name'], time_from: from, eventid_from: increment(last), sortfield: ['eventid'], sortorder: 'ASC', limit });
+    return events.map(readEvent);
   }
 
   /** These problem events, with their hosts. */
   async events(eventids: string[]): Promise<ZabbixEvent[]> {
     if (eventids.length === 0) return [];
-    const events = await this.rpc('event.get', { ...TRIGGER_EVENTS, value: 1, eventids, output: EVENT_OUTPUT, selectHosts: ['host', 'name'], sortfield: ['eventid'], sortorder: 'ASC' });
-    return list(events, 'event.get').map(readEvent);
+    const events = await this.list('event.get', { ...TRIGGER_EVENTS, value: 1, eventids, output: EVENT_OUTPUT, selectHosts: ['host', 'name'], sortfield: ['eventid'], sortorder: 'ASC' });
+    return events.map(readEvent);
   }
 
   /** The clock of each of these (recovery) events. */
   async clocks(eventids: string[]): Promise<Map<string, number>> {
     if (eventids.length === 0) return new Map();
-    const events = await this.rpc('event.get', { ...TRIGGER_EVENTS, eventids, output: ['eventid', 'clock'] });
-    return new Map(list(events, 'event.get').map((e) => [String(e.eventid), Number(e.clock)]));
+    const events = await this.list('event.get', { ...TRIGGER_EVENTS, eventids, output: ['eventid', 'clock'] });
+    return new Map(events.map((e) => [String(e.eventid), Number(e.clock)]));
   }
 
-  private async rpc(method: string, params: Record<string, unknown>, authenticated = true): Promise<unknown> {
+  /** A read whose result is a list of objects. */
+  private async list(method: string, params: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+    const { call, result } = await this.rpc(method, params);
+    if (!Array.isArray(result)) throw toolRefused(call, 'a result that is not a list');
+    return result.filter(isRecord);
+  }
+
+  private async rpc(method: string, params: Record<string, unknown>, authenticated = true): Promise<{ call: ToolCall; result: unknown }> {
     if (!READ_METHODS.has(method)) throw new Error(`zabbix import: ${method} is not a read method`);
     this.id += 1;
     const headers: Record<string, string> = { 'content-type': 'application/json-rpc', accept: 'application/json' };
     const body: Record<string, unknown> = { jsonrpc: '2.0', method, params, id: this.id };
     if (authenticated && this.header) headers.authorization = `Bearer ${this.token}`;
     else if (authenticated) body.auth = this.token;
-    const call: ToolCall = { tool: TOOL, call: method, url: this.url, init: { method: 'POST', headers, body: JSON.stringify(body) } };
-    const answer = await callJson(this.request, call, [this.token]);
-    if (!isRecord(answer)) throw toolRefused(call, 'an answer that is not a JSON-RPC response', [this.token]);
+    const call: ToolCall = { tool: TOOL, url: this.url, method: 'POST', operation: method, headers, body: JSON.stringify(body), secrets: [this.token] };
+    const answer = await callJson(this.request, call);
+    if (!isRecord(answer)) throw toolRefused(call, 'an answer that is not a JSON-RPC response');
     if (isRecord(answer.error)) {
       const { code, message, data } = answer.error;
-      throw toolRefused(call, `${typeof data === 'string' && data !== '' ? data : String(message)} (JSON-RPC ${String(code)} ${String(message)})${hint(data)}`, [this.token]);
+      throw toolRefused(call, `${typeof data === 'string' && data !== '' ? data : String(message)} (JSON-RPC ${String(code)} ${String(message)})${hint(data)}`);
     }
-    if (!('result' in answer)) throw toolRefused(call, 'a JSON-RPC response without a result', [this.token]);
-    return answer.result;
+    if (!('result' in answer)) throw toolRefused(call, 'a JSON-RPC response without a result');
+    return { call, result: answer.result };
   }
 }
 
@@ -239,11 +246,6 @@ function hint(data: unknown): string {
   return typeof data === 'string' && /not authori[sz]ed|session terminated/i.test(data)
     ? ': check the API token (Users → API tokens: not expired, enabled, of a user that may read the hosts)'
     : '';
-}
-
-function list(result: unknown, method: string): Array<Record<string, unknown>> {
-  if (!Array.isArray(result)) throw toolRefused({ tool: TOOL, call: method }, 'a result that is not a list', []);
-  return result.filter(isRecord);
 }
 
 function readEvent(event: Record<string, unknown>): ZabbixEvent {

@@ -20,6 +20,10 @@ export interface Integration {
   config: Record<string, unknown>;
   hasSecret: boolean;
   status: { lastAlertAt: string | null; lastError: string | null; lastErrorAt: string | null };
+  /** The import of the tool's alarms (docs/incidents-import.md); null until set up. */
+  import: ImportSettings | null;
+  /** What an import of this tool needs; null: the tool has no import. */
+  importNeeds: { tool: string; secret: string; credentialProviders: string[] } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -113,4 +117,37 @@ export interface MonascaCoverage {
   notificationMethods: Array<{ id: string; name: string; address: string }>;
   alarmDefinitions: Array<{ id: string; name: string; severity: string | null; actionsEnabled: boolean; onAlarm: boolean; onOk: boolean; onUndetermined: boolean }>;
   covered: number;
+}
+
+export type ImportState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface ImportSettings {
+  enabled: boolean;
+  intervalSeconds: number;
+  lookbackDays: number;
+  requestsPerSecond: number;
+  credentialId: string | null;
+  hasSecret: boolean;
+  nextAt: string | null;
+  status: { lastImportId: string | null; state: ImportState | null; startedAt: string | null; endedAt: string | null; imported: number | null; importedTotal: number; lastError: string | null; lastErrorAt: string | null };
+}
+
+/** PATCH /integrations/{id} {import}: a secret is write-only (sent, never shown back); null removes it. */
+export interface ImportPatch {
+  enabled: boolean;
+  intervalSeconds?: number;
+  lookbackDays?: number;
+  credentialId?: string | null;
+  secret?: unknown;
+}
+
+export interface ImportRun {
+  id: string;
+  state: ImportState;
+  trigger: 'schedule' | 'manual';
+  startedAt: string;
+  endedAt?: string;
+  imported: number;
+  pages: number;
+  error?: string;
 }

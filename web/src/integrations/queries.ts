@@ -1,7 +1,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type {
-  Integration, IntegrationInput, KeystoneLogin, LoggedAlert, MonascaCoverage, TestAlertInput, TestAlertResult, PreviewDraft, TriggerMatch, TriggerPreview,
+  ImportPatch, ImportRun, Integration, IntegrationInput, KeystoneLogin, LoggedAlert, MonascaCoverage, TestAlertInput, TestAlertResult, PreviewDraft, TriggerMatch, TriggerPreview,
 } from '../api/integration-types';
 import type { Page } from '../api/types';
 
@@ -92,5 +92,35 @@ export function useMonascaCoverage(id: string, enabled: boolean) {
     queryFn: ({ signal }) => api<MonascaCoverage>(`/integrations/${id}/monasca/alarm-definitions`, { signal }),
     enabled,
     retry: false,
+  });
+}
+
+/** The import settings, PATCH /integrations/{id} {import} (an admin's). */
+export function useUpdateImport(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: ImportPatch) => api<Integration>(`/integrations/${id}`, { method: 'PATCH', body: { import: patch } }),
+    onSuccess: (integration) => {
+      queryClient.setQueryData(['integrations', 'one', id], integration);
+      return queryClient.invalidateQueries({ queryKey: ['integrations'] });
+    },
+  });
+}
+
+/** Import now (an operator's): 202 {importId}. */
+export function useImportNow(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<{ importId: string; created: boolean }>(`/integrations/${id}/import`, { method: 'POST' }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['integrations', 'imports', id] }),
+  });
+}
+
+/** The recent imports, refreshed every second while one is queued or running, else with the page. */
+export function useImports(id: string) {
+  return useQuery({
+    queryKey: ['integrations', 'imports', id],
+    queryFn: ({ signal }) => api<Page<ImportRun>>(`/integrations/${id}/imports`, { query: { limit: 10 }, signal }),
+    refetchInterval: (query) => (query.state.data?.items.some((run) => run.state === 'queued' || run.state === 'running') ? 1000 : LIVE_MS),
   });
 }

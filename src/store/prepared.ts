@@ -15,8 +15,14 @@ type Slot = { argument: number } | { value: unknown };
  * constant of the query) is kept as compiled.
  */
 export function preparedQuery<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>): (db: Kysely<Database>, ...args: Args) => Promise<Row[]> {
+  const statement = preparedStatement(build);
+  return async (db, ...args) => (await db.executeQuery<Row>(statement(db, ...args))).rows;
+}
+
+/** The same, compiled for a caller that runs it itself (a group commit's statements, store/batch.ts). */
+export function preparedStatement<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>): (db: Kysely<Database>, ...args: Args) => CompiledQuery<Row> {
   const compiled = new WeakMap<Kysely<Database>, { query: CompiledQuery<Row>; slots: Slot[] }>();
-  return async (db, ...args) => {
+  return (db, ...args) => {
     let entry = compiled.get(db);
     if (!entry) {
       const standIns = args.map((_, index) => `${PLACEHOLDER}${index}`) as Args;
@@ -26,6 +32,6 @@ export function preparedQuery<Args extends unknown[], Row>(build: (db: Kysely<Da
       compiled.set(db, entry);
     }
     const parameters = entry.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.value));
-    return (await db.executeQuery<Row>({ ...entry.query, parameters })).rows;
+    return { ...entry.query, parameters };
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { inBatchTransaction } from '../../store/batch.js';
 import type { Durability } from '../../store/durability.js';
 import { idFloor, newId } from '../../store/ids.js';
+import { preparedStatement } from '../../store/prepared.js';
 import type { PageRequest } from '../../store/pagination.js';
 import type { AuditLogRow, Database } from '../../store/schema.js';
 import type { AuditActor, AuditRecord } from './entry.js';
@@ -17,7 +18,7 @@ export async function appendAudit(db: Kysely<Database>, record: AuditRecord): Pr
  * other request the time of a second synchronous sync. Resolves once the entry is on disk.
  */
 export async function appendAuditDurably(db: Kysely<Database>, durability: Durability, record: AuditRecord): Promise<void> {
-  const insert = auditInsert(db, record).compile();
+  const insert = preparedAuditInsert(db, ...auditValues(record));
   const { durable } = await inBatchTransaction(db, durability, async (tx) => {
     await tx.begin([]);
     await tx.commit([insert]);
@@ -26,23 +27,33 @@ export async function appendAuditDurably(db: Kysely<Database>, durability: Durab
 }
 
 function auditInsert(db: Kysely<Database>, record: AuditRecord) {
+  const [id, tenantId, at, actor, actorId, actorUserId, actorEmail, via, ip, action, targetType, targetId, before, after] = auditValues(record);
+  return insertRow(db, id, tenantId, at, actor, actorId, actorUserId, actorEmail, via, ip, action, targetType, targetId, before, after);
+}
+
+type AuditValues = [id: string, tenantId: string, at: number, actor: string, actorId: string, actorUserId: string | null, actorEmail: string | null, via: string, ip: string | null, action: string, targetType: string, targetId: string | null, before: string | null, after: string | null];
+
+function auditValues(record: AuditRecord): AuditValues {
+  return [
+    newId(record.at), record.tenantId, record.at, JSON.stringify(record.actor),
+    record.actor.type === 'anonymous' ? ANONYMOUS : record.actor.id,
+    actorUserId(record.actor),
+    record.actor.type === 'api_key' ? null : (record.actor.email?.toLowerCase() ?? null),
+    record.via, record.ip, record.action, record.targetType, record.targetId,
+    record.before === undefined || record.before === null ? null : JSON.stringify(record.before),
+    record.after === undefined || record.after === null ? null : JSON.stringify(record.after),
+  ];
+}
+
+function insertRow(db: Kysely<Database>, ...[id, tenantId, at, actor, actorId, userId, email, via, ip, action, targetType, targetId, before, after]: AuditValues) {
   return db.insertInto('audit_log').values({
-    id: newId(record.at),
-    tenant_id: record.tenantId,
-    at: record.at,
-    actor: JSON.stringify(record.actor),
-    actor_id: record.actor.type === 'anonymous' ? ANONYMOUS : record.actor.id,
-    actor_user_id: actorUserId(record.actor),
-    actor_email: record.actor.type === 'api_key' ? null : (record.actor.email?.toLowerCase() ?? null),
-    via: record.via,
-    ip: record.ip,
-    action: record.action,
-    target_type: record.targetType,
-    target_id: record.targetId,
-    before: record.before === undefined || record.before === null ? null : JSON.stringify(record.before),
-    after: record.after === undefined || record.after === null ? null : JSON.stringify(record.after),
+    id, tenant_id: tenantId, at, actor, actor_id: actorId, actor_user_id: userId, actor_email: email,
+    via, ip, action, target_type: targetType, target_id: targetId, before, after,
   });
 }
+
+/** Every audited change writes one: built once (store/prepared.ts). */
+const preparedAuditInsert = preparedStatement(insertRow);
 
 /** The actor id of every `anonymous` actor: `actor=anonymous` lists the refused attempts of nobody known. */
 export const ANONYMOUS = 'anonymous';

@@ -97,8 +97,8 @@ describe.each(testDialects())('resetting a member\'s second factor on %s', (dial
   it('is refused to an admin who does not manage every tenant of the person: the factor guards the account there too', async () => {
     const { person: shared, secret } = await withTotp('shared@example.com', 'viewer');
     const elsewhere = await env.addTenant('elsewhere');
-    // Accepting an invitation starts a session in that tenant (and ends the person's others).
-    const there = await join(elsewhere.token, shared.email, 'owner');
+    // Accepting an invitation starts a session in that tenant (and ends the person's others): a sign-in, so with the code.
+    const there = await join(elsewhere.token, shared.email, 'owner', totpCode(secret, now));
     const here = await signInTo(shared.email, env.tenant.tenantId, totpCode(secret, now));
     const admin = await invite(env, 'third-admin@example.com', 'admin');
     const refused = expectProblem(await reset(shared.userId, admin), 403, 'PITCREW_ERR_FORBIDDEN');
@@ -115,10 +115,10 @@ describe.each(testDialects())('resetting a member\'s second factor on %s', (dial
     for (const session of [here, there]) expectProblem(await session.call('GET', '/api/v1/me'), 401, 'PITCREW_ERR_UNAUTHENTICATED');
   });
 
-  /** Invites an existing account to another tenant and accepts with its password: the session there. */
-  async function join(tenantToken: string, email: string, role: Role): Promise<Browser> {
+  /** Invites an existing account to another tenant and accepts with its password (and its second factor's code): the session there. */
+  async function join(tenantToken: string, email: string, role: Role, totp?: string): Promise<Browser> {
     const invited = (await env.api('POST', '/api/v1/users', { email, role }, tenantToken)).json() as { inviteUrl: string; id: string };
-    const joined = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: invited.inviteUrl.split('/').pop(), password: PASSWORD } });
+    const joined = await env.app.server.inject({ method: 'POST', url: '/api/v1/auth/accept', payload: { invite: invited.inviteUrl.split('/').pop(), password: PASSWORD, ...(totp ? { totp } : {}) } });
     expect(joined.statusCode, joined.body).toBe(200);
     return browserOf(env, joined, invited.id, email);
   }

@@ -144,9 +144,10 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
     if (problem) throw new PitcrewError('PITCREW_ERR_VALIDATION', problem, { fieldErrors: [{ path: '/body/password', message: problem }] });
     const passwordHash = await hashPassword(request.body.password);
     const now = deps.clock();
-    // An existing account's password, given to accept an invitation to one more tenant, is a sign-in:
-    // it is held back by the account's lock, and a wrong one counts towards it and is recorded.
-    let wrongPassword: UserRow | undefined;
+    // A link signs in: an existing account's password (an invitation to one more tenant) and a
+    // second factor's code are held back by the account's lock, and a wrong one counts towards it
+    // and is recorded.
+    let refusedUser: UserRow | undefined;
     let wrongReason = 'wrong password, given to accept an invitation';
     const link = await writeTransaction(deps.store, async (tx) => {
       const redeemed = await redeemLink(tx, request.body.invite, now);
@@ -160,7 +161,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       if ((existing || user.totp_secret) && user.locked_until && user.locked_until > now) throw locked(user.locked_until - now, 'for this account');
       // An invitation to one more tenant does not let its holder replace an existing account's password.
       if (existing && !(await passwordMatches(request.body.password, user.password_hash!))) {
-        wrongPassword = user;
+        refusedUser = user;
         throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', `${user.email} has a pitcrew account already: give its password to accept (forgot it? use "Forgot password" on the sign-in page)`);
       }
       // The link signs in: an account with a second factor gives its code, as at sign-in (the
@@ -168,7 +169,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       if (user.totp_secret) {
         if (!request.body.totp?.trim()) throw new PitcrewError('PITCREW_ERR_SECOND_FACTOR_REQUIRED', 'this account has a second factor: give the 6-digit code your authenticator app shows now (totp); lost it? an admin of your tenant can remove it', { fieldErrors: [{ path: '/body/totp', message: 'required for this account' }] });
         if (!totpMatches(deps.box.open(user.totp_secret, user.id), request.body.totp, now)) {
-          wrongPassword = user;
+          refusedUser = user;
           wrongReason = 'wrong second-factor code, given with a one-time link';
           throw new PitcrewError('PITCREW_ERR_SIGN_IN_FAILED', 'the code of the second factor is wrong: give the one your authenticator app shows now', { fieldErrors: [{ path: '/body/totp', message: 'wrong code' }] });
         }
@@ -178,10 +179,10 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
       return redeemed;
     }).catch(async (error: unknown) => {
       // The link's use was undone with the refusal; the failure itself is kept.
-      if (wrongPassword) {
-        const failure = afterFailure(wrongPassword.failed_logins, now);
-        await db.updateTable('users').set(failure).where('id', '=', wrongPassword.id).execute();
-        await recordSignInRefused(db, { userId: wrongPassword.id, email: wrongPassword.email, ip: request.ip, reason: wrongReason, now, lockedUntil: failure.locked_until });
+      if (refusedUser) {
+        const failure = afterFailure(refusedUser.failed_logins, now);
+        await db.updateTable('users').set(failure).where('id', '=', refusedUser.id).execute();
+        await recordSignInRefused(db, { userId: refusedUser.id, email: refusedUser.email, ip: request.ip, reason: wrongReason, now, lockedUntil: failure.locked_until });
       }
       throw error;
     });

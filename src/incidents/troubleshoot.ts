@@ -6,6 +6,7 @@ import { FLAPPING_DEFAULTS, type Rule } from '../rules/rule.js';
 import type { RunbookRef } from '../rules/schema.js';
 import { toRow } from '../rules/repository.js';
 import type { RunbookLibrary } from '../runbooks/library/library.js';
+import { alertVariable } from '../runbooks/library/alert-labels.js';
 import { getLatest, getVersion, type RunbookAt } from '../runbooks/repository.js';
 import type { Database } from '../store/schema.js';
 
@@ -50,9 +51,9 @@ export async function incidentForRun(db: Kysely<Database>, tenantId: string, id:
 export async function incidentPayload(db: Kysely<Database>, tenantId: string, incident: IncidentForRun, hostname: string | null): Promise<Record<string, unknown>> {
   const alert = await db.selectFrom('alerts').select(['labels', 'annotations', 'source']).where('incident_id', '=', incident.id).where('tenant_id', '=', tenantId).orderBy('id', 'desc').limit(1).executeTakeFirst();
   const metaData: Record<string, string> = {};
-  const put = (prefix: string, values: Record<string, string>) => {
+  const put = (prefix: 'LABEL_' | 'ANNOTATION_', values: Record<string, string>) => {
     for (const [name, value] of Object.entries(values)) {
-      const variable = prefix + name.replace(/[^A-Za-z0-9_]/g, '_');
+      const variable = alertVariable(prefix, name);
       if (!Object.hasOwn(metaData, variable)) metaData[variable] = value;
     }
   };

@@ -1,6 +1,7 @@
 import type { SkippedEnv } from '../ingest/alert.js';
 import type { AlertPayload } from '../ingest/alert.js';
 import type { ToolAlert } from '../integrations/notification.js';
+import { alertVariable } from '../runbooks/library/alert-labels.js';
 import { parseAlertPayload, type ParseResult } from './payload.js';
 
 /**
@@ -14,8 +15,8 @@ import { parseAlertPayload, type ParseResult } from './payload.js';
 export function alertPayloadOf(source: string, alert: ToolAlert): ParseResult {
   const metaData: Record<string, string> = {};
   const collided: SkippedEnv[] = [];
-  const put = (prefix: string, name: string, value: string) => {
-    const variable = prefix + name.replace(/[^A-Za-z0-9_]/g, '_');
+  const put = (prefix: 'LABEL_' | 'ANNOTATION_', name: string, value: string) => {
+    const variable = alertVariable(prefix, name);
     if (Object.hasOwn(metaData, variable)) collided.push({ name: prefix + name, reason: `its variable name ${variable} is taken by another name of this alert that reads the same` });
     else metaData[variable] = value;
   };

@@ -35,17 +35,15 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     const rule = await getRule(db, request.principal.tenantId, (request.params as { id: string }).id);
     return { rule, activity: await activityOfOne(rule.tenantId, rule.id) };
   };
+  const present = (request: FastifyRequest, { rule, activity }: LoadedRule) => presentRule(rule, baseUrl(publicUrl, request), activity);
   /** The rule as GET /rules/:id shows it. */
-  const viewOf = async (request: FastifyRequest): Promise<RuleView> => {
-    const { rule, activity } = await load(request);
-    return presentRule(rule, baseUrl(publicUrl, request), activity);
-  };
+  const viewOf = async (request: FastifyRequest): Promise<RuleView> => present(request, await load(request));
   /** What the audit log reads before a change, the GET's view; kept for the handler, which would read it again. */
   const loadedBefore = new WeakMap<FastifyRequest, LoadedRule>();
   const auditBefore = async (request: FastifyRequest): Promise<RuleView> => {
     const loaded = await load(request);
     loadedBefore.set(request, loaded);
-    return presentRule(loaded.rule, baseUrl(publicUrl, request), loaded.activity);
+    return present(request, loaded);
   };
 
   app.post('/rules', {

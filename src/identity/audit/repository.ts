@@ -27,8 +27,7 @@ export async function appendAuditDurably(db: Kysely<Database>, durability: Durab
 }
 
 function auditInsert(db: Kysely<Database>, record: AuditRecord) {
-  const [id, tenantId, at, actor, actorId, actorUserId, actorEmail, via, ip, action, targetType, targetId, before, after] = auditValues(record);
-  return insertRow(db, id, tenantId, at, actor, actorId, actorUserId, actorEmail, via, ip, action, targetType, targetId, before, after);
+  return insertRow(db, ...auditValues(record));
 }
 
 type AuditValues = [id: string, tenantId: string, at: number, actor: string, actorId: string, actorUserId: string | null, actorEmail: string | null, via: string, ip: string | null, action: string, targetType: string, targetId: string | null, before: string | null, after: string | null];

@@ -28,9 +28,16 @@ export interface LabelDefault {
   labels: string[];
 }
 
-/** The variable an alert's label reaches a runbook as (ingress/alert-payload.ts). */
+/**
+ * The variable an alert's label or annotation reaches a runbook as (ingress/alert-payload.ts):
+ * the prefix and the name, any character a shell variable cannot hold written as `_`.
+ */
+export function alertVariable(prefix: 'LABEL_' | 'ANNOTATION_', name: string): string {
+  return prefix + name.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
 export function labelVariable(label: string): string {
-  return `LABEL_${label.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  return alertVariable('LABEL_', label);
 }
 
 /**

@@ -24,12 +24,13 @@ export interface RuleFilter {
 }
 
 /**
- * What else a new rule's transaction does, named by a folder above rules (server/app.ts passes
- * it): the incidents of the alarm an alert rule is made for name it (incidents/rule-links.ts).
+ * What else a rule's transaction does once the rule is written: the route's audit entry, and for
+ * a new rule what a folder above rules names (server/app.ts passes it): the incidents of the
+ * alarm an alert rule is made for name it (incidents/rule-links.ts).
  */
-export type RuleCreated = (tx: Transaction<Database>, rule: Rule) => Promise<void>;
+export type RuleWritten = (tx: Transaction<Database>, rule: Rule) => Promise<void>;
 
-export async function createRule(db: Db, durability: Durability, tenantId: string, input: RuleInput, now = Date.now(), onCreated?: RuleCreated): Promise<Rule> {
+export async function createRule(db: Db, durability: Durability, tenantId: string, input: RuleInput, now = Date.now(), onCreated?: RuleWritten): Promise<Rule> {
   const rule: Rule = {
     id: newId(now),
     tenantId,
@@ -71,7 +72,7 @@ export async function listRules(db: Db, tenantId: string, filter: RuleFilter, pa
 }
 
 /** Replaces the rule's settings with `input` (already merged and validated by the caller). */
-export async function replaceRule(db: Db, durability: Durability, current: Rule, input: RuleInput, now = Date.now()): Promise<Rule> {
+export async function replaceRule(db: Db, durability: Durability, current: Rule, input: RuleInput, now = Date.now(), onWritten?: RuleWritten): Promise<Rule> {
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
   await durableTransaction(db, durability, async (tx) => {
     rule.action = await resolveRunbook(tx, current.tenantId, rule.action);
@@ -80,12 +81,13 @@ export async function replaceRule(db: Db, durability: Durability, current: Rule,
       tx.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
     );
     await syncSchedule(tx, rule, now, current);
+    await onWritten?.(tx, rule);
   });
   return rule;
 }
 
 /** Soft delete: the rule stops triggering and leaves lists, its recorded events stay readable. */
-export async function deleteRule(db: Db, durability: Durability, tenantId: string, id: string, now = Date.now()): Promise<void> {
+export async function deleteRule(db: Db, durability: Durability, tenantId: string, id: string, now = Date.now(), onDeleted?: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
   await durableTransaction(db, durability, async (tx) => {
     const result = await tx
       .updateTable('rules')
@@ -96,6 +98,7 @@ export async function deleteRule(db: Db, durability: Durability, tenantId: strin
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw notFound('rule', id);
     await dropSchedule(tx, id);
+    await onDeleted?.(tx);
   });
 }
 

@@ -4,20 +4,20 @@ import { roleAtLeast, type Role } from '../identity/roles.js';
 import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from '../identity/access.js';
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import type { Durability } from '../store/durability.js';
 import { activityOf, NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { presentRule } from './presenter.js';
-import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleCreated } from './repository.js';
+import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleWritten } from './repository.js';
 import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
 import { RuleBody, RulePatch, RuleView, type RuleInput } from './schema.js';
 import { previewSchedule, SchedulePreviewInput, SchedulePreviewView } from './schedule-preview.js';
 import { crossFieldErrors, providerOf, scheduleErrors, type CheckOptions } from './validate.js';
 import { notAudited } from '../identity/audit/naming.js';
-import { flushingWithAudit } from '../identity/audit/recorder.js';
+import { recordInChange } from '../identity/audit/recorder.js';
 import type { Rule } from './rule.js';
 
 /** A rule and its activity, as read for its view. */
@@ -29,11 +29,11 @@ interface LoadedRule {
 const tags = ['rules'];
 
 /** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set; onCreated: what else a new rule's transaction does. */
-export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleCreated }): void {
-  const activityOfOne = async (tenantId: string, ruleId: string) => (await activityOf(db, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
+export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleWritten }): void {
+  const activityOfOne = async (from: Kysely<Database>, tenantId: string, ruleId: string) => (await activityOf(from, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
   const load = async (request: FastifyRequest): Promise<LoadedRule> => {
     const rule = await getRule(db, request.principal.tenantId, (request.params as { id: string }).id);
-    return { rule, activity: await activityOfOne(rule.tenantId, rule.id) };
+    return { rule, activity: await activityOfOne(db, rule.tenantId, rule.id) };
   };
   const present = (request: FastifyRequest, { rule, activity }: LoadedRule) => presentRule(rule, baseUrl(publicUrl, request), activity);
   /** The rule as GET /rules/:id shows it. */
@@ -44,6 +44,20 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     const loaded = await load(request);
     loadedBefore.set(request, loaded);
     return present(request, loaded);
+  };
+  /**
+   * A change's view, made in its transaction once the rule is written, and its audit entry written
+   * there with that view (identity/audit/recorder.ts recordInChange). `known`: the activity still
+   * true after the change unless the rule is cron (whose schedule moves with it), read otherwise.
+   */
+  const viewInChange = (request: FastifyRequest, known: RuleActivity | undefined) => {
+    const written: { view?: RuleView } = {};
+    const onWritten = async (tx: Transaction<Database>, rule: Rule) => {
+      const activity = known && rule.trigger.type !== 'cron' ? known : await activityOfOne(tx, rule.tenantId, rule.id);
+      written.view = presentRule(rule, baseUrl(publicUrl, request), activity);
+      await recordInChange(request, db, tx, written.view);
+    };
+    return { written, onWritten };
   };
 
   app.post('/rules', {
@@ -59,10 +73,13 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     assertConsistent(input, { firesAfter: clock() });
     await assertIntegrationExists(db, request.principal.tenantId, input);
     await assertCredentialExists(db, request.principal.tenantId, input);
-    const rule = await createRule(db, flushingWithAudit(request, durability), request.principal.tenantId, input, clock(), onCreated);
     // A cron rule's view lists its next ticks from its schedule, made with it.
-    const activity = rule.trigger.type === 'cron' ? await activityOfOne(rule.tenantId, rule.id) : NO_ACTIVITY;
-    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(presentRule(rule, baseUrl(publicUrl, request), activity));
+    const { written, onWritten } = viewInChange(request, NO_ACTIVITY);
+    const rule = await createRule(db, durability, request.principal.tenantId, input, clock(), async (tx, made) => {
+      await onCreated?.(tx, made);
+      await onWritten(tx, made);
+    });
+    return reply.code(201).header('Location', `/api/v1/rules/${rule.id}`).send(written.view!);
   });
 
   app.get('/rules', {
@@ -105,10 +122,10 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
     assertConsistent(merged, { firesAfter: request.body.trigger ? clock() : undefined });
     if (request.body.trigger) await assertIntegrationExists(db, request.principal.tenantId, merged);
     if (request.body.action) await assertCredentialExists(db, request.principal.tenantId, merged);
-    const rule = await replaceRule(db, flushingWithAudit(request, durability), current, merged, clock());
     // A change writes no event nor execution: only a cron rule's schedule moves with it.
-    const activity = current.trigger.type !== 'cron' && rule.trigger.type !== 'cron' ? before.activity : await activityOfOne(rule.tenantId, rule.id);
-    return presentRule(rule, baseUrl(publicUrl, request), activity);
+    const { written, onWritten } = viewInChange(request, current.trigger.type !== 'cron' ? before.activity : undefined);
+    await replaceRule(db, durability, current, merged, clock(), onWritten);
+    return written.view!;
   });
 
   app.post('/schedules/preview', {
@@ -130,7 +147,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
       params: IdParams, response: { 204: Type.Null(), ...problems(400, 401, 404) },
     },
   }, async (request, reply) => {
-    await deleteRule(db, flushingWithAudit(request, durability), request.principal.tenantId, request.params.id, clock());
+    await deleteRule(db, durability, request.principal.tenantId, request.params.id, clock(), (tx) => recordInChange(request, db, tx, null));
     return reply.code(204).send(null);
   });
 }

@@ -7,10 +7,10 @@ import { MAX_LIMIT } from '../../store/pagination.js';
 import type { Database } from '../../store/schema.js';
 import type { Principal } from '../principal.js';
 import { CSRF_HEADER, sessionSecretOf } from '../session-cookies.js';
-import type { AuditActor } from './entry.js';
+import type { AuditActor, AuditRecord } from './entry.js';
 import { masked, secretsOf } from './mask.js';
 import { AUDIT_KEYWORD, auditSpec, type AuditDeclaration, type AuditSpec } from './naming.js';
-import { appendAuditDurably } from './repository.js';
+import { appendAuditDurably, appendAuditIn } from './repository.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,39 +38,27 @@ export interface AuditRecorderDeps {
 interface Draft {
   spec: AuditSpec;
   before: unknown;
+  clock: () => number;
 }
 
-/** Requests whose entry the recorder will write before the reply: their changes' syncs wait for the entry's. */
-const auditedRequests = new WeakSet<FastifyRequest>();
-/** The syncs a request's changes left to the reply (flushingWithAudit): run unless the entry's sync, after them, covers them. */
-const deferredFlushes = new WeakMap<FastifyRequest, Array<() => Promise<void>>>();
+/** What the recorder knows of a request it watches, from before its handler runs. */
+const drafts = new WeakMap<FastifyRequest, Draft>();
+/** Requests whose entry was written in the change's own transaction (recordInChange): the reply writes none. */
+const recordedInChange = new WeakSet<FastifyRequest>();
 
 /**
- * The store's durability for a change made by an audited request: its transaction commits as
- * usual, but the sync that makes it durable is left to the audit entry's, written after it and
- * before the reply (one fsync of the WAL covers both commits on SQLite). A PATCH otherwise synced
- * twice, its change and its entry: bench/api.js, PATCH /rules/:id. Should the entry not be written,
- * the recorder runs the change's own sync before the reply leaves; a request no recorder watches
- * syncs at once. Either way nothing is acknowledged before it is on disk.
+ * Writes the request's audit entry in the transaction of the change itself, `after` being the view
+ * the reply will give: the change and its entry commit together, with one commit and one sync, or
+ * neither does. Written after the change, in a transaction of its own, the entry cost a rule PATCH
+ * a second begin, commit and sync (bench/api.js). Does nothing for a request the recorder does not
+ * watch (a public route, or no recorder installed).
  */
-export function flushingWithAudit(request: FastifyRequest, durability: Durability): Durability {
-  return {
-    ...durability,
-    flush: () => {
-      if (!auditedRequests.has(request)) return durability.flush();
-      const flushes = deferredFlushes.get(request) ?? [];
-      flushes.push(() => durability.flush());
-      deferredFlushes.set(request, flushes);
-      return Promise.resolve();
-    },
-  };
-}
-
-/** The syncs left to the reply, run now: the entry was not written, or not made durable. */
-async function runDeferredFlushes(request: FastifyRequest): Promise<void> {
-  const flushes = deferredFlushes.get(request);
-  deferredFlushes.delete(request);
-  for (const flush of flushes ?? []) await flush();
+export async function recordInChange(request: FastifyRequest, db: Kysely<Database>, tx: Kysely<Database>, after: unknown): Promise<void> {
+  const draft = drafts.get(request);
+  const principal = request.principal as Principal | undefined;
+  if (!draft || !principal) return;
+  await appendAuditIn(db, tx, entryOf(request, draft, principal, after));
+  recordedInChange.add(request);
 }
 
 /** How a management call's principal appears in the log: who, and how they proved it. */
@@ -92,7 +80,6 @@ export function actorOf(principal: Principal): { actor: AuditActor; via: string 
  * get no hook at all.
  */
 export class AuditRecorder {
-  private readonly drafts = new WeakMap<FastifyRequest, Draft>();
   /** Per process: a caller cannot make its own requests pass for the recorder's reads. */
   private readonly ownReadMark = randomBytes(16).toString('hex');
   /** The scope's GET routes, by URL: whether each is a paged list (takes `limit`). */
@@ -126,8 +113,7 @@ export class AuditRecorder {
 
   private async prepare(request: FastifyRequest, spec: AuditSpec, routeUrl: string, loader: FastifyContextConfig['auditBefore']): Promise<void> {
     const before = !spec.keepsBefore ? null : loader ? await declaredBefore(loader, request) : await this.viewBefore(request, spec, routeUrl);
-    this.drafts.set(request, { spec, before });
-    auditedRequests.add(request);
+    drafts.set(request, { spec, before, clock: this.deps.clock });
   }
 
   /**
@@ -172,33 +158,34 @@ export class AuditRecorder {
     return reply.statusCode === 200 ? (reply.json() as unknown) : null;
   }
 
+  /**
+   * The entry of a success, unless its handler wrote it in the change's transaction: written before
+   * the reply leaves, so the caller never sees a success the log lacks, unless writing it failed
+   * (an error is logged and the reply still goes, as the change is made).
+   */
   private async record(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-    const draft = this.drafts.get(request);
+    const draft = drafts.get(request);
     // A public route (a sign-in) has a principal only once it succeeded: its handler sets it.
     const principal = request.principal as Principal | undefined;
-    if (!draft || !principal || reply.statusCode < 200 || reply.statusCode >= 300) {
-      await runDeferredFlushes(request);
-      return payload;
-    }
-    const { spec, before } = draft;
-    const after = replyBody(reply, payload);
-    const secrets = secretsOf(request.body, credentialsOf(request));
-    const targetId = targetIdOf(spec, request, principal, after);
-    const at = this.deps.clock();
+    if (!draft || !principal || recordedInChange.has(request) || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
+    const entry = entryOf(request, draft, principal, replyBody(reply, payload));
     try {
-      await appendAuditDurably(this.deps.db, this.deps.durability, {
-        tenantId: principal.tenantId, at, ...actorOf(principal), ip: request.ip,
-        action: spec.action, targetType: spec.targetType, targetId, before: masked(before, secrets), after: masked(after, secrets),
-      });
-      // The entry's sync began after the change's commit: the change is on disk too.
-      deferredFlushes.delete(request);
+      await appendAuditDurably(this.deps.db, this.deps.durability, entry);
     } catch (error) {
-      request.log.error({ err: error, action: spec.action, targetType: spec.targetType, targetId }, 'the change was made, but its audit log entry could not be written');
+      request.log.error({ err: error, action: entry.action, targetType: entry.targetType, targetId: entry.targetId }, 'the change was made, but its audit log entry could not be written');
     }
-    // A sync that fails here fails the reply (an error, not a success that is not on disk).
-    await runDeferredFlushes(request);
     return payload;
   }
+}
+
+/** The entry of one change: who, from where, what, and the views before and after with secrets masked. */
+function entryOf(request: FastifyRequest, { spec, before, clock }: Draft, principal: Principal, after: unknown): AuditRecord {
+  const secrets = secretsOf(request.body, credentialsOf(request));
+  return {
+    tenantId: principal.tenantId, at: clock(), ...actorOf(principal), ip: request.ip,
+    action: spec.action, targetType: spec.targetType, targetId: targetIdOf(spec, request, principal, after),
+    before: masked(before, secrets), after: masked(after, secrets),
+  };
 }
 
 async function declaredBefore(loader: NonNullable<FastifyContextConfig['auditBefore']>, request: FastifyRequest): Promise<unknown> {

@@ -12,6 +12,11 @@ export async function appendAudit(db: Kysely<Database>, record: AuditRecord): Pr
   await auditInsert(db, record).execute();
 }
 
+/** Appends one entry in the caller's transaction `tx`, with the statement compiled once for `db` (store/prepared.ts). */
+export async function appendAuditIn(db: Kysely<Database>, tx: Kysely<Database>, record: AuditRecord): Promise<void> {
+  await tx.executeQuery(preparedAuditInsert(db, ...auditValues(record)));
+}
+
 /**
  * Appends one entry as a group-commit transaction of its own (store/batch.ts): on SQLite its
  * WAL is synced off the event loop, so the entry costs the change's caller a wait, not every

@@ -24,6 +24,11 @@ commands:
                                    owner's personal access token and one-time sign-in link; for a tenant that exists,
                                    --new issues another key and token (the earlier stay valid)
   migrate                         apply database migrations and exit
+  backup FILE [--json]            a consistent copy of the SQLite database while the service runs; prints what it
+                                   holds and which secret key opens its secrets
+  restore FILE [--secret-key-file PATH]
+                                   a backup into an empty PITCREW_DATA_DIR (refuses a non-empty one, and a backup
+                                   of a newer pitcrew)
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
@@ -86,6 +91,16 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       parseArgs({ args: rest, options: {}, strict: true });
       return runMigrate(loadConfig());
+    case 'backup': {
+      const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+      const { runBackup } = await import('./backup.js');
+      return runBackup(loadConfig(), onlyFile('backup', positionals), { json: values.json ?? false });
+    }
+    case 'restore': {
+      const { values, positionals } = parseArgs({ args: rest, options: { 'secret-key-file': { type: 'string' } }, allowPositionals: true, strict: true });
+      const { runRestore } = await import('./backup.js');
+      return runRestore(loadConfig(), onlyFile('restore', positionals), { secretKeyFile: values['secret-key-file'] });
+    }
     case 'agent': {
       const { runAgent } = await import('../../agent/main.js');
       return runAgent(rest);
@@ -104,6 +119,12 @@ async function main(argv: string[]): Promise<number> {
       console.error(`pitcrew: unknown command "${command}"\n\n${USAGE}`);
       return 2;
   }
+}
+
+/** The one FILE a backup or restore names. */
+function onlyFile(command: string, positionals: string[]): string {
+  if (positionals.length !== 1) throw new CliError(`usage: pitcrew ${command} FILE (${positionals.length === 0 ? 'no file given' : 'one file only'})`, 2);
+  return positionals[0]!;
 }
 
 main(process.argv.slice(2)).then(

@@ -8,6 +8,7 @@ import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
 import { loadSecretKey } from '../identity/secret-box.js';
+import { ScheduledBackups } from '../backups/schedule.js';
 import { migrateToLatest } from '../store/migrations.js';
 import { STARTER_DIR } from '../runbooks/library/catalogue.js';
 import { RunbookLibrary } from '../runbooks/library/library.js';
@@ -65,6 +66,8 @@ export async function runServer(config: Config): Promise<number> {
   });
   logger.info(config.retentionDays ? `history older than ${config.retentionDays} days is deleted (PITCREW_RETENTION_DAYS)` : 'history is kept for ever (set PITCREW_RETENTION_DAYS to delete what is older)');
   await app.start();
+  const backups = config.backup && new ScheduledBackups(config.backup, { store, logger, metrics: app.context.metrics });
+  backups?.start();
   const listening = await listen(app, { host: config.host, port: config.port, tlsPort: config.tlsPort, tls, shutdownGraceMs: config.shutdownGraceMs, metrics: config.metrics.listen });
   logger.info(
     { metrics: listening.metricsUrl ?? null, onApiPorts: config.metrics.token !== undefined },
@@ -91,6 +94,7 @@ export async function runServer(config: Config): Promise<number> {
         .close()
         .then(() => listening.close())
         .then(() => app.close())
+        .then(() => backups?.stop())
         .then(() => store.close())
         .then(() => owner?.release())
         .then(() => {

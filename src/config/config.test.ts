@@ -352,6 +352,20 @@ describe('PITCREW_SECRET_KEY', () => {
   });
 });
 
+describe('PITCREW_BACKUP_SCHEDULE', () => {
+  it('is off unless set, and keeps 7 in the data directory by default', () => {
+    expect(loadConfig({}, '/srv').backup).toBeUndefined();
+    expect(loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', PITCREW_DATA_DIR: 'state' }, '/srv').backup).toEqual({ schedule: '0 3 * * *', keep: 7, dir: '/srv/state/backups' });
+    expect(loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', PITCREW_BACKUP_KEEP: '30', PITCREW_BACKUP_DIR: '/mnt/b' }, '/srv').backup).toMatchObject({ keep: 30, dir: '/mnt/b' });
+  });
+
+  it('refuses a schedule that is not cron, and PostgreSQL', () => {
+    expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: 'daily' })).toThrow(/PITCREW_BACKUP_SCHEDULE must be a cron schedule such as "0 3 \* \* \*".*got "daily"/);
+    expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', DATABASE_URL: 'postgres://db/pitcrew' })).toThrow(/pg_dump/);
+    expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', PITCREW_BACKUP_KEEP: '0' })).toThrow(/PITCREW_BACKUP_KEEP/);
+  });
+});
+
 describe('TLS files', () => {
   it('needs the certificate and the key together', () => {
     expect(() => loadConfig({ PITCREW_TLS_CERT: '/etc/pitcrew/cert.pem' })).toThrow(/PITCREW_TLS_CERT and PITCREW_TLS_KEY go together/);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Cron } from 'croner';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -50,6 +51,8 @@ export interface Config {
   scheduleGraceSeconds: number;
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
   retentionDays: number | undefined;
+  /** PITCREW_BACKUP_SCHEDULE, _KEEP, _DIR: the single node's backups on a schedule; undefined: none. */
+  backup: { schedule: string; keep: number; dir: string } | undefined;
   metrics: MetricsSettings;
   cli: CliMachineSettings;
   git: GitSettings;
@@ -242,6 +245,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     warnings,
     scheduleGraceSeconds: integer(env, 'PITCREW_SCHEDULE_GRACE_SECONDS', 300, 0, 7 * 86_400),
     retentionDays: retentionDays(env),
+    backup: backupSchedule(env, cwd, databaseUrl),
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
     cli: cliMachine(env, cwd),
     git: gitSettings(env, cwd),
@@ -356,6 +360,25 @@ function retentionDays(env: Env): number | undefined {
       + `history younger than ${MIN_RETENTION_DAYS} days is still read by action limits (windows up to 30 days) and queued executions (up to 30 days)`);
   }
   return Number(raw);
+}
+
+function backupSchedule(env: Env, cwd: string, databaseUrl: string | undefined): Config['backup'] {
+  const schedule = env.PITCREW_BACKUP_SCHEDULE?.trim();
+  if (!schedule) return undefined;
+  if (databaseUrl) {
+    throw new ConfigError('PITCREW_BACKUP_SCHEDULE backs up the embedded SQLite database, and DATABASE_URL selects PostgreSQL: back it up with its own tools (pg_dump, pg_basebackup; docs/operations.md#postgresql) and unset PITCREW_BACKUP_SCHEDULE');
+  }
+  try {
+    new Cron(schedule, { paused: true }).stop();
+  } catch (error) {
+    throw new ConfigError(`PITCREW_BACKUP_SCHEDULE must be a cron schedule such as "0 3 * * *" (03:00 every day), got "${schedule}": ${(error as Error).message}`);
+  }
+  const dataDir = path.resolve(cwd, env.PITCREW_DATA_DIR ?? 'data');
+  return {
+    schedule,
+    keep: integer(env, 'PITCREW_BACKUP_KEEP', 7, 1, 10_000),
+    dir: path.resolve(cwd, env.PITCREW_BACKUP_DIR || path.join(dataDir, 'backups')),
+  };
 }
 
 /** `host:port`, `[v6]:port`, or `off`. Loopback by default: metrics name every tenant. */

@@ -50,6 +50,24 @@ export class SecretBox {
 
 export class SecretBoxError extends Error {}
 
+/** The fingerprint of the key that sealed a stored value (`v1:<keyId>:…`), or undefined for a value not sealed by a SecretBox. */
+export function sealedKeyId(value: string): string | undefined {
+  const [version, keyId] = value.split(':', 2);
+  return version === VERSION && keyId ? keyId : undefined;
+}
+
+/** The fingerprint people see of a key: the one each value it seals carries. */
+export function keyFingerprint(key: Buffer): string {
+  return new SecretBox(key).keyId;
+}
+
+/** A key file as the service writes it (base64 of 32 bytes); an error that says what is wrong with it. */
+export function readSecretKeyFile(file: string): Buffer {
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a base64 32-byte key; restore it from a backup (secrets sealed with it cannot be opened otherwise)`);
+  return key;
+}
+
 /**
  * The key: PITCREW_SECRET_KEY when set (config validated it), else `$PITCREW_DATA_DIR/secret.key`,
  * made on first start with mode 0600. `wx` makes two processes starting at once agree on one file.
@@ -63,8 +81,7 @@ export function loadSecretKey(dataDir: string, configured: Buffer | undefined): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold a base64 32-byte key; restore it from a backup (secrets sealed with it cannot be opened otherwise)`);
+  const key = readSecretKeyFile(file);
   const loose = (fs.statSync(file).mode & 0o077) !== 0;
   return { key, source: file, ...(loose ? { warning: `${file} is readable by other users; chmod 600 it` } : {}) };
 }

@@ -84,6 +84,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly backupsTaken = new Counter({
+    name: 'pitcrew_backups_total',
+    help: 'Scheduled backups of the SQLite database (PITCREW_BACKUP_SCHEDULE) by outcome: ok or failed',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
+  readonly backupLastSuccess = new Gauge({
+    name: 'pitcrew_backup_last_success_timestamp_seconds',
+    help: 'When the last scheduled backup was written whole (Unix time); alert when it is older than the schedule allows',
+    registers: [this.registry],
+  });
+
   readonly retentionDeleted = new Counter({
     name: 'pitcrew_retention_deleted_total',
     help: 'Rows deleted because they were older than PITCREW_RETENTION_DAYS, by table (executions with their transitions, artifacts and output)',

@@ -26,6 +26,13 @@ export interface Store {
   durability: Durability;
   /** PostgreSQL only: a connection of its own, for session-scoped locks that must outlive queries. */
   dedicatedConnection?: () => Promise<pg.Client>;
+  /**
+   * SQLite only: SQLite's online backup of the live database into `target`, consistent while
+   * writes go on (backups/backup.ts). `pagesPerStep`: pages copied between turns of the event
+   * loop; writes through this connection update the copy as it goes, while a write by another
+   * process restarts it, so a process of its own copies everything in one step.
+   */
+  backup?: (target: string, pagesPerStep: number) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,7 +59,10 @@ function openSqlite(options: StoreOptions): Store {
     durability.close();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', location: file, durability, close };
+  const backup = async (target: string, pagesPerStep: number) => {
+    await sqlite.backup(target, { progress: () => pagesPerStep });
+  };
+  return { db, dialect: 'sqlite', location: file, durability, backup, close };
 }
 
 /**

@@ -63,6 +63,12 @@ const migrations: Record<string, Migration> = {
   '0029_incident_host_days': incidentHostDays,
 };
 
+/** The migrations this build knows, oldest first: the last is its schema version. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+
+/** Where the migrations are recorded (Kysely's table, named for us). */
+export const MIGRATION_TABLE = 'pitcrew_migrations';
+
 export interface MigrationReport {
   applied: string[];
 }
@@ -81,7 +87,7 @@ async function migrate(db: Kysely<Database>): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
-    migrationTableName: 'pitcrew_migrations',
+    migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: 'pitcrew_migrations_lock',
   });
   const { error, results } = await migrator.migrateToLatest();

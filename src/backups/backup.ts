@@ -4,7 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sealedKeyId } from '../identity/secret-box.js';
 import type { Store } from '../store/database.js';
 import { MIGRATION_NAMES, MIGRATION_TABLE } from '../store/migrations.js';
-import { SEALED_COLUMNS } from '../store/sealed-columns.js';
+import { SEALED_COLUMNS } from '../secrets/sealed-columns.js';
 
 /** What a backup holds, read from the copy itself (docs/operations.md, "Backup and restore"). */
 export interface BackupContents {

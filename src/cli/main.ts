@@ -29,6 +29,9 @@ commands:
   restore FILE [--secret-key-file PATH]
                                    a backup into an empty PITCREW_DATA_DIR (refuses a non-empty one, and a backup
                                    of a newer pitcrew)
+  secrets rotate [--batch N] [--pause-ms MS]
+                                   seal every stored secret again with PITCREW_SECRET_KEY, opening each with
+                                   PITCREW_SECRET_KEY_PREVIOUS; online and resumable (npx pitcrew secrets --help)
   agent --server https://HOST:PORT --api-key KEY [...]   run the agent on this host (npx pitcrew agent --help)
   api-keys list|create|narrow       API keys and their scopes (webhook, enrol), through the API (npx pitcrew api-keys --help)
   channels list|create|test|delete  notification channels, through the API (npx pitcrew channels --help)
@@ -100,6 +103,14 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parseArgs({ args: rest, options: { 'secret-key-file': { type: 'string' } }, allowPositionals: true, strict: true });
       const { runRestore } = await import('./backup.js');
       return runRestore(loadConfig(), onlyFile('restore', positionals), { secretKeyFile: values['secret-key-file'] });
+    }
+    case 'secrets': {
+      const { runSecrets, SECRETS_USAGE } = await import('./secrets.js');
+      if (rest.includes('--help') || rest.includes('-h')) {
+        console.log(SECRETS_USAGE);
+        return 0;
+      }
+      return runSecrets(loadConfig(), rest);
     }
     case 'agent': {
       const { runAgent } = await import('../../agent/main.js');

@@ -7,7 +7,7 @@ import { createLogger } from '../http/logging.js';
 import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
-import { loadSecretKey } from '../identity/secret-box.js';
+import { keyFingerprint, loadSecretKey } from '../identity/secret-box.js';
 import { ScheduledBackups } from '../backups/schedule.js';
 import { migrateToLatest } from '../store/migrations.js';
 import { STARTER_DIR } from '../runbooks/library/catalogue.js';
@@ -34,6 +34,9 @@ export async function runServer(config: Config): Promise<number> {
   const secret = loadSecretKey(config.dataDir, config.secretKey);
   logger.info({ source: secret.source }, 'channel secrets are sealed with the key from this source; back it up, secrets cannot be read without it');
   if (secret.warning) logger.warn(secret.warning);
+  if (config.secretKeyPrevious) {
+    logger.warn(`PITCREW_SECRET_KEY_PREVIOUS is set: secrets sealed with key ${keyFingerprint(config.secretKeyPrevious)} still open, and new ones are sealed with ${keyFingerprint(secret.key)}; run pitcrew secrets rotate, then remove PITCREW_SECRET_KEY_PREVIOUS (docs/operations.md#secret-key-rotation)`);
+  }
 
   const app = await buildApp({
     store,
@@ -57,6 +60,7 @@ export async function runServer(config: Config): Promise<number> {
     agentBundle: path.join(packageRoot, 'dist/pitcrew-agent.mjs'),
     runbookLibrary: RunbookLibrary.load(path.join(packageRoot, STARTER_DIR)),
     secretKey: secret.key,
+    secretKeyPrevious: config.secretKeyPrevious,
     notify: config.notify,
     egress: config.egress,
     retentionDays: config.retentionDays,

@@ -43,6 +43,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** PITCREW_SECRET_KEY: seals channel secrets; absent means $PITCREW_DATA_DIR/secret.key. */
   secretKey: Buffer | undefined;
+  /** PITCREW_SECRET_KEY_PREVIOUS: during a key rotation, the key being replaced: it opens secrets, never seals them. */
+  secretKeyPrevious: Buffer | undefined;
   notify: NotifySettings;
   egress: EgressSettings;
   /** What the service logs as warnings once it starts: settings it read under an old name. */
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     tls: tlsFiles(env),
     trustProxy: trustProxy(env.PITCREW_TRUST_PROXY),
     secretKey: secretKey(env.PITCREW_SECRET_KEY),
+    secretKeyPrevious: secretKey(env.PITCREW_SECRET_KEY_PREVIOUS, 'PITCREW_SECRET_KEY_PREVIOUS'),
     notify: {
       maxAttempts: integer(env, 'PITCREW_NOTIFY_MAX_ATTEMPTS', 8, 1, 100),
       backoffBaseMs: integer(env, 'PITCREW_NOTIFY_BACKOFF_BASE_MS', 5000, 1, 3_600_000),
@@ -435,12 +438,12 @@ function isAddressOrCidr(text: string): boolean {
 }
 
 /** 32 bytes, written as 64 hexadecimal characters or as base64 (openssl rand -base64 32). */
-function secretKey(raw: string | undefined): Buffer | undefined {
+function secretKey(raw: string | undefined, name = 'PITCREW_SECRET_KEY'): Buffer | undefined {
   if (!raw) return undefined;
   const text = raw.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/]{43}=$/.test(text) ? Buffer.from(text, 'base64') : undefined;
   if (!key || key.length !== 32) {
-    throw new ConfigError('PITCREW_SECRET_KEY must be 32 bytes as 64 hexadecimal characters or base64 (make one with: openssl rand -base64 32)');
+    throw new ConfigError(`${name} must be 32 bytes as 64 hexadecimal characters or base64 (make one with: openssl rand -base64 32)`);
   }
   return key;
 }

@@ -41,6 +41,30 @@ describe('SecretBox', () => {
   });
 });
 
+describe('SecretBox with the key a rotation replaces', () => {
+  const oldKey = randomBytes(32);
+  const oldBox = new SecretBox(oldKey);
+  const rotating = new SecretBox(randomBytes(32), oldKey);
+
+  it('opens what the previous key sealed, and seals with the new key only', () => {
+    const old = oldBox.seal('smtp-password', 'channel-1');
+    expect(rotating.open(old, 'channel-1')).toBe('smtp-password');
+    expect(rotating.seal('x', 'o')).toMatch(new RegExp(`^v1:${rotating.keyId}:`));
+    expect(rotating.previousKeyId).toBe(oldBox.keyId);
+  });
+
+  it('seals again only what the new key did not seal, for the same owner', () => {
+    const resealed = rotating.reseal(oldBox.seal('token', 'o'), 'o')!;
+    expect(resealed).toMatch(new RegExp(`^v1:${rotating.keyId}:`));
+    expect(rotating.reseal(resealed, 'o')).toBeUndefined();
+    expect(() => oldBox.open(resealed, 'o')).toThrow(/sealed with key/);
+  });
+
+  it('names both keys when a value was sealed by a third', () => {
+    expect(() => rotating.open(new SecretBox(randomBytes(32)).seal('x', 'o'), 'o')).toThrow(new RegExp(`and this node has key ${rotating.keyId} \\(and previous key ${oldBox.keyId}\\)`));
+  });
+});
+
 describe('loadSecretKey', () => {
   it('makes $PITCREW_DATA_DIR/secret.key on first start, mode 0600, and reads the same key after', () => {
     const dir = tempDir();

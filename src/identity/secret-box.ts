@@ -16,10 +16,17 @@ export const SECRET_KEY_FILE = 'secret.key';
  */
 export class SecretBox {
   readonly keyId: string;
+  /** The key being replaced (PITCREW_SECRET_KEY_PREVIOUS) during a rotation: it opens, never seals. */
+  readonly previousKeyId: string | undefined;
 
-  constructor(private readonly key: Buffer) {
+  constructor(
+    private readonly key: Buffer,
+    private readonly previous?: Buffer,
+  ) {
     if (key.length !== 32) throw new Error('the secret key must be 32 bytes (AES-256)');
-    this.keyId = hash('sha256', key, 'hex').slice(0, 8);
+    if (previous && previous.length !== 32) throw new Error('the previous secret key must be 32 bytes (AES-256)');
+    this.keyId = keyFingerprint(key);
+    this.previousKeyId = previous && keyFingerprint(previous);
   }
 
   seal(plain: string, owner: string): string {
@@ -33,18 +40,25 @@ export class SecretBox {
   open(value: string, owner: string): string {
     const [version, keyId, data] = value.split(':');
     if (version !== VERSION || !keyId || !data) throw new SecretBoxError('the stored secret is not in a format this version reads');
-    if (keyId !== this.keyId) {
-      throw new SecretBoxError(`the secret was sealed with key ${keyId}, and this node has key ${this.keyId}: give every node the same PITCREW_SECRET_KEY (or secret.key file)`);
+    const key = keyId === this.keyId ? this.key : keyId === this.previousKeyId ? this.previous! : undefined;
+    if (!key) {
+      const previous = this.previousKeyId ? ` (and previous key ${this.previousKeyId})` : '';
+      throw new SecretBoxError(`the secret was sealed with key ${keyId}, and this node has key ${this.keyId}${previous}: give every node the same PITCREW_SECRET_KEY (or secret.key file)`);
     }
     const bytes = Buffer.from(data, 'base64');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(owner));
       decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
       throw new SecretBoxError('the stored secret does not open with this key (altered, or sealed for another record); set the secret again');
     }
+  }
+
+  /** The value sealed again with this box's key, or undefined when it already is. The plain text lives only in this call. */
+  reseal(value: string, owner: string): string | undefined {
+    return sealedKeyId(value) === this.keyId ? undefined : this.seal(this.open(value, owner), owner);
   }
 }
 
@@ -58,7 +72,7 @@ export function sealedKeyId(value: string): string | undefined {
 
 /** The fingerprint people see of a key: the one each value it seals carries. */
 export function keyFingerprint(key: Buffer): string {
-  return new SecretBox(key).keyId;
+  return hash('sha256', key, 'hex').slice(0, 8);
 }
 
 /** A key file as the service writes it (base64 of 32 bytes); an error that says what is wrong with it. */

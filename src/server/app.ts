@@ -141,6 +141,8 @@ export interface AppDeps {
   runbookLibrary: RunbookLibrary;
   /** The 32-byte key that seals channel secrets (PITCREW_SECRET_KEY or $PITCREW_DATA_DIR/secret.key). */
   secretKey: Buffer;
+  /** PITCREW_SECRET_KEY_PREVIOUS: the key a rotation replaces, still opening what it sealed (docs/operations.md). */
+  secretKeyPrevious?: Buffer | undefined;
   notify?: Partial<NotifySettings>;
   /** PITCREW_EGRESS_ALLOW_NETWORKS: the networks outside the public internet a tenant's outbound calls may reach (none). */
   egress?: EgressSettings;
@@ -222,7 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Other nodes exist only where Wakeups listens (a dedicated PostgreSQL connection).
   const announceLive = deps.store.dedicatedConnection ? (notice: LiveNotice) => wakeups.announceLive(notice) : undefined;
   const liveRelay: LiveRelay = new LiveRelay(live, announceLive, (hostId) => gateway.holds(hostId), clock);
-  const secretBox = new SecretBox(deps.secretKey);
+  const secretBox = new SecretBox(deps.secretKey, deps.secretKeyPrevious);
   // Every call to a service a tenant names (notifications, Keystone, Monasca, Nova, git servers), under one egress policy.
   const egress = new EgressPolicy(deps.egress?.allowNetworks ?? []);
   const toolFetch = policyFetch(egress);

@@ -64,6 +64,7 @@ export async function runServer(config: Config): Promise<number> {
     notify: config.notify,
     egress: config.egress,
     retentionDays: config.retentionDays,
+    disk: { dir: config.dataDir, ...config.disk },
     sessions: config.sessions,
     scheduleGraceSeconds: config.scheduleGraceSeconds,
     metricsToken: config.metrics.token,

@@ -47,6 +47,8 @@ describe('loadConfig', () => {
       warnings: [],
       scheduleGraceSeconds: 300,
       retentionDays: undefined,
+      backup: undefined,
+      disk: { warnFree: { percent: 10 }, reserve: { bytes: 32 * 1024 * 1024 } },
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
       cli: { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: path.join(cwd, 'data/git'), caPem: undefined, timeoutSeconds: 30, path: '/usr/local/bin:/usr/bin:/bin' },
@@ -98,6 +100,9 @@ describe('loadConfig', () => {
       PITCREW_EGRESS_ALLOW_NETWORKS: ' 10.20.0.0/16, fd00:1::/64 ',
       PITCREW_SHUTDOWN_GRACE_MS: '250',
       PITCREW_RETENTION_DAYS: '90',
+      PITCREW_DISK_WARN_FREE: '5GiB',
+      PITCREW_DISK_RESERVE: '2%',
+      PITCREW_SECRET_KEY_PREVIOUS: 'cd'.repeat(32),
       PITCREW_SCHEDULE_GRACE_SECONDS: '60',
       PITCREW_METRICS_ADDR: '0.0.0.0:9100',
       PITCREW_METRICS_TOKEN: 'scrape-token-0123456789',
@@ -141,6 +146,9 @@ describe('loadConfig', () => {
       warnings: [],
       scheduleGraceSeconds: 60,
       retentionDays: 90,
+      backup: undefined,
+      disk: { warnFree: { bytes: 5 * 1024 ** 3 }, reserve: { percent: 2 } },
+      secretKeyPrevious: Buffer.from('cd'.repeat(32), 'hex'),
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: '/var/cache/pitcrew-git', caPem: undefined, timeoutSeconds: 5, path: '/opt/git/bin:/usr/bin:/bin' },
@@ -363,6 +371,19 @@ describe('PITCREW_BACKUP_SCHEDULE', () => {
     expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: 'daily' })).toThrow(/PITCREW_BACKUP_SCHEDULE must be a cron schedule such as "0 3 \* \* \*".*got "daily"/);
     expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', DATABASE_URL: 'postgres://db/pitcrew' })).toThrow(/pg_dump/);
     expect(() => loadConfig({ PITCREW_BACKUP_SCHEDULE: '0 3 * * *', PITCREW_BACKUP_KEEP: '0' })).toThrow(/PITCREW_BACKUP_KEEP/);
+  });
+});
+
+describe('PITCREW_DISK_WARN_FREE and PITCREW_DISK_RESERVE', () => {
+  it('take a share or a size, 10 % and 32 MiB by default', () => {
+    expect(loadConfig({}).disk).toEqual({ warnFree: { percent: 10 }, reserve: { bytes: 32 * 1024 * 1024 } });
+    expect(loadConfig({ PITCREW_DISK_WARN_FREE: '2GiB', PITCREW_DISK_RESERVE: '1.5%' }).disk).toEqual({ warnFree: { bytes: 2 * 1024 ** 3 }, reserve: { percent: 1.5 } });
+    expect(loadConfig({ PITCREW_DISK_RESERVE: '1048576' }).disk.reserve).toEqual({ bytes: 1048576 });
+  });
+
+  it('refuses what is neither', () => {
+    expect(() => loadConfig({ PITCREW_DISK_RESERVE: 'lots' })).toThrow(/PITCREW_DISK_RESERVE must be a share .* such as 10% or a size such as 32MiB or 2GiB, got "lots"/);
+    expect(() => loadConfig({ PITCREW_DISK_WARN_FREE: '150%' })).toThrow(/PITCREW_DISK_WARN_FREE/);
   });
 });
 

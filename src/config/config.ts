@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
+import type { FreeSpace } from '../store/disk.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -53,6 +54,8 @@ export interface Config {
   scheduleGraceSeconds: number;
   /** PITCREW_RETENTION_DAYS: history older than this is deleted; undefined keeps everything. */
   retentionDays: number | undefined;
+  /** PITCREW_DISK_WARN_FREE, PITCREW_DISK_RESERVE: the data directory's free space that warns, and that stops writes. */
+  disk: { warnFree: FreeSpace; reserve: FreeSpace };
   /** PITCREW_BACKUP_SCHEDULE, _KEEP, _DIR: the single node's backups on a schedule; undefined: none. */
   backup: { schedule: string; keep: number; dir: string } | undefined;
   metrics: MetricsSettings;
@@ -249,6 +252,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     scheduleGraceSeconds: integer(env, 'PITCREW_SCHEDULE_GRACE_SECONDS', 300, 0, 7 * 86_400),
     retentionDays: retentionDays(env),
     backup: backupSchedule(env, cwd, databaseUrl),
+    disk: { warnFree: freeSpace(env, 'PITCREW_DISK_WARN_FREE', '10%'), reserve: freeSpace(env, 'PITCREW_DISK_RESERVE', '32MiB') },
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
     cli: cliMachine(env, cwd),
     git: gitSettings(env, cwd),
@@ -363,6 +367,19 @@ function retentionDays(env: Env): number | undefined {
       + `history younger than ${MIN_RETENTION_DAYS} days is still read by action limits (windows up to 30 days) and queued executions (up to 30 days)`);
   }
   return Number(raw);
+}
+
+const SPACE_UNITS: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
+
+/** Free space as a share (`10%`) or a size (`32MiB`, `2GiB`, bytes without a unit). */
+function freeSpace(env: Env, name: string, fallback: string): FreeSpace {
+  const raw = (env[name] ?? '').trim() || fallback;
+  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(raw);
+  if (percent && Number(percent[1]) <= 100) return { percent: Number(percent[1]) };
+  const size = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw);
+  const unit = size ? SPACE_UNITS[size[2]!.toUpperCase()] : undefined;
+  if (!size || unit === undefined) throw new ConfigError(`${name} must be a share of the data directory's file system such as 10% or a size such as 32MiB or 2GiB, got "${raw}"`);
+  return { bytes: Math.round(Number(size[1]) * unit) };
 }
 
 function backupSchedule(env: Env, cwd: string, databaseUrl: string | undefined): Config['backup'] {

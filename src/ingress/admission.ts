@@ -25,6 +25,8 @@ export interface AdmissionDeps {
   directory: KeyDirectory;
   tarpit: Tarpit;
   metrics: Metrics;
+  /** The data directory's free space: below its reserve, nothing is taken (store/disk-watch.ts). */
+  disk?: { refusal(incomingBytes?: number): string | undefined } | undefined;
 }
 
 /** Authenticate, filter by address and throttle before the body is even read. */
@@ -35,6 +37,11 @@ export async function admit(deps: AdmissionDeps, request: FastifyRequest<{ Param
   if (!caller.scopes.includes('webhook')) throw lacksWebhookScope(caller.keyName);
   if (!caller.allows(request.ip)) {
     throw new PitcrewError('PITCREW_ERR_IP_NOT_ALLOWED', `calls from ${request.ip} are not on this tenant's IP allowlist; add the address with PATCH /api/v1/tenant`);
+  }
+  const full = deps.disk?.refusal(Number(request.headers['content-length']) || 0);
+  if (full) {
+    request.log.warn({ tenant: caller.tenantId }, `event refused before it was read: ${full}`);
+    throw storageFull();
   }
   const take = caller.bucket.take();
   if (!take.ok) {
@@ -86,10 +93,14 @@ export function lacksWebhookScope(keyName: string): PitcrewError {
 
 
 function storageUnavailable(error: unknown): PitcrewError {
+  if (isDiskFull(error)) return storageFull();
   const detail = error instanceof GroupCommitOverloadedError
     ? `${error.message}; nothing was recorded, retry shortly`
-    : isDiskFull(error)
-      ? "the service's storage is full, so nothing was recorded; retry once its operator has freed disk space"
-      : 'the event could not be stored, so nothing was recorded; retry shortly';
+    : 'the event could not be stored, so nothing was recorded; retry shortly';
   return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', detail, { headers: { 'Retry-After': '1' } });
+}
+
+/** The disk under the database is full (or below its reserve): a retry helps once space is freed. */
+function storageFull(): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_STORAGE_UNAVAILABLE', "the service's storage is full, so nothing was recorded; retry once its operator has freed disk space", { headers: { 'Retry-After': '1' } });
 }

@@ -10,7 +10,7 @@ import type { Metrics } from '../metrics/registry.js';
 import type { KeyDirectory } from '../tenants/directory.js';
 import type { Tarpit } from '../tenants/tarpit.js';
 import { assertNever } from '../errors/assert-never.js';
-import { admit, invalidKey, lacksWebhookScope, submitted, unstorableEvent } from './admission.js';
+import { admit, type AdmissionDeps, invalidKey, lacksWebhookScope, submitted, unstorableEvent } from './admission.js';
 import { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './idempotency-key.js';
 import { parseAlertPayload } from './payload.js';
 import { webhookAlarm } from '../incidents/webhook-alarm.js';
@@ -32,6 +32,7 @@ export interface WebhookDeps {
   directory: KeyDirectory;
   tarpit: Tarpit;
   metrics: Metrics;
+  disk?: AdmissionDeps['disk'];
   clock: () => number;
   bodyLimitBytes: number;
   /** Where the database is, for the log line of a full disk. */

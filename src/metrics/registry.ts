@@ -84,6 +84,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly dataDirFreeBytes = new Gauge({
+    name: 'pitcrew_data_dir_free_bytes',
+    help: "Free space of the data directory's file system (PITCREW_DATA_DIR), as an unprivileged writer may use it",
+    registers: [this.registry],
+  });
+
+  readonly dataDirLowSpace = new Gauge({
+    name: 'pitcrew_data_dir_low_space',
+    help: "1 while the data directory's free space is below PITCREW_DISK_WARN_FREE (or the reserve), else 0",
+    registers: [this.registry],
+  });
+
+  readonly dataDirFull = new Gauge({
+    name: 'pitcrew_data_dir_full',
+    help: "1 while the data directory's free space is below PITCREW_DISK_RESERVE: events are answered 503 and nothing is written",
+    registers: [this.registry],
+  });
+
   readonly backupsTaken = new Counter({
     name: 'pitcrew_backups_total',
     help: 'Scheduled backups of the SQLite database (PITCREW_BACKUP_SCHEDULE) by outcome: ok or failed',

@@ -15,6 +15,7 @@ import { registerExecutionRoutes } from '../executions/routes.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
+import { DiskWatch, type DiskWatchSettings } from '../store/disk-watch.js';
 import { incidentFixes } from '../incidents/fixes.js';
 import { QuietCloser } from '../incidents/closer.js';
 import { registerIncidentRoutes } from '../incidents/routes.js';
@@ -150,6 +151,8 @@ export interface AppDeps {
   shutdownGraceMs?: number;
   /** History older than this many days is deleted (PITCREW_RETENTION_DAYS); absent, kept for ever. */
   retentionDays?: number | undefined;
+  /** The data directory's free space watched against PITCREW_DISK_WARN_FREE and PITCREW_DISK_RESERVE; absent, not watched. */
+  disk?: DiskWatchSettings | undefined;
   /** PITCREW_METRICS_TOKEN: the bearer token a scraper must send; without it the API ports answer 404 for /metrics. */
   metricsToken?: string | undefined;
   /** Action kinds beside the built-in ones (actions/kinds.ts), with the runners of those the service runs: a test's own kind. */
@@ -303,6 +306,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     store: deps.store, box: secretBox, fetch: toolFetch, importerOf: toolImporters({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), sink: deps.importSink ?? toIncidents,
     nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
   });
+  const disk = deps.disk && new DiskWatch(deps.disk, { logger: deps.logger, metrics, clock });
   const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
@@ -380,14 +384,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(swagger, openApiOptions());
   if (webUi) await registerWebUi(server, deps.webRoot!);
   else if (deps.webRoot) deps.logger.warn({ webRoot: deps.webRoot }, 'the web UI is not built (npm run build); only the API is served');
-  registerHealthRoutes(server, deps.store);
+  registerHealthRoutes(server, deps.store, disk);
   registerMetricsRoute(server, metrics, { token: deps.metricsToken, onApiPort: true });
   registerAgentDownloadRoute(server, context.agentOffer);
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, {
-    writer, directory, tarpit: context.tarpit, metrics, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
+    writer, directory, tarpit: context.tarpit, metrics, disk, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
   }));
   await server.register(async (scope) => registerIntegrationIngress(scope as Api, {
-    db, box: secretBox, writer, directory, tarpit: context.tarpit, metrics, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
+    db, box: secretBox, writer, directory, tarpit: context.tarpit, metrics, disk, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
     parserOf: toolParsers(deps.integrationTools ?? snsCertificates()),
   }));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
@@ -456,6 +460,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metricsServer,
     context,
     start: async () => {
+      disk?.start();
       await wakeups.start();
       await sweeper.start();
       notifier.start();
@@ -467,6 +472,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     close: async () => {
       stopping = true;
+      disk?.stop();
       await gateway.close();
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
       await metricsServer.close();

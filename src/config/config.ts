@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
-import type { FreeSpace } from '../store/disk.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -368,6 +367,9 @@ function retentionDays(env: Env): number | undefined {
   }
   return Number(raw);
 }
+
+/** A free-space threshold as the operator sets it: bytes, or a share of the file system. */
+export type FreeSpace = { bytes: number } | { percent: number };
 
 const SPACE_UNITS: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
-import { diskLevel, readDisk, sized, thresholdBytes, type DiskLevel, type DiskReading, type FreeSpace } from './disk.js';
+import type { FreeSpace } from '../config/config.js';
+import { diskLevel, readDisk, sized, thresholdBytes, type DiskLevel, type DiskReading } from './disk.js';
 
 export interface DiskWatchSettings {
   /** The data directory: its file system is watched. */

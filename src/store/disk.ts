@@ -1,7 +1,5 @@
 import fs from 'node:fs';
-
-/** A free-space threshold as the operator sets it: bytes, or a share of the file system. */
-export type FreeSpace = { bytes: number } | { percent: number };
+import type { FreeSpace } from '../config/config.js';
 
 export interface DiskReading {
   freeBytes: number;

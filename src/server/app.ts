@@ -17,6 +17,7 @@ import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
 import { incidentFixes } from '../incidents/fixes.js';
 import { QuietCloser } from '../incidents/closer.js';
+import { RollupRefresher } from '../incidents/rollup-refresher.js';
 import { registerIncidentRoutes } from '../incidents/routes.js';
 import { Statements } from '../store/statements.js';
 import { registerHostRoutes } from '../hosts/routes.js';
@@ -166,6 +167,8 @@ export interface AppDeps {
   importSink?: ObservationSink;
   /** How often each node looks for due and queued imports (1 s). */
   importPollMs?: number;
+  /** How often each node looks for the incident analytics' stale days to recompute (1 s). */
+  rollupIntervalMs?: number;
 }
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
@@ -200,6 +203,8 @@ export interface Services {
   imports: ImportRunner;
   /** Closes incidents of webhook alarms quiet for their tenant's period (the sweeper runs it; tests call closeQuiet). */
   quietCloser: QuietCloser;
+  /** Recomputes the incident analytics' stale days in the background (tests call refreshAll). */
+  rollups: RollupRefresher;
 }
 
 export interface App {
@@ -302,6 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     nodeId, logger: deps.logger, clock, pollMs: deps.importPollMs,
   });
   const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
+  const rollups = new RollupRefresher({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger, intervalMs: deps.rollupIntervalMs });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
@@ -328,6 +334,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     gitSources,
     imports,
     quietCloser,
+    rollups,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -462,6 +469,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       scheduler.start();
       // After the sweeper's first sweep: imports a stopped node left running are queued again, not taken for this node's.
       imports.start();
+      rollups.start();
     },
     close: async () => {
       stopping = true;
@@ -470,6 +478,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await metricsServer.close();
       await scheduler.stop();
       await imports.stop();
+      await rollups.stop();
       await writer.drain();
       await runbookStage.stop();
       await executor.stop();

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import { refreshIncidentDays, tenantsWithStaleDays } from './rollup.js';
@@ -19,6 +19,14 @@ export interface RollupRefresherDeps {
  * on its lock: a week (78,000 incidents at a million over 90 days) is ~0.2 s (bench/README.md).
  */
 const DAYS_PER_TRANSACTION: Record<Dialect, number> = { sqlite: 2, postgres: 7 };
+
+/**
+ * After a pass this large (an upgrade, a long history imported at once), PostgreSQL's statistics of
+ * the rollups are refreshed at once rather than by autovacuum within minutes: without them it took
+ * 160,000 host-day rows for 4 and sorted them on disk to sum them per host, 420-550 ms of the 90-day
+ * analytics (auto_explain, bench/README.md); with them it hashes them in memory.
+ */
+const ANALYZE_AFTER_DAYS = 7;
 
 /** Tenants looked at per pass; the others in the next. */
 const TENANTS_PER_PASS = 100;
@@ -74,6 +82,7 @@ export class RollupRefresher {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+    if (days >= ANALYZE_AFTER_DAYS && dialect === 'postgres') await sql`analyze incident_days, incident_host_days`.execute(db);
     if (days > 1) this.deps.logger.info({ days }, 'recomputed the incident analytics\' stale days');
     return days;
   }

@@ -87,12 +87,11 @@ export class AnalyticsReads {
   }
 
   /**
-   * The period's resolved incidents by day and alarm: from incident_days (brought up to date
-   * first), or, asked for one host, from that host's incidents (the days are not kept per host).
+   * The period's resolved incidents by day and alarm: from incident_days (its stale days in the
+   * period recomputed first), or, asked for one host, from that host's incidents (the days are not kept per host).
    */
   async groups(): Promise<DayGroup[]> {
     const { firstDay, endDay } = this.query.period;
-    await refreshIncidentDays(this.db, this.dialect, this.tenantId);
     if (this.filter.hostKey !== undefined) {
       const rows = await sql<GroupRow>`select resolved_at / ${sql.raw(String(DAY_MS))} as day, coalesce(integration_id, '') as integration_id, alarm_name, coalesce(severity, '') as severity,
           count(*) as resolved, sum(case when resolved_by = 'automation' then 1 else 0 end) as automated, sum(resolved_at - opened_at) as total_ms, max(resolved_at - opened_at) as max_ms
@@ -100,6 +99,8 @@ export class AnalyticsReads {
         group by 1, 2, 3, 4`.execute(this.db);
       return rows.rows.map(groupOf);
     }
+    // The background (rollup-refresher.ts) has usually recomputed them already: what it has not yet, the period's, is recomputed here.
+    await refreshIncidentDays(this.db, this.dialect, this.tenantId, { within: this.query.period, wait: true });
     const { integrationId, alarmName, severity } = this.filter;
     let select = this.db.selectFrom('incident_days').selectAll()
       .where('tenant_id', '=', this.tenantId).where('day', '>=', firstDay).where('day', '<', endDay);

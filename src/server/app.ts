@@ -18,6 +18,7 @@ import { Retention } from '../retention/retention.js';
 import { DiskWatch, type DiskWatchSettings } from '../store/disk-watch.js';
 import { incidentFixes } from '../incidents/fixes.js';
 import { QuietCloser } from '../incidents/closer.js';
+import { RollupRefresher } from '../incidents/rollup-refresher.js';
 import { registerIncidentRoutes } from '../incidents/routes.js';
 import { Statements } from '../store/statements.js';
 import { registerHostRoutes } from '../hosts/routes.js';
@@ -171,6 +172,8 @@ export interface AppDeps {
   importSink?: ObservationSink;
   /** How often each node looks for due and queued imports (1 s). */
   importPollMs?: number;
+  /** How often each node looks for the incident analytics' stale days to recompute (1 s). */
+  rollupIntervalMs?: number;
 }
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
@@ -205,6 +208,8 @@ export interface Services {
   imports: ImportRunner;
   /** Closes incidents of webhook alarms quiet for their tenant's period (the sweeper runs it; tests call closeQuiet). */
   quietCloser: QuietCloser;
+  /** Recomputes the incident analytics' stale days in the background (tests call refreshAll). */
+  rollups: RollupRefresher;
 }
 
 export interface App {
@@ -308,6 +313,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const disk = deps.disk && new DiskWatch(deps.disk, { logger: deps.logger, metrics, clock });
   const quietCloser = new QuietCloser({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger });
+  const rollups = new RollupRefresher({ db: deps.store.db, dialect: deps.store.dialect, logger: deps.logger, intervalMs: deps.rollupIntervalMs });
   const sweeper: Sweeper = new Sweeper({
     db: deps.store.db, nodeId, nodes: new NodeRegistry(deps.store, nodeId), ledger, gateway, logger: deps.logger, intervalMs: deps.sweepIntervalMs ?? 1000, clock,
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
@@ -334,6 +340,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     gitSources,
     imports,
     quietCloser,
+    rollups,
   };
   const { db } = deps.store;
   const { directory } = context;
@@ -469,6 +476,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       scheduler.start();
       // After the sweeper's first sweep: imports a stopped node left running are queued again, not taken for this node's.
       imports.start();
+      rollups.start();
     },
     close: async () => {
       stopping = true;
@@ -478,6 +486,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await metricsServer.close();
       await scheduler.stop();
       await imports.stop();
+      await rollups.stop();
       await writer.drain();
       await runbookStage.stop();
       await executor.stop();

@@ -110,6 +110,8 @@ export interface TestEnvOptions {
   importSink?: AppDeps['importSink'];
   /** How often the import runner looks for due and queued imports besides being woken (tests drive it with `imports.runPass(now)`: an hour unless set). */
   importPollMs?: number;
+  /** How often the background looks for the incident analytics' stale days (200 ms unless set). */
+  rollupIntervalMs?: number;
 }
 
 export function scriptRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -171,6 +173,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     sessions: options.sessions,
     importSink: options.importSink,
     importPollMs: options.importPollMs ?? 3_600_000,
+    rollupIntervalMs: options.rollupIntervalMs ?? 200,
   });
   await app.start();
   let listening: Listening | undefined;

@@ -40,8 +40,8 @@ export type Sighted = string | null;
 
 interface Tracked {
   row: IncidentRow;
-  ruleIds: string[];
-  executionIds: string[];
+  /** The row's rule and execution ids, parsed at the first link (most rows read are never linked), written back by changes(). */
+  lists?: { ruleIds: string[]; executionIds: string[] };
   /** What the database holds: nothing yet (inserted at the end), or the row as read. */
   stored: 'no' | 'open' | 'resolved';
   changed: boolean;
@@ -92,14 +92,15 @@ export class IncidentBook {
   link(incidentId: string, ruleIds: readonly string[], executionIds: readonly string[]): void {
     const tracked = this.byId.get(incidentId);
     if (!tracked || (ruleIds.length === 0 && executionIds.length === 0)) return;
+    const lists = (tracked.lists ??= { ruleIds: JSON.parse(tracked.row.rule_ids) as string[], executionIds: JSON.parse(tracked.row.execution_ids) as string[] });
     for (const id of ruleIds) {
-      if (!tracked.ruleIds.includes(id)) {
-        tracked.ruleIds.push(id);
+      if (!lists.ruleIds.includes(id)) {
+        lists.ruleIds.push(id);
         tracked.changed = true;
       }
     }
     if (executionIds.length > 0) {
-      tracked.executionIds.push(...executionIds.slice(0, Math.max(0, LISTED_EXECUTIONS - tracked.executionIds.length)));
+      lists.executionIds.push(...executionIds.slice(0, Math.max(0, LISTED_EXECUTIONS - lists.executionIds.length)));
       tracked.row.execution_count += executionIds.length;
       tracked.changed = true;
     }
@@ -132,7 +133,9 @@ export class IncidentBook {
     const touched: IncidentRow[] = [];
     const resolving: IncidentRow[] = [];
     for (const tracked of this.byId.values()) {
-      const row = { ...tracked.row, rule_ids: JSON.stringify(tracked.ruleIds), execution_ids: JSON.stringify(tracked.executionIds) };
+      if (tracked.stored !== 'no' && !tracked.changed) continue;
+      const { lists } = tracked;
+      const row = lists ? { ...tracked.row, rule_ids: JSON.stringify(lists.ruleIds), execution_ids: JSON.stringify(lists.executionIds) } : { ...tracked.row };
       if (tracked.stored === 'no') inserts.push(row);
       else if (tracked.stored === 'open' && row.state === 'resolved') resolving.push(row);
       else if (tracked.changed) touched.push(row);
@@ -283,8 +286,6 @@ export class IncidentBook {
   private track(row: IncidentRow, stored: Tracked['stored'], scope = scopeOf(row.tenant_id, row.integration_id, row.incident_key)): void {
     const tracked: Tracked = {
       row: { ...row },
-      ruleIds: JSON.parse(row.rule_ids) as string[],
-      executionIds: JSON.parse(row.execution_ids) as string[],
       stored,
       changed: false,
     };

@@ -1,5 +1,6 @@
 import { assertNever } from '../errors/assert-never.js';
 import type { GraphSource } from './graph-source.js';
+import { GrafanaGraphSource } from './grafana/graph.js';
 import type { IntegrationType } from './schema.js';
 
 /**
@@ -7,11 +8,13 @@ import type { IntegrationType } from './schema.js';
  * graphs from. The one list, as importers.ts is for imports.
  */
 export function graphSources(): (type: IntegrationType) => GraphSource | undefined {
+  const grafana = new GrafanaGraphSource();
   return (type) => {
     switch (type) {
+      case 'grafana':
+        return grafana;
       case 'alertmanager':
       case 'generic':
-      case 'grafana':
       case 'monasca':
       case 'cloudwatch_sns':
       case 'datadog':

@@ -1,6 +1,7 @@
 import { assertNever } from '../errors/assert-never.js';
 import type { GraphSource } from './graph-source.js';
 import { GrafanaGraphSource } from './grafana/graph.js';
+import { MonascaGraphSource } from './monasca/graph.js';
 import type { IntegrationType } from './schema.js';
 
 /**
@@ -9,13 +10,15 @@ import type { IntegrationType } from './schema.js';
  */
 export function graphSources(): (type: IntegrationType) => GraphSource | undefined {
   const grafana = new GrafanaGraphSource();
+  const monasca = new MonascaGraphSource();
   return (type) => {
     switch (type) {
       case 'grafana':
         return grafana;
+      case 'monasca':
+        return monasca;
       case 'alertmanager':
       case 'generic':
-      case 'monasca':
       case 'cloudwatch_sns':
       case 'datadog':
       case 'zabbix':

@@ -1,5 +1,6 @@
 import { assertNever } from '../errors/assert-never.js';
 import type { GraphSource } from './graph-source.js';
+import { DatadogGraphSource } from './datadog/graph.js';
 import { GrafanaGraphSource } from './grafana/graph.js';
 import { MonascaGraphSource } from './monasca/graph.js';
 import type { IntegrationType } from './schema.js';
@@ -11,16 +12,18 @@ import type { IntegrationType } from './schema.js';
 export function graphSources(): (type: IntegrationType) => GraphSource | undefined {
   const grafana = new GrafanaGraphSource();
   const monasca = new MonascaGraphSource();
+  const datadog = new DatadogGraphSource();
   return (type) => {
     switch (type) {
       case 'grafana':
         return grafana;
       case 'monasca':
         return monasca;
+      case 'datadog':
+        return datadog;
       case 'alertmanager':
       case 'generic':
       case 'cloudwatch_sns':
-      case 'datadog':
       case 'zabbix':
       case 'pagerduty':
         return undefined;

@@ -16,13 +16,26 @@ let grafana: GrafanaEmulator;
 beforeEach(async () => {
   grafana = await startGrafanaEmulator();
   grafana.tokens.add(TOKEN);
-  grafana.dashboards.set('hosts', { title: 'Hosts', slug: 'hosts', panels: [{ id: 2, title: 'CPU' }, { id: 9, title: 'Disks', panels: [{ id: 4, title: 'Disk busy' }] }] });
+  const prom = { type: 'prometheus', uid: 'prom' };
+  grafana.dashboards.set('hosts', {
+    title: 'Hosts', slug: 'hosts',
+    panels: [
+      { id: 2, title: 'CPU' },
+      { id: 9, title: 'Disks', panels: [{ id: 4, title: 'Disk busy', targets: [{ refId: 'A', expr: 'node_disk_io_time_seconds_total{device="sda"}', datasource: prom }] }] },
+      { id: 5, title: 'Quiet', targets: [{ refId: 'A', expr: 'node_never_scraped', datasource: prom }] },
+      { id: 6, title: 'Broken', targets: [{ refId: 'A', expr: 'rate(node_cpu[5m]', datasource: prom }] },
+      { id: 7, title: 'Templated', targets: [{ refId: 'A', expr: 'node_load1{instance="$host"}', datasource: prom }] },
+    ],
+  });
+  const minutes = (value: number) => Array.from({ length: 120 }, (_, i) => [Date.now() - 7_200_000 + i * 60_000, value] as [number, number]);
+  grafana.series.set('node_load1', minutes(1.5));
+  grafana.series.set('node_disk_io_time_seconds_total{device="sda"}', minutes(0.4));
 });
 
 afterEach(async () => {
-  // A capture only reads: every request a GET, none the emulator does not serve.
+  // A capture only reads: every request a GET or the data source query, none the emulator does not serve.
   expect(grafana.failures).toEqual([]);
-  expect(grafana.requests.every((r) => r.method === 'GET')).toBe(true);
+  expect(grafana.requests.every((r) => r.method === 'GET' || (r.method === 'POST' && r.path === '/api/ds/query'))).toBe(true);
   await grafana.close();
 });
 
@@ -40,7 +53,8 @@ describe('Grafana graph source', () => {
     expect(render.path).toBe('/render/d-solo/hosts/hosts');
     expect(render.query).toMatchObject({ panelId: '4', from: String(request.from), to: String(request.to), width: '600', height: '300', tz: 'UTC' });
     expect(grafana.requests.every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
-    expect(request.sent.urls).toHaveLength(2);
+    expect(grafana.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/dashboards/uid/hosts 200', 'POST /api/ds/query 200', 'GET /render/d-solo/hosts/hosts 200']);
+    expect(request.sent.urls).toHaveLength(3);
   });
 
   it('without graphs, captures the alert’s own panel from its panelURL, connecting only to grafanaUrl', async () => {
@@ -66,6 +80,18 @@ describe('Grafana graph source', () => {
     expect(noPanel.message).toMatch(/dashboard "Hosts" has no panel 77 \(hosts\/77\)/);
     expect(grafana.requests.some((r) => r.path.startsWith('/render/'))).toBe(false);
     expect(() => parsePanelRef('CPU panel')).toThrow(/"CPU panel" is not a Grafana panel/);
+  });
+
+  it('a panel whose query fails is the query invalid, one without data in the window no data; neither is rendered', async () => {
+    const broken = await failureOf(source.capture(captureOf({ config: config(), secret: TOKEN, graphs: ['hosts/6'] })));
+    expect(broken.message).toMatch(/^Grafana refused POST http:\/\/127\.0\.0\.1:\d+\/api\/ds\/query: HTTP 400: bad_data: 1:17: parse error: unexpected character in rate\(node_cpu\[5m\]; a query of panel hosts\/6 failed over the window$/);
+    const request = captureOf({ config: config(), secret: TOKEN, graphs: ['hosts/5'] });
+    const quiet = await failureOf(source.capture(request));
+    expect(quiet.message).toBe(`Grafana refused POST ${grafana.url}/api/ds/query: no data for panel hosts/5 between ${new Date(request.from).toISOString()} and ${new Date(request.to).toISOString()}`);
+    expect(grafana.requests.some((r) => r.path.startsWith('/render/'))).toBe(false);
+    // A panel with dashboard variables cannot be queried as it is: Grafana's picture is stored as it comes.
+    const [templated] = await source.capture(captureOf({ config: config(), secret: TOKEN, graphs: ['hosts/7'] }));
+    expect(templated).toMatchObject({ kind: 'image', title: 'Hosts / Templated' });
   });
 
   it('rendering that fails (no image renderer) and an unreachable Grafana are failures that name the tool', async () => {

@@ -166,7 +166,7 @@ export function shownUrl(raw: string): string {
   return `${url.origin}${url.pathname}`;
 }
 
-/** What an error body says, in the fields the tools use: Datadog `errors`, PagerDuty `error.message/errors`, a plain `message`. */
+/** What an error body says, in the fields the tools use: Datadog `errors`, PagerDuty `error.message/errors`, Grafana's data source query `results.<refId>.error`, a plain `message`. */
 function answerText(text: string): string {
   let body: unknown;
   try {
@@ -182,6 +182,7 @@ function answerText(text: string): string {
   };
   if (isRecord(body)) {
     collect(body.errors);
+    if (isRecord(body.results)) for (const result of Object.values(body.results)) if (isRecord(result)) collect(result.error);
     if (isRecord(body.error)) collect(body.error.errors);
     collect(body.error);
     collect(body.message);

@@ -11,6 +11,13 @@ import { isRecord } from '../values.js';
  *   title, panels:[{id, title, type, panels?}]}, meta:{slug, url}}; 404 {"message":"Dashboard not
  *   found"}): the dashboard's slug for the render path, and that the panel is there (the render API
  *   answers a missing panel with a picture of the error, HTTP 200).
+ * - `POST /api/ds/query` {queries:[the panel's targets with their datasource], from, to} (HTTP API
+ *   "Data source query", pkg/api/ds_query.go: {results:{<refId>:{status, frames:[{schema, data:
+ *   {values:[[times], [values]]}}], error?}}}, HTTP 400 when a query fails): that the panel's
+ *   queries are valid and have data in the window, which the render API does not say (it draws
+ *   "No data" or the query's error, HTTP 200). A read, though a POST. Skipped for a panel whose
+ *   queries use dashboard variables (`$host`: the browser fills them in, not this API) or
+ *   expressions, whose picture is stored as Grafana draws it.
  * - `GET /render/d-solo/{uid}/{slug}?orgId&panelId&from&to&width&height&tz` (grafana
  *   pkg/api/render.go RenderToPng: width, height, timeout, scale, tz; answers image/png, or 500
  *   {"message":"Rendering failed."} when no image renderer is set up or it fails).
@@ -18,8 +25,7 @@ import { isRecord } from '../values.js';
  * A graph is named `<dashboard uid>/<panel id>`, or by the panel's link as Grafana shows it (a
  * `/d/<uid>/<slug>?viewPanel=<id>` or `/d-solo/<uid>/<slug>?panelId=<id>` path or URL: only its
  * uid, panel and orgId are read). Without graphs, the alert's own panel: the panelURL Grafana's
- * webhook gives an alert of a panel's rule. Grafana draws "No data" itself: a panel without data
- * in the window is stored as Grafana drew it.
+ * webhook gives an alert of a panel's rule.
  */
 
 const TOOL = 'Grafana';
@@ -58,12 +64,41 @@ export class GrafanaGraphSource implements GraphSource {
     const panel = findPanel(dashboard.panels, ref.panelId);
     const dashboardTitle = typeof dashboard.title === 'string' ? dashboard.title : ref.uid;
     if (!panel) throw toolRefused(dashboardCall, `dashboard "${dashboardTitle}" has no panel ${ref.panelId} (${ref.query}): check the rule’s graph`);
+    await checkData(request, call(`${root}/api/ds/query${ref.orgId === undefined ? '' : `?orgId=${encodeURIComponent(ref.orgId)}`}`), panel, ref);
     const slug = isRecord(answer) && isRecord(answer.meta) && typeof answer.meta.slug === 'string' && answer.meta.slug !== '' ? answer.meta.slug : 'dashboard';
     const params = new URLSearchParams({ ...org, panelId: String(ref.panelId), from: String(request.from), to: String(request.to), width: String(request.width), height: String(request.height), tz: 'UTC', timeout: String(RENDER_TIMEOUT_S) });
     const image = await callImage(request, call(`${root}/render/d-solo/${encodeURIComponent(ref.uid)}/${encodeURIComponent(slug)}?${params}`));
     const title = typeof panel.title === 'string' && panel.title !== '' ? `${dashboardTitle} / ${panel.title}` : dashboardTitle;
     return { kind: 'image', title, query: ref.query, contentType: 'image/png', bytes: image.bytes, width: request.width, height: request.height };
   }
+}
+
+/** The panel's queries, run over the window: a failure is the query invalid, frames without values no data. */
+async function checkData(request: GraphCapture, call: ToolCall, panel: Record<string, unknown>, ref: PanelRef): Promise<void> {
+  const queries = panelQueries(panel);
+  if (queries === undefined) return;
+  const body = JSON.stringify({ queries, from: String(request.from), to: String(request.to) });
+  const answer = await callJson(request, { ...call, method: 'POST', headers: { ...call.headers, 'content-type': 'application/json' }, body, hints: { ...HINTS, 400: `a query of panel ${ref.query} failed over the window` } });
+  const results = isRecord(answer) && isRecord(answer.results) ? Object.values(answer.results).filter(isRecord) : [];
+  const hasValues = results.some((result) => (Array.isArray(result.frames) ? result.frames : []).some((frame) => {
+    const values = isRecord(frame) && isRecord(frame.data) && Array.isArray(frame.data.values) ? frame.data.values : [];
+    return values.some((column) => Array.isArray(column) && column.length > 0);
+  }));
+  if (!hasValues) throw toolRefused({ ...call, method: 'POST' }, `no data for panel ${ref.query} between ${new Date(request.from).toISOString()} and ${new Date(request.to).toISOString()}`);
+}
+
+/** The panel's visible targets, each with its datasource; undefined when Grafana's API cannot run them as they are (variables, expressions, no datasource). */
+function panelQueries(panel: Record<string, unknown>): Record<string, unknown>[] | undefined {
+  const targets = (Array.isArray(panel.targets) ? panel.targets.filter(isRecord) : []).filter((t) => t.hide !== true);
+  if (targets.length === 0 || JSON.stringify(targets).includes('$')) return undefined;
+  const queries: Record<string, unknown>[] = [];
+  for (const target of targets) {
+    const datasource = isRecord(target.datasource) ? target.datasource : isRecord(panel.datasource) ? panel.datasource : undefined;
+    const uid = datasource?.uid;
+    if (typeof uid !== 'string' || uid === '' || uid.includes('$') || uid === '-- Mixed --' || datasource?.type === '__expr__') return undefined;
+    queries.push({ ...target, datasource: { uid, type: datasource?.type }, intervalMs: 15_000, maxDataPoints: 600 });
+  }
+  return queries;
 }
 
 /** A panel of the dashboard by id, in a row's panels too (a collapsed row keeps its panels inside it). */

@@ -105,4 +105,14 @@ describe('Grafana graph source', () => {
     expect(unreachable.code).toBe('PITCREW_ERR_TOOL_UNAVAILABLE');
     expect(unreachable.message).toMatch(/^Grafana did not answer GET http:\/\/127\.0\.0\.1:\d+\/api\/dashboards\/uid\/hosts: /);
   });
+
+  it('the egress policy applies: a Grafana on a refused network is never reached', async () => {
+    // The production policy: no private network allowed, so the emulator on loopback is refused.
+    const { policyFetch } = await import('../src/egress/fetch.js');
+    const { EgressPolicy } = await import('../src/egress/policy.js');
+    const error = await failureOf(source.capture(captureOf({ config: config(), secret: TOKEN, graphs: ['hosts/2'], fetch: policyFetch(new EgressPolicy([])) })));
+    expect(error.code).toBe('PITCREW_ERR_TOOL_UNAVAILABLE');
+    expect(error.message).toMatch(/^Grafana did not answer GET http:\/\/127\.0\.0\.1:\d+\/api\/dashboards\/uid\/hosts: .*private, loopback or link-local/);
+    expect(grafana.requests).toEqual([]);
+  });
 });

@@ -95,6 +95,38 @@ export async function callJson(request: Pick<ImportRequest, 'fetch' | 'signal'>,
   }
 }
 
+/** The most bytes of an image a graph source keeps (graph-source.ts): a picture at e-mail width is far smaller. */
+export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The tool's answer to a call, as the bytes of an image (a graph the tool rendered): as callJson,
+ * a non-2xx answer is the tool's refusal with what it said, no answer is the tool unavailable; an
+ * answer that is not an image of `accept`'s types, or is larger than `maxBytes`, is a refusal too.
+ */
+export async function callImage(request: Pick<ImportRequest, 'fetch' | 'signal'>, call: ToolCall, accept: readonly string[] = ['image/png'], maxBytes = MAX_IMAGE_BYTES): Promise<{ contentType: string; bytes: Uint8Array }> {
+  let response: Response;
+  try {
+    response = await request.fetch(call.url, { method: call.method ?? 'GET', headers: { accept: accept.join(', '), ...call.headers }, ...(call.body === undefined ? {} : { body: call.body }), signal: request.signal });
+  } catch (error) {
+    if (request.signal.aborted || error instanceof PitcrewError) throw error;
+    throw toolUnavailable(call, error);
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!response.ok) {
+    const hint = call.hints?.[response.status] ?? GENERAL_HINTS[response.status] ?? (response.status >= 500 ? 'try again later, or check the tool’s logs' : undefined);
+    const said = answerText(Buffer.from(bytes).toString('utf8'));
+    throw toolRefused(call, `HTTP ${response.status}${said ? `: ${said}` : ''}${hint ? `; ${hint}` : ''}`, response.status);
+  }
+  if (!accept.includes(contentType)) {
+    const said = contentType.startsWith('text/') || contentType.endsWith('json') ? ` (${answerText(Buffer.from(bytes).toString('utf8'))})` : '';
+    throw toolRefused(call, `HTTP ${response.status} with ${contentType || 'no content type'}${said}, not an image (${accept.join(' or ')})`, response.status);
+  }
+  if (bytes.byteLength > maxBytes) throw toolRefused(call, `an image of ${bytes.byteLength} bytes, over the ${maxBytes} pitcrew keeps`, response.status);
+  if (bytes.byteLength === 0) throw toolRefused(call, `HTTP ${response.status} with an empty image`, response.status);
+  return { contentType, bytes };
+}
+
 /** The tool answered, and not with what was asked: `answered` says how. */
 export function toolRefused(call: Pick<ToolCall, 'tool' | 'url' | 'method' | 'operation' | 'secrets'>, answered: string, toolStatus?: number): ToolImportError {
   return new ToolImportError(redact(`${call.tool} refused ${label(call)}: ${answered}`, call.secrets), toolStatus === undefined ? {} : { toolStatus });
@@ -109,6 +141,11 @@ export function toolUnavailable(call: Pick<ToolCall, 'tool' | 'url' | 'method' |
 /** A setting the import cannot start without. */
 export function importSettingError(tool: string, field: string, message: string): PitcrewError {
   return new PitcrewError('PITCREW_ERR_VALIDATION', `${tool} import: ${message}`, { fieldErrors: [{ path: `/config/${field}`, message }] });
+}
+
+/** A graph snapshot's setting (the integration's config, the rule's graphs, the graph secret) a tool's graph source cannot read with. */
+export function graphSettingError(tool: string, field: string, message: string): PitcrewError {
+  return new PitcrewError('PITCREW_ERR_VALIDATION', `${tool} graph: ${message}`, { fieldErrors: [{ path: `/${field}`, message }] });
 }
 
 /** The credential is not the shape this tool's import takes. */
@@ -129,7 +166,7 @@ export function shownUrl(raw: string): string {
   return `${url.origin}${url.pathname}`;
 }
 
-/** What an error body says, in the fields the tools use: Datadog `errors`, PagerDuty `error.message/errors`, a plain `message`. */
+/** What an error body says, in the fields the tools use: Datadog `errors`, PagerDuty `error.message/errors`, Grafana's data source query `results.<refId>.error`, a plain `message`. */
 function answerText(text: string): string {
   let body: unknown;
   try {
@@ -145,6 +182,7 @@ function answerText(text: string): string {
   };
   if (isRecord(body)) {
     collect(body.errors);
+    if (isRecord(body.results)) for (const result of Object.values(body.results)) if (isRecord(result)) collect(result.error);
     if (isRecord(body.error)) collect(body.error.errors);
     collect(body.error);
     collect(body.message);

@@ -2,6 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseAuthorization, rawRequestOf, sigV4, type RawRequest } from './ec2-emulator.js';
+import { solidPng } from './png.js';
 
 /**
  * An emulator of Amazon CloudWatch's DescribeAlarms and DescribeAlarmHistory as the official SDK
@@ -27,6 +28,16 @@ import { parseAuthorization, rawRequestOf, sigV4, type RawRequest } from './ec2-
  *   suite). CloudWatch's common errors (API Reference, "Common Errors"): InvalidClientTokenId 403 "The
  *   security token included in the request is invalid.", SignatureDoesNotMatch 403,
  *   MissingAuthenticationToken 403, RequestExpired 400, ValidationError 400.
+ *
+ * - The graph capture's reads (src/integrations/cloudwatch-sns/graph.ts; API Reference GetMetricData,
+ *   MetricDataQuery, MetricDataResult, GetMetricWidgetImage, and "GetMetricWidgetImage: Metric Widget
+ *   Structure and Syntax"): GetMetricData {MetricDataQueries:[{Id (^[a-z][a-zA-Z0-9_]*$), MetricStat:
+ *   {Metric:{Namespace, MetricName, Dimensions:[{Name, Value}]}, Period (a multiple of 60), Stat},
+ *   ReturnData}], StartTime, EndTime} -> {MetricDataResults:[{Id, Label, Timestamps, Values,
+ *   StatusCode:"Complete"}], Messages:[]}, newest first; a metric without data in the window has
+ *   empty Timestamps and Values. GetMetricWidgetImage {MetricWidget (JSON), OutputFormat "png"} ->
+ *   {MetricWidgetImage: the PNG, base64 in the JSON protocol (a blob)}, width and height 1-2000
+ *   (defaults 600 x 400); CloudWatch draws a metric without data as a blank graph (boto/boto3#1744).
  *
  * The emulator's own choice: the __type strings of the JSON errors (coral's) and the wording of
  * ValidationError. Pages hold at most `maxPage` items whatever MaxRecords asks. Every other action
@@ -62,6 +73,14 @@ export interface CloudwatchCall {
   status: number;
 }
 
+/** A metric's datapoints ([ms, value]) as CloudWatch holds them for one statistic. */
+export interface EmulatedMetric {
+  namespace: string;
+  name: string;
+  dimensions: Record<string, string>;
+  points: Array<[number, number]>;
+}
+
 export interface CloudwatchEmulator {
   url: string;
   account: string;
@@ -69,6 +88,9 @@ export interface CloudwatchEmulator {
   calls: CloudwatchCall[];
   failures: string[];
   maxPage: number;
+  metrics: EmulatedMetric[];
+  /** The MetricWidget of every image drawn, parsed. */
+  widgets: Record<string, unknown>[];
   addKey(accessKeyId: string, secretAccessKey: string, sessionToken?: string): void;
   /** An alarm, in a state since a time (ms). */
   alarm(alarm: { name: string; instanceId?: string; math?: boolean; composite?: boolean; state: EmulatedAlarm['state']; since: number }): EmulatedAlarm;
@@ -84,6 +106,8 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
 const INPUTS: Record<string, Set<string>> = {
   DescribeAlarms: new Set(['AlarmNames', 'AlarmNamePrefix', 'AlarmTypes', 'ChildrenOfAlarmName', 'ParentsOfAlarmName', 'StateValue', 'ActionPrefix', 'MaxRecords', 'NextToken']),
   DescribeAlarmHistory: new Set(['AlarmName', 'AlarmContributorId', 'AlarmTypes', 'HistoryItemType', 'StartDate', 'EndDate', 'MaxRecords', 'NextToken', 'ScanBy']),
+  GetMetricData: new Set(['MetricDataQueries', 'StartTime', 'EndTime', 'NextToken', 'ScanBy', 'MaxDatapoints', 'LabelOptions']),
+  GetMetricWidgetImage: new Set(['MetricWidget', 'OutputFormat']),
 };
 const HISTORY_TYPES = new Set(['ConfigurationUpdate', 'StateUpdate', 'Action', 'AlarmContributorStateUpdate', 'AlarmContributorAction']);
 
@@ -199,6 +223,53 @@ export async function startCloudwatchEmulator(options: { region?: string; accoun
     };
   }
 
+  function getMetricData(input: Record<string, unknown>): Record<string, unknown> {
+    const queries = Array.isArray(input.MetricDataQueries) ? input.MetricDataQueries.filter((q): q is Record<string, unknown> => typeof q === 'object' && q !== null) : [];
+    if (queries.length === 0 || queries.length > 500) throw validation('The parameter MetricDataQueries must contain between 1 and 500 queries.');
+    if (typeof input.StartTime !== 'number' || typeof input.EndTime !== 'number') throw validation('The parameters StartTime and EndTime are required.');
+    const start = input.StartTime * 1000;
+    const end = input.EndTime * 1000;
+    const results = queries.map((query, index) => {
+      const id = String(query.Id);
+      if (!/^[a-z][a-zA-Z0-9_]*$/.test(id)) throw validation(`The value ${id} for parameter MetricDataQueries.member.${index + 1}.Id is not valid.`);
+      const stat = (query.MetricStat ?? {}) as { Metric?: { Namespace?: string; MetricName?: string; Dimensions?: Array<{ Name: string; Value: string }> }; Period?: number; Stat?: string };
+      if (typeof stat.Period !== 'number' || stat.Period <= 0 || stat.Period % 60 !== 0) throw validation(`The parameter MetricDataQueries.member.${index + 1}.MetricStat.Period must be a multiple of 60.`);
+      const wanted = Object.fromEntries((stat.Metric?.Dimensions ?? []).map((d) => [d.Name, d.Value]));
+      const metric = emulator.metrics.find((m) => m.namespace === stat.Metric?.Namespace && m.name === stat.Metric?.MetricName && JSON.stringify(Object.entries(m.dimensions).sort()) === JSON.stringify(Object.entries(wanted).sort()));
+      const points = (metric?.points ?? []).filter(([at]) => at >= start && at < end).sort((a, b) => b[0] - a[0]);
+      return { Id: id, Label: stat.Metric?.MetricName ?? id, Timestamps: points.map(([at]) => at / 1000), Values: points.map(([, v]) => v), StatusCode: 'Complete' };
+    });
+    return { MetricDataResults: results, Messages: [] };
+  }
+
+  function getMetricWidgetImage(input: Record<string, unknown>): Record<string, unknown> {
+    if (input.OutputFormat !== undefined && input.OutputFormat !== 'png') throw validation(`The parameter OutputFormat must be png, not ${String(input.OutputFormat)}.`);
+    let widget: unknown;
+    try {
+      widget = JSON.parse(String(input.MetricWidget));
+    } catch {
+      throw validation('The parameter MetricWidget must be a JSON document.');
+    }
+    const record = typeof widget === 'object' && widget !== null ? (widget as Record<string, unknown>) : {};
+    if (!Array.isArray(record.metrics)) throw validation("The parameter MetricWidget is not valid: Should have required property 'metrics'");
+    for (const [index, metric] of record.metrics.entries()) {
+      const entries = Array.isArray(metric) ? metric : [];
+      const strings = entries.filter((e) => typeof e === 'string');
+      const expression = entries.length === 1 && typeof entries[0] === 'object' && entries[0] !== null && typeof (entries[0] as { expression?: unknown }).expression === 'string';
+      if (!expression && (strings.length < 2 || strings.length % 2 !== 0)) throw validation(`The parameter MetricWidget is not valid: metrics[${index}] should be [Namespace, MetricName, (DimensionName, DimensionValue)..., {options}]`);
+    }
+    const size = (value: unknown, fallback: number, name: string) => {
+      const n = value === undefined ? fallback : Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 2000) throw validation(`The parameter MetricWidget is not valid: ${name} must be between 1 and 2000`);
+      return n;
+    };
+    const png = solidPng(size(record.width, 600, 'width'), size(record.height, 400, 'height'), [0x1f, 0x77, 0xb4]);
+    emulator.widgets.push(record);
+    return { MetricWidgetImage: png.toString('base64') };
+  }
+
+  const ACTIONS: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = { DescribeAlarms: describeAlarms, DescribeAlarmHistory: describeAlarmHistory, GetMetricData: getMetricData, GetMetricWidgetImage: getMetricWidgetImage };
+
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -232,7 +303,7 @@ export async function startCloudwatchEmulator(options: { region?: string; accoun
           throw new AwsError(400, 'UnknownOperationException', 'com.amazon.coral.service#UnknownOperationException', `${action} is not an operation this emulator answers`);
         }
         for (const member of Object.keys(input)) if (!known.has(member)) emulator.failures.push(`${action} with a member this emulator does not know: ${member}`);
-        send(200, action === 'DescribeAlarms' ? describeAlarms(input) : describeAlarmHistory(input));
+        send(200, ACTIONS[action]!(input));
       } catch (error) {
         if (!(error instanceof AwsError)) throw error;
         send(error.status, { __type: error.type, message: error.message }, { 'x-amzn-query-error': `${error.code};${error.fault}` });
@@ -249,6 +320,8 @@ export async function startCloudwatchEmulator(options: { region?: string; accoun
     calls: [],
     failures: [],
     maxPage: 2,
+    metrics: [],
+    widgets: [],
     addKey(accessKeyId, secretAccessKey, sessionToken) {
       keys.set(accessKeyId, sessionToken === undefined ? { secretAccessKey } : { secretAccessKey, sessionToken });
     },

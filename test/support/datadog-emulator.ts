@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { solidPng } from './png.js';
 
 /**
  * An emulator of the two Datadog API reads the importer makes, for the tests of
@@ -23,6 +24,18 @@ import type { AddressInfo } from 'node:net';
  * - Keys (docs.datadoghq.com/account_management/api-app-keys): DD-API-KEY and DD-APPLICATION-KEY
  *   headers; an application key may be scoped (monitors_read for the monitors list, events_read for
  *   events); an unknown key, a wrong one or a missing scope is 403 {"errors":["Forbidden"]}.
+ *
+ * - The graph capture's reads (src/integrations/datadog/graph.ts): GET /api/v1/monitor/{id} ("Get a
+ *   monitor's details", monitors_read; 404 {"errors":["Monitor not found"]}); GET /api/v1/query
+ *   ("Query timeseries points": from, to in seconds, query; timeseries_query; {status:"ok",
+ *   res_type:"time_series", series:[{metric, display_name, pointlist:[[ms, value]], scope, expression,
+ *   tag_set, aggr, start, end, interval, length, unit}], from_date, to_date, query, group_by};
+ *   a query it cannot parse 400 {"errors":["Error parsing query: ..."]}); GET /api/v1/graph/snapshot
+ *   ("Take graph snapshots": metric_query, start, end required in seconds, title, width, height;
+ *   {graph_def, metric_query, snapshot_url}), the image at snapshot_url on Datadog's storage (no keys),
+ *   which, as the reference's note says, is there only after some delay: it answers 403 AccessDenied
+ *   (the storage's XML) `snapshotMisses` times before the PNG (the emulator's own model of the delay).
+ *   The query grammar the emulator parses is the simple metric query `agg:metric{tags} by {tags}`.
  *
  * Pages hold at most `maxPage` items whatever page_size / page[limit] asks, so tests cross pages.
  * Any other method or path, and any filter[query] but source:alert, is recorded in `failures`.
@@ -48,6 +61,15 @@ export interface DatadogRequest {
   path: string;
   query: Record<string, string>;
   status: number;
+  /** Whether the request carried a DD-API-KEY or DD-APPLICATION-KEY header. */
+  keys: boolean;
+}
+
+/** A metric's series: its tags and its points ([ms, value]). */
+export interface EmulatedSeries {
+  metric: string;
+  tags: string[];
+  points: Array<[number, number]>;
 }
 
 export interface DatadogEmulator {
@@ -59,6 +81,9 @@ export interface DatadogEmulator {
   requests: DatadogRequest[];
   failures: string[];
   maxPage: number;
+  series: EmulatedSeries[];
+  /** How many times a snapshot's image is asked for before it is stored. */
+  snapshotMisses: number;
   /** A monitor alert event: the transition of a group at a time (ms). */
   alert(event: { monitor: EmulatedMonitor; group: string[]; transition: 'Triggered' | 'Re-Triggered' | 'Recovered' | 'Warn' | 'No Data' | 'Renotify'; at: number; priority?: string }): void;
   /** An event that is not a monitor's (posted through the API by an integration). */
@@ -82,13 +107,14 @@ export async function startDatadogEmulator(): Promise<DatadogEmulator> {
 
   const forbidden = { status: 403, body: { errors: ['Forbidden'] } };
 
-  function authorized(headers: http.IncomingHttpHeaders, scope: string): boolean {
+  /** `scope` null: any valid pair of keys (the snapshot API names no scope of its own). */
+  function authorized(headers: http.IncomingHttpHeaders, scope: string | null): boolean {
     const apiKey = headers['dd-api-key'];
     const appKey = headers['dd-application-key'];
     if (typeof apiKey !== 'string' || !emulator.apiKeys.has(apiKey)) return false;
     if (typeof appKey !== 'string' || !emulator.applicationKeys.has(appKey)) return false;
     const scopes = emulator.applicationKeys.get(appKey);
-    return scopes === null || scopes === undefined ? true : scopes.includes(scope);
+    return scopes === null || scopes === undefined || scope === null ? true : scopes.includes(scope);
   }
 
   function monitorBody(monitor: EmulatedMonitor, withState: boolean): Record<string, unknown> {
@@ -154,12 +180,49 @@ export async function startDatadogEmulator(): Promise<DatadogEmulator> {
     return { status: 200, body: { meta: { page: { after } }, data: data.map((e) => e.body), links: { next: `${base}/api/v2/events?${next.toString()}` } } };
   }
 
+  const snapshots = new Map<string, { width: number; height: number; misses: number }>();
+  const QUERY = /^(avg|sum|min|max):([A-Za-z][\w.]*)\{([^}]*)\}(?:\s+by\s+\{([^}]*)\})?$/;
+
+  function getMonitor(id: number): { status: number; body: unknown } {
+    const monitor = emulator.monitors.find((m) => m.id === id);
+    return monitor ? { status: 200, body: monitorBody(monitor, false) } : { status: 404, body: { errors: ['Monitor not found'] } };
+  }
+
+  function queryPoints(query: Record<string, string>): { status: number; body: unknown } {
+    for (const name of ['from', 'to', 'query']) if (query[name] === undefined) return { status: 400, body: { errors: [`Missing required argument: ${name}`] } };
+    const parsed = QUERY.exec(query.query!.trim());
+    if (!parsed) return { status: 400, body: { errors: [`Error parsing query: unable to parse ${query.query}: Rule 'scope_expr' didn't match`] } };
+    const [, aggr, metric, scope, by] = parsed as unknown as [string, string, string, string, string | undefined];
+    const filter = scope.split(',').map((t) => t.trim()).filter((t) => t !== '' && t !== '*');
+    const from = Number(query.from) * 1000;
+    const to = Number(query.to) * 1000;
+    const series = emulator.series
+      .filter((s) => s.metric === metric && filter.every((t) => s.tags.includes(t)))
+      .map((s) => ({ ...s, points: s.points.filter(([at]) => at >= from && at <= to) }))
+      .filter((s) => s.points.length > 0)
+      .map((s) => {
+        const groups = (by ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+        const tagSet = s.tags.filter((t) => groups.includes(t.split(':')[0]!));
+        return { metric, display_name: metric, aggr, scope: [...filter, ...tagSet].join(',') || '*', tag_set: tagSet, expression: `${aggr}:${metric}{${[...filter, ...tagSet].join(',') || '*'}}`, unit: null, pointlist: s.points, start: s.points[0]![0], end: s.points[s.points.length - 1]![0], interval: 60, length: s.points.length };
+      });
+    return { status: 200, body: { status: 'ok', res_type: 'time_series', series, from_date: from, to_date: to, query: query.query, message: '', group_by: by ? by.split(',') : [] } };
+  }
+
+  function takeSnapshot(query: Record<string, string>): { status: number; body: unknown } {
+    for (const name of ['start', 'end']) if (query[name] === undefined || !/^\d+$/.test(query[name])) return { status: 400, body: { errors: [`Missing required argument: ${name}`] } };
+    if (query.metric_query === undefined && query.graph_def === undefined) return { status: 400, body: { errors: ['Either metric_query or graph_def is required'] } };
+    const id = Buffer.from(String(snapshots.size + 1).padStart(16, '0')).toString('hex').slice(0, 24);
+    snapshots.set(id, { width: Number(query.width ?? 600), height: Number(query.height ?? 300), misses: 0 });
+    const day = new Date().toISOString().slice(0, 10);
+    return { status: 200, body: { graph_def: JSON.stringify({ requests: [{ q: query.metric_query }] }), metric_query: query.metric_query, snapshot_url: `${emulator.url}/snapshot/view/dd-snapshots-prod/org_321813/${day}/${id}.png` } };
+  }
+
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://emulator');
       const query = Object.fromEntries(url.searchParams);
-      const record: DatadogRequest = { method: req.method ?? '', path: url.pathname, query, status: 0 };
+      const record: DatadogRequest = { method: req.method ?? '', path: url.pathname, query, status: 0, keys: req.headers['dd-api-key'] !== undefined || req.headers['dd-application-key'] !== undefined };
       emulator.requests.push(record);
       const send = ({ status, body }: { status: number; body: unknown }) => {
         record.status = status;
@@ -167,6 +230,21 @@ export async function startDatadogEmulator(): Promise<DatadogEmulator> {
       };
       if (req.method === 'GET' && url.pathname === '/api/v1/monitor') return send(authorized(req.headers, 'monitors_read') ? listMonitors(query) : forbidden);
       if (req.method === 'GET' && url.pathname === '/api/v2/events') return send(authorized(req.headers, 'events_read') ? listEvents(query, emulator.url) : forbidden);
+      const monitor = /^\/api\/v1\/monitor\/(\d+)$/.exec(url.pathname);
+      if (req.method === 'GET' && monitor) return send(authorized(req.headers, 'monitors_read') ? getMonitor(Number(monitor[1])) : forbidden);
+      if (req.method === 'GET' && url.pathname === '/api/v1/query') return send(authorized(req.headers, 'timeseries_query') ? queryPoints(query) : forbidden);
+      if (req.method === 'GET' && url.pathname === '/api/v1/graph/snapshot') return send(authorized(req.headers, null) ? takeSnapshot(query) : forbidden);
+      const image = /^\/snapshot\/view\/dd-snapshots-prod\/org_321813\/[\d-]+\/([0-9a-f]+)\.png$/.exec(url.pathname);
+      if (req.method === 'GET' && image) {
+        const snapshot = snapshots.get(image[1]!);
+        if (snapshot && snapshot.misses >= emulator.snapshotMisses) {
+          record.status = 200;
+          return void res.writeHead(200, { 'content-type': 'image/png' }).end(solidPng(snapshot.width, snapshot.height, [0x63, 0x2c, 0xa6]));
+        }
+        if (snapshot) snapshot.misses += 1;
+        record.status = 403;
+        return void res.writeHead(403, { 'content-type': 'application/xml' }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>8R3Q0ZJ1</RequestId></Error>`);
+      }
       emulator.failures.push(`${req.method} ${url.pathname}: not one of the reads the import may make`);
       send({ status: 404, body: { errors: ['Not found'] } });
     });
@@ -182,6 +260,8 @@ export async function startDatadogEmulator(): Promise<DatadogEmulator> {
     requests: [],
     failures: [],
     maxPage: 2,
+    series: [],
+    snapshotMisses: 2,
     alert({ monitor, group, transition, at, priority }) {
       sequence += 1;
       const scope = group.length === 0 ? '' : ` on {${group.join(',')}}`;

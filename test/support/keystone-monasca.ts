@@ -29,6 +29,16 @@ import type { AddressInfo } from 'node:net';
  *   (the API lists the alarms first), `offset` a time in ms (`time > offset`,
  *   influxdb/metrics_repository.py `_build_offset_clause`), the next link's offset the last element's id.
  *
+ * - Monasca API, measurements (same spec, "List measurements"; monasca_api/v2/reference/metrics.py
+ *   MetricsMeasurements.on_get and monasca-common's metric validation): GET /v2.0/metrics/measurements
+ *   ?name&dimensions=k:v,k:v&start_time&end_time&group_by&offset&limit -> {links, elements:[{id, name,
+ *   dimensions, columns:["timestamp","value","value_meta"], measurements:[[ISO ms time, value, {}]]}]}:
+ *   name and start_time required, else 422 {"title":"Unprocessable Entity","description":...}; a name
+ *   or dimension with a character Monasca refuses (> < = { } ( ) , ' " \ ; &) 422 "Invalid characters
+ *   in metric name ..."; without group_by, a name and dimensions matching more than one metric 409
+ *   "Found multiple metrics matching metric name and dimensions ..."; a metric without measurements in
+ *   the window has no element. The offset's form (`<element>_<time>`) is the emulator's own.
+ *
  * Tokens are per project: the Monasca endpoints show the definitions and methods of the token's project.
  * Any other call (a write, an unknown path) is answered 404 and kept in `unexpected`, which a
  * test of a read-only client asserts empty.
@@ -100,6 +110,8 @@ export interface KeystoneMonasca {
   revokeTokens(): void;
   /** Page size when the caller gives no limit (the API's server-wide default). */
   pageSize: number;
+  /** Measurements a page holds when the caller gives no limit. */
+  measurementsPage: number;
   /** The most a page holds whatever the caller asks (the API caps `limit` at PAGE_LIMIT, 10,000; tests lower it to see pages). */
   maxLimit: number;
   close(): Promise<void>;
@@ -111,6 +123,8 @@ export interface EmulatedProject {
   alarms: EmulatedAlarm[];
   /** The state transitions, in the order they happened. */
   history: EmulatedTransition[];
+  /** Metrics and their measurements ([ms, value], in time order). */
+  measurements: { name: string; dimensions: Record<string, string>; points: Array<[number, number]> }[];
 }
 
 /** An alarm on a host, as Monasca's threshold engine makes it from a definition (state UNDETERMINED until data comes). */
@@ -154,7 +168,7 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
   const tokens = new Map<string, string>(); // token -> project
   const requests: KeystoneMonasca['requests'] = [];
   const projects: KeystoneMonasca['projects'] = new Map();
-  for (const user of users) for (const project of user.projects) if (!projects.has(project)) projects.set(project, { methods: [], definitions: [], alarms: [], history: [] });
+  for (const user of users) for (const project of user.projects) if (!projects.has(project)) projects.set(project, { methods: [], definitions: [], alarms: [], history: [], measurements: [] });
   const unexpected: string[] = [];
   let base = '';
 
@@ -260,12 +274,64 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
         return reply(200, answer());
       }
 
+      if (req.method === 'GET' && url.pathname === '/v2.0/metrics/measurements') {
+        const project = token === undefined ? undefined : tokens.get(token);
+        if (project === undefined) return reply(401, UNAUTHORIZED_MONASCA);
+        const answer = listMeasurements(projects.get(project)!, url);
+        return reply(answer.status, answer.body);
+      }
+
       unexpected.push(`${req.method} ${url.pathname}${url.search}`);
       // A path no route serves is 404 whatever the method, as Keystone's and Monasca's routers answer
       // (a token request sent below the root, identity_url/identity/v2.0/tokens, is one).
       reply(404, { title: 'Not Found', description: `No route for ${req.method} ${url.pathname}` });
     });
   });
+
+  /** GET /v2.0/metrics/measurements: the metrics the name and dimensions match, their measurements in the window. */
+  function listMeasurements(held: EmulatedProject, url: URL): { status: number; body: unknown } {
+    const unprocessable = (description: string) => ({ status: 422, body: { title: 'Unprocessable Entity', description } });
+    const refused = /[><={}(),'"\\;&]/;
+    const name = url.searchParams.get('name');
+    if (name === null || name === '') return unprocessable('Missing name');
+    if (refused.test(name)) return unprocessable(`Invalid characters in metric name ${name}`);
+    const start = Date.parse(url.searchParams.get('start_time') ?? '');
+    if (Number.isNaN(start)) return unprocessable('Missing start time');
+    const end = url.searchParams.has('end_time') ? Date.parse(url.searchParams.get('end_time')!) : Infinity;
+    const wanted: Record<string, string> = {};
+    for (const pair of (url.searchParams.get('dimensions') ?? '').split(',').filter((p) => p !== '')) {
+      const [key, ...rest] = pair.split(':');
+      const value = rest.join(':');
+      if (refused.test(key!) || refused.test(value)) return unprocessable(`Invalid characters in dimension ${pair}`);
+      wanted[key!] = value;
+    }
+    const matching = held.measurements.filter((m) => m.name === name && Object.entries(wanted).every(([k, v]) => m.dimensions[k] === v));
+    if (url.searchParams.get('group_by') !== '*' && matching.length > 1) {
+      return { status: 409, body: { title: 'Conflict', description: "Found multiple metrics matching metric name and dimensions. Please refine your search criteria using a unique metric name or additional dimensions. Alternatively, you may specify 'merge_metrics=True' as a query parameter to combine all metrics matching search criteria into a single series." } };
+    }
+    const limit = Math.min(emulator.maxLimit, Number(url.searchParams.get('limit') ?? emulator.measurementsPage));
+    const [afterMetric, afterTime] = (url.searchParams.get('offset') ?? '-1_0').split('_').map(Number) as [number, number];
+    const elements: Record<string, unknown>[] = [];
+    let left = limit;
+    let last: string | undefined;
+    for (const [index, metric] of matching.entries()) {
+      if (index < afterMetric || left === 0) continue;
+      const points = metric.points.filter(([at]) => at >= start && at <= end && (index > afterMetric || at > afterTime));
+      if (points.length === 0) continue;
+      const page = points.slice(0, left);
+      left -= page.length;
+      if (page.length < points.length || (left === 0 && matching.slice(index + 1).some((m) => m.points.some(([at]) => at >= start && at <= end)))) last = `${index}_${page[page.length - 1]![0]}`;
+      elements.push({ id: new Date(page[page.length - 1]![0]).toISOString(), name: metric.name, dimensions: metric.dimensions, columns: ['timestamp', 'value', 'value_meta'], measurements: page.map(([at, value]) => [new Date(at).toISOString(), value, {}]) });
+    }
+    const self = 'http://monasca.internal:8070/v2.0/metrics/measurements';
+    const links: { rel: string; href: string }[] = [{ rel: 'self', href: `${self}${url.search}` }];
+    if (last !== undefined) {
+      const rest = new URLSearchParams(url.searchParams);
+      rest.set('offset', last);
+      links.push({ rel: 'next', href: `${self}?${rest}` });
+    }
+    return { status: 200, body: { links, elements } };
+  }
 
   /** GET /v2.0/alarms: sorted by alarm id (the API's default sort_by), an integer offset. */
   function listAlarms(held: EmulatedProject, url: URL) {
@@ -316,6 +382,7 @@ export async function startKeystoneMonasca(users: EmulatedUser[]): Promise<Keyst
     unexpected,
     gate: undefined,
     pageSize: 2,
+    measurementsPage: 10_000,
     maxLimit: 10_000,
     revokeTokens: () => tokens.clear(),
     close: () =>

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
-import { CloudWatchClient, DescribeAlarmHistoryCommand, DescribeAlarmsCommand, type CompositeAlarm, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { DescribeAlarmHistoryCommand, DescribeAlarmsCommand, type CompositeAlarm, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import type { Secret } from '../../credentials/schema.js';
-import type { PolicyFetch } from '../../egress/fetch.js';
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
 import { importSecretError, importSettingError, readCursor, toolRefused, toolUnavailable, windowEnd, writeCursor } from '../tool-api.js';
 import { isRecord } from '../values.js';
+import { CloudwatchClients } from './client.js';
+
+export { policyRequestHandler } from './client.js';
 
 /*
  * CloudWatch alarms and their state history, read with the stored AWS credential through the official
@@ -64,19 +64,13 @@ function isCursor(state: Record<string, unknown>): state is Record<string, unkno
 
 type Alarm = MetricAlarm | CompositeAlarm;
 
-/** Roles' temporary credentials kept for reuse across pages and runs (one AssumeRole an hour, not one a page). */
-const ROLE_SESSIONS = 50;
-/** Assumed again this long before they expire, as the SDK's own providers do. */
-const REFRESH_BEFORE_MS = 5 * 60_000;
-
-type RoleCredentials = Awaited<ReturnType<typeof assumeRole>>;
-
 export class CloudwatchImporter implements Importer {
   private readonly pageSize: number;
-  private readonly roles = new Map<string, RoleCredentials>();
+  private readonly clients: CloudwatchClients;
 
   constructor(private readonly settings: CloudwatchImportSettings = {}) {
     this.pageSize = Math.min(settings.pageSize ?? 100, 100);
+    this.clients = new CloudwatchClients(settings);
   }
 
   async importPage(request: ImportRequest): Promise<ImportPage> {
@@ -85,7 +79,7 @@ export class CloudwatchImporter implements Importer {
     const secrets = [secret.secretAccessKey, secret.sessionToken, secret.externalId, secret.accessKeyId];
     const state: CloudwatchCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'alarms', from: request.since, to: null, token: null, arnPrefix: null };
     const to = state.to ?? windowEnd(state.from, request.now);
-    const client = this.client(region, secret, request);
+    const client = this.clients.client(region, secret, request.fetch, request.signal);
     const send = async <T>(call: string, run: () => Promise<T>): Promise<T> => {
       try {
         return await run();
@@ -147,76 +141,6 @@ export class CloudwatchImporter implements Importer {
       client.destroy();
     }
   }
-
-  /** A CloudWatch client with the credential (or its role's), every request through the import's fetch. */
-  private client(region: string, secret: Secret<'aws'>, request: ImportRequest): CloudWatchClient {
-    const requestHandler = policyRequestHandler(request.fetch, request.signal);
-    const keys = { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
-    const credentials = secret.roleArn ? () => this.roleCredentials(secret, region, requestHandler, request.signal) : keys;
-    return new CloudWatchClient({ region, ...(this.settings.awsEndpoint ? { endpoint: this.settings.awsEndpoint } : {}), credentials, requestHandler, maxAttempts: 3 });
-  }
-
-  /**
-   * The role's credentials, from the cache while they last. Keyed by a hash of the whole credential,
-   * so a rotated secret or another role assumes anew.
-   */
-  private async roleCredentials(secret: Secret<'aws'>, region: string, requestHandler: ReturnType<typeof policyRequestHandler>, signal: AbortSignal): Promise<RoleCredentials> {
-    const key = createHash('sha256').update(JSON.stringify([secret.accessKeyId, secret.secretAccessKey, secret.sessionToken, secret.roleArn, secret.externalId, region])).digest('hex');
-    const known = this.roles.get(key);
-    if (known && (known.expiration?.getTime() ?? 0) - REFRESH_BEFORE_MS > Date.now()) return known;
-    const fresh = await assumeRole(secret, region, this.settings.stsEndpoint, requestHandler, signal);
-    this.roles.delete(key);
-    this.roles.set(key, fresh);
-    for (const oldest of this.roles.keys()) {
-      if (this.roles.size <= ROLE_SESSIONS) break;
-      this.roles.delete(oldest);
-    }
-    return fresh;
-  }
-}
-
-/**
- * The SDK's HTTP handler, made of the import's fetch: the SDK builds and signs each request (SigV4),
- * this sends it as it is, under the egress policy, and gives the SDK the answer's status, headers and bytes.
- */
-export function policyRequestHandler(fetch: PolicyFetch, signal: AbortSignal) {
-  return {
-    async handle(request: { method: string; protocol: string; hostname: string; port?: number; path: string; query?: Record<string, string | string[] | null>; headers: Record<string, string>; body?: unknown }) {
-      const query = Object.entries(request.query ?? {})
-        .flatMap(([name, value]) => (value === null ? [encodeURIComponent(name)] : (Array.isArray(value) ? value : [value]).map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(v)}`)))
-        .join('&');
-      const url = `${request.protocol}//${request.hostname}${request.port ? `:${request.port}` : ''}${request.path}${query ? `?${query}` : ''}`;
-      // The JSON protocol's body is text, as a string or as bytes (a Uint8Array whose valueOf the SDK warns about: read its bytes).
-      const raw = request.body;
-      const body = raw === undefined || raw === null ? undefined : typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : String(raw);
-      const response = await fetch(url, { method: request.method, headers: request.headers, ...(body === undefined ? {} : { body }), signal });
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      return { response: { statusCode: response.status, reason: response.statusText, headers, body: new Uint8Array(await response.arrayBuffer()) } };
-    },
-    updateHttpClientConfig(): void {},
-    httpHandlerConfigs(): Record<string, never> {
-      return {};
-    },
-    destroy(): void {},
-  };
-}
-
-/** The role's temporary credentials, assumed at STS with the keys, through the same handler. */
-async function assumeRole(secret: Secret<'aws'>, region: string, stsEndpoint: string | undefined, requestHandler: ReturnType<typeof policyRequestHandler>, signal: AbortSignal) {
-  const sts = new STSClient({ region, ...(stsEndpoint ? { endpoint: stsEndpoint } : {}), credentials: { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) }, requestHandler, maxAttempts: 3 });
-  try {
-    const command = new AssumeRoleCommand({ RoleArn: secret.roleArn, RoleSessionName: 'pitcrew-import', DurationSeconds: 3600, ...(secret.externalId ? { ExternalId: secret.externalId } : {}) });
-    const { Credentials: c } = await sts.send(command, { abortSignal: signal });
-    if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS answered without credentials');
-    return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
-  } catch (error) {
-    throw Object.assign(new Error(`sts:AssumeRole of ${secret.roleArn} failed`), { assumeRole: true, cause: error });
-  } finally {
-    sts.destroy();
-  }
 }
 
 function observe(name: string, arn: string, alarm: Alarm | undefined, state: 'firing' | 'resolved', at: number): AlarmObservation {
@@ -248,11 +172,11 @@ function prefixOf(alarms: Alarm[]): string | null {
 }
 
 /** config.region, else the region of the integration's SNS topic (config.topicArns). */
-function regionOf(config: Record<string, unknown>): string {
+export function regionOf(config: Record<string, unknown>, settingError: (tool: string, field: string, message: string) => Error = importSettingError): string {
   const topics = typeof config.topicArns === 'string' ? [config.topicArns] : Array.isArray(config.topicArns) ? config.topicArns : [];
   const fromTopic = topics.map((arn) => (typeof arn === 'string' ? arn.split(':')[3] : undefined)).find((r) => r !== undefined && REGION.test(r));
   const region = typeof config.region === 'string' ? config.region.trim() : fromTopic;
-  if (region === undefined || !REGION.test(region)) throw importSettingError(TOOL, 'region', 'region must be the AWS region of the alarms, e.g. eu-west-1 (or give the topicArns the alarms publish to)');
+  if (region === undefined || !REGION.test(region)) throw settingError(TOOL, 'region', 'region must be the AWS region of the alarms, e.g. eu-west-1 (or give the topicArns the alarms publish to)');
   return region;
 }
 
@@ -262,7 +186,7 @@ function awsSecret(secret: unknown): Secret<'aws'> {
 }
 
 /** What AWS answered (a code and a message with its HTTP status), or that it did not answer; no secret in it. */
-function refusal(call: string, endpoint: string, error: unknown, secrets: Array<string | undefined>) {
+export function refusal(call: string, endpoint: string, error: unknown, secrets: Array<string | undefined>) {
   const e = (error as { assumeRole?: boolean; cause?: unknown }).assumeRole ? ((error as { cause: unknown }).cause as Error) : (error as Error);
   const via = (error as { assumeRole?: boolean }).assumeRole ? `sts:AssumeRole (for ${call})` : call;
   const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

@@ -182,14 +182,15 @@ function hostTag(tags: string[]): string | undefined {
   return hosts.length === 1 && hosts[0] !== '' ? hosts[0] : undefined;
 }
 
-function apiOf(config: Record<string, unknown>): string {
+/** The API's address: config.apiUrl, else the site's; `settingError` says which setting is wrong (the import's or a graph's words). */
+export function apiOf(config: Record<string, unknown>, settingError: (tool: string, field: string, message: string) => Error = importSettingError): string {
   if (config.apiUrl !== undefined) {
     const url = baseUrl(config.apiUrl);
-    if (!url) throw importSettingError(TOOL, 'apiUrl', 'apiUrl must be the http(s) URL of the Datadog API, e.g. https://api.datadoghq.eu');
+    if (!url) throw settingError(TOOL, 'apiUrl', 'apiUrl must be the http(s) URL of the Datadog API, e.g. https://api.datadoghq.eu');
     return url;
   }
   const site = config.site ?? 'datadoghq.com';
-  if (typeof site !== 'string' || !DATADOG_SITE.test(site.trim().toLowerCase())) throw importSettingError(TOOL, 'site', SITE_MESSAGE);
+  if (typeof site !== 'string' || !DATADOG_SITE.test(site.trim().toLowerCase())) throw settingError(TOOL, 'site', SITE_MESSAGE);
   return `https://api.${site.trim().toLowerCase()}`;
 }
 

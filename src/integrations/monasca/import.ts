@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FieldError } from '../../errors/catalogue.js';
 import type { ImportNeeds } from '../import-needs.js';
 import type { AlarmObservation, ImportPage, ImportRequest, Importer } from '../observation.js';
-import { callJson, importSettingError, readCursor, shownUrl, toolRefused, ToolImportError, writeCursor, type ToolCall } from '../tool-api.js';
+import { callJson, importSettingError, readCursor, toolRefused, writeCursor, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
-import { issueToken, MonascaApiError, type KeystoneCredentials } from './keystone.js';
+import { keystoneLoginErrors, KeystoneTokens } from './tokens.js';
 
 /**
  * The import of a `monasca` integration (docs/incidents-import.md), read with a Keystone token
@@ -26,13 +25,13 @@ import { issueToken, MonascaApiError, type KeystoneCredentials } from './keyston
  * token request to Keystone.
  */
 export class MonascaImporter implements Importer {
-  /** Tokens by login, until shortly before Keystone says they expire: one token request per import, not per page. */
-  private readonly tokens = new Map<string, { id: string; until: number }>();
+  /** One token request per import, not per page. */
+  private readonly tokens = new KeystoneTokens('import');
 
   async importPage(request: ImportRequest): Promise<ImportPage> {
     const root = monascaRoot(request.config.monascaUrl);
     const cursor = readCursor(TOOL, request.cursor, isCursor) ?? {};
-    return this.withToken(request, async (token) => {
+    return this.tokens.withToken(request, async (token) => {
       const monasca = (url: string): ToolCall => ({ tool: TOOL, url, headers: { 'x-auth-token': token }, secrets: [token] });
       const alarms = await listAlarms(request, root, monasca);
       const params = new URLSearchParams({ start_time: new Date(request.since).toISOString(), limit: String(HISTORY_PAGE) });
@@ -64,36 +63,6 @@ export class MonascaImporter implements Importer {
       }
       return { observations, openKeys: alarming.map((alarm) => alarm.id), cursor: writeCursor({ offset, open: alarming.map((alarm) => alarm.id) }), more: false };
     });
-  }
-
-  /** The call made with a token: the login's (cached; issued again once if Monasca refuses it), or the one the integration keeps. */
-  private async withToken<T>(request: ImportRequest, call: (token: string) => Promise<T>): Promise<T> {
-    if (typeof request.secret === 'string') return call(request.secret);
-    const login = keystoneLogin(request.secret);
-    if (!login) throw new ToolImportError('the Monasca import has no token: set the import’s secret to a Keystone login (docs/incidents-import.md), or keep a token on the integration (POST …/monasca/token)');
-    const key = createHash('sha256').update(JSON.stringify(login)).digest('hex');
-    const cached = this.tokens.get(key);
-    if (cached && cached.until > request.now) {
-      try {
-        return await call(cached.id);
-      } catch (error) {
-        if (!(error instanceof ToolImportError) || error.toolStatus !== 401) throw error;
-        this.tokens.delete(key);
-      }
-    }
-    let token;
-    try {
-      token = await issueToken(login, { fetch: request.fetch });
-    } catch (error) {
-      if (!(error instanceof MonascaApiError)) throw error;
-      // keystone.ts says what to do; the address and the answer are added where it does not name them.
-      const url = `${login.identityUrl.replace(/\/+$/, '').replace(/\/(v2\.0|v3)$/, '')}${login.version === 'v3' ? '/v3/auth/tokens' : '/v2.0/tokens'}`;
-      const where = error.message.includes(url) ? '' : ` (Keystone at ${shownUrl(url)}${error.status === undefined ? '' : ` answered HTTP ${error.status}`})`;
-      throw new ToolImportError(`${error.message}${where}`, { ...(error.status === undefined ? {} : { toolStatus: error.status }), ...(error.kind === 'unreachable' ? { code: 'PITCREW_ERR_TOOL_UNAVAILABLE' as const } : {}) });
-    }
-    const expires = token.expiresAt === undefined ? Number.NaN : Date.parse(token.expiresAt);
-    this.tokens.set(key, { id: token.id, until: Number.isNaN(expires) ? request.now + 10 * 60_000 : expires - 60_000 });
-    return call(token.id);
   }
 }
 
@@ -174,33 +143,6 @@ function monascaRoot(value: unknown): string {
 
 function isCursor(state: Record<string, unknown>): state is Record<string, unknown> & Cursor {
   return (state.offset === undefined || typeof state.offset === 'string') && (state.open === undefined || (Array.isArray(state.open) && state.open.every((id) => typeof id === 'string')));
-}
-
-const TEXT_FIELDS = ['identityUrl', 'username', 'password', 'project', 'userDomainName', 'projectDomainName'] as const;
-
-/** The import's Keystone login, as the token route takes it (monasca/routes.ts KeystoneLogin). */
-function keystoneLogin(secret: unknown): KeystoneCredentials | undefined {
-  if (!isRecord(secret) || keystoneLoginErrors(secret, '').length > 0) return undefined;
-  const text = (name: string) => secret[name] as string;
-  const optional = (name: string) => (typeof secret[name] === 'string' ? (secret[name] as string) : undefined);
-  if (secret.version === 'v2.0') return { version: 'v2.0', identityUrl: text('identityUrl'), username: text('username'), password: text('password'), tenantName: text('project') };
-  return { version: 'v3', identityUrl: text('identityUrl'), username: text('username'), password: text('password'), projectName: text('project'), userDomainName: optional('userDomainName'), projectDomainName: optional('projectDomainName') };
-}
-
-function keystoneLoginErrors(secret: Record<string, unknown>, at: string): FieldError[] {
-  const errors: FieldError[] = [];
-  if (secret.version !== 'v3' && secret.version !== 'v2.0') errors.push({ path: `${at}/version`, message: 'version: "v3" (POST /v3/auth/tokens) or "v2.0" (POST /v2.0/tokens)' });
-  for (const name of TEXT_FIELDS) {
-    const value = secret[name];
-    const optional = name === 'userDomainName' || name === 'projectDomainName';
-    if (value === undefined && optional) continue;
-    if (typeof value !== 'string' || value === '') errors.push({ path: `${at}/${name}`, message: `${name}: a non-empty string${optional ? ' when given' : ''}` });
-  }
-  for (const name of Object.keys(secret)) {
-    if (name !== 'version' && !(TEXT_FIELDS as readonly string[]).includes(name)) errors.push({ path: `${at}/${name}`, message: `${name} is not part of a Keystone login (version, identityUrl, username, password, project, userDomainName, projectDomainName)` });
-  }
-  if (typeof secret.identityUrl === 'string' && !/^https?:\/\//.test(secret.identityUrl)) errors.push({ path: `${at}/identityUrl`, message: 'identityUrl: Keystone’s http or https address, e.g. http://keystone:5000' });
-  return errors;
 }
 
 export const monascaImportNeeds: ImportNeeds = {

@@ -1,4 +1,5 @@
 import { assertNever } from '../errors/assert-never.js';
+import { PrometheusGraphSource } from './alertmanager/graph.js';
 import type { GraphSource } from './graph-source.js';
 import type { IntegrationType } from './schema.js';
 
@@ -10,6 +11,7 @@ export function graphSources(): (type: IntegrationType) => GraphSource | undefin
   return (type) => {
     switch (type) {
       case 'alertmanager':
+        return PROMETHEUS;
       case 'generic':
       case 'grafana':
       case 'monasca':
@@ -23,3 +25,5 @@ export function graphSources(): (type: IntegrationType) => GraphSource | undefin
     }
   };
 }
+
+const PROMETHEUS = new PrometheusGraphSource();

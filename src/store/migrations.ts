@@ -28,6 +28,7 @@ import * as incidents from './migrations/0026_incidents.js';
 import * as imports from './migrations/0027_imports.js';
 import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
 import * as incidentHostDays from './migrations/0029_incident_host_days.js';
+import * as graphSnapshots from './migrations/0030_graph_snapshots.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0027_imports': imports,
   '0028_incident_analytics': incidentAnalytics,
   '0029_incident_host_days': incidentHostDays,
+  '0030_graph_snapshots': graphSnapshots,
 };
 
 export interface MigrationReport {

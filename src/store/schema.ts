@@ -263,6 +263,24 @@ export interface ExecutionArtifactsTable {
   content: string;
 }
 
+/** snapshots/repository.ts: one picture a graph_snapshot execution captured (migration 0030). */
+export interface GraphSnapshotsTable {
+  id: string;
+  tenant_id: string;
+  execution_id: string;
+  event_id: string;
+  /** The graph's place among its execution's (the rule's graphs in order). */
+  position: number;
+  title: string;
+  query: string;
+  content_type: string;
+  width: number;
+  height: number;
+  bytes: number;
+  image: Uint8Array;
+  created_at: number;
+}
+
 export interface EscalationsTable {
   id: string;
   tenant_id: string;
@@ -656,6 +674,7 @@ export interface Database {
   executions: ExecutionsTable;
   execution_transitions: ExecutionTransitionsTable;
   execution_artifacts: ExecutionArtifactsTable;
+  graph_snapshots: GraphSnapshotsTable;
   nodes: NodesTable;
   escalations: EscalationsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -25,6 +25,14 @@ export const MAX_SERIES = SERIES_COLOURS.length;
 export const THRESHOLD_COLOUR = '#d62728';
 export const ALERT_START_COLOUR = '#333333';
 
+/** Where the plot is drawn, in pixels from the top: between the title and the time axis's labels. */
+export function plotArea(height: number): { top: number; bottom: number } {
+  return { top: PLOT_TOP, bottom: height - AXIS_LABELS };
+}
+
+const PLOT_TOP = 64;
+const AXIS_LABELS = 36;
+
 export function legendLines(series: readonly GraphSeries[]): number {
   return Math.min(series.length, MAX_SERIES);
 }
@@ -39,7 +47,7 @@ export function chartOption(request: ChartRequest, legendLinePx: number): Record
     color: [...SERIES_COLOURS],
     textStyle: { fontFamily: 'DejaVu Sans, Liberation Sans, sans-serif' },
     title: { text: request.title, subtext: subtitle(request), left: 8, top: 4, textStyle: { fontSize: 14 }, subtextStyle: { fontSize: 11 } },
-    grid: { left: 56, right: 24, top: 64, height: request.height - 64 - 36 },
+    grid: { left: 56, right: 24, top: PLOT_TOP, height: request.height - PLOT_TOP - AXIS_LABELS },
     xAxis: { type: 'time', min: request.from, max: request.to, axisLabel: { fontSize: 11, hideOverlap: true } },
     yAxis: yAxis(request),
     legend: {
@@ -105,7 +113,7 @@ function markLines(request: ChartRequest): Record<string, unknown> {
     data.push({
       yAxis: request.threshold,
       lineStyle: { color: THRESHOLD_COLOUR, type: 'dashed', width: 2 },
-      label: { formatter: `threshold ${request.threshold}`, position: 'insideEndTop', fontSize: 11, color: THRESHOLD_COLOUR },
+      label: { formatter: `threshold ${request.threshold}`, position: 'insideStartTop', fontSize: 11, color: THRESHOLD_COLOUR },
     });
   }
   return { symbol: 'none', silent: true, animation: false, data };

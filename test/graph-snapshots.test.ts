@@ -111,6 +111,11 @@ alerting:
       `--config.file=${path.join(work, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,
       `--web.listen-address=127.0.0.1:${promPort}`,
     ]);
+    // The series is in Prometheus before any capture asks for it.
+    await waitFor(async () => {
+      const answer = await fetch(`${prometheusUrl}/api/v1/query?query=${METRIC}`).then((r) => r.json() as Promise<{ data?: { result?: unknown[] } }>).catch(() => undefined);
+      return (answer?.data?.result?.length ?? 0) > 0;
+    }, 'Prometheus scraped the series', STEP_MS);
   }, 3 * STEP_MS);
 
   afterAll(async () => {
@@ -151,7 +156,7 @@ alerting:
       alerts: [{ status: 'firing', labels, annotations: {}, startsAt, endsAt: '0001-01-01T00:00:00Z', generatorURL, fingerprint: `f${alertname.length.toString(16)}0a1b2c3d4e5f6` }],
     };
     const posted = await env.app.server.inject({ method: 'POST', url: `/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${to}`, payload: body });
-    expect(posted.statusCode, posted.body).toBe(202);
+    expect(posted.statusCode, `${posted.body}\n${env.logs.filter((line) => line.includes("\"level\":50")).slice(-3).join("\n")}`).toBe(202);
   }
 
   it('captures the alerting series when the real alert arrives: a PNG with the series and the threshold, by token and by signed link', async () => {
@@ -187,6 +192,24 @@ alerting:
     const forOther = linkQuery(linkKey, { ...subject, snapshotId: otherId }, Math.floor(Date.now() / 1000) + 600);
     expect((await env.app.server.inject({ method: 'GET', url: `${snapshot.url}?${forOther}` })).statusCode).toBe(403);
     expect((await env.app.server.inject({ method: 'GET', url: snapshot.url })).statusCode).toBe(401);
+  }, 3 * STEP_MS);
+
+  it('captures graphs too beside a fix: a graph_snapshot execution of the same event, whose snapshots the fix lists while it waits for its agent', async () => {
+    await env.enrol('web-1');
+    const ruleId = await rule('fix with graphs', { type: 'alert', integrationId, alarmName: 'FixWithGraphs' }, {
+      type: 'script', flavour: 'autofix', runbook: { script: 'true' }, snapshot: { graphs: [`${METRIC}{instance="{{ $labels.instance }}"}`], windowMinutes: 1 },
+    });
+    await postAlert(integrationId, 'FixWithGraphs', '');
+    const capture = await ended(ruleId);
+    expect(capture.state, capture.reason ?? '').toBe('succeeded');
+    expect(capture.reason).toBe(`captured a graph from Prometheus: ${METRIC}{instance="web-1:9100"}`);
+    const executions = (await env.api('GET', `/api/v1/executions?ruleId=${ruleId}`)).json().items as Array<Execution & { actionType: string; eventId: string }>;
+    const fix = executions.find((e) => e.actionType === 'script')!;
+    // No agent is connected: the fix waits, the capture did not.
+    expect(fix.state).toBe('queued');
+    expect(executions.find((e) => e.actionType === 'graph_snapshot')?.eventId).toBe(fix.eventId);
+    const fixView = (await env.api('GET', `/api/v1/executions/${fix.id}`)).json() as Execution;
+    expect(fixView.snapshots?.map((one) => one.id)).toEqual(capture.snapshots!.map((one) => one.id));
   }, 3 * STEP_MS);
 
   it('fails naming Prometheus, the query and the refused connection when Prometheus is unreachable', async () => {

@@ -15,7 +15,7 @@ export const ExecutionView = Type.Object({
   hostId: Type.Union([Type.String(), Type.Null()]),
   hostname: Type.String(),
   state: Type.Enum([...EXECUTION_STATES]),
-  actionType: Type.String({ description: 'the action kind: script (on the host by its agent); email_runbook, cloud and cli (by the service: no host); graph_snapshot is recorded only' }),
+  actionType: Type.String({ description: 'the action kind: script (on the host by its agent); email_runbook, cloud, cli and graph_snapshot (by the service: no host)' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   flavour: Type.String(),
   interpreter: Type.String(),

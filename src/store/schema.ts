@@ -241,6 +241,8 @@ export interface ExecutionsTable {
   fanout_max_concurrency: number | null;
   fanout_max_errors: number | null;
   /** JSON tags a one-host target picked this run's host from: it may move to another of them before it starts. */
+  /** 1: a graph_snapshot run beside its rule's fix ("capture graphs too"), outside the action limit's count (migration 0030). */
+  companion: Generated<number>;
   placement: string | null;
   /** 1 while its script is still to be read from a git repository: held from dispatch until then (migration 0020). */
   awaiting_runbook: number;

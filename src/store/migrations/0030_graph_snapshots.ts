@@ -28,8 +28,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('graph_snapshots_execution').on('graph_snapshots').columns(['execution_id', 'position']).execute();
   await db.schema.createIndex('graph_snapshots_event').on('graph_snapshots').columns(['event_id']).execute();
+  // A fix's "capture graphs too" is a graph_snapshot execution of the same rule and event beside it
+  // (actions/snapshot/companion.ts): 1 marks it, so the rule's action limit counts the fix alone.
+  await db.schema.alterTable('executions').addColumn('companion', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('executions').dropColumn('companion').execute();
   await db.schema.dropTable('graph_snapshots').execute();
 }

@@ -47,11 +47,6 @@ export async function renderPng(request: ChartRequest): Promise<RenderedGraph> {
   return { contentType: 'image/png', bytes: new Uint8Array(image.asPng()), width: image.width, height: image.height };
 }
 
-export async function renderSvgGraph(request: ChartRequest): Promise<RenderedGraph> {
-  const svg = await renderSvg(request);
-  return { contentType: 'image/svg+xml', bytes: new TextEncoder().encode(svg), width: request.width, height: chartHeight(request) };
-}
-
 /**
  * The font the text is drawn with. resvg draws no text without one: on Debian, DejaVu Sans
  * (fonts-dejavu-core) or Liberation Sans (fonts-liberation, which Chromium brings) are read by

@@ -3,6 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Retention } from '../src/retention/retention.js';
+import { insertSnapshots } from '../src/snapshots/repository.js';
 import { newId } from '../src/store/ids.js';
 import type { Database } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
@@ -34,6 +35,9 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     expect(reply.statusCode, reply.body).toBe(202);
     return reply.json() as { eventId: string; outcome: string; executionIds: string[] };
   };
+  const snapshotOf = (executionId: string, eventId: string) => ({
+    tenantId: env.tenant.tenantId, executionId, eventId, position: 0, title: 'load', query: 'node_load1', contentType: 'image/png', width: 1, height: 1, image: new Uint8Array([137, 80, 78, 71]),
+  });
   const count = async (table: keyof Database, column: string, value: string) =>
     Number((await env.store.db.selectFrom(table).select(({ fn }) => fn.countAll<number>().as('n')).where(column as never, '=', value as never).executeTakeFirstOrThrow()).n);
   const exists = async (table: 'events' | 'executions' | 'escalations' | 'notify_messages' | 'alerts' | 'incidents' | 'audit_log', id: string) => (await count(table, 'id', id)) === 1;
@@ -98,6 +102,7 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
       executionId: old.ran, ending: 'exited', exitCode: 0, signal: null, reason: null, startedAt: now, finishedAt: now, stdout: 'done', stderr: '',
       stdoutTruncated: false, stderrTruncated: false, artifacts: [{ name: 'report.txt', base64: Buffer.from('disk 91%').toString('base64') }], artifactsTruncated: false,
     });
+    await insertSnapshots(env.store.db, [snapshotOf(old.ran, old.ranEvent)], now);
     const limited = await fire(heard.triggerId, { HostName: 'web-1' });
     expect(limited.outcome).toBe('limited');
     old.limitedEvent = limited.eventId;
@@ -123,6 +128,7 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
     const fresh = await fire(heard.triggerId, { HostName: 'web-1' });
     recent.event = fresh.eventId;
     recent.execution = fresh.executionIds[0]!;
+    await insertSnapshots(env.store.db, [snapshotOf(recent.execution, recent.event)], now);
     recent.noTarget = (await fire(unheard.triggerId, { HostName: 'gone-1' })).eventId;
     recent.alert = await alert('recent-1');
     await alert('recent-1', 'resolved');
@@ -167,6 +173,8 @@ describe.each(testDialects())('history retention on %s', (dialect) => {
       expect(await count('execution_transitions', 'execution_id', id)).toBe(0);
     }
     expect(await count('execution_artifacts', 'execution_id', old.ran!)).toBe(0);
+    expect(await count('graph_snapshots', 'execution_id', old.ran!)).toBe(0);
+    expect(await count('graph_snapshots', 'execution_id', recent.execution!)).toBe(1);
     for (const id of [old.ranEvent!, old.limitedEvent!, old.noTarget!]) expect(await exists('events', id), id).toBe(false);
     expect(await exists('escalations', old.escalation!)).toBe(false);
     expect(await exists('notify_messages', old.delivered!)).toBe(false);

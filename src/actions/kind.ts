@@ -38,4 +38,6 @@ export interface RunContext {
   hostname: string;
   /** How long a queued execution may wait before it ends `expired` (a service run's timeout too). */
   expirySeconds: number;
+  /** The event as stored: its payload (JSON text, the tool's own body for an integration's alert) and when it arrived. */
+  event: { payload: string; receivedAt: number };
 }

@@ -6,8 +6,7 @@ import { emailRunbookKind } from './email-runbook/kind.js';
 import type { ActionKind } from './kind.js';
 import { recordedOnly } from './recorded.js';
 import { scriptKind } from './script/kind.js';
-
-const GRAPH_SNAPSHOT = recordedOnly('graph_snapshot');
+import { graphSnapshotKind } from './snapshot/kind.js';
 
 /** Every action kind of the rules API: the one list. A new kind is a case here and a module beside. */
 export function builtInKind(type: Action['type']): ActionKind {
@@ -21,7 +20,7 @@ export function builtInKind(type: Action['type']): ActionKind {
     case 'cli':
       return cliKind;
     case 'graph_snapshot':
-      return GRAPH_SNAPSHOT;
+      return graphSnapshotKind;
     default:
       return assertNever(type);
   }

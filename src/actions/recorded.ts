@@ -1,7 +1,7 @@
 import type { ActionKind } from './kind.js';
 
 /**
- * A kind the rules API accepts but this version does not run yet (graph_snapshot):
+ * A kind this version does not run (a spec stored by another version, naming a kind it does not know):
  * its events are recorded and accepted with the reason, and nothing is queued.
  */
 export function recordedOnly(type: string): ActionKind {

@@ -13,6 +13,7 @@ export const errorCatalogue = {
   PITCREW_ERR_KEY_SCOPE: { status: 403, title: 'The API key lacks the scope for this call' },
   PITCREW_ERR_FORBIDDEN: { status: 403, title: 'Your role in this tenant does not allow this' },
   PITCREW_ERR_CSRF: { status: 403, title: 'The request did not come from the pitcrew UI' },
+  PITCREW_ERR_LINK_INVALID: { status: 403, title: 'The signed link is expired or not valid' },
   PITCREW_ERR_SIGN_IN_FAILED: { status: 401, title: 'Sign-in failed' },
   PITCREW_ERR_SIGN_IN_LOCKED: { status: 429, title: 'Too many failed sign-ins' },
   PITCREW_ERR_SECOND_FACTOR_REQUIRED: { status: 401, title: "The account's second-factor code is needed" },

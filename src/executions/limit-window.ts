@@ -9,7 +9,8 @@ export function limitCountKey(row: { host_id: string | null; hostname: string })
 }
 
 /**
- * The executions of a rule queued after `since`, every one created counting, per host and
+ * The executions of a rule queued after `since`, every one created counting (but a fix's
+ * companion capture of graphs), per host and
  * hostname: how many, and when the oldest was queued. Read by ingest to decide (at most the
  * limit's max per host are ever in the window) and by the rule's limit usage to show.
  */
@@ -19,6 +20,7 @@ export function executionsInWindow(db: Kysely<Database>, ruleId: string, since: 
     .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('used'), eb.fn.min('queued_at').as('oldest')])
     .where('rule_id', '=', ruleId)
     .where('queued_at', '>', since)
+    .where('companion', '=', 0)
     .groupBy(['host_id', 'hostname']);
 }
 

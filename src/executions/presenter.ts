@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { presentSnapshot, SnapshotView } from '../snapshots/presenter.js';
+import type { SnapshotMeta } from '../snapshots/repository.js';
 import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { kindOfSpec } from './service-runs.js';
@@ -13,7 +15,7 @@ export const ExecutionView = Type.Object({
   hostId: Type.Union([Type.String(), Type.Null()]),
   hostname: Type.String(),
   state: Type.Enum([...EXECUTION_STATES]),
-  actionType: Type.String({ description: 'the action kind: script (on the host by its agent); email_runbook, cloud and cli (by the service: no host); graph_snapshot is recorded only' }),
+  actionType: Type.String({ description: 'the action kind: script (on the host by its agent); email_runbook, cloud, cli and graph_snapshot (by the service: no host)' }),
   reason: Type.Union([Type.String(), Type.Null()]),
   flavour: Type.String(),
   interpreter: Type.String(),
@@ -48,6 +50,7 @@ export const ExecutionView = Type.Object({
   lateResult: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'what the host reported after the execution had already ended (e.g. lost)' }),
   transitions: Type.Optional(Type.Array(Type.Object({ from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String() }))),
   artifacts: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }))),
+  snapshots: Type.Optional(Type.Array(SnapshotView, { description: "the graphs captured: a graph_snapshot run's, or for a fix, those its event's capture took (docs/graph-snapshots.md)" })),
 });
 
 export type ExecutionView = Static<typeof ExecutionView>;
@@ -55,6 +58,7 @@ export type ExecutionView = Static<typeof ExecutionView>;
 interface Details {
   transitions: Array<{ from_state: string | null; to_state: string; reason: string | null; at: number }>;
   artifacts: Array<{ id: string; name: string; size: number }>;
+  snapshots: SnapshotMeta[];
 }
 
 export function presentExecution(row: ExecutionRow, details?: Details): ExecutionView {
@@ -95,6 +99,7 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
   if (details) {
     view.transitions = details.transitions.map((t) => ({ from: t.from_state, to: t.to_state, reason: t.reason, at: iso(t.at)! }));
     view.artifacts = details.artifacts;
+    view.snapshots = details.snapshots.map(presentSnapshot);
     view.script = typeof stored.script === 'string' ? stored.script : null;
   }
   return view;

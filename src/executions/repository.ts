@@ -69,6 +69,7 @@ export function queuedRow(
     fanout_max_errors: null,
     placement: null,
     awaiting_runbook: 0,
+    companion: 0,
   };
 }
 

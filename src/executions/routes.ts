@@ -3,6 +3,7 @@ import { PitcrewError, notFound } from '../errors/catalogue.js';
 import { IdParams, PageQuery, pageOf, problems } from '../http/schemas.js';
 import { access } from '../identity/access.js';
 import type { Api } from '../http/types.js';
+import { snapshotsOfExecution } from '../snapshots/repository.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import { ExecutionView, presentExecution } from './presenter.js';
 import { artifactsOf, getExecution, listExecutions, transitionsOf } from './repository.js';
@@ -49,7 +50,7 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
     },
   }, async (request) => {
     const row = await getExecution(db, request.principal.tenantId, request.params.id);
-    return presentExecution(row, { transitions: await transitionsOf(db, row.id), artifacts: await artifactsOf(db, row.id) });
+    return presentExecution(row, { transitions: await transitionsOf(db, row.id), artifacts: await artifactsOf(db, row.id), snapshots: await snapshotsOfExecution(db, row.tenant_id, row) });
   });
 
   app.post('/executions/:id/cancel', {

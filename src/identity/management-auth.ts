@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PitcrewError } from '../errors/catalogue.js';
 import type { Database } from '../store/schema.js';
-import { ROLE_KEY, type RouteAccess } from './access.js';
+import { ROLE_KEY, SIGNED_LINK_KEY, type RouteAccess } from './access.js';
 import { authenticateSession } from './authenticate.js';
 import type { Principal } from './principal.js';
 import { roleAtLeast, type Role } from './roles.js';
@@ -31,6 +31,12 @@ export function declaredAccess(request: FastifyRequest): RouteAccess | undefined
   return (request.routeOptions.schema as Record<string, unknown> | undefined)?.[ROLE_KEY] as RouteAccess | undefined;
 }
 
+/** A call by a signed link to a route that takes one: the route checks the signature (an unsigned call is authenticated as any other). */
+function signedLink(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema as Record<string, unknown> | undefined;
+  return schema?.[SIGNED_LINK_KEY] === true && typeof (request.query as Record<string, unknown> | undefined)?.sig === 'string';
+}
+
 /**
  * onRequest hook of the management API: a personal access token (Authorization: Bearer) or the
  * UI's session cookie (with its CSRF token on state-changing calls) names the user and tenant;
@@ -39,7 +45,7 @@ export function declaredAccess(request: FastifyRequest): RouteAccess | undefined
 export function managementAuth(deps: AuthDeps) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const needed = declaredAccess(request);
-    if (needed === 'public') return;
+    if (needed === 'public' || signedLink(request)) return;
     if (needed === undefined) throw new PitcrewError('PITCREW_ERR_INTERNAL', `the route ${request.routeOptions.url ?? ''} declares no role; nothing was done`);
     request.principal = await authenticate(deps, request);
     if (!roleAtLeast(request.principal.role, needed)) throw forbidden(request.principal.role, needed);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -27,6 +27,11 @@ export class SecretBox {
     if (previous && previous.length !== 32) throw new Error('the previous secret key must be 32 bytes (AES-256)');
     this.keyId = keyFingerprint(key);
     this.previousKeyId = previous && keyFingerprint(previous);
+  }
+
+  /** A key of its own for one purpose (signed links), from this one: every node with the same PITCREW_SECRET_KEY derives the same. */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `pitcrew ${purpose}`, 32));
   }
 
   seal(plain: string, owner: string): string {

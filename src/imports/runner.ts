@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { getCredential, openCredential } from '../credentials/repository.js';
 import type { PolicyFetch } from '../egress/fetch.js';
 import { PitcrewError } from '../errors/catalogue.js';
 import { masked, secretsOf } from '../identity/audit/mask.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { importNeeds } from '../integrations/import-needs.js';
-import { advanceImport, dueImports, importSettings, moveImportSchedule, openImportSecret } from '../integrations/import-settings.js';
+import { advanceImport, dueImports, importSettings, moveImportSchedule } from '../integrations/import-settings.js';
 import type { Importer, ImportPage } from '../integrations/observation.js';
-import { getIntegration, openSecret } from '../integrations/repository.js';
+import { getIntegration } from '../integrations/repository.js';
 import type { IntegrationType } from '../integrations/schema.js';
 import type { Store } from '../store/database.js';
 import type { ImportRow } from '../store/schema.js';
 import { RateLimiter } from './rate-limit.js';
+import { openReadSecret } from './read-secret.js';
 import { importFetch } from './read-only.js';
 import { claimImport, endImport, queuedImports, queueImport, recordPage, releaseImport, requeueOrphans } from './repository.js';
 import type { ObservationSink } from './sink.js';
@@ -194,14 +194,7 @@ export class ImportRunner {
     const importer = this.deps.importerOf(type);
     const settings = await importSettings(db, integration.id);
     if (!needs || !importer || !settings) throw new PitcrewError('PITCREW_ERR_VALIDATION', `pitcrew has no import for ${type} integrations, or this one was not set up (PATCH …/integrations/${integration.id} {import})`);
-    let secret = openImportSecret(this.deps.box, settings);
-    if (secret === undefined && settings.credential_id !== null) {
-      const credential = await getCredential(db, row.tenant_id, settings.credential_id).catch(() => {
-        throw new PitcrewError('PITCREW_ERR_NOT_FOUND', `the import's credential ${settings.credential_id} was deleted: choose another (PATCH …/integrations/${integration.id} {import:{credentialId}})`);
-      });
-      secret = openCredential(this.deps.box, credential);
-    }
-    if (secret === undefined && needs.integrationSecret) secret = openSecret(this.deps.box, integration);
+    const secret = await openReadSecret(db, this.deps.box, integration, settings, needs);
     return {
       // The secret's secret parts (a token; a login's password; a key's secret half), for masking in what is shown.
       needs, importer, secret, secrets: typeof secret === 'string' ? [secret] : secretsOf(secret),

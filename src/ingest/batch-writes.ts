@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ActionKind } from '../actions/kind.js';
+import { companionOf } from '../actions/snapshot/companion.js';
 import type { AlarmStep } from '../engine/alarm-history.js';
 import type { Decision, HostFacts, LimitedHost } from '../engine/decide.js';
 import { latestPick } from '../engine/host-facts.js';
@@ -70,6 +71,8 @@ export class BatchWrites {
       ...decision.held.map((host) => executionRow(rule, kind, event, { host }, this.executionExpirySeconds, true)),
       ...decision.serviceRuns.map((run) => executionRow(rule, kind, event, run, this.executionExpirySeconds, run.held === true)),
     ] : [];
+    const companion = executions.length > 0 ? companionOf(rule) : undefined;
+    if (companion) executions.push({ ...executionRow(rule, companion, event, { about: s.payload.hostName ?? executions[0]!.hostname }, this.executionExpirySeconds, false), companion: 1 });
     return { event, executions };
   }
 
@@ -80,7 +83,8 @@ export class BatchWrites {
       this.executions.push(row);
       if (row.awaiting_runbook === 1) this.givesRunbookWork = true;
     }
-    if (decision.outcome === 'accepted' && decision.serviceRuns.length > 0) this.givesServiceWork = true;
+    // Runs by the service: the kind's own, or a fix's companion capture of graphs.
+    if (executions.some((row) => row.host_id === null)) this.givesServiceWork = true;
     if ((decision.outcome === 'limited' || decision.outcome === 'accepted') && decision.escalate) {
       for (const limited of decision.limited) this.escalate(rule, kind, limited, history, event.id);
     }

@@ -73,7 +73,7 @@ export function executionRow(rule: Rule, kind: ActionKind, event: NewEventRow, t
   const id = newId(event.received_at);
   const host = 'host' in target ? target.host : undefined;
   const hostname = 'about' in target ? target.about || SERVICE_HOSTNAME : target.host.hostname;
-  const spec = kind.spec(rule, { executionId: id, eventId: event.id, env: JSON.parse(event.env) as Record<string, string>, host, hostname, expirySeconds });
+  const spec = kind.spec(rule, { executionId: id, eventId: event.id, env: JSON.parse(event.env) as Record<string, string>, host, hostname, expirySeconds, event: { payload: event.payload, receivedAt: event.received_at } });
   const { maxConcurrency = null, maxErrors = null } = host ? rule.target : (kind.fanout?.(rule) ?? {});
   const ids = { id, tenantId: rule.tenantId, ruleId: rule.id, eventId: event.id };
   // A git runbook is read before the run may go anywhere: held until then, fan-out turns given after.

@@ -1,4 +1,5 @@
 import { assertNever } from '../errors/assert-never.js';
+import { PrometheusGraphSource } from './alertmanager/graph.js';
 import { CloudwatchGraphSource, type CloudwatchGraphSettings } from './cloudwatch-sns/graph.js';
 import { DatadogGraphSource } from './datadog/graph.js';
 import { GrafanaGraphSource } from './grafana/graph.js';
@@ -16,6 +17,7 @@ export type GraphSourceSettings = CloudwatchGraphSettings;
  * assumed role's credentials until they near expiry).
  */
 export function graphSources(settings: GraphSourceSettings = {}): (type: IntegrationType) => GraphSource | undefined {
+  const prometheus = new PrometheusGraphSource();
   const grafana = new GrafanaGraphSource();
   const monasca = new MonascaGraphSource();
   const datadog = new DatadogGraphSource();
@@ -31,6 +33,7 @@ export function graphSources(settings: GraphSourceSettings = {}): (type: Integra
       case 'cloudwatch_sns':
         return cloudwatch;
       case 'alertmanager':
+        return prometheus;
       case 'generic':
       case 'zabbix':
       case 'pagerduty':
@@ -40,3 +43,4 @@ export function graphSources(settings: GraphSourceSettings = {}): (type: Integra
     }
   };
 }
+

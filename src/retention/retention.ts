@@ -33,7 +33,7 @@ const ACTIVE_IMPORT_STATES = ['queued', 'running'];
 
 /**
  * Deletes history older than the retention period (docs/configuration.md, "History retention"):
- * ended executions with their transitions, artifacts and output; events no execution still
+ * ended executions with their transitions, artifacts, output and graph snapshots; events no execution still
  * needs; integrations' alert logs; incidents resolved before the period (an open one is kept
  * however old: it is still going on); ended imports of an integration's tool, but for its newest
  * `keepImports` (a tool imported every five minutes would otherwise add 288 rows a day, and an
@@ -111,6 +111,7 @@ export class Retention {
     if (ids.length === 0) return 0;
     await tx.deleteFrom('execution_transitions').where('execution_id', 'in', ids).execute();
     await tx.deleteFrom('execution_artifacts').where('execution_id', 'in', ids).execute();
+    await tx.deleteFrom('graph_snapshots').where('execution_id', 'in', ids).execute();
     await tx.deleteFrom('notify_pending').where('execution_id', 'in', ids).execute();
     await tx.deleteFrom('executions').where('id', 'in', ids).execute();
     return ids.length;

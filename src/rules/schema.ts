@@ -77,12 +77,23 @@ export const Runbook = Type.Object(
 export type RunbookRef = Static<typeof Runbook>;
 const TimeoutSeconds = Type.Integer({ minimum: 1, maximum: 86_400, description: 'default 300' });
 
+/** "Capture graphs too" on a fix (docs/graph-snapshots.md): a graph_snapshot beside it, which never delays it nor fails it. */
+const SnapshotOption = Type.Object(
+  {
+    integrationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    graphs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 20 })),
+    windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
+  },
+  { additionalProperties: false, description: 'capture graphs too: the alert’s graph (or these) from the integration’s tool, beside the fix, as a graph_snapshot execution of the same event; its failure does not fail the fix' },
+);
+
 export const ScriptAction = Type.Object(
   {
     type: Type.Literal('script'),
     flavour: Type.Enum(['autofix', 'diagnostics']),
     runbook: Runbook,
     timeoutSeconds: Type.Optional(TimeoutSeconds),
+    snapshot: Type.Optional(SnapshotOption),
   },
   { additionalProperties: false },
 );
@@ -103,6 +114,7 @@ export const CloudAction = Type.Object(
     timeoutSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 3600, description: 'how long to wait for the instance to reach its state; default 300' })),
     maxConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'at most this many instances of one event are acted on at once; the others wait their turn (a rolling reboot)' })),
     maxErrors: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: "after this many of one event's instances failed, the instances still waiting are cancelled" })),
+    snapshot: Type.Optional(SnapshotOption),
   },
   { additionalProperties: false },
 );
@@ -112,6 +124,7 @@ export const CliAction = Type.Object(
     runbook: Runbook,
     credentialIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 4, uniqueItems: true, description: "the tenant's credentials the CLI runbook gets, each in its CLI's own environment variables (docs/cli-machine.md); at most one per provider" })),
     timeoutSeconds: Type.Optional(TimeoutSeconds),
+    snapshot: Type.Optional(SnapshotOption),
   },
   { additionalProperties: false },
 );

@@ -26,6 +26,10 @@ import { HostSessions } from '../hosts/sessions.js';
 import { registerEventRoutes } from '../events/routes.js';
 import { registerWebhookRoutes } from '../ingress/webhook.js';
 import { EmailRunbookRunner } from '../actions/email-runbook/runner.js';
+import { SnapshotRunner } from '../actions/snapshot/runner.js';
+import { graphSources } from '../integrations/graph-sources.js';
+import { registerSnapshotRoutes } from '../snapshots/routes.js';
+import { SIGNED_LINK_PURPOSE } from '../snapshots/signed-link.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
@@ -257,6 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runners: [
       new EmailRunbookRunner(deps.store.db, links),
       new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds, deps.logger),
+      new SnapshotRunner({ db: deps.store.db, box: secretBox, fetch: toolFetch, sources: graphSources({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), logger: deps.logger, clock }),
       ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint, awsStsEndpoint: deps.awsStsEndpoint })] : []),
       ...(deps.extraKinds?.runners ?? []),
     ],
@@ -429,6 +434,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
+      registerSnapshotRoutes(scope as Api, { db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerImportRoutes(scope as Api, { db, request: (integration) => imports.request(integration) });

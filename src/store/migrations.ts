@@ -29,6 +29,7 @@ import * as imports from './migrations/0027_imports.js';
 import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
 import * as incidentHostDays from './migrations/0029_incident_host_days.js';
 import * as incidentOpenList from './migrations/0030_incident_open_list.js';
+import * as graphSnapshots from './migrations/0031_graph_snapshots.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0028_incident_analytics': incidentAnalytics,
   '0029_incident_host_days': incidentHostDays,
   '0030_incident_open_list': incidentOpenList,
+  '0031_graph_snapshots': graphSnapshots,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

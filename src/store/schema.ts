@@ -241,6 +241,8 @@ export interface ExecutionsTable {
   fanout_max_concurrency: number | null;
   fanout_max_errors: number | null;
   /** JSON tags a one-host target picked this run's host from: it may move to another of them before it starts. */
+  /** 1: a graph_snapshot run beside its rule's fix ("capture graphs too"), outside the action limit's count (migration 0031). */
+  companion: Generated<number>;
   placement: string | null;
   /** 1 while its script is still to be read from a git repository: held from dispatch until then (migration 0020). */
   awaiting_runbook: number;
@@ -261,6 +263,24 @@ export interface ExecutionArtifactsTable {
   name: string;
   size: number;
   content: string;
+}
+
+/** snapshots/repository.ts: one picture a graph_snapshot execution captured (migration 0031). */
+export interface GraphSnapshotsTable {
+  id: string;
+  tenant_id: string;
+  execution_id: string;
+  event_id: string;
+  /** The graph's place among its execution's (the rule's graphs in order). */
+  position: number;
+  title: string;
+  query: string;
+  content_type: string;
+  width: number;
+  height: number;
+  bytes: number;
+  image: Uint8Array;
+  created_at: number;
 }
 
 export interface EscalationsTable {
@@ -656,6 +676,7 @@ export interface Database {
   executions: ExecutionsTable;
   execution_transitions: ExecutionTransitionsTable;
   execution_artifacts: ExecutionArtifactsTable;
+  graph_snapshots: GraphSnapshotsTable;
   nodes: NodesTable;
   escalations: EscalationsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -5,6 +5,7 @@ import { callJson, readCursor, toolRefused, writeCursor, type ToolCall } from '.
 import { isRecord } from '../values.js';
 import { hostFromAddress, readHostLabel } from './alert.js';
 import { alertLabels, labelSetFingerprint } from './fingerprint.js';
+import { authOf, matrix, prometheus, textLabels, urlRoot, type Auth } from './prometheus-api.js';
 
 /**
  * The import of an `alertmanager` integration (docs/incidents-import.md), from up to two places:
@@ -193,54 +194,9 @@ async function readAlertmanager(request: ImportRequest, config: Config, headers:
   return { observations, open };
 }
 
-interface Series {
-  metric: Record<string, string>;
-  /** [epoch ms, value] */
-  values: Array<[number, string]>;
-}
-
-function prometheus(url: string, auth: Auth): ToolCall {
-  return { tool: 'Prometheus', url, ...auth };
-}
-
-async function matrix(request: ImportRequest, call: ToolCall): Promise<Series[]> {
-  const answer = await callJson(request, call);
-  const data = isRecord(answer) && answer.status === 'success' && isRecord(answer.data) ? answer.data : undefined;
-  if (!data || data.resultType !== 'matrix' || !Array.isArray(data.result)) {
-    throw toolRefused(call, `an answer without a range result (status "${isRecord(answer) ? String(answer.status) : typeof answer}"): is prometheusUrl Prometheus's address (port 9090 by default)?`);
-  }
-  return data.result.flatMap((item) => {
-    if (!isRecord(item) || !isRecord(item.metric) || !Array.isArray(item.values)) return [];
-    const values: Array<[number, string]> = [];
-    for (const pair of item.values) {
-      if (Array.isArray(pair) && typeof pair[0] === 'number') values.push([Math.round(pair[0] * 1000), String(pair[1])]);
-    }
-    return [{ metric: textLabels(item.metric), values: values.sort((a, b) => a[0] - b[0]) }];
-  });
-}
-
-function textLabels(value: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, v] of Object.entries(value)) if (typeof v === 'string') out[name] = v;
-  return out;
-}
-
 function hostOf(labels: Record<string, string>, hostLabel: string): string | null {
   const value = labels[hostLabel];
   return value === undefined || value === '' ? null : hostFromAddress(value);
-}
-
-/** The headers a call sends and the secrets its messages blot out. */
-type Auth = Pick<ToolCall, 'headers' | 'secrets'>;
-
-/** No secret: no header. A string: a bearer token. {username, password}: basic authentication (a proxy in front of the tool). */
-function authOf(secret: unknown): Auth {
-  if (typeof secret === 'string') return { headers: { authorization: `Bearer ${secret}` }, secrets: [secret] };
-  if (isRecord(secret) && typeof secret.username === 'string' && typeof secret.password === 'string') {
-    const basic = Buffer.from(`${secret.username}:${secret.password}`).toString('base64');
-    return { headers: { authorization: `Basic ${basic}` }, secrets: [secret.password, basic] };
-  }
-  return {};
 }
 
 function readConfig(config: Record<string, unknown>): Config {
@@ -256,10 +212,6 @@ function readConfig(config: Record<string, unknown>): Config {
 
 function isCursor(state: Record<string, unknown>): state is Record<string, unknown> & Cursor {
   return (state.promAt === undefined || typeof state.promAt === 'number') && (state.promOpen === undefined || isRecord(state.promOpen)) && (state.amOpen === undefined || isRecord(state.amOpen));
-}
-
-function urlRoot(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value.replace(/\/+$/, '') : undefined;
 }
 
 const alignUp = (ms: number, step: number) => Math.ceil(ms / step) * step;

@@ -1,0 +1,102 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { PolicyFetch } from '../../egress/fetch.js';
+import { PitcrewError } from '../../errors/catalogue.js';
+import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
+import { masked, secretsOf } from '../../identity/audit/mask.js';
+import type { SecretBox } from '../../identity/secret-box.js';
+import { openReadSecret } from '../../imports/read-secret.js';
+import type { Graph, GraphSource } from '../../integrations/graph-source.js';
+import { importNeeds } from '../../integrations/import-needs.js';
+import { importSettings } from '../../integrations/import-settings.js';
+import { getIntegration } from '../../integrations/repository.js';
+import type { IntegrationType } from '../../integrations/schema.js';
+import { renderPng } from '../../snapshots/render.js';
+import { insertSnapshots, MAX_SNAPSHOT_BYTES, type NewSnapshot } from '../../snapshots/repository.js';
+import type { Database, ExecutionRow } from '../../store/schema.js';
+import { isGraphSnapshotSpec, type GraphSnapshotSpec } from './kind.js';
+
+/** The picture's size: readable in an e-mail (600-800 px wide), the plot above a line of legend per series. */
+export const SNAPSHOT_WIDTH = 720;
+export const SNAPSHOT_HEIGHT = 300;
+
+export interface SnapshotRunnerDeps {
+  db: Kysely<Database>;
+  box: SecretBox;
+  /** The service's fetch under the egress policy: every call to the tenant's tool goes through it. */
+  fetch: PolicyFetch;
+  sources: (type: IntegrationType) => GraphSource | undefined;
+  logger: Pick<FastifyBaseLogger, 'warn'>;
+  clock?: () => number;
+}
+
+/**
+ * Runs graph_snapshot executions in this process (executions/service-executor.ts): the
+ * integration's tool read with its read-only credential through its graph source, numbers drawn
+ * (snapshots/render.ts), images stored with the execution. A failure names the tool, the query and
+ * what the tool answered, with the credential blotted out.
+ */
+export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
+  readonly kind = 'graph_snapshot';
+  readonly mode = 'in_process';
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: SnapshotRunnerDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {
+    const spec = JSON.parse(execution.spec) as unknown;
+    if (!isGraphSnapshotSpec(spec)) return { state: 'failed', reason: 'not a graph_snapshot execution' };
+    let secrets: string[] = [];
+    try {
+      const { source, config, secret } = await this.prepare(execution, spec);
+      secrets = typeof secret === 'string' ? [secret] : secretsOf(secret);
+      const window = this.window(spec);
+      const graphs = await source.capture({ config, secret, graphs: spec.graphs, alert: spec.alert, ...window, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT, fetch: this.deps.fetch, signal });
+      const stored = await this.store(execution, spec, graphs, window);
+      return { state: 'succeeded', reason: `captured ${stored.length === 1 ? 'a graph' : `${stored.length} graphs`} from ${source.tool}: ${stored.map((s) => s.title).join('; ')}` };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const reason = masked(error instanceof Error ? error.message : String(error), secrets) as string;
+      this.deps.logger.warn({ executionId: execution.id, ruleId: execution.rule_id, integrationId: spec.integrationId, reason }, 'graph snapshot failed');
+      return { state: 'failed', reason };
+    }
+  }
+
+  private async prepare(execution: ExecutionRow, spec: GraphSnapshotSpec): Promise<{ source: GraphSource; config: Record<string, unknown>; secret: unknown }> {
+    const { db, box } = this.deps;
+    if (!spec.integrationId) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'the action names no integration to read graphs from: set action.integrationId (the rule has no alert trigger to take it from)');
+    const integration = await getIntegration(db, execution.tenant_id, spec.integrationId).catch(() => {
+      throw new PitcrewError('PITCREW_ERR_INTEGRATION_NOT_FOUND', `the integration ${spec.integrationId} does not exist in this tenant (deleted?): no graph was read`);
+    });
+    const type = integration.type as IntegrationType;
+    const source = this.deps.sources(type);
+    if (!source) throw new PitcrewError('PITCREW_ERR_VALIDATION', `pitcrew reads no graphs from ${type} integrations (docs/graph-snapshots.md lists the tools)`);
+    const secret = await openReadSecret(db, box, integration, await importSettings(db, integration.id), importNeeds(type));
+    return { source, config: JSON.parse(integration.config) as Record<string, unknown>, secret };
+  }
+
+  /** Before the alert's start and after it, up to now; a minute at least. */
+  private window(spec: GraphSnapshotSpec): { from: number; to: number } {
+    const span = spec.windowMinutes * 60_000;
+    const from = spec.alert.startedAt - span;
+    const to = Math.max(Math.min(this.clock(), spec.alert.startedAt + span), from + 60_000);
+    return { from, to };
+  }
+
+  private async store(execution: ExecutionRow, spec: GraphSnapshotSpec, graphs: Graph[], window: { from: number; to: number }): Promise<NewSnapshot[]> {
+    const snapshots: NewSnapshot[] = [];
+    for (const [position, graph] of graphs.entries()) {
+      const image = graph.kind === 'image'
+        ? { contentType: graph.contentType, bytes: graph.bytes, width: graph.width, height: graph.height }
+        : await renderPng({ title: graph.title, series: graph.series, threshold: graph.threshold, unit: graph.unit, ...window, startedAt: spec.alert.startedAt, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT });
+      if (image.bytes.byteLength > MAX_SNAPSHOT_BYTES) {
+        throw new PitcrewError('PITCREW_ERR_VALIDATION', `the graph "${graph.title}" is ${image.bytes.byteLength} bytes, over the ${MAX_SNAPSHOT_BYTES} a snapshot may keep: nothing was stored`);
+      }
+      snapshots.push({ tenantId: execution.tenant_id, executionId: execution.id, eventId: execution.event_id, position, title: graph.title, query: graph.query, contentType: image.contentType, width: image.width, height: image.height, image: image.bytes });
+    }
+    await insertSnapshots(this.deps.db, snapshots, this.clock());
+    return snapshots;
+  }
+}

@@ -1,3 +1,4 @@
+import type { GraphAlert } from '../../integrations/graph-source.js';
 import { describeHost } from '../../engine/alarm-history.js';
 import { times } from '../../errors/counts.js';
 import type { Rule } from '../../rules/rule.js';
@@ -5,16 +6,6 @@ import type { ActionKind, KindSpec, RunContext } from '../kind.js';
 
 /** The window drawn when the rule says none: an hour each side of the alert's start, up to now. */
 export const DEFAULT_WINDOW_MINUTES = 60;
-
-/** The alert a capture is about, copied from the event when it arrives (integrations/graph-source.ts GraphAlert). */
-export interface SnapshotAlert {
-  alarmName: string;
-  hostname: string | undefined;
-  labels: Record<string, string>;
-  generatorURL: string | undefined;
-  startedAt: number;
-  payload: Record<string, unknown>;
-}
 
 /**
  * What a graph_snapshot execution captures (docs/graph-snapshots.md), copied from the rule and the
@@ -27,7 +18,8 @@ export interface GraphSnapshotSpec extends KindSpec {
   integrationId: string | null;
   graphs: string[];
   windowMinutes: number;
-  alert: SnapshotAlert;
+  /** The alert a capture is about, copied from the event when it arrives. */
+  alert: GraphAlert;
   ruleName: string;
   timeoutSeconds: number;
 }
@@ -81,7 +73,7 @@ const CAPTURE_SECONDS = 120;
  * The alert as the event carries it: an integration's alert is stored as the tool sent it
  * (Alertmanager: labels, startsAt, generatorURL); a webhook call's `MetaData` stands for labels.
  */
-function alertOf(rule: Rule, run: RunContext): SnapshotAlert {
+function alertOf(rule: Rule, run: RunContext): GraphAlert {
   const payload = parseObject(run.event.payload);
   const labels = textRecord(payload.labels) ?? textRecord(payload.MetaData) ?? {};
   const startsAt = typeof payload.startsAt === 'string' ? Date.parse(payload.startsAt) : Number.NaN;

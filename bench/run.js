@@ -297,7 +297,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // so they never share the machine (the integration ingest one, bench/alerts.js, the cron one,
 // bench/cron.js, the cloud action one, bench/cloud.js, the CLI Machine one, bench/cli.js, and the
 // git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
-// isolation, alerts, cron, cloud, cli, git or fleet runs one of them.
+// isolation, alerts, cron, cloud, cli, git or fleet runs one of them; BENCH_ONLY=api, imports,
+// incidents or snapshots (bench/snapshots.js, with Debian's Prometheus) runs one not in the default set.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -326,10 +327,13 @@ const runGit = () => runChildBench('git-sources.js');
 const runApi = () => runChildBench('api.js');
 const runImports = () => runChildBench('imports.js');
 const runIncidents = () => runChildBench('incidents-analytics.js');
+const runSnapshots = () => runChildBench('snapshots.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports or incidents (or unset for all but api, imports and incidents), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents or snapshots (or unset for all but api, imports, incidents and snapshots), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'snapshots') {
+  runSnapshots().then((code) => process.exit(code));
 } else if (ONLY === 'incidents') {
   runIncidents().then((code) => process.exit(code));
 } else if (ONLY === 'imports') {

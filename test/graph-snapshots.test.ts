@@ -14,6 +14,9 @@ import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startTool, type ToolPro
 import { freePort } from './support/process.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
+import { createChannel, finish, waitDelivered } from './support/notify.js';
+import { startReceiver } from './support/receivers.js';
+import { startSmtpServer } from './support/smtp.js';
 
 /*
  * Issue 39 with the real tools: Debian's Prometheus scrapes a real series (a gauge served here,
@@ -29,6 +32,7 @@ import { waitFor } from './support/wait.js';
 const STEP_MS = 60_000;
 const ALERT = 'PitcrewSnapshotLoad';
 const METRIC = 'pitcrew_snapshot_load';
+const PUBLIC_URL = 'https://pitcrew.example.test';
 
 interface Execution { id: string; state: string; reason: string | null; snapshots?: Array<{ id: string; contentType: string; width: number; height: number; bytes: number; url: string; title: string }> }
 
@@ -46,7 +50,8 @@ describe.each(testDialects())('graph snapshots from a real Prometheus on %s', (d
     assertToolsInstalled();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-snapshots-'));
     database = await createTestDatabase(dialect);
-    env = await startTestEnv(dialect, { database, listen: true });
+    env = await startTestEnv(dialect, { database, listen: true, publicUrl: PUBLIC_URL });
+    await env.enrol('web-1');
     linkKey = new SecretBox(loadSecretKey(database.dataDir, undefined).key).derivedKey(SIGNED_LINK_PURPOSE);
 
     // The series: web-1 rises a unit a second from 0 (the alert fires after 20 s of it), web-2 stays at 1.
@@ -195,7 +200,6 @@ alerting:
   }, 3 * STEP_MS);
 
   it('captures graphs too beside a fix: a graph_snapshot execution of the same event, whose snapshots the fix lists while it waits for its agent', async () => {
-    await env.enrol('web-1');
     const ruleId = await rule('fix with graphs', { type: 'alert', integrationId, alarmName: 'FixWithGraphs' }, {
       type: 'script', flavour: 'autofix', runbook: { script: 'true' }, snapshot: { graphs: [`${METRIC}{instance="{{ $labels.instance }}"}`], windowMinutes: 1 },
     });
@@ -210,6 +214,63 @@ alerting:
     expect(executions.find((e) => e.actionType === 'graph_snapshot')?.eventId).toBe(fix.eventId);
     const fixView = (await env.api('GET', `/api/v1/executions/${fix.id}`)).json() as Execution;
     expect(fixView.snapshots?.map((one) => one.id)).toEqual(capture.snapshots!.map((one) => one.id));
+  }, 3 * STEP_MS);
+
+  it('tells the fix’s result with its graph: the PNG inline in the e-mail by its cid, and a signed link in Slack that opens it without a session', async () => {
+    const smtp = await startSmtpServer();
+    const slack = await startReceiver();
+    const ruleId = await rule('fix told with graphs', { type: 'alert', integrationId, alarmName: 'ToldWithGraphs' }, {
+      type: 'script', flavour: 'autofix', runbook: { script: 'true' }, snapshot: { graphs: [`${METRIC}{instance="{{ $labels.instance }}"}`], windowMinutes: 1 },
+    });
+    const mail = await createChannel(env, {
+      name: 'graphs by mail', type: 'email', ruleIds: [ruleId],
+      config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
+    });
+    const chat = await createChannel(env, { name: 'graphs in slack', type: 'slack', ruleIds: [ruleId], config: { webhookUrl: slack.url } });
+    await postAlert(integrationId, 'ToldWithGraphs', '');
+    // The capture ends first (the fix waits for its agent): its picture is ready when the fix's message is built.
+    const capture = await ended(ruleId);
+    expect(capture.state, capture.reason ?? '').toBe('succeeded');
+    const snapshot = capture.snapshots![0]!;
+    const image = (await env.api('GET', snapshot.url)).rawPayload;
+    const fix = await env.store.db.selectFrom('executions').select(['id', 'host_id', 'event_id']).where('rule_id', '=', ruleId).where('companion', '=', 0).executeTakeFirstOrThrow();
+    await finish(env, fix.id, fix.host_id!, { exitCode: 0, stdout: 'restarted' });
+    await waitDelivered(env, mail.id);
+    await waitDelivered(env, chat.id);
+
+    // One message told both: the capture's pending row went with the fix's.
+    expect(await env.store.db.selectFrom('notify_pending').select('execution_id').where('event_id', '=', fix.event_id).execute()).toEqual([]);
+    const sent = smtp.mails.find((m) => m.subject.includes('fix told with graphs'))!;
+    expect(sent.subject).toBe('[pitcrew] fix told with graphs succeeded on web-1');
+    const cid = `snapshot-${snapshot.id}@pitcrew`;
+    const pictures = sent.parts.filter((part) => part.contentType === 'image/png');
+    expect(pictures.map((part) => [part.contentId, part.disposition])).toEqual([[cid, 'inline']]);
+    expect(Buffer.compare(pictures[0]!.body, image)).toBe(0);
+    const png = PNG.sync.read(pictures[0]!.body);
+    expect([png.width, png.height]).toEqual([snapshot.width, snapshot.height]);
+    expect(sent.html).toContain(`<img src="cid:${cid}" width="${snapshot.width}" height="${snapshot.height}"`);
+
+    const blocks = (slack.accepted()[0]!.body as { blocks: Array<{ type: string; elements?: Array<{ text: { text: string }; url: string }> }> }).blocks;
+    const button = blocks.find((block) => block.type === 'actions')!.elements!.find((element) => element.text.text.startsWith('📈'))!;
+    expect(button.text.text).toBe(`📈 ${snapshot.title}`);
+    const link = new URL(button.url);
+    expect(`${link.origin}${link.pathname}`).toBe(`${PUBLIC_URL}/api/v1/snapshots/${snapshot.id}`);
+    const days = (Number(link.searchParams.get('exp')) * 1000 - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7);
+    const open = await env.app.server.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+    expect(open.statusCode).toBe(200);
+    expect(Buffer.compare(open.rawPayload, image)).toBe(0);
+    const sig = link.searchParams.get('sig')!;
+    const altered = `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`;
+    const tries = [
+      `${link.pathname}?exp=${link.searchParams.get('exp')}&sig=${altered}`,
+      `${link.pathname}?exp=${Number(link.searchParams.get('exp')) + 1}&sig=${sig}`,
+      `/api/v1/snapshots/${capture.snapshots![0]!.id.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}${link.search}`,
+    ];
+    for (const url of tries) expect((await env.app.server.inject({ method: 'GET', url })).statusCode, url).toBe(403);
+    // Nothing else opens with it.
+    expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/executions/${fix.id}${link.search}` })).statusCode).toBe(401);
   }, 3 * STEP_MS);
 
   it('fails naming Prometheus, the query and the refused connection when Prometheus is unreachable', async () => {

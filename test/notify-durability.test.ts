@@ -93,7 +93,7 @@ describe.each(testDialects())('notifications survive and wait on %s', (dialect) 
     try {
       await finish(env, id, host.hostId, { exitCode: 0 });
       // Another node claimed it, then died: its lease ended a moment ago.
-      await new RunCollector(env.store.db, new UiLinks(undefined), 0, (spec) => new ActionKinds().describe(spec)).collect();
+      await new RunCollector(env.store.db, { links: new UiLinks(undefined), key: Buffer.alloc(32), seconds: 600 }, 0, (spec) => new ActionKinds().describe(spec)).collect();
       await env.store.db.updateTable('notify_deliveries').set({ state: 'sending', lease_owner: 'dead-node', lease_until: Date.now() - 1 }).where('channel_id', '=', channel.id).execute();
     } finally {
       env.app.context.notifier.start();

@@ -152,6 +152,8 @@ export interface NotifySettings {
   pollMs: number;
   /** Least time between two passes of the notifier's loop: wake-ups in between share the next pass. */
   passSpacingMs: number;
+  /** How long a graph snapshot's signed link in a notification opens the image (docs/graph-snapshots.md). */
+  snapshotLinkDays: number;
 }
 
 /** Where pitcrew may connect on a tenant's behalf (egress/policy.ts; docs/configuration.md#outbound-calls). */
@@ -245,6 +247,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
       sendTimeoutMs: integer(env, 'PITCREW_NOTIFY_SEND_TIMEOUT_MS', 10_000, 100, 300_000),
       pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
+      snapshotLinkDays: integer(env, 'PITCREW_SNAPSHOT_LINK_DAYS', 7, 1, 365),
     },
     egress: egressSettings(env, warnings),
     warnings,

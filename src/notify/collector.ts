@@ -1,11 +1,11 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { ACTIVE_STATES, TERMINAL_STATES } from '../executions/states.js';
+import { TERMINAL_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
 import { chunksWithin, MAX_PARAMETERS, type Statements } from '../store/statements.js';
-import type { UiLinks } from './links.js';
 import { enqueue, routingOf, type TenantRouting } from './outbox.js';
 import { route } from './routing.js';
 import { listedOf, runNotification, type DescribeAction } from './run-notification.js';
+import { activeOf, graphNote, readyToReport, snapshotRefs, type SnapshotLinking } from './run-graphs.js';
 
 const GROUPS_PER_PASS = 200;
 
@@ -37,7 +37,7 @@ export function pendingWrites(statements: Statements, transitions: ReadonlyArray
 export class RunCollector {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly links: UiLinks,
+    private readonly linking: SnapshotLinking,
     private readonly groupWaitMs: number,
     private readonly describe: DescribeAction,
   ) {}
@@ -54,10 +54,8 @@ export class RunCollector {
       .limit(GROUPS_PER_PASS)
       .execute();
     if (groups.length === 0) return 0;
-    const active = new Set(
-      (await db.selectFrom('executions').select('event_id').where('event_id', 'in', groups.map((g) => g.event_id)).where('state', 'in', [...ACTIVE_STATES]).groupBy('event_id').execute()).map((r) => r.event_id),
-    );
-    const ready = groups.filter((g) => !active.has(g.event_id) || Number(g.first_at) + this.groupWaitMs <= now);
+    const active = await activeOf(db, groups.map((g) => g.event_id));
+    const ready = groups.filter((g) => readyToReport(g.event_id, Number(g.first_at), active, this.groupWaitMs, now));
     if (ready.length === 0) return 0;
     const routing = await routingOf(db, [...new Set(ready.map((g) => g.tenant_id))]);
     // A tenant with no channel that could hear a result has nothing to build: its rows just go.
@@ -74,8 +72,8 @@ export class RunCollector {
   private async collectEvent(eventId: string, routing: TenantRouting, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       // A few columns of each: a fan-out over a fleet is thousands of executions, each with its output.
-      const members = await tx.selectFrom('executions').select(['id', 'state', 'hostname']).where('event_id', '=', eventId).orderBy('id').execute();
-      const ended = members.filter((e) => (TERMINAL_STATES as readonly string[]).includes(e.state)).map((e) => e.id);
+      const all = await tx.selectFrom('executions').select(['id', 'state', 'hostname', 'companion', 'reason']).where('event_id', '=', eventId).orderBy('id').execute();
+      const ended = all.filter((e) => (TERMINAL_STATES as readonly string[]).includes(e.state)).map((e) => e.id);
       if (ended.length === 0) return false;
       // The delete is the claim: a node that comes second (PostgreSQL waits on the rows) gets none.
       const claimed: Array<{ execution_id: string }> = [];
@@ -87,8 +85,16 @@ export class RunCollector {
       const event = await tx.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
       const rule = await tx.selectFrom('rules').select(['id', 'name']).where('id', '=', event.rule_id).executeTakeFirstOrThrow();
       const ids = new Set(claimed.map((c) => c.execution_id));
+      // A fix's message is about the fix: its companion capture shows as pictures, or as a note of why
+      // there are none. The capture's own message goes only when it ended after the fix's was sent.
+      const fixes = all.filter((e) => Number(e.companion) === 0);
+      const companions = all.filter((e) => Number(e.companion) === 1);
+      const aboutFixes = fixes.some((e) => ids.has(e.id));
+      const members = aboutFixes ? fixes : companions;
       const listed = await tx.selectFrom('executions').selectAll().where('id', 'in', listedOf(members, ids)).execute();
-      const notification = runNotification(rule, event, members, ids, listed, this.links, this.describe);
+      const snapshots = await snapshotRefs(tx, event.tenant_id, eventId, this.linking, now);
+      const note = aboutFixes ? graphNote(companions, snapshots.length) : undefined;
+      const notification = { ...runNotification(rule, event, members, ids, listed, this.linking.links, this.describe), ...(snapshots.length > 0 ? { snapshots } : {}), ...(note ? { graphNote: note } : {}) };
       const targets = route({ kind: 'run', severity: notification.severity, ruleId: rule.id }, routing.channels, routing.contacts);
       const first = [...ids].sort()[0]!;
       await enqueue(tx, { tenantId: event.tenant_id, dedupeKey: `run:${eventId}:${first}`, ruleId: rule.id, notification }, targets, now);

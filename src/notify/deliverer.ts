@@ -10,6 +10,7 @@ import type { SecretBox } from '../identity/secret-box.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 import { counted } from '../errors/counts.js';
+import { mailImages } from './mail-images.js';
 
 export interface DelivererOptions {
   nodeId: string;
@@ -106,7 +107,8 @@ export class Deliverer {
     try {
       const notification = JSON.parse(message.body) as Notification;
       const recipients = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]) : null;
-      const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients };
+      const images = channel.type === 'email' ? await mailImages(db, delivery.tenant_id, notification) : [];
+      const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients, images };
       result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress });
     } catch (error) {
       // Secrets that do not open (another key) will not open on a retry either.

@@ -1,5 +1,6 @@
 /**
- * Links to the UI's pages (web UI routes /rules/{id}, /events/{id}, /executions/{id}), under
+ * Links to the UI's pages (web UI routes /rules/{id}, /events/{id}, /executions/{id}) and to
+ * snapshot images (the API beside the UI), under
  * PITCREW_PUBLIC_URL. Without a public URL the service cannot know how people reach it, so
  * messages carry ids instead of links.
  */
@@ -16,6 +17,11 @@ export class UiLinks {
 
   execution(id: string): string | null {
     return this.to(`/executions/${id}`);
+  }
+
+  /** A snapshot's image under its signed link's query (snapshots/signed-link.ts). */
+  snapshot(id: string, query: string): string | null {
+    return this.to(`/api/v1/snapshots/${id}?${query}`);
   }
 
   private to(path: string): string | null {

@@ -55,6 +55,22 @@ export interface RunNotification {
   unlisted: number;
   /** True when sent after the grouping wait with some hosts still running. */
   partial: boolean;
+  /** The event's graph snapshots ready when the message was built (absent in messages from before them). */
+  snapshots?: SnapshotRef[];
+  /** Why a fix's companion capture ("capture graphs too") gave no pictures yet, in words; absent when it did. */
+  graphNote?: string;
+}
+
+/** A graph snapshot a message shows: inline in an e-mail, by its signed link in a chat. */
+export interface SnapshotRef {
+  id: string;
+  title: string;
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  /** The signed link that opens the image without a session, until it expires; null without PITCREW_PUBLIC_URL. */
+  url: string | null;
 }
 
 export interface EscalationNotification {

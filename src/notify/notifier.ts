@@ -17,6 +17,7 @@ import { tellNotRun } from './not-run.js';
 import type { TestNotification } from './notification.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { sendNotification, type SendResult } from './senders/index.js';
+import { SIGNED_LINK_PURPOSE } from '../snapshots/signed-link.js';
 
 export interface NotifierDeps {
   store: Store;
@@ -55,7 +56,8 @@ export class Notifier {
   constructor(private readonly deps: NotifierDeps) {
     const { store, settings } = deps;
     this.statements = new Statements(store.dialect);
-    this.collector = new RunCollector(store.db, deps.links, settings.groupWaitSeconds * 1000, deps.describeAction);
+    const linking = { links: deps.links, key: deps.box.derivedKey(SIGNED_LINK_PURPOSE), seconds: settings.snapshotLinkDays * 86_400 };
+    this.collector = new RunCollector(store.db, linking, settings.groupWaitSeconds * 1000, deps.describeAction);
     this.deliverer = new Deliverer({
       db: store.db,
       dialect: store.dialect,

@@ -182,7 +182,7 @@ export interface AppDeps {
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
 const SERVICE_RUN = 'service';
-const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50 };
+const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, snapshotLinkDays: 7 };
 
 /** The services buildApp made and wired together: for listen(), the CLI and tests. */
 export interface Services {

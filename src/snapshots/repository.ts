@@ -41,6 +41,19 @@ export async function snapshotsOfExecution(db: Kysely<Database>, tenantId: strin
   return rows.map(numbers);
 }
 
+/** An event's snapshots, oldest first (a notification of the event's run shows them): at most `limit`. */
+export async function snapshotsOfEvent(db: Kysely<Database>, tenantId: string, eventId: string, limit: number): Promise<SnapshotMeta[]> {
+  const rows = await db.selectFrom('graph_snapshots').select(META).where('tenant_id', '=', tenantId).where('event_id', '=', eventId)
+    .orderBy('id').limit(limit).execute();
+  return rows.map(numbers);
+}
+
+/** The images of the snapshots named, those still kept (retention may have deleted some), in no order. */
+export async function imagesOf(db: Kysely<Database>, tenantId: string, ids: readonly string[]): Promise<Array<{ id: string; content_type: string; image: Uint8Array }>> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('graph_snapshots').select(['id', 'content_type', 'image']).where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
+}
+
 export async function getSnapshot(db: Kysely<Database>, tenantId: string, id: string): Promise<GraphSnapshotsTable> {
   const row = await db.selectFrom('graph_snapshots').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('snapshot', id);

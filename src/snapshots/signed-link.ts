@@ -9,8 +9,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 
 export const SIGNED_LINK_PURPOSE = 'snapshot links';
-/** How long a link made for a notification stays open when nothing else is said: a week. */
-export const LINK_SECONDS = 7 * 86_400;
 
 export interface LinkSubject {
   tenantId: string;

@@ -13,6 +13,7 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string;
+  parts: MimePart[];
 }
 
 export interface SmtpTestServer {
@@ -102,36 +103,54 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
   return handle;
 }
 
-/** Just enough MIME for the tests: the subject and the decoded text and HTML parts. */
-function parseMime(raw: string): { subject: string; text: string; html: string } {
-  const [head = '', ...rest] = raw.split(/\r?\n\r?\n/);
-  const headers = unfold(head);
-  const subject = decodeWords(/^subject: (.*)$/im.exec(headers)?.[1] ?? '');
-  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
-  const body = rest.join('\r\n\r\n');
-  const parts = boundary ? body.split(`--${boundary}`).slice(1, -1) : [`${head}\r\n\r\n${body}`];
-  let text = '';
-  let html = '';
-  for (const part of parts) {
-    const [partHead = '', ...partBody] = part.replace(/^\r?\n/, '').split(/\r?\n\r?\n/);
-    const content = decodeBody(partBody.join('\r\n\r\n'), /content-transfer-encoding: *(\S+)/i.exec(partHead)?.[1] ?? '7bit');
-    if (/content-type: *text\/html/i.test(partHead)) html = content;
-    else if (/content-type: *text\/plain/i.test(partHead)) text = content;
+/** A leaf part of a mail (multipart bodies opened, nested ones too), its body decoded. */
+export interface MimePart {
+  contentType: string;
+  /** The Content-ID without its angle brackets. */
+  contentId: string | undefined;
+  disposition: string | undefined;
+  body: Buffer;
+}
+
+/** Just enough MIME for the tests: the subject, the decoded text and HTML parts, and every leaf part. */
+function parseMime(raw: string): { subject: string; text: string; html: string; parts: MimePart[] } {
+  const head = unfold(raw.split(/\r?\n\r?\n/)[0] ?? '');
+  const subject = decodeWords(/^subject: (.*)$/im.exec(head)?.[1] ?? '');
+  const parts = leaves(raw);
+  const text = parts.find((part) => part.contentType === 'text/plain')?.body.toString('utf8') ?? '';
+  const html = parts.find((part) => part.contentType === 'text/html')?.body.toString('utf8') ?? '';
+  return { subject, text, html, parts };
+}
+
+function leaves(entity: string): MimePart[] {
+  const gap = /\r?\n\r?\n/.exec(entity);
+  const head = unfold(gap ? entity.slice(0, gap.index) : entity);
+  const body = gap ? entity.slice(gap.index + gap[0].length) : '';
+  const contentType = /^content-type: *([^;\r\n]+)/im.exec(head)?.[1]?.trim().toLowerCase() ?? 'text/plain';
+  if (contentType.startsWith('multipart/')) {
+    const boundary = /boundary="?([^";\r\n]+)"?/i.exec(head)?.[1];
+    if (!boundary) return [];
+    return body.split(`--${boundary}`).slice(1, -1).flatMap((part) => leaves(part.replace(/^\r?\n/, '')));
   }
-  return { subject, text, html };
+  return [{
+    contentType,
+    contentId: /^content-id: *<([^>]+)>/im.exec(head)?.[1],
+    disposition: /^content-disposition: *([^;\r\n]+)/im.exec(head)?.[1]?.trim().toLowerCase(),
+    body: decodeBody(body, /^content-transfer-encoding: *(\S+)/im.exec(head)?.[1] ?? '7bit'),
+  }];
 }
 
 function unfold(head: string): string {
   return head.replace(/\r?\n[ \t]+/g, ' ');
 }
 
-function decodeBody(body: string, encoding: string): string {
-  if (/base64/i.test(encoding)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+function decodeBody(body: string, encoding: string): Buffer {
+  if (/base64/i.test(encoding)) return Buffer.from(body.replace(/\s+/g, ''), 'base64');
   if (/quoted-printable/i.test(encoding)) {
     const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return Buffer.from(bytes, 'latin1').toString('utf8');
+    return Buffer.from(bytes, 'latin1');
   }
-  return body;
+  return Buffer.from(body, 'utf8');
 }
 
 /** RFC 2047 encoded words, as nodemailer writes a subject that is not plain ASCII. */

@@ -1,4 +1,4 @@
-import type { EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity } from '../notification.js';
+import type { EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity, SnapshotRef } from '../notification.js';
 import { counted, times } from '../../errors/counts.js';
 
 /**
@@ -13,6 +13,8 @@ export interface Digest {
   facts: Array<[label: string, value: string]>;
   sections: DigestSection[];
   links: Array<{ label: string; url: string }>;
+  /** The run's graph snapshots: inline in an e-mail, a signed link in a chat. */
+  graphs?: SnapshotRef[];
 }
 
 export interface DigestSection {
@@ -70,7 +72,8 @@ function runDigest(n: RunNotification): Digest {
   if (n.total > 1) facts.push(['Hosts', `${n.total}: ${counts}`]);
   const sections = n.executions.map(executionSection);
   if (n.unlisted > 0) sections.push({ heading: `… and ${counted(n.unlisted, 'more host')}: see the event`, note: null, code: '' });
-  return { title, severity: n.severity, summary: alertSentence(n.event), facts, sections, links: links(n.rule.url, n.event.url, only?.url ?? null) };
+  if (n.graphNote) sections.push({ heading: '📈 Graphs', note: n.graphNote, code: '' });
+  return { title, severity: n.severity, summary: alertSentence(n.event), facts, sections, links: links(n.rule.url, n.event.url, only?.url ?? null), graphs: n.snapshots ?? [] };
 }
 
 function escalationDigest(n: EscalationNotification): Digest {

@@ -2,6 +2,15 @@ import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import { EGRESS_REFUSED, type EgressPolicy } from '../../egress/policy.js';
 import type { EmailContent } from '../messages/email.js';
+
+/** A part shown inside the HTML by its Content-ID (nodemailer makes the mail multipart/related). */
+export interface InlinePart {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+  cid: string;
+  contentDisposition: 'inline';
+}
 import { scrub, type SendResult } from './result.js';
 
 export interface SmtpSettings {
@@ -21,7 +30,7 @@ export interface SmtpSettings {
  * required unless requireTls is false, so a password never crosses the network in clear.
  * Certificates are verified (against `ca` when given).
  */
-export async function sendMail(smtp: SmtpSettings, to: readonly string[], content: EmailContent, options: { timeoutMs: number; egress: EgressPolicy }): Promise<SendResult> {
+export async function sendMail(smtp: SmtpSettings, to: readonly string[], content: EmailContent & { inline?: InlinePart[] }, options: { timeoutMs: number; egress: EgressPolicy }): Promise<SendResult> {
   const { timeoutMs } = options;
   const secrets = smtp.password ? [smtp.password] : [];
   let address: string;
@@ -47,7 +56,7 @@ export async function sendMail(smtp: SmtpSettings, to: readonly string[], conten
     socketTimeout: timeoutMs,
   });
   try {
-    const info = await transport.sendMail({ from: smtp.from, to: [...to], subject: content.subject, text: content.text, html: content.html });
+    const info = await transport.sendMail({ from: smtp.from, to: [...to], subject: content.subject, text: content.text, html: content.html, attachments: content.inline ?? [] });
     const code = /^(\d{3})/.exec(String(info.response ?? ''))?.[1];
     return { ok: true, status: code ? `SMTP ${code}` : null };
   } catch (error) {

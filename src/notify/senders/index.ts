@@ -1,5 +1,5 @@
 import type { EgressPolicy } from '../../egress/policy.js';
-import { emailContent } from '../messages/email.js';
+import { contentId, emailContent } from '../messages/email.js';
 import { chatPayload } from '../messages/index.js';
 import { webhookBody } from '../messages/webhook.js';
 import type { Notification } from '../notification.js';
@@ -24,6 +24,14 @@ export interface SendMeta {
   createdAt: string;
   /** For email: addresses to use instead of the channel's own `to` (escalation contacts, runbook recipients). */
   recipients?: readonly string[] | null;
+  /** For email: the graph snapshots' images to carry inline (messages/email.ts inlineGraphs, read by the deliverer). */
+  images?: readonly MailImage[];
+}
+
+export interface MailImage {
+  id: string;
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 /** Sends one notification to one channel, once. Retrying is the deliverer's business. */
@@ -38,7 +46,12 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
   switch (channel.type) {
     case 'email': {
       const to = meta.recipients?.length ? meta.recipients : (channel.config.to as string[]);
-      return sendMail(channel.config as unknown as SmtpSettings, to, emailContent(notification), options);
+      const images = meta.images ?? [];
+      const content = emailContent(notification, new Set(images.map((image) => image.id)));
+      const inline = images.map((image, i) => ({
+        filename: `graph-${i + 1}.${image.contentType.split('/')[1]}`, content: Buffer.from(image.bytes), contentType: image.contentType, cid: contentId(image.id), contentDisposition: 'inline' as const,
+      }));
+      return sendMail(channel.config as unknown as SmtpSettings, to, { ...content, inline }, options);
     }
     case 'webhook': {
       const raw = JSON.stringify(webhookBody(meta.messageId, meta.createdAt, notification));

@@ -95,8 +95,8 @@ export async function callJson(request: Pick<ImportRequest, 'fetch' | 'signal'>,
   }
 }
 
-/** The most bytes of an image a graph source keeps (graph-source.ts): a picture at e-mail width is far smaller. */
-export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+/** The most bytes of an image a graph source keeps (graph-source.ts): what a snapshot stores at most (snapshots/repository.ts); a picture at e-mail width is far smaller. */
+export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 
 /**
  * The tool's answer to a call, as the bytes of an image (a graph the tool rendered): as callJson,

@@ -210,7 +210,7 @@ export interface Execution {
   hostname: string;
   state: ExecutionState;
   /** script: on the host by its agent; email_runbook: sent by the service, on no host; cloud: a call by the service, `hostname` is the instance. */
-  actionType: 'script' | 'email_runbook' | 'cloud';
+  actionType: 'script' | 'email_runbook' | 'cloud' | 'cli' | 'graph_snapshot';
   reason: string | null;
   flavour: string;
   interpreter: string;
@@ -237,6 +237,31 @@ export interface Execution {
   runbook?: ExecutionRunbook | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
   artifacts?: Array<{ id: string; name: string; size: number }>;
+  /** The graphs captured: a graph_snapshot run's, or for a fix, those its event's capture took. */
+  snapshots?: Snapshot[];
+}
+
+/** A graph snapshot (docs/graph-snapshots.md); `url` answers with the session's authentication. */
+export interface Snapshot {
+  id: string;
+  title: string;
+  query: string;
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  url: string;
+}
+
+/** A graph the wizard's Preview captured now, not stored. */
+export interface SnapshotPreview {
+  title: string;
+  query: string;
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  dataUrl: string;
 }
 
 /** Which runbook an execution ran: a stored runbook's version, a repository's file at a commit, or the script written in the rule (sha256 only). */

@@ -24,7 +24,7 @@ export interface SnapshotRouteDeps {
 const PreviewInput = Type.Object({
   integrationId: Type.String({ format: 'uuid', description: 'the integration whose tool is read' }),
   graphs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 10, description: 'the queries or panels, in the tool’s terms; none: the tool’s default (an alert’s own expression has no alert to come from here)' })),
-  windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 60, description: 'how far back from now' })),
+  windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, default: 60, description: 'how far back from now' })),
 }, { additionalProperties: false });
 
 const PreviewImage = Type.Object({

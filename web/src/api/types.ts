@@ -46,11 +46,20 @@ export interface RepositoryRunbookRef {
 export type Runbook = InlineRunbook | StoredRunbookRef | RepositoryRunbookRef;
 
 export type Action =
-  | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
+  | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number; snapshot?: SnapshotRequest }
   | CloudAction
-  | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number }
-  | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
+  | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number; snapshot?: SnapshotRequest }
+  | ({ type: 'graph_snapshot' } & SnapshotRequest)
   | { type: 'email_runbook'; runbook: { notes: string; script?: string } | StoredRunbookRef; recipients?: string[] };
+
+/** What a graph_snapshot action, or a fix's "capture graphs too", captures (docs/graph-snapshots.md). */
+export interface SnapshotRequest {
+  /** Absent: the alert trigger's integration. */
+  integrationId?: string;
+  /** Queries or panels in the tool's terms; absent: the alert's own. */
+  graphs?: string[];
+  windowMinutes?: number;
+}
 
 export type CloudProvider = 'aws' | 'azure' | 'gcp' | 'openstack';
 export type CloudOperation = 'start' | 'stop' | 'reboot' | 'terminate';
@@ -61,6 +70,7 @@ export type CloudInstances = { from: 'payload'; field?: string } | { ids: string
 /** A VM operation at a cloud provider with one of the tenant's credentials (docs/cloud-actions.md). */
 export interface CloudAction {
   type: 'cloud';
+  snapshot?: SnapshotRequest;
   /** Absent: the provider of the rule's infrastructureType. */
   provider?: CloudProvider;
   operation: CloudOperation;

@@ -41,6 +41,15 @@ export async function snapshotsOfExecution(db: Kysely<Database>, tenantId: strin
   return rows.map(numbers);
 }
 
+/** The latest snapshots of a rule's executions, newest first: the rule page's and its events' pictures. */
+export async function latestSnapshotsOfRule(db: Kysely<Database>, tenantId: string, ruleId: string, limit: number): Promise<SnapshotMeta[]> {
+  const rows = await db.selectFrom('graph_snapshots').innerJoin('executions', 'executions.id', 'graph_snapshots.execution_id')
+    .select(META.map((column) => `graph_snapshots.${column}` as const))
+    .where('graph_snapshots.tenant_id', '=', tenantId).where('executions.rule_id', '=', ruleId)
+    .orderBy('graph_snapshots.id', 'desc').limit(limit).execute();
+  return rows.map(numbers);
+}
+
 export async function getSnapshot(db: Kysely<Database>, tenantId: string, id: string): Promise<GraphSnapshotsTable> {
   const row = await db.selectFrom('graph_snapshots').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('snapshot', id);

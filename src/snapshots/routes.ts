@@ -7,7 +7,8 @@ import { notAudited } from '../identity/audit/naming.js';
 import type { CapturedImage, SnapshotPreviewRequest } from '../actions/snapshot/runner.js';
 import type { Database } from '../store/schema.js';
 import type { Kysely } from 'kysely';
-import { findSnapshot, getSnapshot } from './repository.js';
+import { findSnapshot, getSnapshot, latestSnapshotsOfRule } from './repository.js';
+import { presentSnapshot, SnapshotView } from './presenter.js';
 import { checkLink } from './signed-link.js';
 
 const tags = ['snapshots'];
@@ -66,6 +67,23 @@ export function registerSnapshotRoutes(app: Api, deps: SnapshotRouteDeps): void 
       .send(Buffer.from(snapshot.image));
   });
   registerPreview(app, deps);
+  registerRuleList(app, deps);
+}
+
+function registerRuleList(app: Api, deps: SnapshotRouteDeps): void {
+  app.get('/snapshots', {
+    schema: {
+      tags, ...access('viewer'), summary: 'The latest graph snapshots of a rule’s executions, newest first (the rule page’s pictures)',
+      querystring: Type.Object({
+        ruleId: Type.String({ format: 'uuid' }),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ items: Type.Array(SnapshotView) }), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const rows = await latestSnapshotsOfRule(deps.db, request.principal.tenantId, request.query.ruleId, request.query.limit ?? 20);
+    return { items: rows.map(presentSnapshot) };
+  });
 }
 
 function registerPreview(app: Api, deps: SnapshotRouteDeps): void {

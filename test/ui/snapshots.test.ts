@@ -22,6 +22,10 @@ import { waitFor } from '../support/wait.js';
 const METRIC = 'pitcrew_ui_snapshot_load';
 const STEP_MS = 60_000;
 
+interface ImageSize { complete: boolean; naturalWidth: number; naturalHeight: number }
+/** An <img>'s decoded width once it loaded (0 while it is not, or when it failed to decode). */
+const loadedWidth = (img: unknown) => ((img as ImageSize).complete ? (img as ImageSize).naturalWidth : 0);
+
 describe('graph snapshots in the web UI', () => {
   let prometheus: ToolProcess | undefined;
   let metrics: http.Server | undefined;
@@ -89,7 +93,7 @@ scrape_configs:
       return execution !== undefined;
     }, 'the capture ended', STEP_MS);
     expect(execution!.state, execution!.reason ?? '').toBe('succeeded');
-    const view = (await env.api('GET', `/api/v1/executions/${execution!.id}`)).json() as { snapshots: Array<{ id: string; url: string; width: number; height: number }> };
+    const view = (await env.api('GET', `/api/v1/executions/${execution!.id}`)).json() as { snapshots: Array<{ id: string; eventId: string; url: string; width: number; height: number }> };
     expect(view.snapshots).toHaveLength(1);
     const snapshot = view.snapshots[0]!;
 
@@ -97,10 +101,18 @@ scrape_configs:
     const panel = page.getByRole('region', { name: 'Graph snapshots' });
     const image = panel.getByRole('img', { name: `graph: ${METRIC}{instance="web-1:9100"}` });
     await image.waitFor();
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(snapshot.width);
-    expect(await image.evaluate((img: HTMLImageElement) => img.naturalHeight)).toBe(snapshot.height);
+    await expect.poll(() => image.evaluate(loadedWidth)).toBe(snapshot.width);
+    expect(await image.evaluate((img) => (img as unknown as ImageSize).naturalHeight)).toBe(snapshot.height);
     expect(await panel.innerText()).toMatch(new RegExp(`${snapshot.width}×${snapshot.height} · `));
     expect(await panel.getByRole('link', { name: /graph:/ }).getAttribute('title')).toBe('Open full size');
+
+    // The rule page shows its latest pictures, and its events the picture beside the execution that took it.
+    await page.getByRole('link', { name: 'load graph' }).click();
+    const latest = page.getByRole('region', { name: 'Latest graph snapshots' }).getByRole('img', { name: `graph: ${METRIC}{instance="web-1:9100"}` });
+    await latest.waitFor();
+    await expect.poll(() => latest.evaluate(loadedWidth)).toBe(snapshot.width);
+    const thumb = page.locator(`tr#event-${snapshot.eventId}`).getByRole('img', { name: /^graph: / });
+    await expect.poll(() => thumb.evaluate(loadedWidth)).toBe(snapshot.width);
 
     // The signed link, as a notification carries it: opened in a fresh tab with no session.
     const linkKey = new SecretBox(loadSecretKey(env.database.dataDir, undefined).key).derivedKey(SIGNED_LINK_PURPOSE);
@@ -111,7 +123,7 @@ scrape_configs:
       const open = await tab.goto(`${base}${snapshot.url}?${linkQuery(linkKey, subject, Math.floor(Date.now() / 1000) + 600)}`);
       expect(open!.status()).toBe(200);
       expect(open!.headers()['content-type']).toBe('image/png');
-      expect(await tab.evaluate(() => (document.querySelector('img') as HTMLImageElement | null)?.naturalWidth)).toBe(snapshot.width);
+      expect(await tab.evaluate('document.querySelector("img")?.naturalWidth')).toBe(snapshot.width);
       const expired = await tab.goto(`${base}${snapshot.url}?${linkQuery(linkKey, subject, Math.floor(Date.now() / 1000) - 1)}`);
       expect(expired!.status()).toBe(403);
       expect(await tab.content()).toContain('expired');
@@ -141,7 +153,7 @@ scrape_configs:
     await page.getByRole('button', { name: 'Preview' }).click();
     const image = page.getByRole('list', { name: 'Preview' }).getByRole('img', { name: `preview: ${METRIC}` });
     await image.waitFor();
-    expect(await image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(720);
+    expect(await image.evaluate(loadedWidth)).toBe(720);
     expect((await env.api('GET', '/api/v1/rules')).json().items).toHaveLength(rulesBefore);
   }, 3 * STEP_MS);
 });

@@ -260,6 +260,9 @@ export interface Snapshot {
   width: number;
   height: number;
   bytes: number;
+  /** The graph_snapshot execution that captured it, and its event. */
+  executionId: string;
+  eventId: string;
   url: string;
 }
 

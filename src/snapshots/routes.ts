@@ -4,7 +4,7 @@ import { IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { access, accessOrSignedLink } from '../identity/access.js';
 import { notAudited } from '../identity/audit/naming.js';
-import type { CapturedImage, SnapshotPreviewRequest } from '../actions/snapshot/runner.js';
+import type { CapturedImage, SnapshotPreviewRequest } from './preview.js';
 import type { Database } from '../store/schema.js';
 import type { Kysely } from 'kysely';
 import { findSnapshot, getSnapshot, latestSnapshotsOfRule } from './repository.js';

@@ -11,7 +11,8 @@ import { importNeeds } from '../../integrations/import-needs.js';
 import { importSettings } from '../../integrations/import-settings.js';
 import { getIntegration } from '../../integrations/repository.js';
 import type { IntegrationType } from '../../integrations/schema.js';
-import { renderPng, type RenderedGraph } from '../../snapshots/render.js';
+import type { CapturedImage, SnapshotPreviewRequest } from '../../snapshots/preview.js';
+import { renderPng } from '../../snapshots/render.js';
 import { insertSnapshots, MAX_SNAPSHOT_BYTES, type NewSnapshot } from '../../snapshots/repository.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { isGraphSnapshotSpec, type GraphSnapshotSpec } from './kind.js';
@@ -19,19 +20,6 @@ import { isGraphSnapshotSpec, type GraphSnapshotSpec } from './kind.js';
 /** The picture's size: readable in an e-mail (600-800 px wide), the plot above a line of legend per series. */
 export const SNAPSHOT_WIDTH = 720;
 export const SNAPSHOT_HEIGHT = 300;
-
-/** One graph, drawn (or as the tool drew it), not yet stored. */
-export interface CapturedImage extends RenderedGraph {
-  title: string;
-  query: string;
-}
-
-/** What the wizard's Preview captures: the fields of a graph_snapshot action, over the last windowMinutes. */
-export interface SnapshotPreviewRequest {
-  integrationId: string;
-  graphs: string[];
-  windowMinutes: number;
-}
 
 type CaptureSpec = Pick<GraphSnapshotSpec, 'integrationId' | 'graphs' | 'alert'>;
 

@@ -78,6 +78,9 @@ describe('every management change is audited', () => {
     ids.monasca = (await made('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', config: { monascaUrl: keystone.url } })).id!;
     const login = { version: 'v3', identityUrl: keystone.url, username: KEYSTONE.username, password: KEYSTONE.password, project: 'ops-project' };
     expect((await env.api('PATCH', `/api/v1/integrations/${ids.monasca}`, { import: { enabled: false, secret: login } })).statusCode).toBe(200);
+    // A series the wizard's snapshot preview draws: a point a minute over the last hour.
+    const minutes = Array.from({ length: 60 }, (_, i) => [Date.now() - (60 - i) * 60_000, 40 + i] as [number, number]);
+    keystone.projects.get('ops-project')!.measurements.push({ name: 'cpu.system_perc', dimensions: { hostname: 'web-1' }, points: minutes });
     // An incident, opened by an alert of the tool (its URL: no management call, nothing audited).
     const alert = { status: 'firing', labels: { alertname: 'DiskFull', instance: 'web-1:9100' }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: 'c0ffee' };
     const delivered = await env.app.server.inject({
@@ -179,6 +182,7 @@ describe('every management change is audited', () => {
     // An unknown provider: the sign-in page again (302). A SAML sign-in records itself (identity/sso/routes.ts complete()).
     'POST /api/v1/auth/saml/{providerId}/acs': { url: '/api/v1/auth/saml/0190a6d2-0000-7000-8000-000000000000/acs', body: { SAMLResponse: 'PHNhbWw+' }, as: 'anonymous' },
     'POST /api/v1/integrations/{id}/alerts/preview': { url: `/api/v1/integrations/${ids.integration}/alerts/preview`, body: { alarmName: '*' } },
+    'POST /api/v1/snapshots/preview': { url: '/api/v1/snapshots/preview', body: { integrationId: ids.monasca, graphs: ['cpu.system_perc{hostname:web-1}'] } },
   });
 
   const send = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', call: Omit<Call, 'action'>) => {

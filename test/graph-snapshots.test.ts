@@ -273,6 +273,27 @@ alerting:
     expect((await env.app.server.inject({ method: 'GET', url: `/api/v1/executions/${fix.id}${link.search}` })).statusCode).toBe(401);
   }, 3 * STEP_MS);
 
+  it('previews for the wizard: the last hour drawn now and returned as data, nothing stored; a refused query is a problem naming the tool, query and answer', async () => {
+    const before = await env.store.db.selectFrom('graph_snapshots').select('id').execute();
+    const preview = await env.api('POST', '/api/v1/snapshots/preview', { integrationId, graphs: [METRIC] });
+    expect(preview.statusCode, preview.body).toBe(200);
+    const [image] = preview.json().images as Array<{ title: string; contentType: string; width: number; height: number; bytes: number; dataUrl: string }>;
+    expect(image).toMatchObject({ title: METRIC, contentType: 'image/png', width: 720 });
+    const png = PNG.sync.read(Buffer.from(image!.dataUrl.replace(/^data:image\/png;base64,/, ''), 'base64'));
+    expect([png.width, png.height]).toEqual([image!.width, image!.height]);
+    // The rising instance drawn, at the hour's right end (the series is younger than the window).
+    expect(colourCount(png, SERIES_COLOURS[0])).toBeGreaterThan(0);
+    expect(await env.store.db.selectFrom('graph_snapshots').select('id').execute()).toEqual(before);
+
+    const refused = await env.api('POST', '/api/v1/snapshots/preview', { integrationId, graphs: ['rate(' + METRIC] });
+    expect(refused.statusCode).toBe(502);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.json()).toMatchObject({ code: 'PITCREW_ERR_TOOL_REFUSED', detail: expect.stringMatching(new RegExp(`^Prometheus refused query_range of rate\\(${METRIC} at .*HTTP 400: .*parse error`)) });
+    const unknown = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: '0190a7f4-0000-7000-8000-000000000000' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().detail).toContain('does not exist in this tenant');
+  }, 3 * STEP_MS);
+
   it('fails naming Prometheus, the query and the refused connection when Prometheus is unreachable', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const unreachable = (await env.api('POST', '/api/v1/integrations', { name: 'gone', type: 'alertmanager', config: { prometheusUrl: closed } })).json().id as string;

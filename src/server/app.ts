@@ -255,13 +255,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     describeAction: (spec) => kinds.describe(spec),
   });
   const cli = { ...CLI_MACHINE_DEFAULTS, ...deps.cli };
+  const snapshots = new SnapshotRunner({ db: deps.store.db, box: secretBox, fetch: toolFetch, sources: graphSources({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), logger: deps.logger, clock });
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a), serviceResult: (result) => ledger.serviceResult(result) },
     nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),
     runners: [
       new EmailRunbookRunner(deps.store.db, links),
       new CloudRunner(deps.store.db, deps.store.dialect, secretBox, clouds, deps.logger),
-      new SnapshotRunner({ db: deps.store.db, box: secretBox, fetch: toolFetch, sources: graphSources({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), logger: deps.logger, clock }),
+      snapshots,
       ...(cli.enabled ? [new CliRunner(deps.store.db, secretBox, { ...cli, awsEndpoint: deps.awsEndpoint, awsStsEndpoint: deps.awsStsEndpoint })] : []),
       ...(deps.extraKinds?.runners ?? []),
     ],
@@ -434,7 +435,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
-      registerSnapshotRoutes(scope as Api, { db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock });
+      registerSnapshotRoutes(scope as Api, { db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, preview: (...a) => snapshots.preview(...a) });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerImportRoutes(scope as Api, { db, request: (integration) => imports.request(integration) });

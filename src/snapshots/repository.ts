@@ -54,6 +54,15 @@ export async function imagesOf(db: Kysely<Database>, tenantId: string, ids: read
   return db.selectFrom('graph_snapshots').select(['id', 'content_type', 'image']).where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
 }
 
+/** The latest snapshots of a rule's executions, newest first: the rule page's and its events' pictures. */
+export async function latestSnapshotsOfRule(db: Kysely<Database>, tenantId: string, ruleId: string, limit: number): Promise<SnapshotMeta[]> {
+  const rows = await db.selectFrom('graph_snapshots').innerJoin('executions', 'executions.id', 'graph_snapshots.execution_id')
+    .select(META.map((column) => `graph_snapshots.${column}` as const))
+    .where('graph_snapshots.tenant_id', '=', tenantId).where('executions.rule_id', '=', ruleId)
+    .orderBy('graph_snapshots.id', 'desc').limit(limit).execute();
+  return rows.map(numbers);
+}
+
 export async function getSnapshot(db: Kysely<Database>, tenantId: string, id: string): Promise<GraphSnapshotsTable> {
   const row = await db.selectFrom('graph_snapshots').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('snapshot', id);

@@ -2,10 +2,13 @@ import { Type } from 'typebox';
 import { PitcrewError } from '../errors/catalogue.js';
 import { IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
-import { accessOrSignedLink } from '../identity/access.js';
+import { access, accessOrSignedLink } from '../identity/access.js';
+import { notAudited } from '../identity/audit/naming.js';
+import type { CapturedImage, SnapshotPreviewRequest } from './preview.js';
 import type { Database } from '../store/schema.js';
 import type { Kysely } from 'kysely';
-import { findSnapshot, getSnapshot } from './repository.js';
+import { findSnapshot, getSnapshot, latestSnapshotsOfRule } from './repository.js';
+import { presentSnapshot, SnapshotView } from './presenter.js';
 import { checkLink } from './signed-link.js';
 
 const tags = ['snapshots'];
@@ -15,7 +18,28 @@ export interface SnapshotRouteDeps {
   /** The key signed links are checked with (signed-link.ts). */
   linkKey: Buffer;
   clock: () => number;
+  /** The wizard's Preview: the capture of graph_snapshot executions (actions/snapshot/runner.ts), not stored. */
+  preview: (tenantId: string, request: SnapshotPreviewRequest, signal: AbortSignal) => Promise<CapturedImage[]>;
 }
+
+const PreviewInput = Type.Object({
+  integrationId: Type.String({ format: 'uuid', description: 'the integration whose tool is read' }),
+  graphs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 10, description: 'the queries or panels, in the tool’s terms; none: the tool’s default (an alert’s own expression has no alert to come from here)' })),
+  windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, default: 60, description: 'how far back from now' })),
+}, { additionalProperties: false });
+
+const PreviewImage = Type.Object({
+  title: Type.String(),
+  query: Type.String(),
+  contentType: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  bytes: Type.Integer(),
+  dataUrl: Type.String({ description: 'the image as a data: URL, for an <img> (nothing is stored)' }),
+});
+
+/** A preview is the people editing rules seeing a picture, not a capture: a minute of wait at most. */
+const PREVIEW_TIMEOUT_MS = 60_000;
 
 export function registerSnapshotRoutes(app: Api, deps: SnapshotRouteDeps): void {
   app.get('/snapshots/:id', {
@@ -41,6 +65,44 @@ export function registerSnapshotRoutes(app: Api, deps: SnapshotRouteDeps): void 
       // An SVG opened on its own runs no script.
       .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
       .send(Buffer.from(snapshot.image));
+  });
+  registerPreview(app, deps);
+  registerRuleList(app, deps);
+}
+
+function registerRuleList(app: Api, deps: SnapshotRouteDeps): void {
+  app.get('/snapshots', {
+    schema: {
+      tags, ...access('viewer'), summary: 'The latest graph snapshots of a rule’s executions, newest first (the rule page’s pictures)',
+      querystring: Type.Object({
+        ruleId: Type.String({ format: 'uuid' }),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ items: Type.Array(SnapshotView) }), ...problems(400, 401) },
+    },
+  }, async (request) => {
+    const rows = await latestSnapshotsOfRule(deps.db, request.principal.tenantId, request.query.ruleId, request.query.limit ?? 20);
+    return { items: rows.map(presentSnapshot) };
+  });
+}
+
+function registerPreview(app: Api, deps: SnapshotRouteDeps): void {
+  app.post('/snapshots/preview', {
+    schema: {
+      tags, ...access('admin'),
+      ...notAudited('a preview: the tool is read, nothing is stored or changed'),
+      summary: 'Capture graphs now, as a graph_snapshot action would, over the last windowMinutes, without storing them (the rule wizard’s Preview)',
+      body: PreviewInput, response: { 200: Type.Object({ images: Type.Array(PreviewImage) }), ...problems(400, 401, 403, 404, 502) },
+    },
+  }, async (request) => {
+    const { integrationId, graphs = [], windowMinutes = 60 } = request.body;
+    const images = await deps.preview(request.principal.tenantId, { integrationId, graphs, windowMinutes }, AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
+    return {
+      images: images.map((image) => ({
+        title: image.title, query: image.query, contentType: image.contentType, width: image.width, height: image.height, bytes: image.bytes.byteLength,
+        dataUrl: `data:${image.contentType};base64,${Buffer.from(image.bytes).toString('base64')}`,
+      })),
+    };
   });
 }
 

@@ -11,6 +11,7 @@ import { importNeeds } from '../../integrations/import-needs.js';
 import { importSettings } from '../../integrations/import-settings.js';
 import { getIntegration } from '../../integrations/repository.js';
 import type { IntegrationType } from '../../integrations/schema.js';
+import type { CapturedImage, SnapshotPreviewRequest } from '../../snapshots/preview.js';
 import { renderPng } from '../../snapshots/render.js';
 import { insertSnapshots, MAX_SNAPSHOT_BYTES, type NewSnapshot } from '../../snapshots/repository.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
@@ -19,6 +20,8 @@ import { isGraphSnapshotSpec, type GraphSnapshotSpec } from './kind.js';
 /** The picture's size: readable in an e-mail (600-800 px wide), the plot above a line of legend per series. */
 export const SNAPSHOT_WIDTH = 720;
 export const SNAPSHOT_HEIGHT = 300;
+
+type CaptureSpec = Pick<GraphSnapshotSpec, 'integrationId' | 'graphs' | 'alert'>;
 
 export interface SnapshotRunnerDeps {
   db: Kysely<Database>;
@@ -48,27 +51,64 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
   async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {
     const spec = JSON.parse(execution.spec) as unknown;
     if (!isGraphSnapshotSpec(spec)) return { state: 'failed', reason: 'not a graph_snapshot execution' };
-    let secrets: string[] = [];
     try {
-      const { source, config, secret } = await this.prepare(execution, spec);
-      secrets = typeof secret === 'string' ? [secret] : secretsOf(secret);
       const window = this.window(spec);
-      const graphs = await source.capture({ config, secret, graphs: spec.graphs, alert: spec.alert, ...window, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT, fetch: this.deps.fetch, signal });
-      const stored = await this.store(execution, spec, graphs, window);
-      return { state: 'succeeded', reason: `captured ${stored.length === 1 ? 'a graph' : `${stored.length} graphs`} from ${source.tool}: ${stored.map((s) => s.title).join('; ')}` };
+      const { tool, images } = await this.capture(execution.tenant_id, spec, window, signal);
+      const stored = await this.store(execution, images);
+      return { state: 'succeeded', reason: `captured ${stored.length === 1 ? 'a graph' : `${stored.length} graphs`} from ${tool}: ${stored.map((s) => s.title).join('; ')}` };
     } catch (error) {
       if (signal.aborted) throw error;
-      const reason = masked(error instanceof Error ? error.message : String(error), secrets) as string;
+      const reason = error instanceof Error ? error.message : String(error);
       this.deps.logger.warn({ executionId: execution.id, ruleId: execution.rule_id, integrationId: spec.integrationId, reason }, 'graph snapshot failed');
       return { state: 'failed', reason };
     }
   }
 
-  private async prepare(execution: ExecutionRow, spec: GraphSnapshotSpec): Promise<{ source: GraphSource; config: Record<string, unknown>; secret: unknown }> {
+  /**
+   * The wizard's Preview (snapshots/routes.ts): the graphs a rule would capture, over the last
+   * `windowMinutes` up to now, drawn and returned, never stored. A failure throws, its message as a
+   * failed execution's reason.
+   */
+  async preview(tenantId: string, request: SnapshotPreviewRequest, signal: AbortSignal): Promise<CapturedImage[]> {
+    const to = this.clock();
+    const from = to - request.windowMinutes * 60_000;
+    const alert = { alarmName: 'preview', hostname: undefined, labels: {}, generatorURL: undefined, startedAt: to, payload: {} };
+    const spec = { integrationId: request.integrationId, graphs: request.graphs, alert };
+    return (await this.capture(tenantId, spec, { from, to }, signal)).images;
+  }
+
+  /** The graphs read from the tool and drawn; the error's message has the credential blotted out. */
+  private async capture(tenantId: string, spec: CaptureSpec, window: { from: number; to: number }, signal: AbortSignal): Promise<{ tool: string; images: CapturedImage[] }> {
+    let secrets: string[] = [];
+    try {
+      const { source, config, secret } = await this.prepare(tenantId, spec.integrationId);
+      secrets = typeof secret === 'string' ? [secret] : secretsOf(secret);
+      const graphs = await source.capture({ config, secret, graphs: spec.graphs, alert: spec.alert, ...window, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT, fetch: this.deps.fetch, signal });
+      const images: CapturedImage[] = [];
+      for (const graph of graphs) images.push(await this.draw(graph, window, spec.alert.startedAt));
+      return { tool: source.tool, images };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const detail = masked(error instanceof Error ? error.message : String(error), secrets) as string;
+      throw new PitcrewError(error instanceof PitcrewError ? error.code : 'PITCREW_ERR_TOOL_REFUSED', detail);
+    }
+  }
+
+  private async draw(graph: Graph, window: { from: number; to: number }, startedAt: number): Promise<CapturedImage> {
+    const image = graph.kind === 'image'
+      ? { contentType: graph.contentType, bytes: graph.bytes, width: graph.width, height: graph.height }
+      : await renderPng({ title: graph.title, series: graph.series, threshold: graph.threshold, unit: graph.unit, ...window, startedAt, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT });
+    if (image.bytes.byteLength > MAX_SNAPSHOT_BYTES) {
+      throw new PitcrewError('PITCREW_ERR_VALIDATION', `the graph "${graph.title}" is ${image.bytes.byteLength} bytes, over the ${MAX_SNAPSHOT_BYTES} a snapshot may keep: nothing was stored`);
+    }
+    return { title: graph.title, query: graph.query, ...image };
+  }
+
+  private async prepare(tenantId: string, integrationId: string | null): Promise<{ source: GraphSource; config: Record<string, unknown>; secret: unknown }> {
     const { db, box } = this.deps;
-    if (!spec.integrationId) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'the action names no integration to read graphs from: set action.integrationId (the rule has no alert trigger to take it from)');
-    const integration = await getIntegration(db, execution.tenant_id, spec.integrationId).catch(() => {
-      throw new PitcrewError('PITCREW_ERR_INTEGRATION_NOT_FOUND', `the integration ${spec.integrationId} does not exist in this tenant (deleted?): no graph was read`);
+    if (!integrationId) throw new PitcrewError('PITCREW_ERR_VALIDATION', 'the action names no integration to read graphs from: set action.integrationId (the rule has no alert trigger to take it from)');
+    const integration = await getIntegration(db, tenantId, integrationId).catch(() => {
+      throw new PitcrewError('PITCREW_ERR_INTEGRATION_NOT_FOUND', `the integration ${integrationId} does not exist in this tenant (deleted?): no graph was read`);
     });
     const type = integration.type as IntegrationType;
     const source = this.deps.sources(type);
@@ -85,17 +125,11 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
     return { from, to };
   }
 
-  private async store(execution: ExecutionRow, spec: GraphSnapshotSpec, graphs: Graph[], window: { from: number; to: number }): Promise<NewSnapshot[]> {
-    const snapshots: NewSnapshot[] = [];
-    for (const [position, graph] of graphs.entries()) {
-      const image = graph.kind === 'image'
-        ? { contentType: graph.contentType, bytes: graph.bytes, width: graph.width, height: graph.height }
-        : await renderPng({ title: graph.title, series: graph.series, threshold: graph.threshold, unit: graph.unit, ...window, startedAt: spec.alert.startedAt, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT });
-      if (image.bytes.byteLength > MAX_SNAPSHOT_BYTES) {
-        throw new PitcrewError('PITCREW_ERR_VALIDATION', `the graph "${graph.title}" is ${image.bytes.byteLength} bytes, over the ${MAX_SNAPSHOT_BYTES} a snapshot may keep: nothing was stored`);
-      }
-      snapshots.push({ tenantId: execution.tenant_id, executionId: execution.id, eventId: execution.event_id, position, title: graph.title, query: graph.query, contentType: image.contentType, width: image.width, height: image.height, image: image.bytes });
-    }
+  private async store(execution: ExecutionRow, images: CapturedImage[]): Promise<NewSnapshot[]> {
+    const snapshots = images.map((image, position): NewSnapshot => ({
+      tenantId: execution.tenant_id, executionId: execution.id, eventId: execution.event_id, position,
+      title: image.title, query: image.query, contentType: image.contentType, width: image.width, height: image.height, image: image.bytes,
+    }));
     await insertSnapshots(this.deps.db, snapshots, this.clock());
     return snapshots;
   }

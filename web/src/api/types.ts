@@ -46,11 +46,20 @@ export interface RepositoryRunbookRef {
 export type Runbook = InlineRunbook | StoredRunbookRef | RepositoryRunbookRef;
 
 export type Action =
-  | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number }
+  | { type: 'script'; flavour: Flavour; runbook: Runbook; timeoutSeconds?: number; snapshot?: SnapshotRequest }
   | CloudAction
-  | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number }
-  | { type: 'graph_snapshot'; integrationId?: string; graphs?: string[]; windowMinutes?: number }
+  | { type: 'cli'; runbook: Runbook; credentialIds?: string[]; timeoutSeconds?: number; snapshot?: SnapshotRequest }
+  | ({ type: 'graph_snapshot' } & SnapshotRequest)
   | { type: 'email_runbook'; runbook: { notes: string; script?: string } | StoredRunbookRef; recipients?: string[] };
+
+/** What a graph_snapshot action, or a fix's "capture graphs too", captures (docs/graph-snapshots.md). */
+export interface SnapshotRequest {
+  /** Absent: the alert trigger's integration. */
+  integrationId?: string;
+  /** Queries or panels in the tool's terms; absent: the alert's own. */
+  graphs?: string[];
+  windowMinutes?: number;
+}
 
 export type CloudProvider = 'aws' | 'azure' | 'gcp' | 'openstack';
 export type CloudOperation = 'start' | 'stop' | 'reboot' | 'terminate';
@@ -61,6 +70,7 @@ export type CloudInstances = { from: 'payload'; field?: string } | { ids: string
 /** A VM operation at a cloud provider with one of the tenant's credentials (docs/cloud-actions.md). */
 export interface CloudAction {
   type: 'cloud';
+  snapshot?: SnapshotRequest;
   /** Absent: the provider of the rule's infrastructureType. */
   provider?: CloudProvider;
   operation: CloudOperation;
@@ -210,7 +220,7 @@ export interface Execution {
   hostname: string;
   state: ExecutionState;
   /** script: on the host by its agent; email_runbook: sent by the service, on no host; cloud: a call by the service, `hostname` is the instance. */
-  actionType: 'script' | 'email_runbook' | 'cloud';
+  actionType: 'script' | 'email_runbook' | 'cloud' | 'cli' | 'graph_snapshot';
   reason: string | null;
   flavour: string;
   interpreter: string;
@@ -237,6 +247,34 @@ export interface Execution {
   runbook?: ExecutionRunbook | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
   artifacts?: Array<{ id: string; name: string; size: number }>;
+  /** The graphs captured: a graph_snapshot run's, or for a fix, those its event's capture took. */
+  snapshots?: Snapshot[];
+}
+
+/** A graph snapshot (docs/graph-snapshots.md); `url` answers with the session's authentication. */
+export interface Snapshot {
+  id: string;
+  title: string;
+  query: string;
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  /** The graph_snapshot execution that captured it, and its event. */
+  executionId: string;
+  eventId: string;
+  url: string;
+}
+
+/** A graph the wizard's Preview captured now, not stored. */
+export interface SnapshotPreview {
+  title: string;
+  query: string;
+  contentType: string;
+  width: number;
+  height: number;
+  bytes: number;
+  dataUrl: string;
 }
 
 /** Which runbook an execution ran: a stored runbook's version, a repository's file at a commit, or the script written in the rule (sha256 only). */

@@ -17,6 +17,7 @@ import { ExecutionRunbook } from './ExecutionRunbook';
 import { ExecutionWhere } from './ExecutionWhere';
 import { runTime } from './ExecutionsTable';
 import { OutputPane } from './OutputPane';
+import { Snapshots } from './Snapshots';
 import { useCancelExecution, useExecution } from './queries';
 import { isActive } from './states';
 import { useExecutionStream } from './useExecutionStream';
@@ -80,6 +81,7 @@ function ExecutionDetail({ execution }: { execution: Execution }) {
           <OutputPane title="stderr" text={stderr} truncated={execution.stderrTruncated} live={active && live.following} emptyText="waiting for output…" />
         ) : null}
       </div>
+      <Snapshots snapshots={execution.snapshots ?? []} />
       <ExecutionRunbook execution={execution} />
       <div className="columns">
         <Artifacts execution={execution} />

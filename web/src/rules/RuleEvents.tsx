@@ -7,6 +7,7 @@ import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useUrlFilters } from '../ui/useUrlFilters';
 import { useRuleEvents } from './queries';
+import { SnapshotThumb, useRuleSnapshots } from '../executions/Snapshots';
 import { wallClock } from './schedule';
 import { TableScroll } from '../ui/TableScroll';
 
@@ -58,13 +59,14 @@ export function RuleEvents({ ruleId, triggerType }: { ruleId: string; triggerTyp
           )
         }
       >
-        {(items) => <EventsTable events={items} />}
+        {(items) => <EventsTable events={items} ruleId={ruleId} />}
       </PagedList>
     </section>
   );
 }
 
-function EventsTable({ events }: { events: RuleEvent[] }) {
+function EventsTable({ events, ruleId }: { events: RuleEvent[]; ruleId: string }) {
+  const snapshots = useRuleSnapshots(ruleId, 50).data?.items ?? [];
   // A link to #event-<id> (from an execution, or the schedule's last tick) opens that event and shows it.
   const { hash } = useLocation();
   const linked = hash.startsWith('#event-') ? hash.slice(7) : null;
@@ -135,6 +137,9 @@ function EventsTable({ events }: { events: RuleEvent[] }) {
                           <Link key={id} to={`/executions/${id}`} className="mono exec-link">
                             {id.slice(-8)}
                           </Link>
+                        ))}
+                        {snapshots.filter((snapshot) => snapshot.eventId === event.id).slice(0, 2).map((snapshot) => (
+                          <SnapshotThumb key={snapshot.id} snapshot={snapshot} />
                         ))}
                         {event.executionCount > event.executionIds.length ? (
                           <Link to={`/executions?event=${event.id}`} className="exec-link">

@@ -3,6 +3,7 @@ import { Can } from '../auth/useRole';
 import type { Rule } from '../api/types';
 import { ExecutionsTable } from '../executions/ExecutionsTable';
 import { useExecutions } from '../executions/queries';
+import { SnapshotFigure, useRuleSnapshots } from '../executions/Snapshots';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { PagedList } from '../ui/PagedList';
 import { PageHeader } from '../ui/PageHeader';
@@ -65,10 +66,32 @@ function RuleView({ rule }: { rule: Rule }) {
       <RuleLimits rule={rule} />
       <RuleEscalations rule={rule} />
       <RuleEvents ruleId={rule.id} triggerType={rule.trigger.type} />
+      <RuleSnapshots ruleId={rule.id} />
       <RuleExecutions ruleId={rule.id} />
     </>
   );
 }
+
+/** The pictures the rule's latest captures took: shown only once it has captured some. */
+function RuleSnapshots({ ruleId }: { ruleId: string }) {
+  const snapshots = useRuleSnapshots(ruleId, LATEST_SNAPSHOTS);
+  const items = snapshots.data?.items ?? [];
+  if (items.length === 0) return null;
+  return (
+    <section className="panel" aria-label="Latest graph snapshots">
+      <h2>Latest graph snapshots</h2>
+      <ul className="snapshot-list snapshot-grid">
+        {items.map((snapshot) => (
+          <li key={snapshot.id}>
+            <SnapshotFigure snapshot={snapshot} linkExecution />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const LATEST_SNAPSHOTS = 4;
 
 function RuleExecutions({ ruleId }: { ruleId: string }) {
   const executions = useExecutions({ ruleId }, 20);

@@ -15,6 +15,7 @@ import { LimitStep } from './LimitStep';
 import { ReviewStep } from './ReviewStep';
 import { newRunbookFieldOf, newRunbookInput } from './runbook-form';
 import { RunbookStep } from './RunbookStep';
+import { CaptureGraphsToo, SnapshotStep } from './SnapshotStep';
 import type { StepProps } from './step';
 import { TargetStep } from './TargetStep';
 import { TriggerStep } from './TriggerStep';
@@ -23,7 +24,15 @@ const STEP_VIEWS: Record<StepId, (props: StepProps) => React.ReactNode> = {
   trigger: TriggerStep,
   flapping: FlappingStep,
   target: TargetStep,
-  action: (props) => (props.form.actionType === 'cloud' ? <CloudActionStep {...props} /> : <RunbookStep {...props} />),
+  action: (props) =>
+    props.form.actionType === 'graph_snapshot' ? (
+      <SnapshotStep {...props} />
+    ) : (
+      <>
+        {props.form.actionType === 'cloud' ? <CloudActionStep {...props} /> : <RunbookStep {...props} />}
+        <CaptureGraphsToo {...props} />
+      </>
+    ),
   limit: LimitStep,
   review: ReviewStep,
 };

@@ -74,6 +74,13 @@ export function TargetStep(props: StepProps) {
             <span className="choice-text">A script of cloud CLIs (aws, az, gcloud, openstack, kubectl) run by the service itself, the CLI Machine, with stored credentials. No agent needed.</span>
           </span>
         </label>
+        <label className={`choice${form.actionType === 'graph_snapshot' ? ' choice-selected' : ''}`}>
+          <input type="radio" name="actionType" checked={form.actionType === 'graph_snapshot'} onChange={() => update({ actionType: 'graph_snapshot' })} />
+          <span>
+            <strong>Graph snapshot</strong>
+            <span className="choice-text">The alerting metric's graph, read from the monitoring tool by the service and kept with the execution. No agent needed.</span>
+          </span>
+        </label>
         {errors.actionType ? (
           <p className="field-error" id="action-type-error">
             {errors.actionType}
@@ -82,6 +89,8 @@ export function TargetStep(props: StepProps) {
       </fieldset>
       {form.actionType === 'cloud' ? (
         <p className="field-hint">A cloud action acts on the instances you choose in the next step (named by the alert, or a fixed list): it needs no host target.</p>
+      ) : form.actionType === 'graph_snapshot' ? (
+        <p className="field-hint">A graph snapshot is taken once per alert by the service, of the alert's metric: it needs no host target.</p>
       ) : form.actionType === 'cli' ? (
         <p className="field-hint">A CLI runbook runs once per alert on the service side, in a clean environment with the credentials you pick next: it needs no host target.</p>
       ) : (

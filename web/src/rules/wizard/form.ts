@@ -4,10 +4,11 @@ import { toNumber, wholeNumberError } from '../../ui/numbers';
 import { CLI_SAMPLE_SCRIPT, SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT } from '../../runbooks/sample-scripts';
 import { browserTimeZone } from '../schedule';
 import { CLOUD_BODY_FIELDS, cloudFieldsOf, cloudStepErrors, emptyCloudFields, toCloudAction, type CloudFields } from './cloud-form';
+import { emptySnapshotFields, snapshotErrors, snapshotFieldsOf, toSnapshotRequest, type SnapshotFields } from './snapshot-form';
 import { emptyRunbookSourceFields, RUNBOOK_BODY_FIELDS, runbookFieldsOf, runbookSourceErrors, toRunbook, type RunbookSource, type RunbookSourceFields } from './runbook-form';
 
 /** What the wizard edits: text for numbers, so a half-typed value is never silently changed. */
-export interface RuleForm extends CloudFields, RunbookSourceFields {
+export interface RuleForm extends CloudFields, RunbookSourceFields, SnapshotFields {
   name: string;
   enabled: boolean;
   /** The trigger sent as is for a webhook or an alert; a cron trigger is only its type here, its fields are below. */
@@ -24,7 +25,7 @@ export interface RuleForm extends CloudFields, RunbookSourceFields {
   flappingMaxStateChanges: string;
   infrastructureType: InfrastructureType;
   /** A runbook on hosts, a cloud action on instances (offered by a cloud infrastructure type; its fields are CloudFields), or a CLI runbook on the CLI Machine. */
-  actionType: 'script' | 'cloud' | 'cli';
+  actionType: 'script' | 'cloud' | 'cli' | 'graph_snapshot';
   /** cli: the credentials its CLIs get, one per provider. */
   credentialIds: string[];
   targetType: Exclude<TargetType, 'cli_machine'>;
@@ -60,7 +61,8 @@ export const STEPS = [
     fields: [
       'flavour', 'interpreter', 'script', 'notes', 'timeoutSeconds', 'credentialIds',
       'runbookSource', 'runbookId', 'runbookPin', 'runbookVersion', 'newRunbookName', 'repositoryId', 'repositoryPath', 'repositoryRef',
-      'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'instanceTags', 'instancesAtOnce', 'failedInstances', 'confirmTerminate'],
+      'operation', 'region', 'credentialId', 'instancesFrom', 'instanceField', 'instanceIds', 'instanceTags', 'instancesAtOnce', 'failedInstances', 'confirmTerminate',
+      'snapshotEnabled', 'snapshotIntegrationId', 'snapshotGraphs', 'snapshotWindowMinutes'],
   },
   { id: 'limit', title: 'Action limit', fields: ['limitEnabled', 'limitMax', 'limitWindowSeconds', 'onLimit'] },
   { id: 'review', title: 'Review and create', fields: ['enabled'] },
@@ -71,7 +73,7 @@ export type StepId = (typeof STEPS)[number]['id'];
 /** A step's title for this form: the action step is the runbook, the cloud action or the CLI runbook. */
 export function stepTitle(step: (typeof STEPS)[number], form: Pick<RuleForm, 'actionType'>): string {
   if (step.id !== 'action' || form.actionType === 'script') return step.title;
-  return form.actionType === 'cloud' ? 'Cloud action' : 'CLI runbook';
+  return form.actionType === 'cloud' ? 'Cloud action' : form.actionType === 'graph_snapshot' ? 'Graph snapshot' : 'CLI runbook';
 }
 
 export { CLI_SAMPLE_SCRIPT, SAMPLE_SCRIPT, SCHEDULE_SAMPLE_SCRIPT };
@@ -115,19 +117,22 @@ export function emptyForm(): RuleForm {
     onLimit: 'escalate',
     ...emptyCloudFields(),
     ...emptyRunbookSourceFields(),
+    ...emptySnapshotFields(),
   };
 }
 
 /** The form of an existing rule, or null when the wizard cannot edit its kind (a graph or email action; instances by tag). */
 export function formFromRule(rule: Rule): RuleForm | null {
   const { action, target } = rule;
-  const actionFields = action.type === 'cli' ? cliFieldsOf(action) : target.type === 'cli_machine' ? null : action.type === 'script' ? scriptFieldsOf(action) : action.type === 'cloud' ? cloudFormOf(action) : null;
+  const actionFields = action.type === 'cli' ? cliFieldsOf(action) : target.type === 'cli_machine' ? null : action.type === 'script' ? scriptFieldsOf(action) : action.type === 'cloud' ? cloudFormOf(action) : action.type === 'graph_snapshot' ? { actionType: 'graph_snapshot' as const, ...snapshotFieldsOf(action, true) } : null;
   if (!actionFields) return null;
+  const fix = action.type === 'script' || action.type === 'cloud' || action.type === 'cli' ? action : undefined;
   const { triggerId: _id, webhookUrl: _url, curl: _curl, ...trigger } = rule.trigger;
   const cron = trigger.type === 'cron';
   return {
     ...emptyForm(),
     ...actionFields,
+    ...(fix?.snapshot ? snapshotFieldsOf(fix.snapshot, true) : {}),
     name: rule.name,
     enabled: rule.enabled,
     trigger: cron ? { type: 'cron' } : trigger,
@@ -216,17 +221,19 @@ function toTrigger(form: RuleForm): RuleInput['trigger'] {
 }
 
 function toAction(form: RuleForm): RuleInput['action'] {
-  if (form.actionType === 'cloud') return toCloudAction(form);
+  if (form.actionType === 'graph_snapshot') return { type: 'graph_snapshot', ...toSnapshotRequest(form) };
+  const snapshot = form.snapshotEnabled ? { snapshot: toSnapshotRequest(form) } : {};
+  if (form.actionType === 'cloud') return { ...toCloudAction(form), ...snapshot };
   const runbook = toRunbook(form);
   if (form.actionType === 'cli') {
-    return { type: 'cli', runbook, ...(form.credentialIds.length > 0 ? { credentialIds: form.credentialIds } : {}), timeoutSeconds: toNumber(form.timeoutSeconds) };
+    return { type: 'cli', runbook, ...(form.credentialIds.length > 0 ? { credentialIds: form.credentialIds } : {}), timeoutSeconds: toNumber(form.timeoutSeconds), ...snapshot };
   }
-  return { type: 'script', flavour: form.flavour, runbook, timeoutSeconds: toNumber(form.timeoutSeconds) };
+  return { type: 'script', flavour: form.flavour, runbook, timeoutSeconds: toNumber(form.timeoutSeconds), ...snapshot };
 }
 
 /** The service asks a target of every rule: a cloud action's instances are its own (the alert's target says nothing more), a CLI runbook runs on the CLI Machine. */
 function targetOf(form: RuleForm): Target {
-  if (form.actionType === 'cloud') return { type: 'trigger_host' };
+  if (form.actionType === 'cloud' || form.actionType === 'graph_snapshot') return { type: 'trigger_host' };
   if (form.actionType === 'cli') return { type: 'cli_machine' };
   return toTarget(form);
 }
@@ -258,6 +265,9 @@ export function toRuleInput(form: RuleForm): RuleInput {
 const BODY_FIELDS: Array<[RegExp, FormField]> = [
   [/^\/body\/name/, 'name'],
   [/^\/body\/enabled/, 'enabled'],
+  [/^\/body\/action\/(snapshot\/)?integrationId/, 'snapshotIntegrationId'],
+  [/^\/body\/action\/(snapshot\/)?graphs/, 'snapshotGraphs'],
+  [/^\/body\/action\/(snapshot\/)?windowMinutes/, 'snapshotWindowMinutes'],
   [/^\/body\/trigger\/schedule/, 'schedule'],
   [/^\/body\/trigger\/timezone/, 'timezone'],
   [/^\/body\/trigger\/overlap/, 'overlap'],
@@ -326,7 +336,7 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       }
       break;
     case 'target':
-      if (form.actionType === 'cli') break;
+      if (form.actionType === 'cli' || form.actionType === 'graph_snapshot') break;
       if (form.actionType === 'cloud') {
         if (!providerOfInfrastructure(form.infrastructureType)) set('actionType', 'a cloud action needs a cloud infrastructure type: AWS EC2, Azure, Google Cloud or OpenStack');
         break;
@@ -344,7 +354,9 @@ export function stepErrors(step: StepId, form: RuleForm): FormErrors {
       }
       break;
     case 'action':
-      if (form.actionType === 'cloud') return cloudStepErrors(form);
+      if (form.actionType === 'graph_snapshot') return snapshotErrors(form);
+      if (form.snapshotEnabled) Object.assign(errors, snapshotErrors(form));
+      if (form.actionType === 'cloud') return { ...errors, ...cloudStepErrors(form) };
       Object.assign(errors, runbookSourceErrors(form));
       set('timeoutSeconds', wholeNumberError(form.timeoutSeconds, 1, 86_400));
       break;

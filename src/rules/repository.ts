@@ -7,7 +7,7 @@ import { dropSchedule, syncSchedule } from './schedules.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import { containsText } from '../store/search.js';
-import { preparedQuery } from '../store/prepared.js';
+import { preparedQuery, preparedStatement } from '../store/prepared.js';
 import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
@@ -76,14 +76,26 @@ export async function replaceRule(db: Db, durability: Durability, current: Rule,
   const rule: Rule = { ...current, ...normalise(input, current.triggerId), updatedAt: now };
   await durableTransaction(db, durability, async (tx) => {
     rule.action = await resolveRunbook(tx, current.tenantId, rule.action);
-    const { id: _id, tenant_id: _tenant, created_at: _created, ...changes } = toRow(rule);
-    await withUniqueName('rule', input.name, () =>
-      tx.updateTable('rules').set(changes).where('id', '=', current.id).where('deleted_at', 'is', null).execute(),
-    );
+    const row = toRow(rule);
+    await withUniqueName('rule', input.name, () => tx.executeQuery(ruleUpdate(db, row)));
     await syncSchedule(tx, rule, now, current);
     await onWritten?.(tx, rule);
   });
   return rule;
+}
+
+/** The columns a change of a rule writes, in the order `ruleUpdate` takes them. */
+const UPDATED = ['name', 'enabled', 'trigger_type', 'trigger_id', 'integration_id', 'trigger', 'action', 'target', 'infrastructure_type', 'action_limit', 'flapping', 'updated_at', 'runbook_id', 'repository_id'] as const;
+
+/** Every change of a rule writes all its settings: built once (store/prepared.ts), a PATCH's one write. */
+const preparedRuleUpdate = preparedStatement((db, id: string, ...values: unknown[]) => db
+  .updateTable('rules')
+  .set(Object.fromEntries(UPDATED.map((column, i) => [column, values[i]])) as Partial<RuleRow>)
+  .where('id', '=', id)
+  .where('deleted_at', 'is', null));
+
+function ruleUpdate(db: Db, row: RuleRow) {
+  return preparedRuleUpdate(db, row.id, ...UPDATED.map((column) => row[column]));
 }
 
 /** Soft delete: the rule stops triggering and leaves lists, its recorded events stay readable. */

@@ -9,7 +9,7 @@ import { baseUrl, type Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database } from '../store/schema.js';
 import type { Durability } from '../store/durability.js';
-import { activityOf, NO_ACTIVITY, type RuleActivity } from './activity.js';
+import { activityOf, activityOfRule, NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { presentRule } from './presenter.js';
 import { createRule, deleteRule, getRule, listRules, replaceRule, ruleToInput, type RuleWritten } from './repository.js';
 import { spellInfrastructureType, withInfrastructureType } from './infrastructure.js';
@@ -30,10 +30,9 @@ const tags = ['rules'];
 
 /** publicUrl: PITCREW_PUBLIC_URL, the base of each rule's webhook URL when set; onCreated: what else a new rule's transaction does. */
 export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock = Date.now, onCreated }: { db: Kysely<Database>; durability: Durability; publicUrl: string | undefined; clock?: () => number; onCreated?: RuleWritten }): void {
-  const activityOfOne = async (from: Kysely<Database>, tenantId: string, ruleId: string) => (await activityOf(from, tenantId, [ruleId])).get(ruleId) ?? NO_ACTIVITY;
   const load = async (request: FastifyRequest): Promise<LoadedRule> => {
     const rule = await getRule(db, request.principal.tenantId, (request.params as { id: string }).id);
-    return { rule, activity: await activityOfOne(db, rule.tenantId, rule.id) };
+    return { rule, activity: await activityOfRule(db, rule.tenantId, rule.id) };
   };
   const present = (request: FastifyRequest, { rule, activity }: LoadedRule) => presentRule(rule, baseUrl(publicUrl, request), activity);
   /** The rule as GET /rules/:id shows it. */
@@ -53,7 +52,7 @@ export function registerRuleRoutes(app: Api, { db, durability, publicUrl, clock 
   const viewInChange = (request: FastifyRequest, known: RuleActivity | undefined) => {
     const written: { view?: RuleView } = {};
     const onWritten = async (tx: Transaction<Database>, rule: Rule) => {
-      const activity = known && rule.trigger.type !== 'cron' ? known : await activityOfOne(tx, rule.tenantId, rule.id);
+      const activity = known && rule.trigger.type !== 'cron' ? known : await activityOfRule(tx, rule.tenantId, rule.id);
       written.view = presentRule(rule, baseUrl(publicUrl, request), activity);
       await recordInChange(request, db, tx, written.view);
     };

@@ -80,7 +80,7 @@ function openBackup(file: string): SqliteDatabase.Database {
     db = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
     const ok = db.pragma('quick_check', { simple: true });
     if (ok !== 'ok') throw new Error(`its integrity check says: ${String(ok)}`);
-    const tables = new Set(db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]);
+    const tables = tablesOf(db);
     const missing = [MIGRATION_TABLE, 'tenants', 'rules', 'events', 'executions'].filter((name) => !tables.has(name));
     if (missing.length > 0) throw new Error(`it has no ${missing.join(', ')} table`);
     return db;
@@ -91,7 +91,7 @@ function openBackup(file: string): SqliteDatabase.Database {
 }
 
 function sealedKeys(db: SqliteDatabase.Database): BackupContents['sealedWith'] {
-  const tables = new Set(db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]);
+  const tables = tablesOf(db);
   const counts = new Map<string, number>();
   for (const { table, column } of SEALED_COLUMNS) {
     if (!tables.has(table)) continue;
@@ -102,6 +102,10 @@ function sealedKeys(db: SqliteDatabase.Database): BackupContents['sealedWith'] {
     }
   }
   return [...counts].map(([keyId, secrets]) => ({ keyId, secrets })).sort((a, b) => b.secrets - a.secrets);
+}
+
+function tablesOf(db: SqliteDatabase.Database): Set<string> {
+  return new Set(db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]);
 }
 
 /** The backups of a scheduled run in `dir`, newest first: pitcrew-<time>.db, as `scheduledName` makes them. */

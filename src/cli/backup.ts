@@ -3,8 +3,9 @@ import path from 'node:path';
 import { backupTo, WHOLE, type BackupContents } from '../backups/backup.js';
 import { restoreInto } from '../backups/restore.js';
 import type { Config } from '../config/config.js';
-import { keyFingerprint, readSecretKeyFile, SECRET_KEY_FILE } from '../identity/secret-box.js';
+import { existingSecretKey, keyFingerprint } from '../identity/secret-box.js';
 import { openStore } from '../store/database.js';
+import { sized } from '../store/disk.js';
 import { CliError } from './client.js';
 
 /** `pitcrew backup FILE`: a consistent copy of the running service's SQLite database, and what it holds. */
@@ -29,7 +30,7 @@ export async function runBackup(config: Config, file: string, options: { json: b
     return 0;
   }
   console.log([
-    `backup written to ${target} (${megabytes(contents.bytes)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `backup written to ${target} (${sized(contents.bytes)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     ...describe(contents),
     ...keyAdvice(contents, key),
   ].join('\n'));
@@ -68,9 +69,8 @@ function describe(contents: BackupContents): string[] {
 
 /** The key the service opens its secrets with, as a fingerprint and where it lives (never the key itself). */
 function serviceKey(config: Config): { fingerprint: string; source: string } | undefined {
-  if (config.secretKey) return { fingerprint: keyFingerprint(config.secretKey), source: 'PITCREW_SECRET_KEY' };
-  const file = path.join(config.dataDir, SECRET_KEY_FILE);
-  return fs.existsSync(file) ? { fingerprint: keyFingerprint(readSecretKeyFile(file)), source: file } : undefined;
+  const found = existingSecretKey(config.dataDir, config.secretKey);
+  return found && { fingerprint: keyFingerprint(found.key), source: found.source };
 }
 
 function keyAdvice(contents: BackupContents, key: { fingerprint: string; source: string } | undefined): string[] {
@@ -80,8 +80,4 @@ function keyAdvice(contents: BackupContents, key: { fingerprint: string; source:
     `The secrets stay sealed: restoring needs the key ${contents.sealedWith.map((entry) => entry.keyId).join(', ')}${where}.`,
     'Keep that key apart from this file: PITCREW_SECRET_KEY, or the secret.key file given to pitcrew restore --secret-key-file.',
   ];
-}
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { keyFingerprint, readSecretKeyFile, SECRET_KEY_FILE, SecretBox } from '../identity/secret-box.js';
+import { existingSecretKey, keyFingerprint, SECRET_KEY_FILE, SecretBox } from '../identity/secret-box.js';
 import { rotateSecrets } from '../secrets/rotate.js';
 import { openStore } from '../store/database.js';
 import { CliError } from './client.js';
@@ -44,9 +43,8 @@ export async function runSecrets(config: Config, args: string[]): Promise<number
 
 /** The new key and the one it replaces, both required, and different. */
 function rotationBox(config: Config): SecretBox {
-  const file = path.join(config.dataDir, SECRET_KEY_FILE);
-  const key = config.secretKey ?? (fs.existsSync(file) ? readSecretKeyFile(file) : undefined);
-  if (!key) throw new CliError(`no new key: set PITCREW_SECRET_KEY (or put it in ${file}) to the key the secrets are to be sealed with`);
+  const key = existingSecretKey(config.dataDir, config.secretKey)?.key;
+  if (!key) throw new CliError(`no new key: set PITCREW_SECRET_KEY (or put it in ${path.join(config.dataDir, SECRET_KEY_FILE)}) to the key the secrets are to be sealed with`);
   if (!config.secretKeyPrevious) throw new CliError('set PITCREW_SECRET_KEY_PREVIOUS to the key being replaced: the secrets are opened with it');
   if (keyFingerprint(key) === keyFingerprint(config.secretKeyPrevious)) throw new CliError('PITCREW_SECRET_KEY and PITCREW_SECRET_KEY_PREVIOUS are the same key: set PITCREW_SECRET_KEY to the new one');
   return new SecretBox(key, config.secretKeyPrevious);

@@ -87,6 +87,13 @@ export function readSecretKeyFile(file: string): Buffer {
   return key;
 }
 
+/** The key the service would use, without making one: PITCREW_SECRET_KEY, else the data directory's secret.key if it exists. */
+export function existingSecretKey(dataDir: string, configured: Buffer | undefined): { key: Buffer; source: string } | undefined {
+  if (configured) return { key: configured, source: 'PITCREW_SECRET_KEY' };
+  const file = path.join(dataDir, SECRET_KEY_FILE);
+  return fs.existsSync(file) ? { key: readSecretKeyFile(file), source: file } : undefined;
+}
+
 /**
  * The key: PITCREW_SECRET_KEY when set (config validated it), else `$PITCREW_DATA_DIR/secret.key`,
  * made on first start with mode 0600. `wx` makes two processes starting at once agree on one file.

@@ -4,7 +4,7 @@ import type { Graph, GraphCapture, GraphSource } from '../graph-source.js';
 import { graphSettingError, MAX_IMAGE_BYTES, toolRefused } from '../tool-api.js';
 import { isRecord } from '../values.js';
 import { CloudwatchClients } from './client.js';
-import { refusal, regionOf } from './import.js';
+import { credentialParts, regionOf, sender } from './import.js';
 
 /*
  * The alarm's metric as CloudWatch draws it (issue 39, docs/graph-snapshots.md#cloudwatch), with the
@@ -57,18 +57,11 @@ export class CloudwatchGraphSource implements GraphSource {
     const alarm = alarmOf(request.alert.payload);
     const region = regionOf({ topicArns: topicOf(request.alert.payload, alarm), ...request.config }, (tool, field, message) => graphSettingError(tool, `config/${field}`, message));
     const secret = awsSecret(request.secret);
-    const secrets = [secret.secretAccessKey, secret.sessionToken, secret.externalId, secret.accessKeyId];
+    const secrets = credentialParts(secret);
     const endpoint = this.settings.awsEndpoint ?? `https://monitoring.${region}.amazonaws.com`;
     const widgets = request.graphs.length > 0 ? request.graphs.map((graph) => ruleWidget(graph, request)) : [alarmWidget(alarm, request)];
     const client = this.clients.client(region, secret, request.fetch, request.signal);
-    const send = async <T>(call: string, run: () => Promise<T>): Promise<T> => {
-      try {
-        return await run();
-      } catch (error) {
-        if (request.signal.aborted) throw error;
-        throw refusal(call, endpoint, error, secrets);
-      }
-    };
+    const send = sender(endpoint, secrets, request.signal);
     try {
       const graphs: Graph[] = [];
       for (const widget of widgets) {

@@ -76,18 +76,10 @@ export class CloudwatchImporter implements Importer {
   async importPage(request: ImportRequest): Promise<ImportPage> {
     const region = regionOf(request.config);
     const secret = awsSecret(request.secret);
-    const secrets = [secret.secretAccessKey, secret.sessionToken, secret.externalId, secret.accessKeyId];
     const state: CloudwatchCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'alarms', from: request.since, to: null, token: null, arnPrefix: null };
     const to = state.to ?? windowEnd(state.from, request.now);
     const client = this.clients.client(region, secret, request.fetch, request.signal);
-    const send = async <T>(call: string, run: () => Promise<T>): Promise<T> => {
-      try {
-        return await run();
-      } catch (error) {
-        if (request.signal.aborted) throw error;
-        throw refusal(call, this.settings.awsEndpoint ?? `https://monitoring.${region}.amazonaws.com`, error, secrets);
-      }
-    };
+    const send = sender(this.settings.awsEndpoint ?? `https://monitoring.${region}.amazonaws.com`, credentialParts(secret), request.signal);
     try {
       if (state.phase === 'alarms') {
         // A first import: the alarms in ALARM since before the look-back, which no history item of it shows.
@@ -183,6 +175,23 @@ export function regionOf(config: Record<string, unknown>, settingError: (tool: s
 function awsSecret(secret: unknown): Secret<'aws'> {
   if (isRecord(secret) && typeof secret.accessKeyId === 'string' && typeof secret.secretAccessKey === 'string') return secret as Secret<'aws'>;
   throw importSecretError(TOOL, 'the stored AWS credential ({accessKeyId, secretAccessKey[, sessionToken, roleArn, externalId]})');
+}
+
+/** Every part of an AWS credential, blotted out of what a message quotes. */
+export function credentialParts(secret: Secret<'aws'>): Array<string | undefined> {
+  return [secret.secretAccessKey, secret.sessionToken, secret.externalId, secret.accessKeyId];
+}
+
+/** How one read sends its calls to CloudWatch at `endpoint`: a failure said in AWS's words (`refusal`), an abort passed on as it is. */
+export function sender(endpoint: string, secrets: Array<string | undefined>, signal: AbortSignal) {
+  return async <T>(call: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw refusal(call, endpoint, error, secrets);
+    }
+  };
 }
 
 /** What AWS answered (a code and a message with its HTTP status), or that it did not answer; no secret in it. */

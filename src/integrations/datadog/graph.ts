@@ -1,7 +1,7 @@
 import type { Graph, GraphCapture, GraphSource } from '../graph-source.js';
 import { callImage, callJson, graphSettingError, toolRefused, ToolImportError, type ToolCall } from '../tool-api.js';
 import { isRecord } from '../values.js';
-import { apiOf } from './import.js';
+import { apiOf, datadogCalls, datadogKeys, type DatadogKeys } from './import.js';
 
 /*
  * The monitor's graph as Datadog renders it (issue 39, docs/graph-snapshots.md#datadog), with the
@@ -33,11 +33,6 @@ export interface DatadogGraphOptions {
   attempts?: number;
 }
 
-interface Keys {
-  apiKey: string;
-  applicationKey: string;
-}
-
 interface Query {
   query: string;
   title: string;
@@ -56,13 +51,7 @@ export class DatadogGraphSource implements GraphSource {
   async capture(request: GraphCapture): Promise<Graph[]> {
     const api = apiOf(request.config, (tool, field, message) => graphSettingError(tool, `config/${field}`, message));
     const keys = keysOf(request.secret);
-    const call = (path: string, query: Record<string, string | number>): ToolCall => ({
-      tool: TOOL,
-      url: `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
-      headers: { 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey },
-      hints: HINTS,
-      secrets: [keys.apiKey, keys.applicationKey],
-    });
+    const call = datadogCalls(api, keys, HINTS);
     const queries = request.graphs.length > 0 ? request.graphs.map((query) => ({ query: query.trim(), title: query.trim() })) : [await monitorQuery(request, call)];
     const graphs: Graph[] = [];
     for (const query of queries) graphs.push(await this.snapshot(request, call, query));
@@ -132,9 +121,8 @@ export function narrowed(query: string, scope: string): string {
   });
 }
 
-function keysOf(secret: unknown): Keys {
-  if (isRecord(secret) && typeof secret.apiKey === 'string' && secret.apiKey !== '' && typeof secret.applicationKey === 'string' && secret.applicationKey !== '') {
-    return { apiKey: secret.apiKey, applicationKey: secret.applicationKey };
-  }
+function keysOf(secret: unknown): DatadogKeys {
+  const keys = datadogKeys(secret);
+  if (keys) return keys;
   throw graphSettingError(TOOL, 'secret', 'Datadog graphs are read with {"apiKey", "applicationKey"}: an application key scoped to monitors_read and timeseries_query');
 }

@@ -60,7 +60,7 @@ function isCursor(state: Record<string, unknown>): state is Record<string, unkno
   );
 }
 
-interface Keys {
+export interface DatadogKeys {
   apiKey: string;
   applicationKey: string;
 }
@@ -77,13 +77,7 @@ export class DatadogImporter implements Importer {
     const keys = keysOf(request.secret);
     const state: DatadogCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'events', from: request.since, to: null, page: null, monitorPage: 0, first: true };
     const to = state.to ?? windowEnd(state.from, request.now);
-    const call = (path: string, query: Record<string, string | number>): ToolCall => ({
-      tool: TOOL,
-      url: `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
-      headers: { 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey },
-      hints: HINTS,
-      secrets: [keys.apiKey, keys.applicationKey],
-    });
+    const call = datadogCalls(api, keys, HINTS);
 
     if (state.phase === 'events') {
       const query: Record<string, string | number> = { 'filter[query]': 'source:alert', 'filter[from]': state.from, 'filter[to]': to, sort: 'timestamp', 'page[limit]': this.pageSize };
@@ -194,11 +188,29 @@ export function apiOf(config: Record<string, unknown>, settingError: (tool: stri
   return `https://api.${site.trim().toLowerCase()}`;
 }
 
-function keysOf(secret: unknown): Keys {
+function keysOf(secret: unknown): DatadogKeys {
+  const keys = datadogKeys(secret);
+  if (keys) return keys;
+  throw importSecretError(TOOL, '{"apiKey", "applicationKey"}: an API key and an application key scoped to monitors_read and events_read');
+}
+
+/** The two keys Datadog reads with, from a secret `{apiKey, applicationKey}`; undefined when it is not one. Imports and graphs hold the same. */
+export function datadogKeys(secret: unknown): DatadogKeys | undefined {
   if (isRecord(secret) && typeof secret.apiKey === 'string' && secret.apiKey !== '' && typeof secret.applicationKey === 'string' && secret.applicationKey !== '') {
     return { apiKey: secret.apiKey, applicationKey: secret.applicationKey };
   }
-  throw importSecretError(TOOL, '{"apiKey", "applicationKey"}: an API key and an application key scoped to monitors_read and events_read');
+  return undefined;
+}
+
+/** The calls of one read of Datadog's API at `api`: the keys in Datadog's headers, blotted out of every message. */
+export function datadogCalls(api: string, keys: DatadogKeys, hints: ToolCall['hints']): (path: string, query: Record<string, string | number>) => ToolCall {
+  return (path, query) => ({
+    tool: TOOL,
+    url: `${api}${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+    headers: { 'dd-api-key': keys.apiKey, 'dd-application-key': keys.applicationKey },
+    hints,
+    secrets: [keys.apiKey, keys.applicationKey],
+  });
 }
 
 function text(value: unknown): string | undefined {

@@ -29,7 +29,7 @@ describe('outdated agents on the hosts page', () => {
     await badge.waitFor();
     await badge.click();
     // Asked at the address the browser uses: the download URL is built from it.
-    const install = await (await fetch(`${base}/api/v1/agents/install`, { headers: { authorization: `Bearer ${env.tenant.token}` } })).json();
+    const install = await (await fetch(`${base}/api/v1/agents/install`, { headers: { authorization: `Bearer ${env.tenant.token}` } })).json() as { update: string };
     await expect.poll(() => behind.getByLabel('update command for db-behind').innerText()).toBe(install.update);
     expect(install.update).toMatch(/sha256sum -c - && sudo install -m 0755 pitcrew-agent\.mjs \/opt\/pitcrew-agent\/ && sudo systemctl restart pitcrew-agent$/);
     await behind.getByRole('button', { name: 'Copy' }).waitFor();

@@ -35,15 +35,18 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
    * log level info, else when the port first took a probe's connection. The probe can be seconds
    * late: with a storm of agents reconnecting, the accept queue is full and its SYN is dropped
    * and sent again after 1, 3, 7 s (measured: listening 3.7 s after a kill, probed at 19.1 s).
+   * `extraEnv` adds to the server's environment for this start (e.g. a backup schedule); `onLine`
+   * sees each line it prints.
    */
-  const startServer = async ({ healthTimeoutMs = 30_000, onSpawn = () => {} } = {}) => {
+  const startServer = async ({ healthTimeoutMs = 30_000, onSpawn = () => {}, extraEnv = {}, onLine: onOwnLine = () => {} } = {}) => {
     let loggedAt;
     const onLine = (line) => {
       if (loggedAt === undefined && line.includes('"https":"')) loggedAt = JSON.parse(line).time;
+      onOwnLine(line);
     };
     const child = spawnChild('pitcrew server', [...nodeFlags, serverEntry, 'server'], {
       cwd: root,
-      env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_METRICS_ADDR: `127.0.0.1:${metricsPort}` },
+      env: { ...serverEnv, ...extraEnv, HOST: '127.0.0.1', PORT: String(port), PITCREW_TLS_PORT: String(tlsPort), PITCREW_METRICS_ADDR: `127.0.0.1:${metricsPort}` },
       onLine,
     });
     onSpawn(child.pid);

@@ -298,7 +298,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // bench/cron.js, the cloud action one, bench/cloud.js, the CLI Machine one, bench/cli.js, and the
 // git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
 // isolation, alerts, cron, cloud, cli, git or fleet runs one of them; BENCH_ONLY=api, imports,
-// incidents or snapshots (bench/snapshots.js, with Debian's Prometheus) runs one not in the default set.
+// incidents, snapshots (bench/snapshots.js, with Debian's Prometheus) or backup
+// (bench/backup-latency.js) runs one not in the default set.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -328,10 +329,13 @@ const runApi = () => runChildBench('api.js');
 const runImports = () => runChildBench('imports.js');
 const runIncidents = () => runChildBench('incidents-analytics.js');
 const runSnapshots = () => runChildBench('snapshots.js');
+const runBackup = () => runChildBench('backup-latency.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents or snapshots (or unset for all but api, imports, incidents and snapshots), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots', 'backup'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents, snapshots or backup (or unset for all but api, imports, incidents, snapshots and backup), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'backup') {
+  runBackup().then((code) => process.exit(code));
 } else if (ONLY === 'snapshots') {
   runSnapshots().then((code) => process.exit(code));
 } else if (ONLY === 'incidents') {

@@ -5,9 +5,12 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { problems } from '../http/schemas.js';
 import { access } from '../identity/access.js';
 import { baseUrl, type Api } from '../http/types.js';
+import { RELEASE_VERSION } from '../hosts/agent-version.js';
 
 export const AGENT_DOWNLOAD_PATH = '/downloads/pitcrew-agent.mjs';
 const FILE_NAME = 'pitcrew-agent.mjs';
+/** Where docs/agent.md installs the agent, and deploy/pitcrew-agent.service runs it from. */
+const INSTALLED_DIR = '/opt/pitcrew-agent';
 
 const AgentInstallView = Type.Object({
   server: Type.String({ description: 'the URL agents connect to (--server): this service\'s HTTPS port' }),
@@ -18,6 +21,8 @@ const AgentInstallView = Type.Object({
   ], { description: 'the agent file this service offers; null when the build made none' }),
   install: Type.String({ description: 'shell commands that fetch the agent file and check its digest' }),
   start: Type.String({ description: 'the command that starts the agent; it reads the tenant API key from $PITCREW_API_KEY' }),
+  version: Type.String({ description: "this service's release, which its agent file is: a host whose agent is older is marked outdated" }),
+  update: Type.String({ description: 'shell commands that replace an installed agent (docs/agent.md layout, systemd unit) with this file and restart it; its enrolment and state stay' }),
 });
 
 /** What the service offers hosts: made by the server, `endpoint` set once its HTTPS port is open. */
@@ -56,7 +61,9 @@ export function registerAgentInstallRoutes(app: Api, offer: AgentOffer): void {
       ? `curl -fsSLo ${FILE_NAME} '${download.url}' && echo '${download.sha256}  ${FILE_NAME}' | sha256sum -c -`
       : `# copy dist/${FILE_NAME} from the service's build (npm run build:agent) to this host`;
     const start = `node ${FILE_NAME} --server ${server} --server-fingerprint ${endpoint.fingerprint}`;
-    return { server, fingerprint: endpoint.fingerprint, download, install, start };
+    const replace = `sudo install -m 0755 ${FILE_NAME} ${INSTALLED_DIR}/ && sudo systemctl restart pitcrew-agent`;
+    const update = download ? `${install} && ${replace}` : `${install}\n${replace}`;
+    return { server, fingerprint: endpoint.fingerprint, download, install, start, version: RELEASE_VERSION, update };
   });
 }
 

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Api } from '../http/types.js';
 import { pageRequest, toPage } from '../store/pagination.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
+import { isOutdated } from './agent-version.js';
 import { countHosts, deleteHost, getHost, hostEnrolments, listHosts, updateHost, tagCounts } from './repository.js';
 
 const Tag = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/=-]+$' });
@@ -24,6 +25,7 @@ export const HostView = Type.Object({
   lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   enrolledAt: Type.String({ format: 'date-time' }),
   agentVersion: Type.String(),
+  outdated: Type.Boolean({ description: "the agent is an older release than this service's: update it (GET /api/v1/agents/install gives the command); it keeps working meanwhile" }),
   os: Type.String(),
   arch: Type.String(),
   cloudInstanceId: Type.Union([Type.String(), Type.Null()], { description: 'its VM at its cloud, set with PATCH' }),
@@ -121,6 +123,7 @@ export function presentHost(row: HostRow) {
     lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at).toISOString(),
     enrolledAt: new Date(row.enrolled_at).toISOString(),
     agentVersion: row.agent_version,
+    outdated: isOutdated(row.agent_version),
     os: row.os,
     arch: row.arch,
     cloudInstanceId: row.cloud_instance_id,

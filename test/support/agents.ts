@@ -23,6 +23,8 @@ export interface AgentOptions {
   stateDir?: string;
   /** A command the agent is started through, which execs the rest of its arguments (a namespace of its own). */
   launcher?: string[];
+  /** Another agent file than this build's, e.g. the previous release's. */
+  bundle?: string;
 }
 
 export interface AgentProcess {
@@ -51,7 +53,7 @@ function newStateDir(hostname: string): string {
 export function spawnAgent(options: AgentOptions): AgentProcess {
   const stateDir = options.stateDir ?? newStateDir(options.hostname);
   const args = [
-    AGENT_BUNDLE,
+    options.bundle ?? AGENT_BUNDLE,
     '--server', options.server,
     '--api-key', options.apiKey,
     '--hostname', options.hostname,

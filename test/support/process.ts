@@ -12,10 +12,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `pitcrew` command (npm test builds it first) with only the given environment. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the built `pitcrew` command (npm test builds it first; `bin`: another build's) with only the given environment. */
+export function runCli(args: string[], env: Record<string, string>, options: { bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PITCREW_BIN, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? PITCREW_BIN, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -39,13 +39,16 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `pitcrew server` from the built tree; `cwd` is where a relative PITCREW_DATA_DIR (default ./data) lands. */
-export async function startServer(env: Record<string, string>, options: { cwd?: string } = {}): Promise<ServerProcess> {
+/**
+ * Starts `pitcrew server` from the built tree (`bin`: another build's, e.g. the previous release);
+ * `cwd` is where a relative PITCREW_DATA_DIR (default ./data) lands.
+ */
+export async function startServer(env: Record<string, string>, options: { cwd?: string; bin?: string } = {}): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const tlsPort = env.PITCREW_TLS_PORT ?? String(await freePort());
   // Servers of tests running at once must not meet on the default metrics port.
   const metricsAddr = env.PITCREW_METRICS_ADDR ?? `127.0.0.1:${await freePort()}`;
-  const child = spawn(process.execPath, [PITCREW_BIN, 'server'], {
+  const child = spawn(process.execPath, [options.bin ?? PITCREW_BIN, 'server'], {
     cwd: options.cwd,
     env: baseEnv({ PORT: port, PITCREW_TLS_PORT: tlsPort, PITCREW_METRICS_ADDR: metricsAddr, HOST: '127.0.0.1', PITCREW_LOG_LEVEL: 'info', PITCREW_AGENT_HEARTBEAT_SECONDS: '1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -301,6 +301,8 @@ export interface Host {
   lastSeenAt: string | null;
   enrolledAt: string;
   agentVersion: string;
+  /** An older release than this service's (AgentInstall.version): it works; the hosts page offers the update. */
+  outdated: boolean;
   os: string;
   arch: string;
 }
@@ -329,6 +331,10 @@ export interface AgentInstall {
   download: { url: string; sha256: string; size: number } | null;
   install: string;
   start: string;
+  /** This service's release, which its agent file is. */
+  version: string;
+  /** Replaces an installed agent with this service's and restarts it. */
+  update: string;
 }
 
 export type ApiKeyScope = 'webhook' | 'enrol';

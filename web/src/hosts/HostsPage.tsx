@@ -9,6 +9,7 @@ import { Time } from '../ui/Time';
 import { HostHistory } from './HostHistory';
 import { HostTags } from './HostTagsEditor';
 import { InstallAgent } from './InstallAgent';
+import { OutdatedAgent } from './OutdatedAgent';
 import { useForgetHost, useHosts } from './queries';
 import { TableScroll } from '../ui/TableScroll';
 
@@ -81,7 +82,9 @@ function HostsTable({ hosts }: { hosts: Host[] }) {
               <td>
                 <HostTags host={host} />
               </td>
-              <td className="mono">{host.agentVersion}</td>
+              <td>
+                {host.outdated ? <OutdatedAgent host={host} /> : <span className="mono">{host.agentVersion}</span>}
+              </td>
               <td className="muted">
                 {host.os} · {host.arch}
               </td>

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signalGroup, statFields } from './process-group.js';
+import { AGENT_VERSION } from './version.js';
 import { FakeService } from './testing/fake-service.js';
 import { isAlive, isGroupAlive, useTempDirs, waitFor } from './testing/helpers.js';
 
@@ -73,7 +74,7 @@ describe('the bundled agent', () => {
   it('runs from a directory with nothing else in it', async () => {
     const help = await run(process.execPath, [bundle, '--help'], { cwd: bundleDir });
     expect(help.stdout).toContain('Usage: pitcrew-agent --server https://HOST:PORT --api-key KEY');
-    expect((await run(process.execPath, [bundle, '--version'], { cwd: bundleDir })).stdout).toBe('pitcrew-agent 0.1.0\n');
+    expect((await run(process.execPath, [bundle, '--version'], { cwd: bundleDir })).stdout).toBe(`pitcrew-agent ${AGENT_VERSION}\n`);
   });
 
   it('exits 2 with advice on a wrong flag', async () => {

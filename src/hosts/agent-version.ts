@@ -2,7 +2,7 @@
  * This release's version: package.json's, which its agent also reports (agent/version.ts);
  * a test keeps the three equal. Bumped at release time (docs/operations.md, Releasing).
  */
-export const RELEASE_VERSION = '0.1.0';
+export const RELEASE_VERSION = '0.2.0';
 
 const SEMVER = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/;
 

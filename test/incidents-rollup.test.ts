@@ -140,6 +140,24 @@ describe.each(testDialects())('incident rollups recomputed in the background on 
     expect(hosts.filter((row) => row[1] !== 'h-0')).toHaveLength(40 - 14);
   });
 
+  it('an alarm seen without a severity and with an empty one is one rollup row, its numbers added up', async () => {
+    // The day index orders null and '' apart (migration 0034); the rollup's key has '' for both (its primary key): one row.
+    const other = await env.addTenant('blank severity');
+    await env.store.db.insertInto('incidents').values([
+      incident(other.tenantId, null, 'b1', 'Blank', null, 'web-1', '11-06T10:00', 12, 'automation'),
+      incident(other.tenantId, null, 'b2', 'Blank', '', 'web-1', '11-06T11:00', 30),
+      incident(other.tenantId, null, 'b3', 'Blank', '', 'web-2', '11-06T12:00', 6),
+      incident(other.tenantId, integration, 'b4', 'Blank', null, 'web-2', '11-06T13:00', 8),
+    ]).execute();
+    await waitFor(async () => (await stale(other.tenantId)).length === 0, 'the background to recompute 11-06');
+    // Ordered here by integration: the databases order '' and an id each their own way.
+    expect((await days(other.tenantId)).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      [day('11-06'), '', 'Blank', '', 3, 1, 12 + 30 + 6, 30],
+      [day('11-06'), integration, 'Blank', '', 1, 0, 8, 8],
+    ]);
+    expect(await hostDays(other.tenantId)).toEqual([[day('11-06'), 'web-1', 2], [day('11-06'), 'web-2', 2]]);
+  });
+
   it('with the background stopped, a request recomputes the stale days it reads, and only those', async () => {
     await env.app.context.rollups.stop();
     const tenant = env.tenant.tenantId;

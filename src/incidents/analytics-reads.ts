@@ -7,7 +7,7 @@ import {
   type AlertRuleFacts, type AnalyticsView, type CreationDaySplit, type DayGroup, type HostCount, type Period, type RuleAlarm, type Spread,
 } from './analytics.js';
 import { rankCandidates, withAlertLabels, type Candidate, type CandidateOptions } from './candidates.js';
-import { DAY_MS, refreshIncidentDays } from './rollup.js';
+import { DAY_MS, DAY_SQL, refreshIncidentDays } from './rollup.js';
 
 /*
  * The analytics' reads (docs/incidents.md#analytics), the same on SQLite and PostgreSQL but for
@@ -153,10 +153,12 @@ export class AnalyticsReads {
   private async hostCounts(resolved: number): Promise<HostCountRow[]> {
     const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host'
       : this.filter.alarmName !== undefined ? 'incidents_resolved_alarm'
-        : resolved <= HOSTS_BY_TIME_UP_TO ? 'incidents_resolved_time' : 'incidents_resolved_host';
+        : resolved <= HOSTS_BY_TIME_UP_TO ? 'incidents_resolved_day' : 'incidents_resolved_host';
+    // The day index is ranged by its own expression (migration 0034): the same whole days as the times.
+    const byDay = index === 'incidents_resolved_day' ? sql` and ${sql.raw(DAY_SQL)} >= ${this.query.period.firstDay} and ${sql.raw(DAY_SQL)} < ${this.query.period.endDay}` : sql``;
     const rows = await sql<HostCountRow>`select host_key, count(*) as count
       from incidents ${this.index(index)}
-      where ${this.resolvedWithin()} and host_key <> ''
+      where ${this.resolvedWithin()}${byDay} and host_key <> ''
       group by host_key order by count(*) desc, host_key limit ${this.query.limit}`.execute(this.db);
     return rows.rows;
   }
@@ -253,7 +255,7 @@ export class AnalyticsReads {
   }
 
   /** SQLite: the index to read (see the top of this file); PostgreSQL's planner has statistics and picks. */
-  private index(name: 'incidents_resolved_time' | 'incidents_resolved_alarm' | 'incidents_resolved_host'): RawBuilder<unknown> {
+  private index(name: 'incidents_resolved_day' | 'incidents_resolved_alarm' | 'incidents_resolved_host'): RawBuilder<unknown> {
     return sql.raw(this.dialect === 'sqlite' ? `indexed by ${name}` : '');
   }
 }

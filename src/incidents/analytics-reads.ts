@@ -33,10 +33,11 @@ export interface AnalyticsQuery {
 }
 
 /**
- * Hosts over a period of at most this many incidents are counted from the incidents in time
+ * Hosts over a period of at most this many incidents are counted from the incidents in day
  * order, more from the host-ordered index over all of the tenant's (no sort, but every incident).
  * SQLite at a million incidents: 30 days (86,000) 42-70 ms by time, 140-330 ms by host; all of
- * them 820 ms by time, 260-340 ms by host (measured, this 2-core machine).
+ * them 820 ms by time, 260-340 ms by host (measured, this 2-core machine, with the time index the
+ * day index replaced: the same entries in the same order).
  */
 const HOSTS_BY_TIME_UP_TO = 200_000;
 

@@ -4,8 +4,9 @@
 // into the server's database (its migrations applied by `pitcrew bootstrap`), not through HTTP:
 // the server is stopped, the incidents' indexes dropped, the rows inserted, the indexes made again
 // from their own definitions, the server started again. The migration's triggers stay, so every
-// day seeded is marked stale as an ingest would mark it: the worst case is the call made at once
-// (the background has just begun recomputing them); what a user sees is the call right after
+// day seeded is marked stale as an ingest would mark it, and as an upgrade through migration 0028
+// marks a database that already holds them: the worst case is the call made at once (the background
+// has just begun recomputing them, the call reads its stale days from the incidents); what a user sees is the call right after
 // incidents resolved at a busy pace with the background running. The baseline, same server, same
 // run: GET /api/v1/incidents?limit=50.
 //
@@ -293,7 +294,7 @@ async function benchStorage(kind) {
   ];
 
   // The worst case: a million incidents landed at once (the seeding), the call made as soon as the
-  // server answers; the background has just begun, the call recomputes what is left of its 30 days.
+  // server answers; the background has just begun, the call reads what is left of its 30 days from the incidents.
   const startedAt = pitcrew.server.listeningAt;
   const cold = await timed(pitcrew, queries[0][1]);
   // Then how long the background takes to recompute all 90 days (and the cold call's share).

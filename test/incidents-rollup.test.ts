@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RollupRefresher } from '../src/incidents/rollup-refresher.js';
+import { refreshIncidentDays } from '../src/incidents/rollup.js';
 import { idAt } from '../src/store/ids.js';
 import type { IncidentRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
@@ -140,6 +141,24 @@ describe.each(testDialects())('incident rollups recomputed in the background on 
     expect(hosts.filter((row) => row[1] !== 'h-0')).toHaveLength(40 - 14);
   });
 
+  it('an alarm seen without a severity and with an empty one is one rollup row, its numbers added up', async () => {
+    // The day index orders null and '' apart (migration 0034); the rollup's key has '' for both (its primary key): one row.
+    const other = await env.addTenant('blank severity');
+    await env.store.db.insertInto('incidents').values([
+      incident(other.tenantId, null, 'b1', 'Blank', null, 'web-1', '11-06T10:00', 12, 'automation'),
+      incident(other.tenantId, null, 'b2', 'Blank', '', 'web-1', '11-06T11:00', 30),
+      incident(other.tenantId, null, 'b3', 'Blank', '', 'web-2', '11-06T12:00', 6),
+      incident(other.tenantId, integration, 'b4', 'Blank', null, 'web-2', '11-06T13:00', 8),
+    ]).execute();
+    await waitFor(async () => (await stale(other.tenantId)).length === 0, 'the background to recompute 11-06');
+    // Ordered here by integration: the databases order '' and an id each their own way.
+    expect((await days(other.tenantId)).sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      [day('11-06'), '', 'Blank', '', 3, 1, 12 + 30 + 6, 30],
+      [day('11-06'), integration, 'Blank', '', 1, 0, 8, 8],
+    ]);
+    expect(await hostDays(other.tenantId)).toEqual([[day('11-06'), 'web-1', 2], [day('11-06'), 'web-2', 2]]);
+  });
+
   it('with the background stopped, a request recomputes the stale days it reads, and only those', async () => {
     await env.app.context.rollups.stop();
     const tenant = env.tenant.tenantId;
@@ -151,5 +170,47 @@ describe.each(testDialects())('incident rollups recomputed in the background on 
     const view = await analytics('from=2026-11-01&to=2026-11-10&alarmName=Late');
     expect(view.mttrByDay).toEqual([{ day: '2026-11-09', count: 1, automated: 0, meanSeconds: 3000 }]);
     expect(await stale()).toEqual([day('10-25')]);
+  });
+
+  it('a request finding many stale days reads them from the incidents, exactly, and leaves them to the background', async () => {
+    // The background is stopped (the test before): 11-03 recomputed as it would, then three more days marked stale.
+    const other = await env.addTenant('many stale days');
+    const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' }, other.token);
+    expect(made.statusCode, made.body).toBe(201);
+    const integration: string = made.json().id;
+    const stored = async (...rows: IncidentRow[]) => { await env.store.db.insertInto('incidents').values(rows).execute(); };
+    await stored(incident(other.tenantId, integration, 'f1', 'Disk', 'critical', 'web-1', '11-03T10:00', 10));
+    await refreshIncidentDays(env.store.db, dialect, other.tenantId, { wait: true });
+    await stored(
+      incident(other.tenantId, integration, 's1', 'Disk', 'critical', 'web-1', '11-05T10:00', 20, 'automation'),
+      incident(other.tenantId, integration, 's2', 'Disk', 'critical', 'web-2', '11-06T10:00', 40),
+      incident(other.tenantId, null, 's3', 'Disk', null, 'web-2', '11-07T10:00', 6),
+      incident(other.tenantId, null, 's4', 'Disk', '', null, '11-07T11:00', 9),
+    );
+    expect(await stale(other.tenantId)).toEqual([day('11-05'), day('11-06'), day('11-07')]);
+    const asTenant = async (query: string) => {
+      const response = await env.api('GET', `/api/v1/incidents/analytics?${query}`, undefined, other.token);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+    const view = await asTenant('from=2026-11-01&to=2026-11-10');
+    expect(view).toMatchObject({ resolved: 5, automated: 1, meanSeconds: (10 + 20 + 40 + 6 + 9) * 60 / 5 });
+    expect(view.slowest).toEqual([{ alarmName: 'Disk', count: 5, meanSeconds: 17 * 60, p50Seconds: 10 * 60, p90Seconds: 32 * 60, maxSeconds: 40 * 60 }]);
+    expect(view.mttrByDay).toEqual([
+      { day: '2026-11-03', count: 1, automated: 0, meanSeconds: 600 },
+      { day: '2026-11-05', count: 1, automated: 1, meanSeconds: 1200 },
+      { day: '2026-11-06', count: 1, automated: 0, meanSeconds: 2400 },
+      { day: '2026-11-07', count: 2, automated: 0, meanSeconds: 450 },
+    ]);
+    // web-1 once fresh (11-03), once stale; web-2 twice stale: the rollup's days and the incidents' added up.
+    expect(view.hosts).toEqual([{ hostname: 'web-1', count: 2 }, { hostname: 'web-2', count: 2 }]);
+    // Filters on the rollup's keys: the webhook's (no integration) with no severity, null and '' alike.
+    expect((await asTenant(`from=2026-11-01&to=2026-11-10&integrationId=${integration}`)).resolved).toBe(3);
+    expect((await asTenant('from=2026-11-01&to=2026-11-10&severity=critical')).mttrByDay.map((d: { day: string }) => d.day)).toEqual(['2026-11-03', '2026-11-05', '2026-11-06']);
+    // Nothing was written: the days stay the background's.
+    expect(await stale(other.tenantId)).toEqual([day('11-05'), day('11-06'), day('11-07')]);
+    await refreshIncidentDays(env.store.db, dialect, other.tenantId, { wait: true });
+    expect(await stale(other.tenantId)).toEqual([]);
+    expect(await asTenant('from=2026-11-01&to=2026-11-10')).toEqual(view);
   });
 });

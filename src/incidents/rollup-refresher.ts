@@ -14,7 +14,8 @@ export interface RollupRefresherDeps {
 
 /**
  * Days recomputed per transaction. SQLite runs on the event loop (store/database.ts): a day of
- * 11,000 incidents takes ~60 ms of CPU to recompute, so two days at a time keep requests and
+ * 11,000 incidents took ~60 ms of CPU to recompute (~10 ms since migration 0034's day indexes, not
+ * re-tuned: the bench's machine was too loaded to show a difference), so two days at a time keep requests and
  * heartbeats waiting well under a second. PostgreSQL runs apart, but a request for the tenant waits
  * on its lock: a week (78,000 incidents at a million over 90 days) is ~0.2 s (bench/README.md).
  */

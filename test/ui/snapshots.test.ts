@@ -8,6 +8,7 @@ import { loadSecretKey, SecretBox } from '../../src/identity/secret-box.js';
 import { linkQuery, SIGNED_LINK_PURPOSE } from '../../src/snapshots/signed-link.js';
 import { signInAs } from '../support/browser.js';
 import { assertToolsInstalled, PROMETHEUS, startTool, type ToolProcess } from '../support/prometheus.js';
+import { startGrafanaEmulator } from '../support/grafana-emulator.js';
 import { freePort } from '../support/process.js';
 import { uiSession } from '../support/ui-session.js';
 import { waitFor } from '../support/wait.js';
@@ -155,5 +156,35 @@ scrape_configs:
     await image.waitFor();
     expect(await image.evaluate(loadedWidth)).toBe(720);
     expect((await env.api('GET', '/api/v1/rules')).json().items).toHaveLength(rulesBefore);
+  }, 3 * STEP_MS);
+
+  it('sets a Grafana integration’s address and write-only graph secret on its page, which captures then read with', async () => {
+    const { page, env, base } = ui;
+    const grafana = await startGrafanaEmulator();
+    try {
+      const token = 'glsa_UiTypedServiceAccountToken000_5e6f7a8b';
+      grafana.tokens.add(token);
+      grafana.dashboards.set('hosts', { title: 'Hosts', slug: 'hosts', panels: [{ id: 2, title: 'CPU' }] });
+      const made = await env.api('POST', '/api/v1/integrations', { name: 'grafana graphs', type: 'grafana' });
+      const id = made.json().id as string;
+      await signInAs(page, base, env.tenant.token, `/integrations/${id}`);
+      const graphs = page.getByRole('region', { name: 'Graphs' });
+      await graphs.getByLabel('Grafana address').fill(grafana.url);
+      await graphs.getByLabel('Graph secret').fill(token);
+      await graphs.getByRole('button', { name: 'Save graph settings' }).click();
+      await graphs.getByText('A graph secret is set (never shown).').waitFor();
+      expect(await graphs.getByLabel('Graph secret').inputValue()).toBe('');
+      expect(await page.content()).not.toContain(token);
+      expect((await env.api('GET', `/api/v1/integrations/${id}`)).json()).toMatchObject({ config: { grafanaUrl: grafana.url }, hasGraphSecret: true });
+      const preview = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/2'] });
+      expect(preview.statusCode, preview.body).toBe(200);
+      expect(grafana.requests.map((r) => r.authorization)).toContain(`Bearer ${token}`);
+
+      await graphs.getByRole('button', { name: 'Remove graph secret' }).click();
+      await graphs.getByText('Write-only: stored encrypted, never shown back.').waitFor();
+      expect((await env.api('GET', `/api/v1/integrations/${id}`)).json().hasGraphSecret).toBe(false);
+    } finally {
+      await grafana.close();
+    }
   }, 3 * STEP_MS);
 });

@@ -207,11 +207,28 @@ alerting:
     expect((await env.app.server.inject({ method: 'GET', url: `${snapshot.url}?${forOther}` })).statusCode).toBe(403);
     expect((await env.app.server.inject({ method: 'GET', url: snapshot.url })).statusCode).toBe(401);
 
-    // The capture's e-mail notification carries the same PNG inline, by its cid.
-    await waitDelivered(env, mailChannelId);
-    const sent = smtp.mails.find((m) => m.subject.includes('load'))!;
-    expect(sent.subject).toMatch(/^\[pitcrew\] load succeeded/);
+    // A link made on demand (the UI's Copy link): under the public URL, open the days asked, for this tenant's snapshot only.
+    const made = await env.api('POST', `${snapshot.url}/link`, { days: 2 });
+    expect(made.statusCode, made.body).toBe(200);
+    const shared = new URL(made.json().signedUrl as string);
+    expect(`${shared.origin}${shared.pathname}`).toBe(`${PUBLIC_URL}${snapshot.url}`);
+    expect(Number(shared.searchParams.get('exp')) * 1000).toBe(Date.parse(made.json().expiresAt as string));
+    expect((Date.parse(made.json().expiresAt as string) - Date.now()) / 86_400_000).toBeGreaterThan(1.99);
+    const opened = await env.app.server.inject({ method: 'GET', url: `${shared.pathname}${shared.search}` });
+    expect(opened.statusCode).toBe(200);
+    expect(Buffer.compare(opened.rawPayload, image.rawPayload)).toBe(0);
+    const other = await env.addTenant(`other ${dialect}`);
+    const refused = await env.api('POST', `${snapshot.url}/link`, {}, other.token);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect((await env.api('POST', `${snapshot.url}/link`, { days: 400 })).statusCode).toBe(400);
+
+    // The capture's e-mail notification carries the same PNG inline, by its cid (Alertmanager may
+    // send the alert again, each delivery its own capture and mail: this capture's is looked for).
     const cid = `snapshot-${snapshot.id}@pitcrew`;
+    await waitDelivered(env, mailChannelId);
+    const sent = await waitFor(() => smtp.mails.find((m) => m.parts.some((part) => part.contentId === cid)), 'the capture’s mail', STEP_MS);
+    expect(sent.subject).toMatch(/^\[pitcrew\] load succeeded/);
     const pictures = sent.parts.filter((part) => part.contentType === 'image/png');
     expect(pictures.map((part) => [part.contentId, part.disposition])).toEqual([[cid, 'inline']]);
     expect(Buffer.compare(pictures[0]!.body, image.rawPayload)).toBe(0);

@@ -8,7 +8,7 @@ import { baseUrl } from '../http/types.js';
 import type { CapturedImage, SnapshotPreviewRequest } from './preview.js';
 import type { Database } from '../store/schema.js';
 import type { Kysely } from 'kysely';
-import { findSnapshot, getSnapshot, latestSnapshotsOfRule } from './repository.js';
+import { findSnapshot, getSnapshot, getSnapshotMeta, latestSnapshotsOfRule } from './repository.js';
 import { presentSnapshot, SnapshotView } from './presenter.js';
 import { checkLink, linkQuery } from './signed-link.js';
 
@@ -92,9 +92,9 @@ function registerLink(app: Api, deps: SnapshotRouteDeps): void {
       summary: 'A signed link to a graph snapshot’s image (?exp=&sig=), to share with people who are not signed in; it opens that picture alone until it expires',
       params: IdParams, body: Type.Optional(LinkInput), response: { 200: LinkView, ...problems(400, 401, 403, 404) },
     },
-    config: { auditBefore: async (request) => presentSnapshot(await getSnapshot(deps.db, request.principal.tenantId, (request.params as { id: string }).id)) },
+    config: { auditBefore: async (request) => presentSnapshot(await getSnapshotMeta(deps.db, request.principal.tenantId, (request.params as { id: string }).id)) },
   }, async (request) => {
-    const snapshot = await getSnapshot(deps.db, request.principal.tenantId, request.params.id);
+    const snapshot = await getSnapshotMeta(deps.db, request.principal.tenantId, request.params.id);
     const expiresAt = Math.floor(deps.clock() / 1000) + (request.body?.days ?? deps.linkDays) * 86_400;
     const query = linkQuery(deps.linkKey, { tenantId: snapshot.tenant_id, snapshotId: snapshot.id }, expiresAt);
     return { signedUrl: `${baseUrl(deps.publicUrl, request)}/api/v1/snapshots/${snapshot.id}?${query}`, expiresAt: new Date(expiresAt * 1000).toISOString() };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_KEYWORD, type AuditDeclaration } from '../src/identity/audit/naming.js';
 import { newTotpSecret, totpCode } from '../src/identity/totp.js';
 import { applyObservations } from '../src/incidents/apply.js';
+import { insertSnapshots } from '../src/snapshots/repository.js';
 import type { AuditLogRow } from '../src/store/schema.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
@@ -15,6 +16,7 @@ const CHAT_SECRET = 'T000/B000/chat-webhook-secret-91ab';
 const TOTP_SECRET = newTotpSecret();
 const SSO_SECRET = 'sso-client-secret-4f2a9c';
 const IMPORT_TOKEN = 'bearer-coverage-import-7c1e0d';
+const GRAPH_TOKEN = 'bearer-coverage-graphs-3b9f2a';
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -81,6 +83,11 @@ describe('every management change is audited', () => {
     // A series the wizard's snapshot preview draws: a point a minute over the last hour.
     const minutes = Array.from({ length: 60 }, (_, i) => [Date.now() - (60 - i) * 60_000, 40 + i] as [number, number]);
     keystone.projects.get('ops-project')!.measurements.push({ name: 'cpu.system_perc', dimensions: { hostname: 'web-1' }, points: minutes });
+    // A picture a capture stored, to make a signed link to.
+    const [snapshot] = await insertSnapshots(env.store.db, [{
+      tenantId: env.tenant.tenantId, executionId: ids.integration, eventId: ids.integration, position: 0, title: 'load', query: 'node_load1', contentType: 'image/png', width: 1, height: 1, image: new Uint8Array([137, 80, 78, 71]),
+    }], Date.now());
+    ids.snapshot = snapshot!;
     // An incident, opened by an alert of the tool (its URL: no management call, nothing audited).
     const alert = { status: 'firing', labels: { alertname: 'DiskFull', instance: 'web-1:9100' }, annotations: {}, startsAt: new Date().toISOString(), fingerprint: 'c0ffee' };
     const delivered = await env.app.server.inject({
@@ -134,8 +141,9 @@ describe('every management change is audited', () => {
     'POST /api/v1/channels/{id}/test': { url: `/api/v1/channels/${ids.channel}/test`, action: 'channel.test' },
     'DELETE /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, action: 'channel.delete' },
     'PUT /api/v1/escalation-contacts': { url: '/api/v1/escalation-contacts', body: { emails: [], channelIds: [ids.channel] }, action: 'escalation_contact.update' },
+    'POST /api/v1/snapshots/{id}/link': { url: `/api/v1/snapshots/${ids.snapshot}/link`, body: { days: 1 }, action: 'snapshot.link' },
     'POST /api/v1/integrations': { url: '/api/v1/integrations', body: { name: 'another', type: 'grafana' }, action: 'integration.create' },
-    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu', import: { enabled: false, secret: IMPORT_TOKEN } }, action: 'integration.update' },
+    'PATCH /api/v1/integrations/{id}': { url: `/api/v1/integrations/${ids.integration}`, body: { name: 'prometheus eu', graphSecret: GRAPH_TOKEN, import: { enabled: false, secret: IMPORT_TOKEN } }, action: 'integration.update' },
     'POST /api/v1/integrations/{id}/import': { url: `/api/v1/integrations/${ids.monasca}/import`, action: 'integration.import' },
     'POST /api/v1/integrations/{id}/test': { url: `/api/v1/integrations/${ids.integration}/test`, body: { hostName: 'web-1' }, action: 'integration.test' },
     'POST /api/v1/integrations/{id}/monasca/token': {
@@ -228,6 +236,6 @@ describe('every management change is audited', () => {
       seen = now;
     }
     const text = JSON.stringify(seen);
-    for (const secret of [...secrets, IMPORT_TOKEN, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, IMPORT_TOKEN, GRAPH_TOKEN, TOTP_SECRET, SSO_SECRET, AWS.secretAccessKey, KEYSTONE.password, CHAT_SECRET, 'whsec-coverage-0123456789', env.tenant.token]) expect(text).not.toContain(secret);
   });
 });

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GrafanaGraphSource, parsePanelRef } from '../src/integrations/grafana/graph.js';
+import { startTestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
 import { captureOf, failureOf } from './support/graph-capture.js';
 import { startGrafanaEmulator, type GrafanaEmulator } from './support/grafana-emulator.js';
 import { pngSize } from './support/png.js';
@@ -114,5 +116,51 @@ describe('Grafana graph source', () => {
     expect(error.code).toBe('PITCREW_ERR_TOOL_UNAVAILABLE');
     expect(error.message).toMatch(/^Grafana did not answer GET http:\/\/127\.0\.0\.1:\d+\/api\/dashboards\/uid\/hosts: .*private, loopback or link-local/);
     expect(grafana.requests).toEqual([]);
+  });
+});
+
+describe.each(testDialects())('Grafana graph secret through the API on %s', (dialect) => {
+  it('is set write-only on the integration, sent as Authorization: Bearer by a capture, replaced and removed; its shape checked per tool', { timeout: 120_000 }, async () => {
+    const env = await startTestEnv(dialect);
+    try {
+      const made = await env.api('POST', '/api/v1/integrations', { name: 'grafana', type: 'grafana', config: config(), graphSecret: TOKEN });
+      expect(made.statusCode, made.body).toBe(201);
+      expect(made.json()).toMatchObject({ hasSecret: false, hasGraphSecret: true });
+      const id = made.json().id as string;
+      for (const read of [made, await env.api('GET', `/api/v1/integrations/${id}`), await env.api('GET', '/api/v1/integrations')]) expect(read.body).not.toContain(TOKEN);
+      const sealed = await env.store.db.selectFrom('integrations').select('graph_secret').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(sealed.graph_secret).not.toContain(TOKEN);
+
+      const preview = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/4'] });
+      expect(preview.statusCode, preview.body).toBe(200);
+      expect(preview.json().images).toMatchObject([{ title: 'Hosts / Disk busy', contentType: 'image/png' }]);
+      expect(grafana.requests.map((r) => r.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+
+      const wrong = 'glsa_ReplacedButWrong000000000000_00000000';
+      expect((await env.api('PATCH', `/api/v1/integrations/${id}`, { graphSecret: wrong })).json()).toMatchObject({ hasGraphSecret: true });
+      const refused = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/4'] });
+      expect(refused.statusCode).toBe(502);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.json().detail).toMatch(/HTTP 401: Invalid API key; Grafana refused the service account token/);
+      expect(refused.body).not.toContain(wrong);
+      expect(grafana.requests.at(-1)!.authorization).toBe(`Bearer ${wrong}`);
+
+      expect((await env.api('PATCH', `/api/v1/integrations/${id}`, { graphSecret: null })).json()).toMatchObject({ hasGraphSecret: false });
+      const without = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/4'] });
+      expect(without.statusCode).toBe(400);
+      expect(without.json().detail).toContain('set it as the integration’s graph secret');
+
+      const notAToken = await env.api('PATCH', `/api/v1/integrations/${id}`, { graphSecret: { username: 'admin', password: 'admin' } });
+      expect(notAToken.statusCode).toBe(400);
+      expect(notAToken.json()).toMatchObject({ code: 'PITCREW_ERR_VALIDATION', detail: expect.stringContaining('service account token') });
+      const prometheus = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: { prometheusUrl: 'http://127.0.0.1:9' }, graphSecret: { username: 'pitcrew', password: 'proxy-password' } });
+      expect(prometheus.statusCode, prometheus.body).toBe(201);
+      expect(prometheus.body).not.toContain('proxy-password');
+      const monasca = await env.api('POST', '/api/v1/integrations', { name: 'monasca', type: 'monasca', graphSecret: 'a-token' });
+      expect(monasca.statusCode).toBe(400);
+      expect(monasca.json().detail).toContain("monasca graphs are read with the import's credential");
+    } finally {
+      await env.close();
+    }
   });
 });

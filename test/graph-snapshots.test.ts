@@ -16,7 +16,7 @@ import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
 import { createChannel, finish, waitDelivered } from './support/notify.js';
 import { startReceiver } from './support/receivers.js';
-import { startSmtpServer } from './support/smtp.js';
+import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
 
 /*
  * Issue 39 with the real tools: Debian's Prometheus scrapes a real series (a gauge served here,
@@ -24,7 +24,8 @@ import { startSmtpServer } from './support/smtp.js';
  * the alert to the integration, and the rule's graph_snapshot reads the expression from the alert's
  * generatorURL, asks Prometheus's query_range (the integration's prometheusUrl) and stores the
  * picture: fetched by the API with a token and by a signed link without one, refused once the link
- * has expired. Then the failures, each with an alert posted as Alertmanager posts it (webhook
+ * has expired, and carried inline by the capture's e-mail notification (the project's SMTP test
+ * server), the whole of issue 39's "Done when" in one test. Then the failures, each with an alert posted as Alertmanager posts it (webhook
  * version 4, https://prometheus.io/docs/alerting/latest/configuration/#webhook_config): Prometheus
  * unreachable, a query it refuses, a query without data; each reason names the tool, the query and
  * what it answered.
@@ -45,6 +46,8 @@ describe.each(testDialects())('graph snapshots from a real Prometheus on %s', (d
   let prometheusUrl: string;
   let integrationId: string;
   let linkKey: Buffer;
+  let smtp: SmtpTestServer;
+  let mailChannelId: string;
 
   beforeAll(async () => {
     assertToolsInstalled();
@@ -71,7 +74,13 @@ describe.each(testDialects())('graph snapshots from a real Prometheus on %s', (d
     const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: { prometheusUrl } });
     expect(made.statusCode, made.body).toBe(201);
     integrationId = made.json().id as string;
-    await rule('load', { type: 'alert', integrationId, alarmName: ALERT }, { type: 'graph_snapshot', windowMinutes: 1 });
+    const loadRule = await rule('load', { type: 'alert', integrationId, alarmName: ALERT }, { type: 'graph_snapshot', windowMinutes: 1 });
+    // The project's SMTP test server, told of the rule's capture: the real alert's picture goes inline.
+    smtp = await startSmtpServer();
+    mailChannelId = (await createChannel(env, {
+      name: 'load graphs by mail', type: 'email', ruleIds: [loadRule],
+      config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
+    })).id;
 
     fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
   receiver: pitcrew
@@ -164,7 +173,7 @@ alerting:
     expect(posted.statusCode, `${posted.body}\n${env.logs.filter((line) => line.includes("\"level\":50")).slice(-3).join("\n")}`).toBe(202);
   }
 
-  it('captures the alerting series when the real alert arrives: a PNG with the series and the threshold, by token and by signed link', async () => {
+  it('captures the alerting series when the real alert arrives: a PNG with the series and the threshold, by token and by signed link, inline in the capture’s e-mail', async () => {
     const ruleId = (await env.api('GET', '/api/v1/rules')).json().items.find((r: { name: string }) => r.name === 'load').id as string;
     const execution = await ended(ruleId);
     expect(execution.state, execution.reason ?? '').toBe('succeeded');
@@ -197,6 +206,33 @@ alerting:
     const forOther = linkQuery(linkKey, { ...subject, snapshotId: otherId }, Math.floor(Date.now() / 1000) + 600);
     expect((await env.app.server.inject({ method: 'GET', url: `${snapshot.url}?${forOther}` })).statusCode).toBe(403);
     expect((await env.app.server.inject({ method: 'GET', url: snapshot.url })).statusCode).toBe(401);
+
+    // A link made on demand (the UI's Copy link): under the public URL, open the days asked, for this tenant's snapshot only.
+    const made = await env.api('POST', `${snapshot.url}/link`, { days: 2 });
+    expect(made.statusCode, made.body).toBe(200);
+    const shared = new URL(made.json().signedUrl as string);
+    expect(`${shared.origin}${shared.pathname}`).toBe(`${PUBLIC_URL}${snapshot.url}`);
+    expect(Number(shared.searchParams.get('exp')) * 1000).toBe(Date.parse(made.json().expiresAt as string));
+    expect((Date.parse(made.json().expiresAt as string) - Date.now()) / 86_400_000).toBeGreaterThan(1.99);
+    const opened = await env.app.server.inject({ method: 'GET', url: `${shared.pathname}${shared.search}` });
+    expect(opened.statusCode).toBe(200);
+    expect(Buffer.compare(opened.rawPayload, image.rawPayload)).toBe(0);
+    const other = await env.addTenant(`other ${dialect}`);
+    const refused = await env.api('POST', `${snapshot.url}/link`, {}, other.token);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect((await env.api('POST', `${snapshot.url}/link`, { days: 400 })).statusCode).toBe(400);
+
+    // The capture's e-mail notification carries the same PNG inline, by its cid (Alertmanager may
+    // send the alert again, each delivery its own capture and mail: this capture's is looked for).
+    const cid = `snapshot-${snapshot.id}@pitcrew`;
+    await waitDelivered(env, mailChannelId);
+    const sent = await waitFor(() => smtp.mails.find((m) => m.parts.some((part) => part.contentId === cid)), 'the capture’s mail', STEP_MS);
+    expect(sent.subject).toMatch(/^\[pitcrew\] load succeeded/);
+    const pictures = sent.parts.filter((part) => part.contentType === 'image/png');
+    expect(pictures.map((part) => [part.contentId, part.disposition])).toEqual([[cid, 'inline']]);
+    expect(Buffer.compare(pictures[0]!.body, image.rawPayload)).toBe(0);
+    expect(sent.html).toContain(`<img src="cid:${cid}" width="720" height="318"`);
   }, 3 * STEP_MS);
 
   it('captures graphs too beside a fix: a graph_snapshot execution of the same event, whose snapshots the fix lists while it waits for its agent', async () => {

@@ -88,9 +88,9 @@ describe.each(testDialects())('secret-key rotation on %s', (dialect) => {
     // Sealed oldest first by id: the channels in the order of their ids.
     channels.sort((a, b) => (a.id < b.id ? -1 : 1));
     expect((await api('POST', '/api/v1/credentials', { name: 'aws', provider: 'aws', secret: { accessKeyId: 'AKIAROTATIONTEST0001', secretAccessKey: 'rotation/test/secret/key/0000000000000000' } })).status).toBe(201);
-    expect((await api('POST', '/api/v1/integrations', { name: 'grafana', type: 'grafana', secret: 'grafana-shared-secret-rotation' })).status).toBe(201);
+    expect((await api('POST', '/api/v1/integrations', { name: 'grafana', type: 'grafana', secret: 'grafana-shared-secret-rotation', graphSecret: 'glsa_RotationGraphToken000000000_0a1b2c3d' })).status).toBe(201);
     const total = (await sealedValues()).length;
-    expect(total).toBe(CHANNELS + 2);
+    expect(total).toBe(CHANNELS + 3);
 
     // The service restarts with both keys and keeps running through the rotation.
     await server.stop();

@@ -21,6 +21,7 @@ export function presentIntegration(row: IntegrationRow, baseUrl: string, imports
     ...commands(row.id, type, config, hasSecret, baseUrl),
     config,
     hasSecret,
+    hasGraphSecret: row.graph_secret !== null,
     status: { lastAlertAt: iso(row.last_alert_at), lastError: row.last_error, lastErrorAt: iso(row.last_error_at) },
     import: presentImportSettings(imports),
     importNeeds: needsOf(type),

@@ -6,12 +6,14 @@ import type { PageRequest } from '../store/pagination.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
 import { nameTaken } from '../store/unique.js';
 import type { IntegrationInput, IntegrationPatch, IntegrationType } from './schema.js';
+import { graphSecretErrors, sealGraphSecret } from './graph-secret.js';
 import { configErrors } from './tools.js';
 
 type Db = Kysely<Database>;
 
 export async function createIntegration(db: Db, box: SecretBox, tenantId: string, input: IntegrationInput, now = Date.now()): Promise<IntegrationRow> {
   assertConfig(input.type, input.config ?? {});
+  if (input.graphSecret !== undefined) assertGraphSecret(input.type, input.graphSecret);
   const id = newId(now);
   const row: IntegrationRow = {
     id,
@@ -20,6 +22,7 @@ export async function createIntegration(db: Db, box: SecretBox, tenantId: string
     type: input.type,
     config: JSON.stringify(input.config ?? {}),
     secret: input.secret === undefined ? null : box.seal(input.secret, id),
+    graph_secret: input.graphSecret === undefined ? null : sealGraphSecret(box, id, input.graphSecret),
     created_at: now,
     updated_at: now,
     deleted_at: null,
@@ -44,7 +47,7 @@ export async function listIntegrations(db: Db, tenantId: string, page: PageReque
   return query.orderBy('id').limit(page.limit + 1).execute();
 }
 
-/** Given fields replace stored ones; config is replaced whole; a secret left out is kept, null removes it. */
+/** Given fields replace stored ones; config is replaced whole; a secret (or graph secret) left out is kept, null removes it. */
 export async function updateIntegration(db: Db, box: SecretBox, current: IntegrationRow, patch: IntegrationPatch, now = Date.now()): Promise<IntegrationRow> {
   const changes: Partial<IntegrationRow> = { updated_at: now };
   if (patch.name !== undefined) {
@@ -56,6 +59,8 @@ export async function updateIntegration(db: Db, box: SecretBox, current: Integra
     changes.config = JSON.stringify(patch.config);
   }
   if (patch.secret !== undefined) changes.secret = patch.secret === null ? null : box.seal(patch.secret, current.id);
+  if (patch.graphSecret !== undefined && patch.graphSecret !== null) assertGraphSecret(current.type as IntegrationType, patch.graphSecret);
+  if (patch.graphSecret !== undefined) changes.graph_secret = patch.graphSecret === null ? null : sealGraphSecret(box, current.id, patch.graphSecret);
   await db.updateTable('integrations').set(changes).where('id', '=', current.id).execute();
   return { ...current, ...changes };
 }
@@ -80,6 +85,11 @@ export async function recordDelivery(db: Db, id: string, outcome: { ok: true } |
 function assertConfig(type: IntegrationType, config: Record<string, unknown>): void {
   const errors = configErrors(type, config);
   if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
+}
+
+function assertGraphSecret(type: IntegrationType, secret: unknown): void {
+  const errors = graphSecretErrors(type, secret, '/body/graphSecret');
+  if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', errors[0]!.message, { fieldErrors: errors });
 }
 
 /** Names are unique among live integrations; a deleted one frees its name. */

@@ -15,12 +15,21 @@ const Secret = Type.String({
   description: 'write-only: a signing secret (Grafana, PagerDuty) or a read-only token (Monasca); stored encrypted, never returned',
 });
 
+const GraphSecret = Type.Union([
+  Type.String({ minLength: 1, maxLength: 8192 }),
+  Type.Object({ username: Type.String({ maxLength: 1024 }), password: Type.String({ maxLength: 8192 }) }, { additionalProperties: false }),
+], {
+  description: "write-only: what the tool's graphs are read with (docs/graph-snapshots.md): grafana, a service account token (glsa_…); " +
+    'alertmanager, a bearer token or {username, password} for Prometheus (else the import’s secret). Stored encrypted, never returned',
+});
+
 export const IntegrationInput = Type.Object(
   {
     name: Name,
     type: Type.Enum([...INTEGRATION_TYPES]),
     config: Type.Optional(Config),
     secret: Type.Optional(Secret),
+    graphSecret: Type.Optional(GraphSecret),
   },
   { additionalProperties: false },
 );
@@ -30,6 +39,7 @@ export const IntegrationPatch = Type.Object(
     name: Type.Optional(Name),
     config: Type.Optional(Config),
     secret: Type.Optional(Type.Union([Secret, Type.Null()], { description: 'null removes the secret' })),
+    graphSecret: Type.Optional(Type.Union([GraphSecret, Type.Null()], { description: 'null removes the graph secret' })),
     import: Type.Optional(ImportPatch),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -49,6 +59,7 @@ export const IntegrationView = Type.Object({
   testCurl: Type.String({ description: 'ready: a test alert through the integration (POST /api/v1/integrations/{id}/test), a dry run; export PITCREW_TOKEN first' }),
   config: Config,
   hasSecret: Type.Boolean({ description: 'whether a secret is set (it is never returned)' }),
+  hasGraphSecret: Type.Boolean({ description: 'whether a graph secret is set (it is never returned)' }),
   status: Type.Object({
     lastAlertAt: Time,
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'why the last refused delivery was refused' }),

@@ -1,3 +1,4 @@
+import { graphSecretOwner } from '../integrations/graph-secret.js';
 import { importSecretOwner } from '../integrations/import-settings.js';
 
 /** One column of sealed values: its table, the row's key, and the owner each value is bound to (SecretBox's additional data). */
@@ -21,6 +22,7 @@ const byId = (key: string) => key;
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'users', column: 'totp_secret', key: 'id', owner: byId },
   { table: 'integrations', column: 'secret', key: 'id', owner: byId },
+  { table: 'integrations', column: 'graph_secret', key: 'id', owner: graphSecretOwner },
   { table: 'integration_imports', column: 'secret', key: 'integration_id', owner: importSecretOwner },
   { table: 'notify_channels', column: 'secrets', key: 'id', owner: byId },
   { table: 'credentials', column: 'secret', key: 'id', owner: byId },

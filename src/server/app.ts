@@ -435,7 +435,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
-      registerSnapshotRoutes(scope as Api, { db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, preview: (...a) => snapshots.preview(...a) });
+      registerSnapshotRoutes(scope as Api, {
+        db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, linkDays: { ...NOTIFY_DEFAULTS, ...deps.notify }.snapshotLinkDays, publicUrl: deps.publicUrl, preview: (...a) => snapshots.preview(...a),
+      });
       registerChannelRoutes(scope as Api, { db, box: secretBox, notifier });
       registerIntegrationRoutes(scope as Api, { db, box: secretBox, publicUrl: deps.publicUrl });
       registerImportRoutes(scope as Api, { db, request: (integration) => imports.request(integration) });

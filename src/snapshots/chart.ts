@@ -45,7 +45,7 @@ export function chartOption(request: ChartRequest, legendLinePx: number): Record
     useUTC: true,
     backgroundColor: '#ffffff',
     color: [...SERIES_COLOURS],
-    textStyle: { fontFamily: 'DejaVu Sans, Liberation Sans, sans-serif' },
+    textStyle: { fontFamily: 'DejaVu Sans, sans-serif' },
     title: { text: request.title, subtext: subtitle(request), left: 8, top: 4, textStyle: { fontSize: 14 }, subtextStyle: { fontSize: 11 } },
     grid: { left: 56, right: 24, top: PLOT_TOP, height: request.height - PLOT_TOP - AXIS_LABELS },
     xAxis: { type: 'time', min: request.from, max: request.to, axisLabel: { fontSize: 11, hideOverlap: true } },

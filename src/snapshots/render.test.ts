@@ -3,7 +3,8 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import type { GraphSeries } from '../integrations/graph-source.js';
 import { MAX_SERIES, plotArea, SERIES_COLOURS, THRESHOLD_COLOUR } from './chart.js';
-import { chartHeight, renderPng, renderSvg, type ChartRequest } from './render.js';
+import { Resvg } from '@resvg/resvg-js';
+import { chartHeight, FONT, renderPng, renderSvg, type ChartRequest } from './render.js';
 
 const START = Date.UTC(2026, 10, 28, 20, 0);
 const STEP = 15_000;
@@ -66,6 +67,28 @@ describe('renderPng', () => {
     expect(svg).toContain('web-0');
     expect(svg).not.toContain(`web-${MAX_SERIES + 1}"`);
     expect(chartHeight(request(many))).toBe(300 + MAX_SERIES * 18);
+  });
+});
+
+/** Pixels with ink (not near white) in a band of rows across the whole width. */
+function inked(png: PNG, fromRow: number, toRow: number): number {
+  let count = 0;
+  for (let i = fromRow * png.width * 4; i < toRow * png.width * 4; i += 4) if (png.data[i]! + png.data[i + 1]! + png.data[i + 2]! < 600) count += 1;
+  return count;
+}
+
+describe('the bundled font', () => {
+  it('draws the title and legend with system fonts off, where the same SVG without the font has no text', async () => {
+    const chart = request([wave('web-1', 0)]);
+    const drawn = decode((await renderPng(chart)).bytes);
+    const bare = decode(new Resvg(await renderSvg(chart), { background: 'white', font: { loadSystemFonts: false, fontFiles: [] } }).render().asPng());
+    // The title's band, above the plot, holds nothing but text; the legend's line, below it, text beside a swatch.
+    const titleRows = [0, plotArea(300).top - 12] as const;
+    const legendRows = [drawn.height - 18, drawn.height] as const;
+    expect(inked(drawn, ...titleRows)).toBeGreaterThan(300);
+    expect(inked(bare, ...titleRows)).toBe(0);
+    expect(inked(drawn, ...legendRows)).toBeGreaterThan(inked(bare, ...legendRows) + 200);
+    expect(FONT.file).toMatch(/node_modules\/dejavu-fonts-ttf\/ttf\/DejaVuSans\.ttf$/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chartOption, legendLines, type ChartRequest } from './chart.js';
 
 /*
@@ -48,22 +48,16 @@ export async function renderPng(request: ChartRequest): Promise<RenderedGraph> {
 }
 
 /**
- * The font the text is drawn with. resvg draws no text without one: on Debian, DejaVu Sans
- * (fonts-dejavu-core) or Liberation Sans (fonts-liberation, which Chromium brings) are read by
- * path, which is 10 ms a render faster than resvg scanning every system font; elsewhere it scans.
+ * The font the text is drawn with: DejaVu Sans from the npm package dejavu-fonts-ttf (the DejaVu
+ * fonts' own licence, free to use and bundle), so a machine without system fonts draws the same
+ * text; resvg draws none without a font. Read by path alone: scanning the system's fonts costs
+ * about 10 ms a render and would draw with whatever a machine happens to have.
  */
-function fontOptions(): { loadSystemFonts: boolean; fontFiles: string[]; defaultFontFamily: string } {
-  fonts ??= FONT_FILES.find((font) => existsSync(font.file));
-  if (!fonts) return { loadSystemFonts: true, fontFiles: [], defaultFontFamily: 'sans-serif' };
-  return { loadSystemFonts: false, fontFiles: [fonts.file], defaultFontFamily: fonts.family };
+export const FONT = { file: createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'), family: 'DejaVu Sans' };
+
+function fontOptions(): { loadSystemFonts: false; fontFiles: string[]; defaultFontFamily: string } {
+  return { loadSystemFonts: false, fontFiles: [FONT.file], defaultFontFamily: FONT.family };
 }
-
-let fonts: { file: string; family: string } | undefined;
-
-const FONT_FILES = [
-  { file: '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', family: 'DejaVu Sans' },
-  { file: '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf', family: 'Liberation Sans' },
-];
 
 /** The colours of the series, in order (ECharts' own palette), so a test can look for them. */
 export { SERIES_COLOURS } from './chart.js';

@@ -69,6 +69,13 @@ export async function getSnapshot(db: Kysely<Database>, tenantId: string, id: st
   return { ...numbers(row), image: row.image };
 }
 
+/** A snapshot of the tenant without its image (what a link is made for). */
+export async function getSnapshotMeta(db: Kysely<Database>, tenantId: string, id: string): Promise<SnapshotMeta> {
+  const row = await db.selectFrom('graph_snapshots').select(META).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('snapshot', id);
+  return numbers(row);
+}
+
 /** Without checking the tenant: a signed link names the tenant in its signature, checked after. */
 export async function findSnapshot(db: Kysely<Database>, id: string): Promise<GraphSnapshotsTable | undefined> {
   const row = await db.selectFrom('graph_snapshots').selectAll().where('id', '=', id).executeTakeFirst();

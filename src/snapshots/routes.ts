@@ -3,13 +3,14 @@ import { PitcrewError } from '../errors/catalogue.js';
 import { IdParams, problems } from '../http/schemas.js';
 import type { Api } from '../http/types.js';
 import { access, accessOrSignedLink } from '../identity/access.js';
-import { notAudited } from '../identity/audit/naming.js';
+import { audited, notAudited } from '../identity/audit/naming.js';
+import { baseUrl } from '../http/types.js';
 import type { CapturedImage, SnapshotPreviewRequest } from './preview.js';
 import type { Database } from '../store/schema.js';
 import type { Kysely } from 'kysely';
-import { findSnapshot, getSnapshot, latestSnapshotsOfRule } from './repository.js';
+import { findSnapshot, getSnapshot, getSnapshotMeta, latestSnapshotsOfRule } from './repository.js';
 import { presentSnapshot, SnapshotView } from './presenter.js';
-import { checkLink } from './signed-link.js';
+import { checkLink, linkQuery } from './signed-link.js';
 
 const tags = ['snapshots'];
 
@@ -18,6 +19,9 @@ export interface SnapshotRouteDeps {
   /** The key signed links are checked with (signed-link.ts). */
   linkKey: Buffer;
   clock: () => number;
+  /** How long a link made for the UI opens by default, as a chat notification's (PITCREW_SNAPSHOT_LINK_DAYS). */
+  linkDays: number;
+  publicUrl: string | undefined;
   /** The wizard's Preview: the capture of graph_snapshot executions (actions/snapshot/runner.ts), not stored. */
   preview: (tenantId: string, request: SnapshotPreviewRequest, signal: AbortSignal) => Promise<CapturedImage[]>;
 }
@@ -68,6 +72,33 @@ export function registerSnapshotRoutes(app: Api, deps: SnapshotRouteDeps): void 
   });
   registerPreview(app, deps);
   registerRuleList(app, deps);
+  registerLink(app, deps);
+}
+
+const LinkInput = Type.Object({
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'how long the link opens; default PITCREW_SNAPSHOT_LINK_DAYS (7), as in chat notifications' })),
+}, { additionalProperties: false });
+
+const LinkView = Type.Object({
+  signedUrl: Type.String({ description: 'the image, without a session, until expiresAt: whoever holds it can open this one picture (masked in the audit log)' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
+/** A signed link made on demand (the UI's Copy link): what a chat notification carries, for one snapshot of the caller's tenant. */
+function registerLink(app: Api, deps: SnapshotRouteDeps): void {
+  app.post('/snapshots/:id/link', {
+    schema: {
+      tags, ...access('viewer'), ...audited('snapshot.link'),
+      summary: 'A signed link to a graph snapshot’s image (?exp=&sig=), to share with people who are not signed in; it opens that picture alone until it expires',
+      params: IdParams, body: Type.Optional(LinkInput), response: { 200: LinkView, ...problems(400, 401, 403, 404) },
+    },
+    config: { auditBefore: async (request) => presentSnapshot(await getSnapshotMeta(deps.db, request.principal.tenantId, (request.params as { id: string }).id)) },
+  }, async (request) => {
+    const snapshot = await getSnapshotMeta(deps.db, request.principal.tenantId, request.params.id);
+    const expiresAt = Math.floor(deps.clock() / 1000) + (request.body?.days ?? deps.linkDays) * 86_400;
+    const query = linkQuery(deps.linkKey, { tenantId: snapshot.tenant_id, snapshotId: snapshot.id }, expiresAt);
+    return { signedUrl: `${baseUrl(deps.publicUrl, request)}/api/v1/snapshots/${snapshot.id}?${query}`, expiresAt: new Date(expiresAt * 1000).toISOString() };
+  });
 }
 
 function registerRuleList(app: Api, deps: SnapshotRouteDeps): void {

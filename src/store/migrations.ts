@@ -31,6 +31,7 @@ import * as incidentHostDays from './migrations/0029_incident_host_days.js';
 import * as incidentOpenList from './migrations/0030_incident_open_list.js';
 import * as graphSnapshots from './migrations/0031_graph_snapshots.js';
 import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
+import * as graphSecret from './migrations/0035_graph_secret.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0030_incident_open_list': incidentOpenList,
   '0031_graph_snapshots': graphSnapshots,
   '0034_incident_day_indexes': incidentDayIndexes,
+  '0035_graph_secret': graphSecret,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

@@ -125,6 +125,8 @@ export interface IntegrationsTable {
   config: string;
   /** AES-256-GCM sealed secret (identity/secret-box.ts): a signing secret or a tool's token. */
   secret: string | null;
+  /** Sealed JSON: what the integration's graphs are read with (integrations/graph-secret.ts, migration 0035). */
+  graph_secret: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;

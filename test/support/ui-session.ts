@@ -16,11 +16,11 @@ export interface UiSession {
  * to drive it. After each test the page's routes are dropped, and its console must hold no error
  * except the refusals the tests provoke, with `refusedStatuses` (Chromium logs each one it sees).
  */
-export function uiSession(options: { refusedStatuses?: number[]; setup?: (env: TestEnv) => Promise<void> } = {}): UiSession {
+export function uiSession(options: { refusedStatuses?: number[]; setup?: (env: TestEnv) => Promise<void>; clock?: () => number } = {}): UiSession {
   const session = {} as UiSession;
   const refused = new RegExp(`Failed to load resource: the server responded with a status of (${(options.refusedStatuses ?? []).join('|') || 'none'})`);
   beforeAll(async () => {
-    session.env = await startTestEnv('sqlite', { listen: true, webUi: true });
+    session.env = await startTestEnv('sqlite', { listen: true, webUi: true, clock: options.clock });
     session.base = session.env.listening!.httpUrl;
     await options.setup?.(session.env);
     session.browser = await openBrowser();

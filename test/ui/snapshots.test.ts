@@ -3,11 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSecretKey, SecretBox } from '../../src/identity/secret-box.js';
-import { linkQuery, SIGNED_LINK_PURPOSE } from '../../src/snapshots/signed-link.js';
 import { signInAs } from '../support/browser.js';
 import { assertToolsInstalled, PROMETHEUS, startTool, type ToolProcess } from '../support/prometheus.js';
+import { startGrafanaEmulator } from '../support/grafana-emulator.js';
 import { freePort } from '../support/process.js';
 import { uiSession } from '../support/ui-session.js';
 import { waitFor } from '../support/wait.js';
@@ -16,8 +16,8 @@ import { waitFor } from '../support/wait.js';
  * Issue 39's pages in Chromium, with Debian's real Prometheus scraping a real gauge: an alert as
  * Alertmanager posts it (webhook version 4, https://prometheus.io/docs/alerting/latest/configuration/#webhook_config;
  * test/graph-snapshots.test.ts drives the same through real Alertmanager) fires a graph_snapshot
- * rule, the execution page shows the picture, its signed link opens without a session and is
- * refused once expired; the wizard's Preview draws the last hour without saving anything.
+ * rule, the execution page shows the picture, its Copy link gives a signed link that opens without
+ * a session and is refused once expired; the wizard's Preview draws the last hour without saving anything.
  */
 const METRIC = 'pitcrew_ui_snapshot_load';
 const STEP_MS = 60_000;
@@ -31,7 +31,10 @@ describe('graph snapshots in the web UI', () => {
   let metrics: http.Server | undefined;
   let work: string;
   let integrationId: string;
+  /** How far the service's clock is moved on, to see a link expire. */
+  let clockShift = 0;
   const ui = uiSession({
+    clock: () => Date.now() + clockShift,
     refusedStatuses: [403, 502],
     setup: async (env) => {
       assertToolsInstalled();
@@ -114,22 +117,46 @@ scrape_configs:
     const thumb = page.locator(`tr#event-${snapshot.eventId}`).getByRole('img', { name: /^graph: / });
     await expect.poll(() => thumb.evaluate(loadedWidth)).toBe(snapshot.width);
 
-    // The signed link, as a notification carries it: opened in a fresh tab with no session.
-    const linkKey = new SecretBox(loadSecretKey(env.database.dataDir, undefined).key).derivedKey(SIGNED_LINK_PURPOSE);
-    const subject = { tenantId: env.tenant.tenantId, snapshotId: snapshot.id };
-    const context = await page.context().browser()!.newContext();
-    try {
-      const tab = await context.newPage();
-      const open = await tab.goto(`${base}${snapshot.url}?${linkQuery(linkKey, subject, Math.floor(Date.now() / 1000) + 600)}`);
+    // Copy link: a signed link, as a chat notification carries it, opened in a fresh tab with no session.
+    await page.goto(`${base}/executions/${execution!.id}`);
+    await panel.getByRole('button', { name: 'Copy link' }).click();
+    const shown = panel.getByRole('textbox', { name: `signed link to ${METRIC}{instance="web-1:9100"}` });
+    await shown.waitFor();
+    const signed = new URL(await shown.inputValue());
+    expect(`${signed.origin}${signed.pathname}`).toBe(`${base}${snapshot.url}`);
+    const days = (Number(signed.searchParams.get('exp')) * 1000 - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7);
+    const freshTab = async <T>(use: (tab: Page) => Promise<T>): Promise<T> => {
+      // A context of its own: no session, and no cache (the image may be kept 5 minutes).
+      const context = await page.context().browser()!.newContext();
+      try {
+        return await use(await context.newPage());
+      } finally {
+        await context.close();
+      }
+    };
+    await freshTab(async (tab) => {
+      const open = await tab.goto(signed.href);
       expect(open!.status()).toBe(200);
       expect(open!.headers()['content-type']).toBe('image/png');
       expect(await tab.evaluate('document.querySelector("img")?.naturalWidth')).toBe(snapshot.width);
-      const expired = await tab.goto(`${base}${snapshot.url}?${linkQuery(linkKey, subject, Math.floor(Date.now() / 1000) - 1)}`);
-      expect(expired!.status()).toBe(403);
-      expect(await tab.content()).toContain('expired');
+    });
+    // Eight days on, the same link is refused as expired.
+    clockShift = 8 * 86_400_000;
+    try {
+      await freshTab(async (tab) => {
+        const expired = await tab.goto(signed.href);
+        expect(expired!.status()).toBe(403);
+        expect(await tab.content()).toContain('expired');
+      });
     } finally {
-      await context.close();
+      clockShift = 0;
     }
+    // Making it is in the audit log, the link itself masked.
+    const entry = await env.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'snapshot.link').executeTakeFirstOrThrow();
+    expect(entry.target_id).toBe(snapshot.id);
+    expect(JSON.stringify(entry)).not.toContain(signed.searchParams.get('sig')!);
   }, 3 * STEP_MS);
 
   it('previews the graph in the wizard: captured now for the last hour, nothing saved', async () => {
@@ -155,5 +182,37 @@ scrape_configs:
     await image.waitFor();
     expect(await image.evaluate(loadedWidth)).toBe(720);
     expect((await env.api('GET', '/api/v1/rules')).json().items).toHaveLength(rulesBefore);
+  }, 3 * STEP_MS);
+
+  it('sets a Grafana integration’s address and write-only graph secret on its page, which captures then read with', async () => {
+    const { page, env, base } = ui;
+    const grafana = await startGrafanaEmulator();
+    try {
+      const token = 'glsa_UiTypedServiceAccountToken000_5e6f7a8b';
+      grafana.tokens.add(token);
+      grafana.dashboards.set('hosts', { title: 'Hosts', slug: 'hosts', panels: [{ id: 2, title: 'CPU' }] });
+      // The emulator's panels query node_load1: a point a minute over the last hour.
+      grafana.series.set('node_load1', Array.from({ length: 60 }, (_, i) => [Date.now() - (60 - i) * 60_000, 1.5] as [number, number]));
+      const made = await env.api('POST', '/api/v1/integrations', { name: 'grafana graphs', type: 'grafana' });
+      const id = made.json().id as string;
+      await signInAs(page, base, env.tenant.token, `/integrations/${id}`);
+      const graphs = page.getByRole('region', { name: 'Graphs' });
+      await graphs.getByLabel('Grafana address').fill(grafana.url);
+      await graphs.getByLabel('Graph secret').fill(token);
+      await graphs.getByRole('button', { name: 'Save graph settings' }).click();
+      await graphs.getByText('A graph secret is set (never shown).').waitFor();
+      expect(await graphs.getByLabel('Graph secret').inputValue()).toBe('');
+      expect(await page.content()).not.toContain(token);
+      expect((await env.api('GET', `/api/v1/integrations/${id}`)).json()).toMatchObject({ config: { grafanaUrl: grafana.url }, hasGraphSecret: true });
+      const preview = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/2'] });
+      expect(preview.statusCode, preview.body).toBe(200);
+      expect(grafana.requests.map((r) => r.authorization)).toContain(`Bearer ${token}`);
+
+      await graphs.getByRole('button', { name: 'Remove graph secret' }).click();
+      await graphs.getByText('Write-only: stored encrypted, never shown back.').waitFor();
+      expect((await env.api('GET', `/api/v1/integrations/${id}`)).json().hasGraphSecret).toBe(false);
+    } finally {
+      await grafana.close();
+    }
   }, 3 * STEP_MS);
 });

@@ -6,6 +6,7 @@ import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js
 import { masked, secretsOf } from '../../identity/audit/mask.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import { openReadSecret } from '../../imports/read-secret.js';
+import { openGraphSecret } from '../../integrations/graph-secret.js';
 import type { Graph, GraphSource } from '../../integrations/graph-source.js';
 import { importNeeds } from '../../integrations/import-needs.js';
 import { importSettings } from '../../integrations/import-settings.js';
@@ -113,7 +114,7 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
     const type = integration.type as IntegrationType;
     const source = this.deps.sources(type);
     if (!source) throw new PitcrewError('PITCREW_ERR_VALIDATION', `pitcrew reads no graphs from ${type} integrations (docs/graph-snapshots.md lists the tools)`);
-    const secret = await openReadSecret(db, box, integration, await importSettings(db, integration.id), importNeeds(type));
+    const secret = openGraphSecret(box, integration) ?? await openReadSecret(db, box, integration, await importSettings(db, integration.id), importNeeds(type));
     return { source, config: JSON.parse(integration.config) as Record<string, unknown>, secret };
   }
 

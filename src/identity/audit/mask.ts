@@ -3,11 +3,11 @@ export const MASKED = '[masked]';
 
 /**
  * Field names whose values are secrets wherever they appear: a password, an API key, a token, a
- * client secret, a private key, a one-time sign-in link (compared without `_` or `-`, so `api_key`
+ * client secret, a private key, a one-time sign-in link, a snapshot's signed link (compared without `_` or `-`, so `api_key`
  * and `apiKey` alike).
  * `key` alone, but not `keyId` or `hostKey`: those name public things.
  */
-const SECRET_NAME = /(password|passphrase|secret|token|apikey|privatekey|deploykey|credential|inviteurl|signinurl|reseturl)$|^key$/i;
+const SECRET_NAME = /(password|passphrase|secret|token|apikey|privatekey|deploykey|credential|inviteurl|signinurl|reseturl|signedurl)$|^key$/i;
 /** Shorter values are masked only where they stand whole: "eu" inside a text hides nothing. */
 const MIN_PIECE = 6;
 

@@ -19,6 +19,7 @@ export interface Integration {
   testCurl: string;
   config: Record<string, unknown>;
   hasSecret: boolean;
+  hasGraphSecret: boolean;
   status: { lastAlertAt: string | null; lastError: string | null; lastErrorAt: string | null };
   /** The import of the tool's alarms (docs/incidents-import.md); null until set up. */
   import: ImportSettings | null;
@@ -33,6 +34,8 @@ export interface IntegrationInput {
   type: IntegrationType;
   config?: Record<string, unknown>;
   secret?: string;
+  /** Write-only: what the tool's graphs are read with (Grafana's service account token; Prometheus's bearer token or login). */
+  graphSecret?: string | { username: string; password: string };
 }
 
 export interface AlertEvent {

@@ -5,6 +5,7 @@ import { messageOf } from '../api/problem';
 import type { Page, Snapshot } from '../api/types';
 import { api } from '../api/client';
 import { bytes } from '../ui/format';
+import { CopySnapshotLink } from './CopySnapshotLink';
 
 /** The graphs an execution captured (docs/graph-snapshots.md): each drawn, with its query and a full-size link. */
 export function Snapshots({ snapshots }: { snapshots: Snapshot[] }) {
@@ -48,6 +49,7 @@ export function SnapshotFigure({ snapshot, linkExecution = false }: { snapshot: 
             </>
           ) : null}
         </span>
+        <CopySnapshotLink snapshot={snapshot} />
       </figcaption>
     </figure>
   );

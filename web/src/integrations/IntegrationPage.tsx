@@ -5,6 +5,7 @@ import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { PageHeader } from '../ui/PageHeader';
 import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
+import { GraphsPanel } from './GraphsPanel';
 import { ImportPanel } from './ImportPanel';
 import { IntegrationUrl } from './IntegrationUrl';
 import { MonascaPanel } from './MonascaPanel';
@@ -54,6 +55,7 @@ function IntegrationView({ integration }: { integration: Integration }) {
           {integration.type === 'monasca' ? <Can do="configure"><MonascaPanel integration={integration} /></Can> : null}
         </div>
       </div>
+      <GraphsPanel integration={integration} />
       <ImportPanel integration={integration} />
       <RecentAlerts integrationId={integration.id} />
     </>

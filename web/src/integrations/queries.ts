@@ -41,7 +41,7 @@ export function useCreateIntegration() {
 export function useUpdateIntegration(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (patch: Partial<Pick<IntegrationInput, 'name' | 'config' | 'secret'>>) => api<Integration>(`/integrations/${id}`, { method: 'PATCH', body: patch }),
+    mutationFn: (patch: Partial<Pick<IntegrationInput, 'name' | 'config' | 'secret'>> & { graphSecret?: IntegrationInput['graphSecret'] | null }) => api<Integration>(`/integrations/${id}`, { method: 'PATCH', body: patch }),
     onSuccess: (integration) => {
       queryClient.setQueryData(['integrations', 'one', id], integration);
       return queryClient.invalidateQueries({ queryKey: ['integrations'] });

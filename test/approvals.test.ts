@@ -171,3 +171,42 @@ describe.each(testDialects())('approvals before a fix runs on %s', (dialect) => 
     expect((await env.api('PATCH', `/api/v1/rules/${asks.json().id}`, { approval: { required: true, role: 'owner' } })).statusCode).toBe(400);
   });
 });
+
+// Two service nodes on one PostgreSQL: the decision is taken under the rule's lock, so approvals of
+// one execution through both nodes at once run it once; the agent is on node B, approvals through A
+// reach it through LISTEN/NOTIFY (the sweeper's hourly pass leaves no other way).
+describe.skipIf(!testDialects().includes('postgres'))('approvals across two nodes on one PostgreSQL', () => {
+  let a: TestEnv;
+  let b: TestEnv;
+  let agent: AgentProcess;
+  const marks = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-approvals-cluster-'));
+
+  beforeAll(async () => {
+    a = await startTestEnv('postgres', { listen: true, sweepIntervalMs: 3_600_000 });
+    b = await startTestEnv('postgres', { listen: true, sweepIntervalMs: 3_600_000, database: a.database });
+    agent = spawnAgent({ server: b.listening!.httpsUrl, apiKey: b.tenant.apiKey, hostname: 'on-node-b', fingerprint: b.listening!.fingerprint });
+    await waitOnline(b.api, 'on-node-b');
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await b.close();
+    await a.close();
+    fs.rmSync(marks, { recursive: true, force: true });
+  });
+
+  it('runs each execution once when both nodes approve it at the same moment', async () => {
+    const file = path.join(marks, 'runs');
+    const rule = await a.createWebhookRule({ approval: { required: true }, action: { type: 'script', flavour: 'autofix', runbook: { script: `echo "$PITCREW_EXECUTION_ID" >> '${file}'` } } });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(((await a.webhook(rule.triggerId, { HostName: 'on-node-b' })).json().executionIds as string[])[0]!);
+    for (const id of ids) {
+      const replies = await Promise.all([a, b].map((node) => node.api('POST', `/api/v1/executions/${id}/approve`)));
+      expect(replies.map((r) => r.statusCode).sort()).toEqual([202, 409]);
+    }
+    for (const id of ids) {
+      await waitFor(async () => (await a.api('GET', `/api/v1/executions/${id}`)).json().state === 'succeeded', `execution ${id} to succeed`);
+    }
+    const ran = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).sort();
+    expect(ran).toEqual([...ids].sort());
+  });
+});

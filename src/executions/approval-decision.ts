@@ -63,7 +63,8 @@ export async function decideApproval(
     const current = await readForDecision(tx, deps.dialect, executionId);
     mayDecide(current, decider, verdict);
     const set = verdict === 'approve'
-      ? { state: 'queued', approved_at: now, expires_at: now + deps.executionExpirySeconds * 1000, reason: null }
+      // Queued from now: its wait for an agent, and its place in the action limit's window, count from the approval.
+      ? { state: 'queued', approved_at: now, queued_at: now, expires_at: now + deps.executionExpirySeconds * 1000, reason: null }
       : { state: 'rejected', finished_at: now, reason: `rejected by ${whoOf(decider)}${decider.comment ? `: ${decider.comment}` : ''}` };
     if (verdict === 'approve') await withinLimit(tx, current, now);
     const updated = await tx.updateTable('executions').set(set).where('id', '=', executionId).where('state', '=', 'awaiting_approval').executeTakeFirst();

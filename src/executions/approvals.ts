@@ -12,7 +12,8 @@ export function awaitingApproval(row: NewExecutionRow, terms: ApprovalTerms): Ne
     ...row,
     state: 'awaiting_approval',
     reason: `waits for approval by ${article(terms.role)} ${terms.role} or above (Approve or Reject on the execution's page) until ${new Date(row.queued_at + terms.timeoutSeconds * 1000).toISOString()}; nothing runs until then`,
-    approval: JSON.stringify(terms),
+    // With its deadline: queued_at moves to the approval's time once approved.
+    approval: JSON.stringify({ ...terms, deadline: row.queued_at + terms.timeoutSeconds * 1000 }),
     expires_at: row.queued_at + terms.timeoutSeconds * 1000,
   };
 }
@@ -21,7 +22,7 @@ function article(role: string): string {
   return /^[aeiou]/.test(role) ? 'an' : 'a';
 }
 
-/** The terms stored on an execution that waited for approval; null for one that never did. */
-export function storedTerms(row: { approval: string | null }): ApprovalTerms | null {
-  return row.approval ? (JSON.parse(row.approval) as ApprovalTerms) : null;
+/** The terms stored on an execution that waited for approval, with its deadline (ms); null for one that never did. */
+export function storedTerms(row: { approval: string | null }): (ApprovalTerms & { deadline: number }) | null {
+  return row.approval ? (JSON.parse(row.approval) as ApprovalTerms & { deadline: number }) : null;
 }

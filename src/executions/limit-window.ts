@@ -13,15 +13,15 @@ export function limitCountKey(row: { host_id: string | null; hostname: string })
  * companion capture of graphs), per host and
  * hostname: how many, and when the oldest was queued. Read by ingest to decide (at most the
  * limit's max per host are ever in the window) and by the rule's limit usage to show. One that
- * waited for approval counts from its approval on, and not at all unless approved (docs/approvals.md).
+ * waited for approval counts only once approved, which queued it anew (queued_at: approval-decision.ts),
+ * so the range stays on the index (rule_id, queued_at) (docs/approvals.md).
  */
 export function executionsInWindow(db: Kysely<Database>, ruleId: string, since: number) {
-  const countedFrom = sql<number>`coalesce(approved_at, queued_at)`;
   return db
     .selectFrom('executions')
-    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('used'), eb.fn.min(countedFrom).as('oldest')])
+    .select((eb) => ['host_id', 'hostname', eb.fn.countAll<number>().as('used'), eb.fn.min('queued_at').as('oldest')])
     .where('rule_id', '=', ruleId)
-    .where(countedFrom, '>', since)
+    .where('queued_at', '>', since)
     .where('companion', '=', 0)
     .where((eb) => eb.or([eb('approval', 'is', null), eb('approved_at', 'is not', null)]))
     .groupBy(['host_id', 'hostname']);

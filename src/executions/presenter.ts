@@ -122,8 +122,7 @@ type DecidedBy = NonNullable<NonNullable<ExecutionView['transitions']>[number]['
 function approvalView(row: ExecutionRow): ExecutionView['approval'] {
   const terms = storedTerms(row);
   if (!terms) return null;
-  // Its deadline counts from when it was created; approved, expires_at is its wait for an agent instead.
-  return { ...terms, deadline: iso(row.queued_at + terms.timeoutSeconds * 1000)!, approvedAt: iso(row.approved_at) };
+  return { role: terms.role, timeoutSeconds: terms.timeoutSeconds, onTimeout: terms.onTimeout, deadline: iso(terms.deadline)!, approvedAt: iso(row.approved_at) };
 }
 
 function iso(ms: number | null): string | null {

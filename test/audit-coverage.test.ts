@@ -73,6 +73,10 @@ describe('every management change is audited', () => {
     const rule = await env.createWebhookRule();
     ids.rule = rule.id;
     ids.execution = (await env.webhook(rule.triggerId, { HostName: 'web-1' })).json().executionIds[0];
+    // Two runs awaiting a person's decision (docs/approvals.md): one to approve, one to reject.
+    const asking = await env.createWebhookRule({ approval: { required: true } });
+    ids.toApprove = (await env.webhook(asking.triggerId, { HostName: 'web-1' })).json().executionIds[0];
+    ids.toReject = (await env.webhook(asking.triggerId, { HostName: 'web-1' })).json().executionIds[0];
     ids.channel = (await made('POST', '/api/v1/channels', { name: 'chat', type: 'slack', config: { webhookUrl: `${chat.url}/${CHAT_SECRET}` } })).id!;
     ids.integration = (await made('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager' })).id!;
     const alarm = { incidentKey: 'coverage', alarmName: 'DiskFull', hostname: 'web-1', severity: null, state: 'firing' as const, at: null };
@@ -135,6 +139,8 @@ describe('every management change is audited', () => {
     'PATCH /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, body: { tags: ['eu'] }, action: 'host.update' },
     'DELETE /api/v1/hosts/{id}': { url: `/api/v1/hosts/${ids.host}`, action: 'host.delete' },
     'POST /api/v1/executions/{id}/cancel': { url: `/api/v1/executions/${ids.execution}/cancel`, action: 'execution.cancel' },
+    'POST /api/v1/executions/{id}/approve': { url: `/api/v1/executions/${ids.toApprove}/approve`, body: { comment: 'go' }, action: 'execution.approve' },
+    'POST /api/v1/executions/{id}/reject': { url: `/api/v1/executions/${ids.toReject}/reject`, action: 'execution.reject' },
     'POST /api/v1/incidents/{id}/resolve': { url: `/api/v1/incidents/${ids.incident}/resolve`, action: 'incident.resolve' },
     'POST /api/v1/channels': { url: '/api/v1/channels', body: { name: 'hook', type: 'webhook', config: { url: 'https://receiver.example.com/hook', secret: 'whsec-coverage-0123456789' } }, action: 'channel.create' },
     'PATCH /api/v1/channels/{id}': { url: `/api/v1/channels/${ids.channel}`, body: { name: 'chat room' }, action: 'channel.update' },

@@ -79,9 +79,15 @@ describe.each(testDialects())('cloud actions on EC2 on %s', (dialect) => {
     const unconfirmed = await env.api('POST', '/api/v1/rules', { name: 'kill', trigger: { type: 'webhook' }, action: { type: 'cloud', operation: 'terminate', region: 'eu-west-1', credentialId }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_EC2' });
     expect(unconfirmed.statusCode).toBe(400);
     expect(unconfirmed.json().errors).toEqual([{ path: '/body/action/confirmTerminate', message: 'terminate destroys the instance and its local disks for good: set confirmTerminate to true to allow it' }]);
+    // Terminate asks a person first (docs/approvals.md): EC2 hears nothing until the approval.
     const terminate = await cloudRule({ operation: 'terminate', confirmTerminate: true });
-    expect(await waitState(env, (await fire(terminate.triggerId, { InstanceId: c })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^terminated .*: running → shutting-down, terminated after/) });
+    const [waiting] = (await fire(terminate.triggerId, { InstanceId: c })).executionIds;
+    await waitState(env, waiting!, 'awaiting_approval');
+    expect(calls('TerminateInstances', c)).toEqual([]);
+    expect((await env.api('POST', `/api/v1/executions/${waiting}/approve`)).statusCode).toBe(202);
+    expect(await waitState(env, waiting!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^terminated .*: running → shutting-down, terminated after/) });
     expect(ec2.instance(c)!.state).toBe('terminated');
+    expect(calls('TerminateInstances', c)).toHaveLength(1);
   });
 
   it('acts on a fixed list, one execution per instance', async () => {

@@ -120,7 +120,7 @@ describe.each(testDialects())('cloud actions on Azure VMs on %s', (dialect) => {
     // Segment names in any case, as ARM reads them.
     const reboot = await rule('reboot');
     await waitState(env, (await fire(reboot.triggerId, { InstanceId: c.replace('resourceGroups', 'resourcegroups').replace('Microsoft.Compute/virtualMachines', 'microsoft.compute/VirtualMachines') })).executionIds[0]!, 'succeeded');
-    const remove = await rule('terminate', { confirmTerminate: true });
+    const remove = await rule('terminate', { confirmTerminate: true }, { approval: { required: false } });
     expect(await waitState(env, (await fire(remove.triggerId, { InstanceId: d })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^terminated .* \(Azure virtualMachines\/delete\): PowerState\/running → deleted after/) });
     // A restart counts once its operation settled, which only the run's own reads make happen: the
     // reboot waited for its operation, not for the first PowerState/running it read.

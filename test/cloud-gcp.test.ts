@@ -174,7 +174,7 @@ describe.each(testDialects())('cloud actions on Google Compute Engine on %s', (d
     expect(rebooted.calls).toEqual([`compute.instances.get ${c.path}`, `compute.instances.reset ${c.path}/reset`, `compute.zoneOperations.get projects/${PROJECT}/zones/${ZONE}/operations/…`, `compute.instances.get ${c.path}`]);
 
     // The name alone, with the zone as the action's region.
-    const remove = await rule('terminate', { confirmTerminate: true, region: ZONE });
+    const remove = await rule('terminate', { confirmTerminate: true, region: ZONE }, { approval: { required: false } });
     const removed = await runOne(remove.triggerId, { InstanceId: d.name });
     expect(removed.execution).toMatchObject({ hostname: `${ZONE}/${d.name}`, reason: expect.stringMatching(new RegExp(`^terminated ${d.path} \\(compute\\.instances\\.delete\\): RUNNING → deleted after`)) });
     expect(removed.calls).toEqual([`compute.instances.get ${d.path}`, `compute.instances.delete ${d.path}`, `compute.zoneOperations.get projects/${PROJECT}/zones/${ZONE}/operations/…`, `compute.instances.get ${d.path}`]);

@@ -38,8 +38,8 @@ describe.each(testDialects())('cloud actions on OpenStack Nova on %s', (dialect)
     nova.addServer({ id, projectId, status, metadata });
     return id;
   };
-  const rule = (operation: string, extra: Record<string, unknown> = {}) => env.createWebhookRule({
-    action: { type: 'cloud', operation, credentialId, ...extra }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_OPENSTACK',
+  const rule = (operation: string, extra: Record<string, unknown> = {}, ruleExtra: Record<string, unknown> = {}) => env.createWebhookRule({
+    action: { type: 'cloud', operation, credentialId, ...extra }, target: { type: 'trigger_host' }, infrastructureType: 'CLOUD_OPENSTACK', ...ruleExtra,
   });
   const fire = async (triggerId: string, body: Record<string, unknown>) => {
     const reply = await env.webhook(triggerId, body);
@@ -65,7 +65,7 @@ describe.each(testDialects())('cloud actions on OpenStack Nova on %s', (dialect)
     expect(await waitState(env, (await fire(stop.triggerId, { InstanceId: b })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/\(nova os-stop\): ACTIVE → SHUTOFF/) });
     const reboot = await rule('reboot');
     await waitState(env, (await fire(reboot.triggerId, { InstanceId: c })).executionIds[0]!, 'succeeded');
-    const remove = await rule('terminate', { confirmTerminate: true });
+    const remove = await rule('terminate', { confirmTerminate: true }, { approval: { required: false } });
     expect(await waitState(env, (await fire(remove.triggerId, { InstanceId: d })).executionIds[0]!, 'succeeded')).toMatchObject({ reason: expect.stringMatching(/^terminated .* \(nova delete\): ACTIVE → deleted/) });
     expect([nova.server(a)!.status, nova.server(b)!.status, nova.server(c)!.reboots, nova.server(d)!.deleted]).toEqual(['ACTIVE', 'SHUTOFF', 1, true]);
     // Every Nova call carried a token Keystone issued for this credential.

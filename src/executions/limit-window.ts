@@ -12,7 +12,9 @@ export function limitCountKey(row: { host_id: string | null; hostname: string })
  * The executions of a rule queued after `since`, every one created counting (but a fix's
  * companion capture of graphs), per host and
  * hostname: how many, and when the oldest was queued. Read by ingest to decide (at most the
- * limit's max per host are ever in the window) and by the rule's limit usage to show.
+ * limit's max per host are ever in the window) and by the rule's limit usage to show. One that
+ * waited for approval counts only once approved, which queued it anew (queued_at: approval-decision.ts),
+ * so the range stays on the index (rule_id, queued_at) (docs/approvals.md).
  */
 export function executionsInWindow(db: Kysely<Database>, ruleId: string, since: number) {
   return db
@@ -21,6 +23,7 @@ export function executionsInWindow(db: Kysely<Database>, ruleId: string, since: 
     .where('rule_id', '=', ruleId)
     .where('queued_at', '>', since)
     .where('companion', '=', 0)
+    .where((eb) => eb.or([eb('approval', 'is', null), eb('approved_at', 'is not', null)]))
     .groupBy(['host_id', 'hostname']);
 }
 

@@ -3,7 +3,7 @@ import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { rebalance } from './fanout.js';
 import { applyRunbookRead, type RunbookRead } from './runbook-read.js';
-import { endingOf, isTerminal, statesBefore, type ExecutionState } from './states.js';
+import { ACTIVE_STATES, endingOf, isTerminal, statesBefore, type ExecutionState } from './states.js';
 
 /** What the ledger can be asked to do; each is a conditional move in the lifecycle. */
 export type LedgerOp =
@@ -232,5 +232,5 @@ function recordResult(row: Current | undefined, op: Extract<LedgerOp, { kind: 'r
 }
 
 function isActive(state: ExecutionState): boolean {
-  return state === 'queued' || state === 'dispatched' || state === 'running';
+  return ACTIVE_STATES.includes(state);
 }

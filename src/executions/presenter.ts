@@ -5,6 +5,7 @@ import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionSpec } from './repository.js';
 import { kindOfSpec } from './service-runs.js';
 import { EXECUTION_STATES } from './states.js';
+import { storedTerms } from './approvals.js';
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
@@ -48,7 +49,17 @@ export const ExecutionView = Type.Object({
   held: Type.Boolean({ description: "queued but waiting for a slot of its fan-out's maxConcurrency" }),
   awaitingRunbook: Type.Boolean({ description: 'queued but waiting for its runbook to be read from its git repository, before dispatch' }),
   lateResult: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'what the host reported after the execution had already ended (e.g. lost)' }),
-  transitions: Type.Optional(Type.Array(Type.Object({ from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String() }))),
+  approval: Type.Union([Type.Object({
+    role: Type.String({ description: 'the least role that may approve or reject' }),
+    timeoutSeconds: Type.Integer(),
+    onTimeout: Type.String({ description: 'expire or escalate' }),
+    deadline: Type.String({ format: 'date-time', description: 'past it, nobody having decided, it ends expired' }),
+    approvedAt: Time,
+  }), Type.Null()], { description: "the terms it waited for a person's approval under (docs/approvals.md); null: it never waited" }),
+  transitions: Type.Optional(Type.Array(Type.Object({
+    from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), at: Type.String(),
+    decidedBy: Type.Optional(Type.Object({ userId: Type.String(), email: Type.Union([Type.String(), Type.Null()]), via: Type.String({ description: 'ui, api, email, slack or teams' }), comment: Type.Optional(Type.String()) }, { description: "the person whose approval or rejection made this move" })),
+  }))),
   artifacts: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), size: Type.Integer() }))),
   snapshots: Type.Optional(Type.Array(SnapshotView, { description: "the graphs captured: a graph_snapshot run's, or for a fix, those its event's capture took (docs/graph-snapshots.md)" })),
 });
@@ -56,7 +67,7 @@ export const ExecutionView = Type.Object({
 export type ExecutionView = Static<typeof ExecutionView>;
 
 interface Details {
-  transitions: Array<{ from_state: string | null; to_state: string; reason: string | null; at: number }>;
+  transitions: Array<{ from_state: string | null; to_state: string; reason: string | null; at: number; decided_by?: string | null }>;
   artifacts: Array<{ id: string; name: string; size: number }>;
   snapshots: SnapshotMeta[];
 }
@@ -95,14 +106,23 @@ export function presentExecution(row: ExecutionRow, details?: Details): Executio
     held: row.held === 1 && row.awaiting_runbook === 0,
     awaitingRunbook: row.awaiting_runbook === 1,
     lateResult: row.late_result ? (JSON.parse(row.late_result) as Record<string, unknown>) : null,
+    approval: approvalView(row),
   };
   if (details) {
-    view.transitions = details.transitions.map((t) => ({ from: t.from_state, to: t.to_state, reason: t.reason, at: iso(t.at)! }));
+    view.transitions = details.transitions.map((t) => ({ from: t.from_state, to: t.to_state, reason: t.reason, at: iso(t.at)!, ...(t.decided_by ? { decidedBy: JSON.parse(t.decided_by) as DecidedBy } : {}) }));
     view.artifacts = details.artifacts;
     view.snapshots = details.snapshots.map(presentSnapshot);
     view.script = typeof stored.script === 'string' ? stored.script : null;
   }
   return view;
+}
+
+type DecidedBy = NonNullable<NonNullable<ExecutionView['transitions']>[number]['decidedBy']>;
+
+function approvalView(row: ExecutionRow): ExecutionView['approval'] {
+  const terms = storedTerms(row);
+  if (!terms) return null;
+  return { role: terms.role, timeoutSeconds: terms.timeoutSeconds, onTimeout: terms.onTimeout, deadline: iso(terms.deadline)!, approvedAt: iso(row.approved_at) };
 }
 
 function iso(ms: number | null): string | null {

@@ -81,7 +81,10 @@ export function queuedRow(
 export function queuedInserts(statements: Statements, rows: NewExecutionRow[], at: number): CompiledQuery[] {
   if (rows.length === 0) return [];
   const transitions = rows.flatMap((row) => {
-    const queued = { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
+    // Its first state: queued, or awaiting a person's approval (with the reason it waits).
+    const queued = row.state === 'awaiting_approval'
+      ? { id: newId(at), execution_id: row.id, from_state: null, to_state: row.state, reason: row.reason ?? null, at }
+      : { id: newId(at), execution_id: row.id, from_state: null, to_state: 'queued', reason: null, at };
     return row.state === 'dispatched' ? [queued, { id: newId(at), execution_id: row.id, from_state: 'queued', to_state: 'dispatched', reason: null, at }] : [queued];
   });
   return [...statements.inserts('executions', rows), ...statements.inserts('execution_transitions', transitions)];
@@ -141,7 +144,7 @@ export async function executionsOfEvents(db: Db, eventIds: string[], listed: num
 }
 
 export async function transitionsOf(db: Db, executionId: string) {
-  return db.selectFrom('execution_transitions').select(['from_state', 'to_state', 'reason', 'at']).where('execution_id', '=', executionId).orderBy('id').execute();
+  return db.selectFrom('execution_transitions').select(['from_state', 'to_state', 'reason', 'at', 'decided_by']).where('execution_id', '=', executionId).orderBy('id').execute();
 }
 
 export async function artifactsOf(db: Db, executionId: string) {

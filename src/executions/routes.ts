@@ -64,8 +64,9 @@ export function registerExecutionRoutes(app: Api, deps: ExecutionRouteDeps): voi
     const row = await getExecution(db, tenantId, request.params.id);
     const state = row.state as ExecutionState;
     if (isTerminal(state)) throw new PitcrewError('PITCREW_ERR_CONFLICT', `execution ${row.id} already ended (${state}); there is nothing to cancel`);
-    if (state === 'queued') {
-      const moved = await deps.ledger.move([row.id], 'cancelled', 'cancelled before it reached the host', ['queued']);
+    if (state === 'queued' || state === 'awaiting_approval') {
+      const reason = state === 'queued' ? 'cancelled before it reached the host' : 'cancelled while it waited for approval; it never ran';
+      const moved = await deps.ledger.move([row.id], 'cancelled', reason, [state]);
       if (moved.length === 0) return reply.code(202).send(presentExecution(await getExecution(db, tenantId, row.id)));
     } else {
       await db.updateTable('executions').set({ cancel_requested_at: Date.now() }).where('id', '=', row.id).where('cancel_requested_at', 'is', null).execute();

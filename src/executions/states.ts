@@ -3,6 +3,9 @@ import type { ExecutionResult } from './result.js';
 /**
  * The execution lifecycle (DESIGN.md §2, docs/executions.md):
  *
+ *   awaiting_approval ──> queued   (a person approved: docs/approvals.md)
+ *     └──> rejected | expired | cancelled   (a person said no, nobody decided in time, cancelled)
+ *
  *   queued ──> dispatched ──> running ──> succeeded | failed | timed_out | cancelled | lost
  *     │            │  └──> (a result can arrive before `started`: fast scripts, refusals)
  *     │            └──> queued   (its agent connection ended before the agent started it)
@@ -11,13 +14,14 @@ import type { ExecutionResult } from './result.js';
  * Terminal states never change. Every change is a conditional UPDATE on the current state plus
  * an append-only transition row, in one transaction.
  */
-export const EXECUTION_STATES = ['queued', 'dispatched', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired'] as const;
+export const EXECUTION_STATES = ['awaiting_approval', 'queued', 'dispatched', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired', 'rejected'] as const;
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 
-export const ACTIVE_STATES: readonly ExecutionState[] = ['queued', 'dispatched', 'running'];
-export const TERMINAL_STATES: readonly ExecutionState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired'];
+export const ACTIVE_STATES: readonly ExecutionState[] = ['awaiting_approval', 'queued', 'dispatched', 'running'];
+export const TERMINAL_STATES: readonly ExecutionState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired', 'rejected'];
 
 const NEXT: Record<ExecutionState, readonly ExecutionState[]> = {
+  awaiting_approval: ['queued', 'rejected', 'expired', 'cancelled'],
   queued: ['dispatched', 'cancelled', 'expired'],
   dispatched: ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost'],
   running: ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost'],
@@ -27,6 +31,7 @@ const NEXT: Record<ExecutionState, readonly ExecutionState[]> = {
   cancelled: [],
   lost: [],
   expired: [],
+  rejected: [],
 };
 
 export function isTerminal(state: ExecutionState): boolean {

@@ -117,11 +117,21 @@ export class Sweeper {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
     }
+    await this.expireUndecided(now);
     await this.redispatch(now);
     await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
     await this.deps.retention?.run(now);
     await this.deps.incidents?.run(now);
+  }
+
+  /** Executions nobody approved or rejected by their deadline: they never run (docs/approvals.md). */
+  private async expireUndecided(now: number): Promise<void> {
+    const overdue = await this.deps.db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'awaiting_approval').where('expires_at', '<=', now).limit(1000).execute();
+    for (const row of overdue) {
+      const minutes = Math.round((now - row.queued_at) / 60_000);
+      await this.deps.ledger.move([row.id], 'expired', `nobody approved or rejected it within ${minutes} min (the rule's approval.timeoutSeconds); it never ran`, ['awaiting_approval']);
+    }
   }
 
   /** Sent executions whose agent went silent past their timeout; once a minute is enough. */

@@ -106,6 +106,8 @@ export function composedRule(tenantId: string, runbook: RunbookRef, hostname: st
     infrastructureType: 'On_Premise',
     actionLimit: null,
     flapping: { ...FLAPPING_DEFAULTS, enabled: false },
+    // A person asked for this diagnostics run just now: their asking is the approval.
+    approval: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,3 +1,4 @@
+import { approvalTerms } from '../rules/approval.js';
 import { advance, type AlarmHistory } from '../engine/alarm-history.js';
 import { NO_HISTORY, serviceRunKey, type Decision, type HistoryFacts, type OriginalEvent } from '../engine/decide.js';
 import type { SkippedEnv } from './alert.js';
@@ -45,7 +46,8 @@ export class BatchHistory {
     if (decision.outcome === 'duplicate') return;
     const key = pair(rule.id, hostKey);
     this.alarms.set(key, advance(this.alarms.get(key) ?? EMPTY_ALARMS, event, decision.outcome === 'flapping'));
-    if (decision.outcome !== 'accepted') return;
+    // Runs that wait for a person count in the limit once approved (docs/approvals.md), not now.
+    if (decision.outcome !== 'accepted' || approvalTerms(rule)) return;
     const counts = new Map(this.executions.get(rule.id));
     for (const host of [...decision.targets, ...decision.held]) counts.set(host.id, (counts.get(host.id) ?? 0) + 1);
     for (const run of decision.serviceRuns) {

@@ -4,7 +4,9 @@ import { companionOf } from '../actions/snapshot/companion.js';
 import type { AlarmStep } from '../engine/alarm-history.js';
 import type { Decision, HostFacts, LimitedHost } from '../engine/decide.js';
 import { latestPick } from '../engine/host-facts.js';
+import { awaitingApproval } from '../executions/approvals.js';
 import { queuedInserts } from '../executions/repository.js';
+import { approvalTerms } from '../rules/approval.js';
 import type { Rule } from '../rules/rule.js';
 import type { Statements } from '../store/statements.js';
 import type { AlertsTable, Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
@@ -66,10 +68,13 @@ export class BatchWrites {
    */
   rowsOf({ occurrence: s, rule, kind, hostKey, decision, step }: Decided): EventRows {
     const event = eventRow(s, rule.id, { outcome: decision.outcome, reason: decision.reason, hostKey, alarmState: step.state, stateChanged: step.changed });
+    // The fix waits for a person's yes when the rule asks; its capture of graphs does not (it changes nothing).
+    const terms = decision.outcome === 'accepted' ? approvalTerms(rule) : null;
+    const asked = (row: NewExecutionRow) => (terms ? awaitingApproval(row, terms) : row);
     const executions = decision.outcome === 'accepted' ? [
-      ...decision.targets.map((host) => this.dispatchedIfReady(executionRow(rule, kind, event, { host }, this.executionExpirySeconds, false))),
-      ...decision.held.map((host) => executionRow(rule, kind, event, { host }, this.executionExpirySeconds, true)),
-      ...decision.serviceRuns.map((run) => executionRow(rule, kind, event, run, this.executionExpirySeconds, run.held === true)),
+      ...decision.targets.map((host) => this.dispatchedIfReady(asked(executionRow(rule, kind, event, { host }, this.executionExpirySeconds, false)))),
+      ...decision.held.map((host) => asked(executionRow(rule, kind, event, { host }, this.executionExpirySeconds, true))),
+      ...decision.serviceRuns.map((run) => asked(executionRow(rule, kind, event, run, this.executionExpirySeconds, run.held === true))),
     ] : [];
     const companion = executions.length > 0 ? companionOf(rule) : undefined;
     if (companion) executions.push({ ...executionRow(rule, companion, event, { about: s.payload.hostName ?? executions[0]!.hostname }, this.executionExpirySeconds, false), companion: 1 });
@@ -140,8 +145,8 @@ export class BatchWrites {
 
   /** Dispatched at once to the host's session on this node, when there is one (writer.ts). */
   private dispatchedIfReady(row: NewExecutionRow): NewExecutionRow {
-    // A run whose script is still to be read from git waits for it (executions/runbook-stage.ts).
-    if (row.awaiting_runbook === 1) return row;
+    // A run whose script is still to be read from git waits for it (executions/runbook-stage.ts); one awaiting approval waits for a person.
+    if (row.awaiting_runbook === 1 || row.state !== 'queued') return row;
     const session = this.readySession(row.host_id!);
     return session ? { ...row, state: 'dispatched', dispatched_at: this.now, session_id: session.sessionId, node_id: session.nodeId } : row;
   }

@@ -300,7 +300,8 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
     for (const host of decision.targets) host.lastPickedAt = at;
   }
   // No host: the service's executor runs it (executions/service-executor.ts).
-  for (const row of executions) if (row.host_id && row.held === 0) queued.push(queuedOf(row));
+  // Awaiting approval: nothing to tell an agent until a person approves (executions/approval-decision.ts).
+  for (const row of executions) if (row.host_id && row.held === 0 && row.state !== 'awaiting_approval') queued.push(queuedOf(row));
   const executionIds = executions.map((row) => row.id);
   if (repeat !== undefined && decision.outcome !== 'duplicate') {
     const original = { eventId: event.id, outcome: decision.outcome, reason: decision.reason, executionIds };

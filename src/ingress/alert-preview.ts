@@ -85,7 +85,7 @@ function draftRule(integration: IntegrationRow, body: PreviewInput, now: number)
   if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
   return {
     id: newId(now), tenantId: integration.tenant_id, name: input.name, enabled: true, trigger: input.trigger, triggerId: null, action, target, infrastructureType,
-    actionLimit: null, flapping: withFlappingDefaults(undefined), createdAt: now, updatedAt: now,
+    actionLimit: null, flapping: withFlappingDefaults(undefined), approval: null, createdAt: now, updatedAt: now,
   };
 }
 

@@ -1,4 +1,5 @@
 import { curlPost } from '../http/curl.js';
+import { approvalTerms } from './approval.js';
 import { NO_ACTIVITY, type RuleActivity } from './activity.js';
 import { MAX_DATE_MS, nextTicks, type CronTrigger } from './cron.js';
 import { providerOf } from './validate.js';
@@ -39,6 +40,8 @@ export function presentRule(rule: Rule, baseUrl: string, activity: RuleActivity 
     infrastructureType: rule.infrastructureType as RuleView['infrastructureType'],
     actionLimit: rule.actionLimit,
     flapping: rule.flapping,
+    approval: rule.approval,
+    approvalRequired: approvalTerms(rule) !== null,
     createdAt: iso(rule.createdAt),
     updatedAt: iso(rule.updatedAt),
     lastEvent: lastEvent && { id: lastEvent.id, outcome: lastEvent.outcome, receivedAt: iso(lastEvent.received_at) },

@@ -12,7 +12,7 @@ import { withUniqueName } from '../store/unique.js';
 import type { Database, RuleRow } from '../store/schema.js';
 import { withFlappingDefaults, type Rule } from './rule.js';
 import { resolveRunbook, shownAction } from './runbook-refs.js';
-import type { Flapping, RuleInput } from './schema.js';
+import type { Approval, Flapping, RuleInput } from './schema.js';
 
 type Db = Kysely<Database>;
 
@@ -85,7 +85,7 @@ export async function replaceRule(db: Db, durability: Durability, current: Rule,
 }
 
 /** The columns a change of a rule writes, in the order `ruleUpdate` takes them. */
-const UPDATED = ['name', 'enabled', 'trigger_type', 'trigger_id', 'integration_id', 'trigger', 'action', 'target', 'infrastructure_type', 'action_limit', 'flapping', 'updated_at', 'runbook_id', 'repository_id'] as const;
+const UPDATED = ['name', 'enabled', 'trigger_type', 'trigger_id', 'integration_id', 'trigger', 'action', 'target', 'infrastructure_type', 'action_limit', 'flapping', 'updated_at', 'runbook_id', 'repository_id', 'approval'] as const;
 
 /** Every change of a rule writes all its settings: built once (store/prepared.ts), a PATCH's one write. */
 const preparedRuleUpdate = preparedStatement((db, id: string, ...values: unknown[]) => db
@@ -124,6 +124,7 @@ export function ruleToInput(rule: Rule): RuleInput {
     infrastructureType: rule.infrastructureType as RuleInput['infrastructureType'],
     actionLimit: rule.actionLimit,
     flapping: rule.flapping,
+    approval: rule.approval,
   };
 }
 
@@ -139,6 +140,7 @@ function normalise(input: RuleInput, existingTriggerId: string | null) {
     infrastructureType: input.infrastructureType,
     actionLimit: input.actionLimit ? { onLimit: 'escalate' as const, ...input.actionLimit } : null,
     flapping: withFlappingDefaults(input.flapping),
+    approval: input.approval ?? null,
   };
 }
 
@@ -162,6 +164,7 @@ export function toRow(rule: Rule): RuleRow {
     deleted_at: null,
     runbook_id: runbookOf(rule)?.runbookId ?? null,
     repository_id: runbookOf(rule)?.repositoryId ?? null,
+    approval: rule.approval ? JSON.stringify(rule.approval) : null,
   };
 }
 
@@ -183,6 +186,7 @@ export function fromRow(row: RuleRow): Rule {
     actionLimit: row.action_limit ? JSON.parse(row.action_limit) : null,
     // Rules stored before a setting existed get its default.
     flapping: withFlappingDefaults(JSON.parse(row.flapping) as Flapping),
+    approval: row.approval ? (JSON.parse(row.approval) as Approval) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

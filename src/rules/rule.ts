@@ -1,4 +1,4 @@
-import type { Action, ActionLimit, Flapping, Target, Trigger } from './schema.js';
+import type { Action, ActionLimit, Approval, Flapping, Target, Trigger } from './schema.js';
 
 /** A rule as the service holds it: the validated input plus what the service assigned. */
 export interface Rule {
@@ -14,6 +14,8 @@ export interface Rule {
   infrastructureType: string;
   actionLimit: ActionLimit | null;
   flapping: Required<Flapping>;
+  /** As set; null: none set (rules/approval.ts gives what that means for the action). */
+  approval: Approval | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -195,6 +195,17 @@ export const Flapping = Type.Object(
   { additionalProperties: false },
 );
 
+/** A person says yes before the action runs (docs/approvals.md). */
+export const Approval = Type.Object(
+  {
+    required: Type.Boolean({ description: "whether each execution waits in awaiting_approval for a person's yes; a cloud terminate asks unless set to false" }),
+    role: Type.Optional(Type.Enum(['operator', 'admin'], { description: 'the least role that may approve or reject; default operator' })),
+    timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 86_400, description: 'how long it waits for a decision; default 3600' })),
+    onTimeout: Type.Optional(Type.Enum(['expire', 'escalate'], { description: 'past the timeout: expire (default: it never runs), or escalate (it expires and the on-call contacts are told)' })),
+  },
+  { additionalProperties: false },
+);
+
 export const RuleInput = Type.Object(
   {
     name: Name,
@@ -205,6 +216,7 @@ export const RuleInput = Type.Object(
     infrastructureType: InfrastructureType,
     actionLimit: Type.Optional(Type.Union([ActionLimit, Type.Null()])),
     flapping: Type.Optional(Flapping),
+    approval: Type.Optional(Type.Union([Approval, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -265,6 +277,8 @@ export const RuleView = Type.Object({
   infrastructureType: InfrastructureType,
   actionLimit: Type.Union([ActionLimit, Type.Null()]),
   flapping: Flapping,
+  approval: Type.Union([Approval, Type.Null()], { description: 'as set; null: none set (a cloud terminate still asks: approvalRequired)' }),
+  approvalRequired: Type.Boolean({ description: "whether its executions wait for a person's approval, the terminate default included" }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   lastEvent: Type.Union([LastEventView, Type.Null()], { description: "the rule's newest event" }),
@@ -283,4 +297,5 @@ export type Action = Static<typeof Action>;
 export type Target = Static<typeof Target>;
 export type ActionLimit = Static<typeof ActionLimit>;
 export type Flapping = Static<typeof Flapping>;
+export type Approval = Static<typeof Approval>;
 export type RuleView = Static<typeof RuleView>;

@@ -12,6 +12,8 @@ import { EventWriter, type QueuedExecution } from '../ingest/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
+import { registerApprovalRoutes } from '../executions/approval-routes.js';
+import type { ExecutionState } from '../executions/states.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
 import { Retention } from '../retention/retention.js';
@@ -435,6 +437,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
+      registerApprovalRoutes(scope as Api, {
+        db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox],
+        decided: (row) => {
+          live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);
+          if (row.state !== 'queued') return;
+          if (row.awaiting_runbook === 1) runbookStage.wake();
+          else if (row.host_id === null) executor.wake();
+          else if (row.held === 0) dispatchQueued([{ id: row.id, hostId: row.host_id }]);
+        },
+      });
       registerSnapshotRoutes(scope as Api, {
         db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, linkDays: { ...NOTIFY_DEFAULTS, ...deps.notify }.snapshotLinkDays, publicUrl: deps.publicUrl, preview: (...a) => snapshots.preview(...a),
       });

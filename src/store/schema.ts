@@ -114,6 +114,8 @@ export interface RulesTable {
   runbook_id: string | null;
   /** The git repository its action's runbook is read from (migration 0020). */
   repository_id: string | null;
+  /** JSON approval setting (migration 0033); null: none set (a terminate action still asks, rules/approval.ts). */
+  approval: Generated<string | null>;
 }
 
 export interface IntegrationsTable {
@@ -248,6 +250,10 @@ export interface ExecutionsTable {
   placement: string | null;
   /** 1 while its script is still to be read from a git repository: held from dispatch until then (migration 0020). */
   awaiting_runbook: number;
+  /** JSON terms it waited for a person's approval under (migration 0033); null: it never waited. */
+  approval: Generated<string | null>;
+  /** When a person approved it: from then it counts in its rule's action limit (migration 0033). */
+  approved_at: Generated<number | null>;
 }
 
 export interface ExecutionTransitionsTable {
@@ -257,6 +263,8 @@ export interface ExecutionTransitionsTable {
   to_state: string;
   reason: string | null;
   at: number;
+  /** JSON {userId, email, via, comment?}: the person whose decision made this move (migration 0033). */
+  decided_by: Generated<string | null>;
 }
 
 export interface ExecutionArtifactsTable {

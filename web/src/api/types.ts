@@ -209,7 +209,7 @@ export interface RuleEvent {
   idempotencyKey: string | null;
 }
 
-export const EXECUTION_STATES = ['queued', 'dispatched', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired'] as const;
+export const EXECUTION_STATES = ['awaiting_approval', 'queued', 'dispatched', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired', 'rejected'] as const;
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 
 export interface Execution {
@@ -245,7 +245,9 @@ export interface Execution {
   script?: string | null;
   /** Where the script came from; null for kinds that run no script. */
   runbook?: ExecutionRunbook | null;
-  transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
+  /** The terms it waited for a person's approval under (docs/approvals.md); null: it never waited. */
+  approval?: { role: string; timeoutSeconds: number; onTimeout: string; deadline: string; approvedAt: string | null } | null;
+  transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string; decidedBy?: { userId: string; email: string | null; via: string; comment?: string } }>;
   artifacts?: Array<{ id: string; name: string; size: number }>;
   /** The graphs captured: a graph_snapshot run's, or for a fix, those its event's capture took. */
   snapshots?: Snapshot[];

@@ -13,6 +13,7 @@ import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useNow } from '../ui/useNow';
 import { downloadArtifact } from './download';
+import { ApprovalPanel } from './ApprovalPanel';
 import { ExecutionRunbook } from './ExecutionRunbook';
 import { ExecutionWhere } from './ExecutionWhere';
 import { runTime } from './ExecutionsTable';
@@ -63,6 +64,7 @@ function ExecutionDetail({ execution }: { execution: Execution }) {
         actions={active ? <Can do="operate"><CancelButton execution={execution} /></Can> : null}
       />
       <ReasonBanner execution={execution} />
+      <ApprovalPanel execution={execution} />
       {live.error ? <p className="banner banner-warn">Live output stopped: {live.error}. The page still refreshes the state.</p> : null}
       <Definitions
         layout="facts"
@@ -119,7 +121,7 @@ function CancelButton({ execution }: { execution: Execution }) {
       onConfirm={(close) => cancel.mutate(execution.id, { onSuccess: close })}
     >
       <p>
-        {execution.state === 'queued'
+        {execution.state === 'queued' || execution.state === 'awaiting_approval'
           ? 'It has not reached the host yet: it ends now and never runs.'
           : `The agent on ${execution.hostname} kills the script's whole process group. What it already changed on the host stays changed.`}
       </p>
@@ -162,6 +164,7 @@ function Transitions({ execution }: { execution: Execution }) {
             <StateBadge state={transition.to as Execution['state']} />
             <span title={absoluteTime(transition.at)}>{new Date(transition.at).toLocaleTimeString()}</span>
             {transition.reason ? <span className="muted">{transition.reason}</span> : null}
+            {transition.decidedBy ? <span className="muted">via {transition.decidedBy.via}</span> : null}
           </li>
         ))}
       </ol>

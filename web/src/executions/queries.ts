@@ -38,3 +38,16 @@ export function useCancelExecution() {
     },
   });
 }
+
+/** Approve or reject an execution awaiting approval (docs/approvals.md), with an optional comment. */
+export function useDecideExecution() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, verdict, comment }: { id: string; verdict: 'approve' | 'reject'; comment: string }) =>
+      api<Execution>(`/executions/${id}/${verdict}`, { method: 'POST', body: comment.trim() ? { comment: comment.trim() } : {} }),
+    onSuccess: (execution) => {
+      queryClient.setQueryData(executionKey(execution.id), (old: Execution | undefined) => ({ ...old, ...execution }));
+      return queryClient.invalidateQueries({ queryKey: ['executions', 'list'] });
+    },
+  });
+}

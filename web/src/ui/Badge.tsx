@@ -4,6 +4,7 @@ import type { ExecutionState, Outcome } from '../api/types';
 type Tone = 'good' | 'bad' | 'warn' | 'info' | 'neutral';
 
 const STATE_TONES: Record<ExecutionState, Tone> = {
+  awaiting_approval: 'warn',
   queued: 'neutral',
   dispatched: 'info',
   running: 'info',
@@ -13,6 +14,7 @@ const STATE_TONES: Record<ExecutionState, Tone> = {
   cancelled: 'neutral',
   lost: 'warn',
   expired: 'warn',
+  rejected: 'neutral',
 };
 
 const OUTCOME_TONES: Record<Outcome, Tone> = {

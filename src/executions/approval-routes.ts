@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+import { IdParams, problems } from '../http/schemas.js';
+import type { Api } from '../http/types.js';
+import { access } from '../identity/access.js';
+import { recordInChange } from '../identity/audit/recorder.js';
+import type { Principal } from '../identity/principal.js';
+import type { ExecutionRow } from '../store/schema.js';
+import { decideApproval, type ApprovalDeps, type Decider, type Verdict } from './approval-decision.js';
+import { ExecutionView, presentExecution } from './presenter.js';
+import { transitionsOf } from './repository.js';
+
+const tags = ['executions'];
+
+export interface ApprovalRouteDeps extends ApprovalDeps {
+  /** After the commit: an approved run goes to its agent or the service's executor; the live page hears of the change. */
+  decided(row: ExecutionRow): void;
+}
+
+const DecisionBody = Type.Object(
+  { comment: Type.Optional(Type.String({ maxLength: 2000, description: "why: kept in the execution's history and the audit log" })) },
+  { additionalProperties: false },
+);
+
+/**
+ * Approve or reject an execution awaiting approval (docs/approvals.md). The role needed is the
+ * rule's approval.role (default operator), checked on the execution; the route itself is open to
+ * operators, the least role any approval names.
+ */
+export function registerApprovalRoutes(app: Api, deps: ApprovalRouteDeps): void {
+  const route = (verdict: Verdict, status: 200 | 202, summary: string) => app.post(`/executions/:id/${verdict}`, {
+    schema: {
+      tags, ...access('operator'), summary,
+      params: IdParams, body: DecisionBody, response: { [status]: ExecutionView, ...problems(400, 401, 403, 404, 409) },
+    },
+    // The comment is optional, and so is the body: a bare POST decides without one.
+    preValidation: (request, _reply, done) => {
+      request.body ??= {};
+      done();
+    },
+  }, async (request, reply) => {
+    const decider = deciderOf(request.principal, request.body.comment);
+    const row = await decideApproval(deps, request.principal.tenantId, request.params.id, verdict, decider, async (tx, after) => {
+      await recordInChange(request, deps.db, tx, presentExecution(after));
+    });
+    deps.decided(row);
+    return reply.code(status).send(presentExecution(row, { transitions: await transitionsOf(deps.db, row.id), artifacts: [], snapshots: [] }));
+  });
+  route('approve', 202, 'Approve an execution awaiting approval: it is queued and runs once (409 when already decided, expired or cancelled, or its action limit is full)');
+  route('reject', 200, 'Reject an execution awaiting approval: it ends rejected and never runs (409 when already decided)');
+}
+
+/** A session's decision is the UI's; a token's, the API's. */
+function deciderOf(principal: Principal, comment: string | undefined): Decider {
+  const trimmed = comment?.trim();
+  return { userId: principal.userId, email: principal.email, role: principal.role, via: principal.tokenId === null ? 'ui' : 'api', comment: trimmed ? trimmed : undefined };
+}

@@ -30,6 +30,7 @@ import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
 import * as incidentHostDays from './migrations/0029_incident_host_days.js';
 import * as incidentOpenList from './migrations/0030_incident_open_list.js';
 import * as graphSnapshots from './migrations/0031_graph_snapshots.js';
+import * as incidentChains from './migrations/0032_incident_chains.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0029_incident_host_days': incidentHostDays,
   '0030_incident_open_list': incidentOpenList,
   '0031_graph_snapshots': graphSnapshots,
+  '0032_incident_chains': incidentChains,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

@@ -84,6 +84,10 @@ describe.each(testDialects())('runs on an incident on %s', (dialect) => {
     expect(again.statusCode).toBe(202);
     await finished(again.json().executionId);
     expect((await incident(id)).executionIds).toEqual([executionId, again.json().executionId]);
+    // The runs' events are the (imported) incident's events, newest first, counted.
+    const page = (await env.api('GET', `/api/v1/incidents/${id}`)).json() as { events: Array<{ id: string }>; eventCount: number; executions: Array<{ id: string }> };
+    expect([page.events.map((e) => e.id), page.eventCount]).toEqual([[again.json().eventId, eventId], 2]);
+    expect(page.executions.map((e) => e.id)).toEqual([again.json().executionId, executionId]);
     const audit = (await env.api('GET', `/api/v1/audit?action=incident.troubleshoot`)).json().items;
     expect(audit[audit.length - 1]).toMatchObject({ action: 'incident.troubleshoot', targetType: 'incident', targetId: id });
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { hostKey } from '../src/engine/decide.js';
 import { applyObservations } from '../src/incidents/apply.js';
 import { percentile } from '../src/incidents/analytics.js';
@@ -82,6 +83,7 @@ function rowOf(tenantId: string, integrationId: string, seed: Seed): IncidentRow
     alarm_name: seed.alarm, severity: seed.severity, hostname: seed.host, host_key: seed.host ? hostKey(seed.host) : '',
     opened_at: opened, resolved_at: resolved, last_seen_at: resolved ?? opened, last_fired_at: opened, last_fingerprint: null, occurrences: 1,
     resolved_by: seed.open ? null : seed.by ?? 'tool', resolved_by_user: null, last_fix_at: null, rule_ids: '[]', execution_ids: '[]', execution_count: 0,
+    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0,
   };
 }
 
@@ -259,6 +261,8 @@ describe.each(testDialects())('incident analytics on %s', (dialect) => {
       await alert(env.tenant.tenantId, 'e2', '11-09T10:05', { alertname: 'CertExpiring', instance: 'lb-1:443', job: 'blackbox' }),
       await alert(other.tenantId, 'e2-0', '11-09T11:00', { alertname: 'CertExpiring', cert_file: '/etc/ssl/b.pem' }),
     ]).execute();
+    // Each incident's row names its newest alert, as the ingest keeps it (migration 0032).
+    await sql`update incidents set last_alert_id = (select max(id) from alerts where alerts.incident_id = incidents.id)`.execute(env.store.db);
     const [cert] = (await get(`candidates?${PERIOD}&alarmName=CertExpiring&minCount=1`)).items;
     expect(cert.suggestion.labels).toEqual(['alertname', 'instance', 'job']);
     expect(cert.suggestion.starterRunbook).toMatchObject({

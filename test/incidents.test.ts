@@ -79,7 +79,7 @@ describe.each(testDialects())('incidents on %s', (dialect) => {
   const one = async (id: string) => {
     const reply = await env.api('GET', `/api/v1/incidents/${id}`);
     expect(reply.statusCode, reply.body).toBe(200);
-    return reply.json() as Incident & { alerts: Array<{ state: string; fingerprint: string }>; alertCount: number; events: Array<{ id: string; outcome: string }>; eventCount: number; executions: Array<{ id: string }> };
+    return reply.json() as Incident & { alerts: Array<{ id: string; state: string; fingerprint: string }>; alertCount: number; events: Array<{ id: string; outcome: string }>; eventCount: number; executions: Array<{ id: string }> };
   };
 
   it('an alert opens an incident at startsAt, a re-sent notification counts nothing, a new firing counts, the resolution closes it at endsAt', async () => {
@@ -130,6 +130,32 @@ describe.each(testDialects())('incidents on %s', (dialect) => {
     const again = await one(byKey.bb01!.id);
     expect(again.occurrences).toBe(1);
     expect(again.events.map((e) => e.outcome)).toEqual(['duplicate', 'rule_off']);
+  });
+
+  it('an incident\'s page shows its newest 100 alerts and events of more, counts them all, and ends where the alert log was pruned', async () => {
+    const am = await integration('long');
+    await alertRule(am);
+    // 130 firings of one alarm in three notifications: chains within a batch and across batches.
+    const firings = (from: number, n: number) => Array.from({ length: n }, (_, i) => amAlert('dd01', 'web-7', 'firing', T0 + (from + i) * MIN));
+    await post(am, firings(0, 60));
+    now += MIN;
+    await post(am, firings(60, 60));
+    now += MIN;
+    await post(am, firings(120, 10));
+    const [incident] = (await list(`?integrationId=${am}`)).items;
+    const { db } = env.store;
+    const newest = (table: 'alerts' | 'events', limit: number) =>
+      db.selectFrom(table).select('id').where('incident_id', '=', incident!.id).orderBy('id', 'desc').limit(limit).execute().then((rows) => rows.map((r) => r.id));
+    const page = await one(incident!.id);
+    expect([page.alertCount, page.eventCount, page.occurrences]).toEqual([130, 130, 130]);
+    expect(page.alerts.map((a) => a.id)).toEqual(await newest('alerts', 100));
+    expect(page.events.map((e) => e.id)).toEqual(await newest('events', 100));
+    // Retention deletes the oldest alerts: the page lists those left.
+    const kept = await newest('alerts', 80);
+    await db.deleteFrom('alerts').where('incident_id', '=', incident!.id).where('id', 'not in', kept).execute();
+    const pruned = await one(incident!.id);
+    expect(pruned.alerts.map((a) => a.id)).toEqual(kept);
+    expect(pruned.alertCount).toBe(130);
   });
 
   it('lists newest opened first, filtered by state, integration, host (without case), alarm and opening time, page by page', async () => {

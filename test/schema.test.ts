@@ -30,7 +30,6 @@ describe.each(testDialects())('the events table on %s', (dialect) => {
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(store.db)
       : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'events' and indexname <> 'events_pkey'`.execute(store.db);
     expect(names.rows.map((r) => r.name).sort()).toEqual([
-      'events_incident', // an incident's events (GET /incidents/{id}); partial: only events that belong to one pay for it
       'events_rule', // a rule's events, newest first (GET /rules/{id}/events)
       'events_rule_host', // flapping and action-limit history (ingest/safety-reads.ts)
       'events_rule_host_changes', // state changes of an alarm, for flapping

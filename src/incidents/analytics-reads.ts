@@ -49,6 +49,8 @@ const HOSTS_BY_TIME_UP_TO = 200_000;
  * background's transaction (bench/README.md).
  */
 const RECOMPUTE_IN_REQUEST_UP_TO_DAYS = 2;
+/** How many of an alarm's latest incidents newestLabelNames looks through for one with an alert. */
+const LABEL_INCIDENTS = 100;
 
 /** The analytics of a tenant's resolved incidents over the query's period and filters. */
 export async function readIncidentAnalytics(db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery): Promise<AnalyticsView> {
@@ -273,14 +275,19 @@ export class AnalyticsReads {
   }
 
   /**
-   * The label names of the alarm's newest alert on the integration: of its newest incident that
-   * has alerts (an imported one may have none), the newest; walked from the newest incident down.
+   * The label names of the alarm's newest alert on the integration: the newest alert of the newest
+   * of its latest LABEL_INCIDENTS incidents that has one (an imported incident has none), read by
+   * primary key from the incident's row (migration 0032). The walk stays that short for an alarm
+   * only ever imported: walking all its incidents took 0.8–1.2 s over a million (bench/incidents-analytics.js).
    */
   async newestLabelNames(integrationId: string, alarmName: string): Promise<string[]> {
-    const alert = await this.db.selectFrom('incidents').innerJoin('alerts', 'alerts.incident_id', 'incidents.id').select('alerts.labels')
-      .where('incidents.tenant_id', '=', this.tenantId).where('incidents.alarm_name', '=', alarmName).where('incidents.integration_id', '=', integrationId)
-      .where('alerts.tenant_id', '=', this.tenantId)
-      .orderBy('incidents.id', 'desc').orderBy('alerts.id', 'desc').limit(1).executeTakeFirst();
+    const index = sql.raw(this.dialect === 'sqlite' ? 'indexed by incidents_tenant_alarm' : '');
+    const rows = await sql<{ labels: string }>`select alerts.labels from (select id, last_alert_id from incidents ${index}
+        where tenant_id = ${this.tenantId} and alarm_name = ${alarmName} and integration_id = ${integrationId}
+        order by id desc limit ${LABEL_INCIDENTS}) as latest
+      join alerts on alerts.id = latest.last_alert_id
+      where alerts.tenant_id = ${this.tenantId} order by latest.id desc limit 1`.execute(this.db);
+    const alert = rows.rows[0];
     return alert ? Object.keys(JSON.parse(alert.labels) as Record<string, string>) : [];
   }
 

@@ -106,6 +106,27 @@ export class IncidentBook {
     }
   }
 
+  /**
+   * Puts an alert (or an event: `part`) at the head of its incident's chain; returns the one it
+   * follows, what the new row's `incident_previous_id` names (migration 0032).
+   */
+  chain(incidentId: string, part: 'alert' | 'event', id: string): string | null {
+    const tracked = this.byId.get(incidentId);
+    if (!tracked) return null;
+    const { row } = tracked;
+    tracked.changed = true;
+    if (part === 'alert') {
+      const previous = row.last_alert_id;
+      row.last_alert_id = id;
+      row.alert_count += 1;
+      return previous;
+    }
+    const previous = row.last_event_id;
+    row.last_event_id = id;
+    row.event_count += 1;
+    return previous;
+  }
+
   /** Resolves every open incident of an integration whose key the tool no longer lists (an import's `openKeys`). */
   resolveAbsent(tenantId: string, integrationId: string, openKeys: ReadonlySet<string>, at: number): string[] {
     const resolved: string[] = [];
@@ -220,6 +241,10 @@ export class IncidentBook {
       rule_ids: '[]',
       execution_ids: '[]',
       execution_count: 0,
+      last_alert_id: null,
+      alert_count: 0,
+      last_event_id: null,
+      event_count: 0,
     };
     this.track(row, 'no', scope);
     return row.id;

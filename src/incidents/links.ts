@@ -4,15 +4,25 @@ import { LISTED_EXECUTIONS } from './book.js';
 
 /**
  * An incident a person acted on (Troubleshoot now, Fix now: ingress/incident-runs.ts): the run's
- * executions join the incident's, and the rule that ran (none for a troubleshooting run, whose
+ * event and executions join the incident's, and the rule that ran (none for a troubleshooting run, whose
  * rule is pitcrew's own) its rules. Statements run in the ingest transaction after the
  * book's writes (incidents/writes.ts), so they add to what the book wrote of the same incident in
  * the same batch: appended in SQL, not replaced from what was read. The executions listed stop at
  * the first LISTED_EXECUTIONS, as the book's do; the count goes on.
  */
-export function incidentLinkWrites(dialect: Dialect, link: { tenantId: string; incidentId: string; ruleId: string | null; executionIds: readonly string[] }): CompiledQuery[] {
-  const writes: CompiledQuery[] = [];
+export function incidentLinkWrites(dialect: Dialect, link: { tenantId: string; incidentId: string; eventId: string; ruleId: string | null; executionIds: readonly string[] }): CompiledQuery[] {
   const where = (n: number) => `where "id" = ${param(dialect, n)} and "tenant_id" = ${param(dialect, n + 1)}`;
+  // The run's event goes to the head of the incident's events (migration 0032), after what the book wrote.
+  const writes = [
+    CompiledQuery.raw(
+      `update "events" set "incident_previous_id" = (select "last_event_id" from "incidents" ${where(1)}) where "id" = ${param(dialect, 3)}`,
+      [link.incidentId, link.tenantId, link.eventId],
+    ),
+    CompiledQuery.raw(
+      `update "incidents" set "last_event_id" = ${param(dialect, 1)}, "event_count" = "event_count" + 1 ${where(2)}`,
+      [link.eventId, link.incidentId, link.tenantId],
+    ),
+  ];
   for (const executionId of link.executionIds) {
     writes.push(CompiledQuery.raw(
       `update "incidents" set "execution_ids" = ${appendCapped(dialect, '"execution_ids"', 1)}, "execution_count" = "execution_count" + 1 ${where(2)}`,

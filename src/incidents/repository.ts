@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { hostKey } from '../engine/decide.js';
 import type { Dialect } from '../store/database.js';
@@ -44,21 +44,39 @@ export async function getIncident(db: Db, tenantId: string, id: string): Promise
   return row;
 }
 
-/** What belongs to an incident, the newest `limit` of each, and how many there are. */
-export async function incidentParts(db: Db, tenantId: string, incidentId: string, limit: number) {
-  const alerts = db.selectFrom('alerts').where('incident_id', '=', incidentId).where('tenant_id', '=', tenantId);
-  const events = db.selectFrom('events').where('incident_id', '=', incidentId).where('tenant_id', '=', tenantId);
-  const [alertRows, alertCount, eventRows, eventCount, executionRows] = await Promise.all([
-    alerts.selectAll().orderBy('id', 'desc').limit(limit).execute(),
-    alerts.select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    events.selectAll().orderBy('id', 'desc').limit(limit).execute(),
-    events.select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    db.selectFrom('executions').selectAll()
-      .where('event_id', 'in', events.select('events.id'))
-      .where('tenant_id', '=', tenantId)
-      .orderBy('id', 'desc').limit(limit).execute(),
+/**
+ * What belongs to an incident: the newest `limit` of its alerts and events, walked down their
+ * chains from the incident's row by primary key (migration 0032), how many it has had, and the
+ * newest `limit` executions among those of the events read and the first ones its row lists.
+ */
+export async function incidentParts(db: Db, tenantId: string, incident: IncidentRow, limit: number) {
+  const [alertRows, eventRows] = await Promise.all([
+    chainOf(db, 'alerts', tenantId, incident.last_alert_id, limit),
+    chainOf(db, 'events', tenantId, incident.last_event_id, limit),
   ]);
-  return { alertRows, alertCount: Number(alertCount.n), eventRows, eventCount: Number(eventCount.n), executionRows };
+  const eventIds = eventRows.map((event) => event.id);
+  const listed = JSON.parse(incident.execution_ids) as string[];
+  const executionRows = eventIds.length + listed.length === 0 ? [] : await db.selectFrom('executions').selectAll()
+    .where((eb) => eb.or([
+      ...(eventIds.length > 0 ? [eb('event_id', 'in', eventIds)] : []),
+      ...(listed.length > 0 ? [eb('id', 'in', listed)] : []),
+    ]))
+    .where('tenant_id', '=', tenantId)
+    .orderBy('id', 'desc').limit(limit).execute();
+  return { alertRows, alertCount: Number(incident.alert_count), eventRows, eventCount: Number(incident.event_count), executionRows };
+}
+
+/** The newest `limit` rows of a chain from `newest` (each naming the one before), newest first; it ends where retention deleted. */
+async function chainOf<T extends 'alerts' | 'events'>(db: Db, table: T, tenantId: string, newest: string | null, limit: number): Promise<Array<Selectable<Database[T]>>> {
+  if (newest === null) return [];
+  const rows = await sql<Selectable<Database[T]>>`with recursive chain (id, n) as (
+      select cast(${newest} as text), 1
+      union all
+      select r.incident_previous_id, chain.n + 1 from ${sql.table(table)} r join chain on r.id = chain.id
+        where chain.n < ${limit} and r.incident_previous_id is not null
+    )
+    select r.* from ${sql.table(table)} r join chain on r.id = chain.id where r.tenant_id = ${tenantId} order by chain.n`.execute(db);
+  return rows.rows;
 }
 
 /**

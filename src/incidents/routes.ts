@@ -40,7 +40,7 @@ export function registerIncidentRoutes(app: Api, { db, dialect, clock }: { db: K
   }, async (request) => {
     const { tenantId } = request.principal;
     const row = await getIncident(db, tenantId, request.params.id);
-    const parts = await incidentParts(db, tenantId, row.id, LISTED_EXECUTIONS);
+    const parts = await incidentParts(db, tenantId, row, LISTED_EXECUTIONS);
     const executionsOf = await executionsOfEvents(db, parts.eventRows.map((event) => event.id), LISTED_EXECUTION_IDS);
     return {
       ...presentIncident(row),

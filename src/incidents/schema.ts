@@ -36,11 +36,11 @@ export type IncidentView = Static<typeof IncidentView>;
 /** What an incident's page shows: the incident, and the newest of its alerts, events and executions. */
 export const IncidentDetail = Type.Object({
   ...IncidentView.properties,
-  alerts: Type.Array(AlertView, { description: `its integration's alerts that belong to it, newest first (the ${LISTED_EXECUTIONS} newest)` }),
-  alertCount: Type.Integer({ minimum: 0 }),
-  events: Type.Array(EventView, { description: `the events it raised, newest first (the ${LISTED_EXECUTIONS} newest)` }),
-  eventCount: Type.Integer({ minimum: 0 }),
-  executions: Type.Array(ExecutionView, { description: `the executions of its events, newest first (the ${LISTED_EXECUTIONS} newest)` }),
+  alerts: Type.Array(AlertView, { description: `its integration's alerts that belong to it, newest first (the ${LISTED_EXECUTIONS} newest the alert log still keeps)` }),
+  alertCount: Type.Integer({ minimum: 0, description: 'every alert it has had, those retention has deleted since included' }),
+  events: Type.Array(EventView, { description: `the events it raised, newest first (the ${LISTED_EXECUTIONS} newest still kept)` }),
+  eventCount: Type.Integer({ minimum: 0, description: 'every event it has had, those retention has deleted since included' }),
+  executions: Type.Array(ExecutionView, { description: `newest first, the ${LISTED_EXECUTIONS} newest of the executions of the events listed and of the first ${LISTED_EXECUTIONS} it had (executionIds)` }),
 });
 export type IncidentDetail = Static<typeof IncidentDetail>;
 

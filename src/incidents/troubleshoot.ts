@@ -34,13 +34,15 @@ export interface IncidentForRun {
   hostname: string | null;
   integrationId: string | null;
   state: string;
+  /** Its newest alert (migration 0032), null when it has none. */
+  lastAlertId: string | null;
 }
 
 /** The incident, in the caller's tenant: another tenant's id is the same 404 as an unknown one. */
 export async function incidentForRun(db: Kysely<Database>, tenantId: string, id: string): Promise<IncidentForRun> {
-  const row = await db.selectFrom('incidents').select(['id', 'alarm_name', 'severity', 'hostname', 'integration_id', 'state']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db.selectFrom('incidents').select(['id', 'alarm_name', 'severity', 'hostname', 'integration_id', 'state', 'last_alert_id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
   if (!row) throw notFound('incident', id);
-  return { id: row.id, alarmName: row.alarm_name, severity: row.severity, hostname: row.hostname, integrationId: row.integration_id, state: row.state };
+  return { id: row.id, alarmName: row.alarm_name, severity: row.severity, hostname: row.hostname, integrationId: row.integration_id, state: row.state, lastAlertId: row.last_alert_id };
 }
 
 /**
@@ -49,7 +51,9 @@ export async function incidentForRun(db: Kysely<Database>, tenantId: string, id:
  * the alert's own runs got them (`LABEL_<name>`, `ANNOTATION_<name>`: ingress/alert-payload.ts).
  */
 export async function incidentPayload(db: Kysely<Database>, tenantId: string, incident: IncidentForRun, hostname: string | null): Promise<Record<string, unknown>> {
-  const alert = await db.selectFrom('alerts').select(['labels', 'annotations', 'source']).where('incident_id', '=', incident.id).where('tenant_id', '=', tenantId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  // Its newest alert heads its chain (migration 0032).
+  const alert = incident.lastAlertId === null ? undefined
+    : await db.selectFrom('alerts').select(['labels', 'annotations', 'source']).where('id', '=', incident.lastAlertId).where('tenant_id', '=', tenantId).executeTakeFirst();
   const metaData: Record<string, string> = {};
   const put = (prefix: 'LABEL_' | 'ANNOTATION_', values: Record<string, string>) => {
     for (const [name, value] of Object.entries(values)) {

@@ -16,6 +16,10 @@ const TOUCHED: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']> =
   ['rule_ids', 'text'],
   ['execution_ids', 'text'],
   ['execution_count', 'integer'],
+  ['last_alert_id', 'text'],
+  ['alert_count', 'integer'],
+  ['last_event_id', 'text'],
+  ['event_count', 'integer'],
 ];
 /** A resolution changes the state too. Apart, so an occurrence leaves the indexes on state and resolved_at alone. */
 const RESOLVING: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']> = [

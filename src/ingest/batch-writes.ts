@@ -7,6 +7,7 @@ import { latestPick } from '../engine/host-facts.js';
 import { awaitingApproval } from '../executions/approvals.js';
 import { queuedInserts } from '../executions/repository.js';
 import { approvalTerms } from '../rules/approval.js';
+import type { IncidentBook } from '../incidents/book.js';
 import type { Rule } from '../rules/rule.js';
 import type { Statements } from '../store/statements.js';
 import type { AlertsTable, Database, EscalationsTable, IdempotencyKeysTable, NewEventRow, NewExecutionRow } from '../store/schema.js';
@@ -99,10 +100,13 @@ export class BatchWrites {
     }
   }
 
-  /** Keeps an integration's alert for its log, with the events it raised and its incident. */
-  addAlert(occurrence: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[], incidentId: string | null): void {
+  /** Keeps an integration's alert for its log, with the events it raised and its incident (at the head of the incident's alerts). */
+  addAlert(occurrence: Occurrence, selector: Extract<RuleSelector, { by: 'integration' }>, events: RaisedEvent[], incident: { id: string; book: IncidentBook } | null): void {
     const row = alertRow(occurrence, selector, events);
-    if (incidentId !== null) row.incident_id = incidentId;
+    if (incident !== null) {
+      row.incident_id = incident.id;
+      row.incident_previous_id = incident.book.chain(incident.id, 'alert', row.id);
+    }
     this.alerts.push(row);
   }
 
@@ -111,9 +115,13 @@ export class BatchWrites {
     return this.events.length;
   }
 
-  /** The events kept since `mark` belong to this incident. */
-  linkIncident(mark: number, incidentId: string): void {
-    for (let i = mark; i < this.events.length; i++) this.events[i]!.incident_id = incidentId;
+  /** The events kept since `mark` belong to this incident: each goes to the head of its events. */
+  linkIncident(mark: number, incidentId: string, book: IncidentBook): void {
+    for (let i = mark; i < this.events.length; i++) {
+      const event = this.events[i]!;
+      event.incident_id = incidentId;
+      event.incident_previous_id = book.chain(incidentId, 'event', event.id);
+    }
   }
 
   /**

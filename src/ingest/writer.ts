@@ -232,7 +232,7 @@ export class EventWriter {
     if (o.incidentId === undefined || result.status !== 'stored') return [];
     // A composed run's rule is pitcrew's own: the incident's rules stay those of the tenant.
     const ruleId = o.rule.by === 'composed' || result.executionIds.length === 0 ? null : result.ruleId;
-    return incidentLinkWrites(this.options.dialect, { tenantId: o.tenantId, incidentId: o.incidentId, ruleId, executionIds: result.executionIds });
+    return incidentLinkWrites(this.options.dialect, { tenantId: o.tenantId, incidentId: o.incidentId, eventId: result.eventId, ruleId, executionIds: result.executionIds });
   }
 }
 
@@ -258,12 +258,13 @@ function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: Ba
     if (incidentId === null) return null;
     const stored = events.filter((e) => e.status === 'stored');
     incident.book.link(incidentId, stored.map((e) => e.ruleId), stored.flatMap((e) => e.executionIds));
-    writes.linkIncident(mark, incidentId);
+    writes.linkIncident(mark, incidentId, incident.book);
     return incidentId;
   };
   if (s.rule.by === 'integration') {
     const events = decideEach();
-    writes.addAlert(s, s.rule, events, sighted(events));
+    const incidentId = sighted(events);
+    writes.addAlert(s, s.rule, events, incidentId === null ? null : { id: incidentId, book: incident.book });
     return { status: 'alert', events };
   }
   if (raises.length === 0) return { status: 'no_rule' };

@@ -30,6 +30,7 @@ import * as incidentAnalytics from './migrations/0028_incident_analytics.js';
 import * as incidentHostDays from './migrations/0029_incident_host_days.js';
 import * as incidentOpenList from './migrations/0030_incident_open_list.js';
 import * as graphSnapshots from './migrations/0031_graph_snapshots.js';
+import * as incidentChains from './migrations/0032_incident_chains.js';
 import * as approvals from './migrations/0033_approvals.js';
 import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
 import * as graphSecret from './migrations/0035_graph_secret.js';
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0029_incident_host_days': incidentHostDays,
   '0030_incident_open_list': incidentOpenList,
   '0031_graph_snapshots': graphSnapshots,
+  '0032_incident_chains': incidentChains,
   '0033_approvals': approvals,
   '0034_incident_day_indexes': incidentDayIndexes,
   '0035_graph_secret': graphSecret,

@@ -162,6 +162,8 @@ export interface EventsTable {
   idempotency_key: string | null;
   /** The incident the event belongs to (migration 0026): an integration's alert, or a webhook call naming an alarm and a host. */
   incident_id?: string | null;
+  /** The incident's event before this one: its events are a chain from its `last_event_id` (migration 0032). */
+  incident_previous_id?: string | null;
 }
 
 
@@ -497,6 +499,8 @@ export interface AlertsTable {
   events: string;
   /** The incident the alert belongs to (migration 0026); null for a test alert, and for alerts before incidents. */
   incident_id?: string | null;
+  /** The incident's alert before this one: its alerts are a chain from its `last_alert_id` (migration 0032). */
+  incident_previous_id?: string | null;
 }
 
 /** incidents/: one occurrence of an alarm on a host (migration 0026, docs/incidents.md). */
@@ -524,6 +528,11 @@ export interface IncidentsTable {
   /** JSON array of the first 100 execution ids. */
   execution_ids: string;
   execution_count: number;
+  /** Its newest alert and event, each naming the one before (`incident_previous_id`), and how many it has had (migration 0032). */
+  last_alert_id: string | null;
+  alert_count: number;
+  last_event_id: string | null;
+  event_count: number;
 }
 
 /**

@@ -36,9 +36,14 @@ sqlite_version=$("$node_bin" -p "require('./node_modules/better-sqlite3/package.
 addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
 kept="$cache/better-sqlite3-$sqlite_version-abi$abi.node"
 
-loads() { "$node_bin" -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" 2>/dev/null; }
+loads_on() { "$1" -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" 2>/dev/null; }
+loads() { loads_on "$node_bin"; }
+keep_build_of() { cp "$addon" "$cache/better-sqlite3-$sqlite_version-abi$("$1" -p process.versions.modules).node"; }
 
 if ! loads; then
+  # The build in place works for the node already on PATH (npm ci made it): kept, so coming back
+  # to that ABI later (CI's Node 20 line after 24 and 22) copies it instead of compiling.
+  if command -v node >/dev/null && loads_on node; then keep_build_of node; fi
   if [ -f "$kept" ]; then
     # A new file, not the old one overwritten: a process still running the old build keeps it.
     rm -f "$addon" && cp "$kept" "$addon"
@@ -51,6 +56,6 @@ if ! loads; then
   fi
   loads || { echo "node-runtime: better-sqlite3 does not load on Node $exact" >&2; exit 1; }
 fi
-cp "$addon" "$kept"
+keep_build_of "$node_bin"
 echo "node-runtime: Node $exact (ABI $abi) at $home/bin" >&2
 echo "$home/bin"

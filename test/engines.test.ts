@@ -24,4 +24,13 @@ describe('dependencies', () => {
       .flatMap(([name, entry]) => NODE_LINES.filter((version) => !semver.satisfies(version, entry.engines!.node!)).map((version) => `${name}@${entry.version} needs node ${entry.engines!.node}, not ${version}`));
     expect(refusing).toEqual([]);
   });
+
+  it('accept exactly the Node lines CI tests', () => {
+    const ours = (readJson('package.json').engines as { node: string }).node;
+    const ci = fs.readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+    const tested = [...ci.matchAll(/^on_node (\d+) /gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
+    expect(tested).toEqual(NODE_LINES.map((version) => semver.major(version)));
+    const accepted = Array.from({ length: 12 }, (_, i) => 18 + i).filter((major) => semver.satisfies(`${major}.99.0`, ours));
+    expect(accepted).toEqual(tested);
+  });
 });

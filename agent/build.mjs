@@ -1,4 +1,5 @@
-// Bundles the agent into one file that runs on a bare Node.js >= 20.19, with no npm install on the host.
+// Bundles the agent into one file that runs on a bare Node.js 24, 22 or 20.19+ (the oldest line supported
+// sets the target), with no npm install on the host.
 // Usage: node agent/build.mjs [OUTFILE]   (default dist/pitcrew-agent.mjs)
 import { build } from 'esbuild';
 import { chmod } from 'node:fs/promises';

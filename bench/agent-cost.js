@@ -91,7 +91,7 @@ async function executorRuns(dir, launcher) {
 }
 
 const results = [];
-let startedShare = 0;
+let startedShare;
 try {
   results.push(await measure('bare spawn of sh -c true (baseline)', bareSpawn));
   const runnerDir = fs.mkdtempSync(path.join(work, 'runner-'));

@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
 
-// Users run Node 22 or 24; CI and the developers' machines run 20. A dependency whose engines
-// leave one of them out installs with a warning there and may break at run time, so the oldest
-// release of each line the project's own tools accept must satisfy every package installed.
+// The supported lines (README "Supported runtimes"): users run Node 22 or 24, and 20 still works;
+// CI runs each (.ci/run). A dependency whose engines leave one of them out installs with a warning
+// there and may break at run time, so the oldest release of each line the project's own tools
+// accept must satisfy every package installed.
 const NODE_LINES = ['20.19.0', '22.13.0', '24.0.0'];
 
 describe('dependencies', () => {
@@ -22,5 +23,14 @@ describe('dependencies', () => {
       .filter(([name, entry]) => name !== '' && typeof entry.engines?.node === 'string')
       .flatMap(([name, entry]) => NODE_LINES.filter((version) => !semver.satisfies(version, entry.engines!.node!)).map((version) => `${name}@${entry.version} needs node ${entry.engines!.node}, not ${version}`));
     expect(refusing).toEqual([]);
+  });
+
+  it('accept exactly the Node lines CI tests', () => {
+    const ours = (readJson('package.json').engines as { node: string }).node;
+    const ci = fs.readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+    const tested = [...ci.matchAll(/^on_node (\d+) /gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
+    expect(tested).toEqual(NODE_LINES.map((version) => semver.major(version)));
+    const accepted = Array.from({ length: 12 }, (_, i) => 18 + i).filter((major) => semver.satisfies(`${major}.99.0`, ours));
+    expect(accepted).toEqual(tested);
   });
 });

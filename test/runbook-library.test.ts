@@ -470,7 +470,10 @@ describe('the starter runbooks, each run by a real agent', () => {
       const e = succeeded(await run('top-memory', { TopCount: 100 }));
       expect(e.stdout).toMatch(/^Mem: +\d+/m);
       expect(e.stdout).toContain('top 100 processes by resident memory (RSS):\n   RSS MiB   %MEM      PID USER         COMMAND\n');
-      const line = new RegExp(`^ +([\\d.]+) +[\\d.]+ +${hog.pid} root +node$`, 'm').exec(e.stdout);
+      // Its name as ps and top show it: Node 24 names its main thread, so its own, `MainThread`.
+      const name = fs.readFileSync(`/proc/${hog.pid}/comm`, 'utf8').trim();
+      expect(name).toBe(Number(process.versions.node.split('.')[0]) >= 24 ? 'MainThread' : 'node');
+      const line = new RegExp(`^ +([\\d.]+) +[\\d.]+ +${hog.pid} root +${name}$`, 'm').exec(e.stdout);
       expect(line, e.stdout).not.toBeNull();
       expect(Number(line![1])).toBeGreaterThanOrEqual(160);
       // Sorted by RSS, largest first.

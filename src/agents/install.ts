@@ -71,7 +71,7 @@ export function registerAgentDownloadRoute(app: Api, offer: AgentOffer): void {
   app.get(AGENT_DOWNLOAD_PATH, {
     schema: {
       tags: ['agents'], security: [],
-      summary: 'The agent program, one file for Node.js >= 20.19 (check it against the sha256 of GET /api/v1/agents/install)',
+      summary: 'The agent program, one file for Node.js 24, 22 or 20.19+ (check it against the sha256 of GET /api/v1/agents/install)',
       produces: ['text/javascript'], response: { ...problems(404) },
     },
   }, async (_request, reply) => {

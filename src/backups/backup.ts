@@ -86,7 +86,7 @@ function openBackup(file: string): SqliteDatabase.Database {
     return db;
   } catch (error) {
     db?.close();
-    throw new Error(`${file} is not a pitcrew backup: ${(error as Error).message}`);
+    throw new Error(`${file} is not a pitcrew backup: ${(error as Error).message}`, { cause: error });
   }
 }
 

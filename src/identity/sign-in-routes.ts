@@ -225,7 +225,7 @@ export function registerSignInRoutes(app: Api, deps: SignInDeps): void {
   }, async (request, reply) => {
     const { principal } = request;
     const now = deps.clock();
-    let ended = 0;
+    let ended: number;
     if (request.body?.everywhere) ended = await endSessionsOf(db, principal.userId, now);
     else if (principal.sessionId) ended = (await endSession(db, principal.sessionId, now), 1);
     else throw new PitcrewError('PITCREW_ERR_VALIDATION', 'a personal access token has no session to end: revoke it (DELETE /api/v1/tokens/{id}), or send {"everywhere": true} to end every session of its user');

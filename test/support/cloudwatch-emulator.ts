@@ -278,7 +278,7 @@ export async function startCloudwatchEmulator(options: { region?: string; accoun
       const raw = rawRequestOf(req, body);
       const target = String(req.headers['x-amz-target'] ?? '');
       const action = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : target;
-      let input: Record<string, unknown> = {};
+      let input: Record<string, unknown>;
       try {
         input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
       } catch {

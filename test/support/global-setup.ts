@@ -33,7 +33,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     });
   } catch (error) {
     const message = `PostgreSQL at ${TEST_DATABASE_URL} is not reachable (${(error as Error).message})`;
-    if (process.env.CI) throw new Error(`${message}: CI must test both databases`);
+    if (process.env.CI) throw new Error(`${message}: CI must test both databases`, { cause: error });
     console.warn(`\n${'!'.repeat(100)}\n!!! ${message}.\n!!! ONLY SQLITE IS TESTED IN THIS RUN. Start PostgreSQL or set TEST_DATABASE_URL.\n${'!'.repeat(100)}\n`);
     project.provide('pgTemplate', null);
     return async () => undefined;

@@ -43,7 +43,7 @@ async function call(url: string, init: { method?: string; token?: string | null;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
   } catch {

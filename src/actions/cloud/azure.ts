@@ -200,7 +200,7 @@ class EntraCredential implements TokenCredential {
       return await this.inner.getToken(scopes, options);
     } catch (error) {
       if (this.refused) throw this.refused;
-      throw new Error(`no token from Microsoft Entra ID at ${this.settings.authorityHost}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`no token from Microsoft Entra ID at ${this.settings.authorityHost}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 }

@@ -28,7 +28,7 @@ export class RunbookLibrary {
         try {
           return fs.readFileSync(file, 'utf8');
         } catch (error) {
-          throw new Error(`the starter runbook library is incomplete: cannot read ${file} (${(error as NodeJS.ErrnoException).code}); reinstall pitcrew`);
+          throw new Error(`the starter runbook library is incomplete: cannot read ${file} (${(error as NodeJS.ErrnoException).code}); reinstall pitcrew`, { cause: error });
         }
       };
       const script = read('.sh');

@@ -72,7 +72,7 @@ async function build(commit: string, dir: string): Promise<void> {
     fs.rmSync(work, { recursive: true, force: true });
     if (fs.existsSync(path.join(dir, '.built'))) return;
     const output = (error as { stdout?: string }).stdout ?? '';
-    throw new Error(`building the previous release ${commit} failed: ${String(error)}\n${output}`);
+    throw new Error(`building the previous release ${commit} failed: ${String(error)}\n${output}`, { cause: error });
   }
 }
 

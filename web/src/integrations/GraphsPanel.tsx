@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import type { Integration, IntegrationInput, IntegrationType } from '../api/integration-types';
-import { messageOf } from '../api/problem';
 import { EditableBy } from '../auth/useRole';
 import { Field } from '../ui/Field';
+import { SaveOutcome } from '../ui/states';
 import { useUpdateIntegration } from './queries';
 
 /** The tools whose graphs are read at an address of the integration, with a graph secret (docs/graph-snapshots.md). */
@@ -57,18 +57,7 @@ function GraphsForm({ integration, graphs }: { integration: Integration; graphs:
           </button>
         ) : null}
       </div>
-      <div aria-live="polite">
-        {update.isError ? (
-          <p className="banner banner-error" role="alert">
-            <span>{messageOf(update.error)}</span>
-          </p>
-        ) : null}
-        {update.isSuccess ? (
-          <p className="banner banner-info" role="status">
-            <span>Graph settings saved.</span>
-          </p>
-        ) : null}
-      </div>
+      <SaveOutcome mutation={update} saved="Graph settings saved." />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { messageOf } from '../api/problem';
 import { Can, EditableBy } from '../auth/useRole';
 import { useCredentials } from '../credentials/queries';
 import { Field } from '../ui/Field';
+import { SaveOutcome } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useImportNow, useImports, useUpdateImport } from './queries';
 
@@ -91,18 +92,7 @@ function ImportSettingsForm({ integration }: { integration: Integration }) {
       <button type="submit" className="button" disabled={update.isPending}>
         {update.isPending ? 'Saving…' : 'Save import settings'}
       </button>
-      <div aria-live="polite">
-        {update.isError ? (
-          <p className="banner banner-error" role="alert">
-            <span>{messageOf(update.error)}</span>
-          </p>
-        ) : null}
-        {update.isSuccess ? (
-          <p className="banner banner-info" role="status">
-            <span>Import settings saved.</span>
-          </p>
-        ) : null}
-      </div>
+      <SaveOutcome mutation={update} saved="Import settings saved." />
     </form>
   );
 }

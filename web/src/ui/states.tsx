@@ -62,3 +62,21 @@ export function Loadable<T>({ query, what, isEmpty, empty, children }: LoadableP
   if (isEmpty?.(query.data)) return <>{empty}</>;
   return <>{children(query.data)}</>;
 }
+
+/** What became of a form's save: its problem, or `saved` once it succeeded. Announced politely. */
+export function SaveOutcome({ mutation, saved }: { mutation: { isError: boolean; isSuccess: boolean; error: unknown }; saved: ReactNode }) {
+  return (
+    <div aria-live="polite">
+      {mutation.isError ? (
+        <p className="banner banner-error" role="alert">
+          <span>{messageOf(mutation.error)}</span>
+        </p>
+      ) : null}
+      {mutation.isSuccess ? (
+        <p className="banner banner-info" role="status">
+          <span>{saved}</span>
+        </p>
+      ) : null}
+    </div>
+  );
+}

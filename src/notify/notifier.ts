@@ -5,6 +5,7 @@ import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import type { EgressPolicy } from '../egress/policy.js';
+import { askForApprovals } from './approval-request.js';
 import { recordAttempt } from './attempts.js';
 import { openChannel } from './channels.js';
 import { pendingWrites, RunCollector } from './collector.js';
@@ -136,9 +137,10 @@ export class Notifier {
     return { ...result, durationMs: Math.round(durationMs) };
   }
 
-  /** One pass of the loop, now: duties, grouping, then handing due deliveries to senders. */
+  /** One pass of the loop, now: duties, requests for approval, grouping, then handing due deliveries to senders. */
   async pass(): Promise<void> {
     for (const duty of this.deps.duties ?? []) await duty();
+    await askForApprovals(this.deps.store.db, this.deps.links, this.deps.describeAction);
     await this.collector.collect();
     await this.deliverer.pump();
   }

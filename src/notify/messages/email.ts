@@ -108,5 +108,6 @@ function oneLine(text: string): string {
 }
 
 function withoutIcon(text: string): string {
-  return text.replace(/^[^\p{L}\p{N}"(]+/u, '');
+  // ℹ (U+2139) is a letter to Unicode, and an icon in a title.
+  return text.replace(/^(?:[^\p{L}\p{N}"(]|\p{Extended_Pictographic})+/u, '');
 }

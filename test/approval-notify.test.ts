@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from './support/app.js';
+import { testDialects } from './support/databases.js';
+import { createChannel } from './support/notify.js';
+import { slackShape } from './support/platforms.js';
+import { startReceiver, type Receiver } from './support/receivers.js';
+import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
+import { waitFor } from './support/wait.js';
+
+// Issue 42 (docs/approvals.md, "Who hears of it"): a run that waits for approval is told to the
+// channels (a real SMTP server, a Slack webhook receiver checking Slack's payload shape), once;
+// its rejection and its expiry reach them too, as any ending does.
+describe.each(testDialects())('approval requests and outcomes in channels on %s', (dialect) => {
+  let env: TestEnv;
+  let smtp: SmtpTestServer;
+  let slack: Receiver;
+
+  beforeAll(async () => {
+    env = await startTestEnv(dialect, { publicUrl: 'https://pitcrew.example.com', sweepIntervalMs: 100, notify: { groupWaitSeconds: 0 } });
+    smtp = await startSmtpServer();
+    slack = await startReceiver(slackShape);
+    await env.enrol('db-1', ['db']);
+    await createChannel(env, {
+      name: 'mail', type: 'email', mode: 'all',
+      config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
+    });
+    // Mode errors: hears requests (they need a person) and expiries, not a person's rejection.
+    await createChannel(env, { name: 'chat', type: 'slack', mode: 'errors', config: { webhookUrl: slack.url } });
+  });
+  afterAll(() => env.close());
+
+  async function waiting(name: string, approval: Record<string, unknown>) {
+    const rule = await env.createWebhookRule({ name, approval: { required: true, ...approval }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'rm -rf /var/tmp/cache' } } });
+    const reply = await env.webhook(rule.triggerId, { HostName: 'db-1', AlarmName: 'disk_full' });
+    expect(reply.statusCode, reply.body).toBe(202);
+    return { ruleId: rule.id, id: (reply.json().executionIds as string[])[0]! };
+  }
+  const mailsAbout = (name: string) => smtp.mails.filter((m) => m.subject.includes(name));
+  const chatsAbout = (name: string) => slack.accepted().filter((r) => (r.body as { text: string }).text.includes(name));
+
+  it('asks the channels once: what would run, where, the alert, who may decide, until when, and the link', async () => {
+    const { id } = await waiting('purge cache', { role: 'admin', timeoutSeconds: 1800 });
+    const execution = (await env.api('GET', `/api/v1/executions/${id}`)).json();
+    const deadline = execution.approval.deadline as string;
+    const mail = await waitFor(() => mailsAbout('purge cache')[0], 'the request by mail');
+    expect(mail.subject).toBe('[pitcrew] Approval needed: purge cache on db-1');
+    for (const words of ['Alarm: disk_full', 'Host: db-1', 'Would run: autofix script', 'rm -rf /var/tmp/cache', 'Who may decide: an admin or above', `Decide before: ${deadline}`, `https://pitcrew.example.com/executions/${id}`, 'nothing has run']) {
+      expect(mail.text).toContain(words);
+    }
+    const chat = await waitFor(() => chatsAbout('purge cache')[0], 'the request in Slack');
+    expect((chat.body as { text: string }).text).toBe('⏸️ Approval needed: purge cache on db-1');
+    expect(chat.raw).toContain(`https://pitcrew.example.com/executions/${id}`);
+    // More passes tell nobody again.
+    await env.app.context.notifier.pass();
+    await env.app.context.notifier.pass();
+    expect(mailsAbout('purge cache')).toHaveLength(1);
+    expect(chatsAbout('purge cache')).toHaveLength(1);
+    expect((await env.api('GET', `/api/v1/executions/${id}`)).json().state).toBe('awaiting_approval');
+  });
+
+  it('tells the rejection, with who and why, to the channels that hear every ending', async () => {
+    const { id } = await waiting('reboot db', {});
+    await waitFor(() => mailsAbout('reboot db')[0], 'the request by mail');
+    const rejected = await env.api('POST', `/api/v1/executions/${id}/reject`, { comment: 'not during the sale' });
+    expect(rejected.statusCode, rejected.body).toBe(200);
+    const outcome = await waitFor(() => mailsAbout('reboot db').find((m) => m.subject.includes('rejected')), 'the rejection by mail');
+    expect(outcome.subject).toBe('[pitcrew] reboot db rejected on db-1');
+    expect(outcome.text).toMatch(/rejected by .* \(api\): not during the sale/);
+    // Slack, in mode errors, heard the request but not a person's choice.
+    await env.app.context.notifier.pass();
+    expect(chatsAbout('reboot db').map((r) => (r.body as { text: string }).text)).toEqual(['⏸️ Approval needed: reboot db on db-1']);
+  });
+
+  it('tells the expiry of one nobody decided to every channel, as the error it is', async () => {
+    const { id } = await waiting('rotate logs', { timeoutSeconds: 2 });
+    await waitFor(async () => (await env.api('GET', `/api/v1/executions/${id}`)).json().state === 'expired', 'the expiry');
+    const mail = await waitFor(() => mailsAbout('rotate logs').find((m) => m.subject.includes('expired')), 'the expiry by mail');
+    expect(mail.text).toMatch(/nobody approved or rejected it within/);
+    await waitFor(() => chatsAbout('rotate logs').find((r) => (r.body as { text: string }).text.includes('expired')), 'the expiry in Slack');
+  });
+});

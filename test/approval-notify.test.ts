@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { createChannel } from './support/notify.js';
+import { invite } from './support/people.js';
 import { slackShape } from './support/platforms.js';
 import { startReceiver, type Receiver } from './support/receivers.js';
 import { startSmtpServer, type SmtpTestServer } from './support/smtp.js';
@@ -56,6 +57,45 @@ describe.each(testDialects())('approval requests and outcomes in channels on %s'
     expect(mailsAbout('purge cache')).toHaveLength(1);
     expect(chatsAbout('purge cache')).toHaveLength(1);
     expect((await env.api('GET', `/api/v1/executions/${id}`)).json().state).toBe('awaiting_approval');
+  });
+
+  it("carries a signed link to a page that asks the signed-in person: the link alone decides nothing, and once used it shows the outcome", async () => {
+    const { id } = await waiting('drop replica', {});
+    const mail = await waitFor(() => mailsAbout('drop replica')[0], 'the request by mail');
+    const url = new URL(mail.text.match(/Approve or reject on db-1 \(sign in to confirm\): (\S+)/)![1]!);
+    expect(url.origin + url.pathname).toBe(`https://pitcrew.example.com/executions/${id}/decide`);
+    const check = `/api/v1/executions/${id}/approval-link${url.search}`;
+    const operator = await invite(env, `decider-${dialect}@example.com`, 'operator');
+    const viewer = await invite(env, `looker-${dialect}@example.com`, 'viewer');
+
+    // Without a session: nothing, and nothing changes.
+    const anonymous = await env.app.server.inject({ method: 'GET', url: check });
+    expect(anonymous.statusCode).toBe(401);
+    const tampered = await operator.call('GET', check.replace(/sig=[^&]+/, 'sig=AAAA'));
+    expect(tampered.statusCode).toBe(403);
+    expect(tampered.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(tampered.json().detail).toMatch(/this approval link is not valid/);
+    const shifted = await operator.call('GET', check.replace(/exp=(\d+)/, (_m, exp: string) => `exp=${Number(exp) + 3600}`));
+    expect(shifted.statusCode).toBe(403);
+    // Opening it (GET) reads the execution and decides nothing.
+    const opened = await operator.call('GET', check);
+    expect(opened.statusCode, opened.body).toBe(200);
+    expect(opened.json()).toMatchObject({ id, state: 'awaiting_approval' });
+    expect((await env.api('GET', `/api/v1/executions/${id}`)).json().state).toBe('awaiting_approval');
+
+    const link = Object.fromEntries(url.searchParams);
+    const byViewer = await viewer.call('POST', `/api/v1/executions/${id}/approve`, { link });
+    expect(byViewer.statusCode).toBe(403);
+    const wrongLink = await operator.call('POST', `/api/v1/executions/${id}/approve`, { link: { ...link, sig: 'AAAA' } });
+    expect(wrongLink.statusCode).toBe(403);
+    expect((await env.api('GET', `/api/v1/executions/${id}`)).json().state).toBe('awaiting_approval');
+    const approved = await operator.call('POST', `/api/v1/executions/${id}/approve`, { link, comment: 'from my phone' });
+    expect(approved.statusCode, approved.body).toBe(202);
+    const decided = (await env.api('GET', `/api/v1/executions/${id}`)).json();
+    expect(decided.transitions.find((t: { to: string }) => t.to === 'queued').decidedBy).toMatchObject({ email: `decider-${dialect}@example.com`, via: 'email', comment: 'from my phone' });
+    // Single use: the page now shows the outcome, and a second click changes nothing.
+    expect((await operator.call('GET', check)).json().state).not.toBe('awaiting_approval');
+    expect((await operator.call('POST', `/api/v1/executions/${id}/reject`, { link })).statusCode).toBe(409);
   });
 
   it('tells the rejection, with who and why, to the channels that hear every ending', async () => {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { approvalLinkQuery } from '../executions/approval-link.js';
 import { storedTerms } from '../executions/approvals.js';
 import type { Database } from '../store/schema.js';
 import type { UiLinks } from './links.js';
@@ -16,7 +17,14 @@ const EVENTS_PER_PASS = 100;
  * ingest's transaction: ingest's hot path stays as it was, and a pass (every PITCREW_NOTIFY_POLL_MS)
  * is soon enough for a person who has minutes to decide. Returns how many messages it wrote.
  */
-export async function askForApprovals(db: Kysely<Database>, links: UiLinks, describe: DescribeAction, now = Date.now()): Promise<number> {
+export interface ApprovalAsking {
+  links: UiLinks;
+  /** The key of the e-mail's signed links (executions/approval-link.ts). */
+  linkKey: Buffer;
+  describe: DescribeAction;
+}
+
+export async function askForApprovals(db: Kysely<Database>, asking: ApprovalAsking, now = Date.now()): Promise<number> {
   const due = await db
     .selectFrom('executions as e')
     .select(['e.event_id', 'e.tenant_id'])
@@ -29,12 +37,12 @@ export async function askForApprovals(db: Kysely<Database>, links: UiLinks, desc
     .execute();
   let written = 0;
   for (const { event_id: eventId, tenant_id: tenantId } of due) {
-    if (await askForEvent(db, links, describe, tenantId, eventId, now)) written += 1;
+    if (await askForEvent(db, asking, tenantId, eventId, now)) written += 1;
   }
   return written;
 }
 
-async function askForEvent(db: Kysely<Database>, links: UiLinks, describe: DescribeAction, tenantId: string, eventId: string, now: number): Promise<boolean> {
+async function askForEvent(db: Kysely<Database>, { links, linkKey, describe }: ApprovalAsking, tenantId: string, eventId: string, now: number): Promise<boolean> {
   const waiting = await db.selectFrom('executions').select(['id', 'hostname', 'spec', 'approval']).where('event_id', '=', eventId).where('state', '=', 'awaiting_approval').orderBy('hostname').execute();
   const event = await db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
   const terms = waiting[0] ? storedTerms(waiting[0]) : null;
@@ -49,7 +57,10 @@ async function askForEvent(db: Kysely<Database>, links: UiLinks, describe: Descr
     role: terms.role,
     deadline: new Date(terms.deadline).toISOString(),
     onTimeout: terms.onTimeout,
-    executions: waiting.slice(0, MAX_LISTED).map((e) => ({ id: e.id, hostname: e.hostname, url: links.execution(e.id) })),
+    executions: waiting.slice(0, MAX_LISTED).map((e) => ({
+      id: e.id, hostname: e.hostname, url: links.execution(e.id),
+      decideUrl: links.decide(e.id, approvalLinkQuery(linkKey, { tenantId, executionId: e.id }, storedTerms(e)!.deadline)),
+    })),
     total: waiting.length,
   };
   const routing = (await routingOf(db, [tenantId])).get(tenantId)!;

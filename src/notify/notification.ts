@@ -134,8 +134,11 @@ export interface ApprovalNotification {
   /** When it ends unless someone decides, ISO 8601. */
   deadline: string;
   onTimeout: 'expire' | 'escalate';
-  /** The event's executions waiting (at most MAX_LISTED), each with its page. */
-  executions: Array<{ id: string; hostname: string; url: string | null }>;
+  /**
+   * The event's executions waiting (at most MAX_LISTED), each with its page and, for e-mails only,
+   * its signed link to the page that asks to confirm (null without PITCREW_PUBLIC_URL).
+   */
+  executions: Array<{ id: string; hostname: string; url: string | null; decideUrl?: string | null }>;
   /** How many of the event's executions wait, listed or not. */
   total: number;
 }

@@ -12,6 +12,7 @@ import { EventWriter, type QueuedExecution } from '../ingest/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
+import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { registerApprovalRoutes } from '../executions/approval-routes.js';
 import type { ExecutionState } from '../executions/states.js';
 import { Placement } from '../executions/placement.js';
@@ -438,6 +439,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
       registerApprovalRoutes(scope as Api, {
+        linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE),
         db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox],
         decided: (row) => {
           live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);

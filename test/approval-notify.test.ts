@@ -21,12 +21,14 @@ describe.each(testDialects())('approval requests and outcomes in channels on %s'
     smtp = await startSmtpServer();
     slack = await startReceiver(slackShape);
     await env.enrol('db-1', ['db']);
-    await createChannel(env, {
+    const mail = await createChannel(env, {
       name: 'mail', type: 'email', mode: 'all',
       config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
     });
     // Mode errors: hears requests (they need a person) and expiries, not a person's rejection.
     await createChannel(env, { name: 'chat', type: 'slack', mode: 'errors', config: { webhookUrl: slack.url } });
+    const contacts = await env.api('PUT', '/api/v1/escalation-contacts', { emails: ['oncall@example.com'], channelIds: [], emailChannelId: mail.id });
+    expect(contacts.statusCode, contacts.body).toBe(200);
   });
   afterAll(() => env.close());
 
@@ -117,5 +119,26 @@ describe.each(testDialects())('approval requests and outcomes in channels on %s'
     const mail = await waitFor(() => mailsAbout('rotate logs').find((m) => m.subject.includes('expired')), 'the expiry by mail');
     expect(mail.text).toMatch(/nobody approved or rejected it within/);
     await waitFor(() => chatsAbout('rotate logs').find((r) => (r.body as { text: string }).text.includes('expired')), 'the expiry in Slack');
+    // onTimeout expire: the on-call contacts are not told.
+    await env.app.context.notifier.pass();
+    expect(mailsAbout('rotate logs').filter((m) => m.to.includes('oncall@example.com'))).toEqual([]);
+  });
+
+  it('with onTimeout escalate, ends it expired, never run, and tells the on-call contacts once', async () => {
+    const { id } = await waiting('restart primary', { timeoutSeconds: 2, onTimeout: 'escalate' });
+    const expired = await waitFor(async () => {
+      const e = (await env.api('GET', `/api/v1/executions/${id}`)).json();
+      return e.state === 'expired' ? e : undefined;
+    }, 'the expiry');
+    expect(expired.reason).toMatch(/nobody approved or rejected it within .* it never ran; the on-call contacts are told/);
+    const escalation = await waitFor(() => mailsAbout('restart primary').find((m) => m.to.includes('oncall@example.com')), 'the escalation to on-call');
+    expect(escalation.subject).toBe('[pitcrew] Nobody approved: restart primary on db-1');
+    for (const words of ['it expired and never ran', 'Would have run: autofix script', `https://pitcrew.example.com/executions/${id}`]) expect(escalation.text).toContain(words);
+    await waitFor(() => chatsAbout('restart primary').find((r) => (r.body as { text: string }).text === '🚨 Nobody approved: restart primary on db-1'), 'the escalation in the errors channel');
+    const late = await env.api('POST', `/api/v1/executions/${id}/approve`);
+    expect(late.statusCode).toBe(409);
+    await env.app.context.notifier.pass();
+    expect(await env.app.context.notifier.escalateUndecided(env.tenant.tenantId, id)).toBeNull();
+    expect(mailsAbout('restart primary').filter((m) => m.to.includes('oncall@example.com'))).toHaveLength(1);
   });
 });

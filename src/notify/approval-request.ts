@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { approvalLinkQuery } from '../executions/approval-link.js';
 import { storedTerms } from '../executions/approvals.js';
-import type { Database } from '../store/schema.js';
+import type { Database, ExecutionRow } from '../store/schema.js';
 import type { UiLinks } from './links.js';
 import { MAX_LISTED, type ApprovalNotification } from './notification.js';
 import { enqueue, routingOf } from './outbox.js';
@@ -42,13 +42,26 @@ export async function askForApprovals(db: Kysely<Database>, asking: ApprovalAski
   return written;
 }
 
-async function askForEvent(db: Kysely<Database>, { links, linkKey, describe }: ApprovalAsking, tenantId: string, eventId: string, now: number): Promise<boolean> {
+async function askForEvent(db: Kysely<Database>, asking: ApprovalAsking, tenantId: string, eventId: string, now: number): Promise<boolean> {
   const waiting = await db.selectFrom('executions').select(['id', 'hostname', 'spec', 'approval']).where('event_id', '=', eventId).where('state', '=', 'awaiting_approval').orderBy('hostname').execute();
+  const notification = await approvalNotification(db, asking, tenantId, eventId, waiting, true);
+  if (!notification) return false;
+  const routing = (await routingOf(db, [tenantId])).get(tenantId)!;
+  const targets = route({ kind: 'approval', severity: 'error', ruleId: notification.rule.id }, routing.channels, routing.contacts);
+  // Written even with no target: the message is the record that this event was asked about.
+  const id = await db.transaction().execute((tx) => enqueue(tx, { tenantId, dedupeKey: `approval:${eventId}`, ruleId: notification.rule.id, executionId: waiting[0]!.id, notification }, targets, now));
+  return id !== null;
+}
+
+type Waiting = Pick<ExecutionRow, 'id' | 'hostname' | 'spec' | 'approval'>;
+
+/** The message about runs of one event that wait (or waited) for approval; null when the event is gone. */
+export async function approvalNotification(db: Kysely<Database>, { links, linkKey, describe }: ApprovalAsking, tenantId: string, eventId: string, waiting: Waiting[], withLinks: boolean): Promise<ApprovalNotification | null> {
   const event = await db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
   const terms = waiting[0] ? storedTerms(waiting[0]) : null;
-  if (!event || !terms) return false;
+  if (!event || !terms) return null;
   const rule = await db.selectFrom('rules').select(['id', 'name']).where('id', '=', event.rule_id).executeTakeFirstOrThrow();
-  const notification: ApprovalNotification = {
+  return {
     kind: 'approval',
     severity: 'error',
     rule: { id: rule.id, name: rule.name, url: links.rule(rule.id) },
@@ -59,13 +72,8 @@ async function askForEvent(db: Kysely<Database>, { links, linkKey, describe }: A
     onTimeout: terms.onTimeout,
     executions: waiting.slice(0, MAX_LISTED).map((e) => ({
       id: e.id, hostname: e.hostname, url: links.execution(e.id),
-      decideUrl: links.decide(e.id, approvalLinkQuery(linkKey, { tenantId, executionId: e.id }, storedTerms(e)!.deadline)),
+      ...(withLinks ? { decideUrl: links.decide(e.id, approvalLinkQuery(linkKey, { tenantId, executionId: e.id }, storedTerms(e)!.deadline)) } : {}),
     })),
     total: waiting.length,
   };
-  const routing = (await routingOf(db, [tenantId])).get(tenantId)!;
-  const targets = route({ kind: 'approval', severity: 'error', ruleId: rule.id }, routing.channels, routing.contacts);
-  // Written even with no target: the message is the record that this event was asked about.
-  const id = await db.transaction().execute((tx) => enqueue(tx, { tenantId, dedupeKey: `approval:${eventId}`, ruleId: rule.id, executionId: waiting[0]!.id, notification }, targets, now));
-  return id !== null;
 }

@@ -141,6 +141,8 @@ export interface ApprovalNotification {
   executions: Array<{ id: string; hostname: string; url: string | null; decideUrl?: string | null }>;
   /** How many of the event's executions wait, listed or not. */
   total: number;
+  /** Set on the escalation of one nobody decided in time (`onTimeout: "escalate"`): it expired unrun. */
+  timedOut?: boolean;
 }
 
 export interface TestNotification {

@@ -5,6 +5,7 @@ import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import type { EgressPolicy } from '../egress/policy.js';
+import { escalateUndecided } from './approval-escalation.js';
 import { askForApprovals, type ApprovalAsking } from './approval-request.js';
 import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { recordAttempt } from './attempts.js';
@@ -114,6 +115,13 @@ export class Notifier {
   /** Enqueues an escalation once per (rule, host, window start); see escalate.ts. */
   async escalate(escalation: Escalation): Promise<string | null> {
     const id = await escalate(this.deps.store.db, this.deps.links, escalation);
+    if (id) this.wake();
+    return id;
+  }
+
+  /** Tells the on-call contacts once that a run asking to escalate expired undecided (approval-escalation.ts). */
+  async escalateUndecided(tenantId: string, executionId: string): Promise<string | null> {
+    const id = await escalateUndecided(this.deps.store.db, this.asking, tenantId, executionId);
     if (id) this.wake();
     return id;
   }

@@ -328,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
     incidents: quietCloser,
+    escalateUndecided: (tenantId, executionId) => notifier.escalateUndecided(tenantId, executionId),
   });
   const context: Services = {
     store: deps.store,

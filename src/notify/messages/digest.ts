@@ -114,6 +114,7 @@ function notRunDigest(n: NotRunNotification): Digest {
 
 function approvalDigest(n: ApprovalNotification): Digest {
   const where = n.total === 1 ? n.executions[0]!.hostname : counted(n.total, 'host');
+  if (n.timedOut) return undecidedDigest(n, where);
   const facts = eventFacts(n.event);
   facts.push(['Would run', n.action], ['Who may decide', `${an(n.role)} ${n.role} or above`], ['Decide before', n.deadline]);
   const sections: DigestSection[] = n.executions.map((e) => ({ heading: `⏸️ ${e.hostname}: awaiting approval`, note: e.url ? `Approve or reject: ${e.url}` : `execution ${e.id}`, code: '' }));
@@ -121,10 +122,23 @@ function approvalDigest(n: ApprovalNotification): Digest {
   return {
     title: `⏸️ Approval needed: ${n.rule.name} on ${where}`,
     severity: 'error',
-    summary: `${alertSentence(n.event)} "${n.rule.name}" waits for a person's yes before it runs: nothing has run. Approve or reject it on the execution's page before ${n.deadline}; past that it expires and never runs.`,
+    summary: `${alertSentence(n.event)} "${n.rule.name}" waits for a person's yes before it runs: nothing has run. Approve or reject it on the execution's page before ${n.deadline}; past that it expires and never runs${n.onTimeout === 'escalate' ? ', and the on-call contacts are told' : ''}.`,
     facts,
     sections,
     links: links(n.rule.url, n.event.url, n.total === 1 ? n.executions[0]!.url : null),
+  };
+}
+
+function undecidedDigest(n: ApprovalNotification, where: string): Digest {
+  const facts = eventFacts(n.event);
+  facts.push(['Would have run', n.action], ['Who could decide', `${an(n.role)} ${n.role} or above`], ['Deadline', n.deadline]);
+  return {
+    title: `🚨 Nobody approved: ${n.rule.name} on ${where}`,
+    severity: 'error',
+    summary: `${alertSentence(n.event)} "${n.rule.name}" waited for a person's yes and nobody approved or rejected it by ${n.deadline}: it expired and never ran. The alert may still need a person: look at it now, and raise it again or use Run now on the rule to run the fix.`,
+    facts,
+    sections: [],
+    links: links(n.rule.url, n.event.url, n.executions[0]?.url ?? null),
   };
 }
 

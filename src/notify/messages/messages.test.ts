@@ -38,6 +38,7 @@ describe('digest: the words of every message', () => {
     ['an escalation', escalation, /^🚨 Action limit reached: restart nginx on web-1$/],
     ['a test', test, /^🧪 pitcrew test message$/],
     ['a run awaiting approval', approval, /^⏸️ Approval needed: restart nginx on web-1$/],
+    ['one nobody approved in time, escalated', { ...approval, timedOut: true }, /^🚨 Nobody approved: restart nginx on web-1$/],
     ['runs of many hosts awaiting approval', { ...approval, total: 12 }, /^⏸️ Approval needed: restart nginx on 12 hosts$/],
   ])('%s', (_case, notification, title) => {
     expect(digest(notification).title).toMatch(title);
@@ -138,7 +139,7 @@ describe('email and webhook bodies', () => {
   it('asks for approval in words: what would run, who may decide, until when, what happens past it', () => {
     const mail = emailContent(approval);
     expect(mail.subject).toBe('[pitcrew] Approval needed: restart nginx on web-1');
-    for (const words of ['Would run: autofix script (sh): rm -rf /var/tmp/cache', 'Who may decide: an admin or above', 'Decide before: 2026-03-01T03:42:00.000Z', 'https://p.example.com/executions/x-web-1']) {
+    for (const words of ['Would run: autofix script (sh): rm -rf /var/tmp/cache', 'Who may decide: an admin or above', 'Decide before: 2026-03-01T03:42:00.000Z', 'it expires and never runs, and the on-call contacts are told', 'https://p.example.com/executions/x-web-1']) {
       expect(mail.text).toContain(words);
     }
     const operators = emailContent({ ...approval, role: 'operator', onTimeout: 'expire' }).text;

@@ -10,13 +10,7 @@ import { eventRef, type DescribeAction } from './run-notification.js';
 
 const EVENTS_PER_PASS = 100;
 
-/**
- * Tells the channels that an event's runs wait for approval (docs/approvals.md), once per event:
- * the message's dedupe key is the event, so another node or a later pass writes nothing, and the
- * key's absence is what finds the events still to tell. A notifier duty rather than a write in
- * ingest's transaction: ingest's hot path stays as it was, and a pass (every PITCREW_NOTIFY_POLL_MS)
- * is soon enough for a person who has minutes to decide. Returns how many messages it wrote.
- */
+/** What building a request needs besides the database. */
 export interface ApprovalAsking {
   links: UiLinks;
   /** The key of the e-mail's signed links (executions/approval-link.ts). */
@@ -24,6 +18,13 @@ export interface ApprovalAsking {
   describe: DescribeAction;
 }
 
+/**
+ * Tells the channels that an event's runs wait for approval (docs/approvals.md), once per event:
+ * the message's dedupe key is the event, so another node or a later pass writes nothing, and the
+ * key's absence is what finds the events still to tell. A notifier duty rather than a write in
+ * ingest's transaction: ingest's hot path stays as it was, and a pass (every PITCREW_NOTIFY_POLL_MS)
+ * is soon enough for a person who has minutes to decide. Returns how many messages it wrote.
+ */
 export async function askForApprovals(db: Kysely<Database>, asking: ApprovalAsking, now = Date.now()): Promise<number> {
   const due = await db
     .selectFrom('executions as e')

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { IDEMPOTENCY_TTL_MS } from '../engine/decide.js';
 import type { Database } from '../store/schema.js';
+import { storedTerms } from './approvals.js';
 import type { ExecutionLedger } from './ledger.js';
 import type { ExecutionState } from './states.js';
 import type { ExecutionSpec } from './repository.js';
@@ -37,6 +38,8 @@ export interface SweeperDeps {
   placement?: { run(now: number): Promise<unknown> } | undefined;
   /** Deletes history past PITCREW_RETENTION_DAYS (retention/retention.ts); absent, everything is kept. */
   retention?: { run(now: number): Promise<void> } | undefined;
+  /** Tells the on-call contacts of a run that expired undecided under `onTimeout: "escalate"` (notify/approval-escalation.ts). */
+  escalateUndecided?: ((tenantId: string, executionId: string) => Promise<unknown>) | undefined;
   /** Closes incidents of webhook alarms quiet for their tenant's period (incidents/closer.ts). */
   incidents?: { run(now: number): Promise<void> } | undefined;
 }
@@ -127,10 +130,13 @@ export class Sweeper {
 
   /** Executions nobody approved or rejected by their deadline: they never run (docs/approvals.md). */
   private async expireUndecided(now: number): Promise<void> {
-    const overdue = await this.deps.db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'awaiting_approval').where('expires_at', '<=', now).limit(1000).execute();
+    const overdue = await this.deps.db.selectFrom('executions').select(['id', 'tenant_id', 'queued_at', 'approval']).where('state', '=', 'awaiting_approval').where('expires_at', '<=', now).limit(1000).execute();
     for (const row of overdue) {
       const minutes = Math.round((now - row.queued_at) / 60_000);
-      await this.deps.ledger.move([row.id], 'expired', `nobody approved or rejected it within ${minutes} min (the rule's approval.timeoutSeconds); it never ran`, ['awaiting_approval']);
+      const escalates = storedTerms(row)?.onTimeout === 'escalate';
+      const moved = await this.deps.ledger.move([row.id], 'expired', `nobody approved or rejected it within ${minutes} min (the rule's approval.timeoutSeconds); it never ran${escalates ? '; the on-call contacts are told' : ''}`, ['awaiting_approval']);
+      // Only the node whose move ended it tells, after the commit: an approval that won the race tells nobody.
+      if (escalates && moved.length > 0) await this.deps.escalateUndecided?.(row.tenant_id, row.id);
     }
   }
 

@@ -19,6 +19,11 @@ export class UiLinks {
     return this.to(`/executions/${id}`);
   }
 
+  /** The page that asks the signed-in person to approve or reject, under its signed link's query (executions/approval-link.ts). */
+  decide(executionId: string, query: string): string | null {
+    return this.to(`/executions/${executionId}/decide?${query}`);
+  }
+
   /** A snapshot's image under its signed link's query (snapshots/signed-link.ts). */
   snapshot(id: string, query: string): string | null {
     return this.to(`/api/v1/snapshots/${id}?${query}`);

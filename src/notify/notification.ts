@@ -3,7 +3,7 @@
  * records and stored with its message (notify_messages.body), so every retry sends the same thing;
  * messages/ turns it into each platform's payload.
  */
-export type Notification = RunNotification | EscalationNotification | NotRunNotification | RunbookNotification | TestNotification;
+export type Notification = RunNotification | EscalationNotification | NotRunNotification | RunbookNotification | TestNotification | ApprovalNotification;
 
 export type Severity = 'ok' | 'error';
 
@@ -116,6 +116,33 @@ export interface RunbookNotification {
   text: string;
   /** Placeholders the event did not fill. */
   missing: string[];
+}
+
+/**
+ * A run waits for a person's yes (docs/approvals.md): what would run, where, the alert that asked,
+ * who may decide and until when. Routed as an error: it needs a person, as an error does.
+ */
+export interface ApprovalNotification {
+  kind: 'approval';
+  severity: 'error';
+  rule: RuleRef;
+  event: EventRef;
+  /** What would run, in a few words: "autofix script (sh): systemctl restart nginx". */
+  action: string;
+  /** The least role that may decide. */
+  role: 'operator' | 'admin';
+  /** When it ends unless someone decides, ISO 8601. */
+  deadline: string;
+  onTimeout: 'expire' | 'escalate';
+  /**
+   * The event's executions waiting (at most MAX_LISTED), each with its page and, for e-mails only,
+   * its signed link to the page that asks to confirm (null without PITCREW_PUBLIC_URL).
+   */
+  executions: Array<{ id: string; hostname: string; url: string | null; decideUrl?: string | null }>;
+  /** How many of the event's executions wait, listed or not. */
+  total: number;
+  /** Set on the escalation of one nobody decided in time (`onTimeout: "escalate"`): it expired unrun. */
+  timedOut?: boolean;
 }
 
 export interface TestNotification {

@@ -5,6 +5,9 @@ import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import type { EgressPolicy } from '../egress/policy.js';
+import { escalateUndecided } from './approval-escalation.js';
+import { askForApprovals, type ApprovalAsking } from './approval-request.js';
+import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { recordAttempt } from './attempts.js';
 import { openChannel } from './channels.js';
 import { pendingWrites, RunCollector } from './collector.js';
@@ -47,6 +50,7 @@ export class Notifier {
   private readonly collector: RunCollector;
   private readonly deliverer: Deliverer;
   private readonly statements: Statements;
+  private readonly asking: ApprovalAsking;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -57,6 +61,7 @@ export class Notifier {
     const { store, settings } = deps;
     this.statements = new Statements(store.dialect);
     const linking = { links: deps.links, key: deps.box.derivedKey(SIGNED_LINK_PURPOSE), seconds: settings.snapshotLinkDays * 86_400 };
+    this.asking = { links: deps.links, linkKey: deps.box.derivedKey(APPROVAL_LINK_PURPOSE), describe: deps.describeAction };
     this.collector = new RunCollector(store.db, linking, settings.groupWaitSeconds * 1000, deps.describeAction);
     this.deliverer = new Deliverer({
       db: store.db,
@@ -114,6 +119,13 @@ export class Notifier {
     return id;
   }
 
+  /** Tells the on-call contacts once that a run asking to escalate expired undecided (approval-escalation.ts). */
+  async escalateUndecided(tenantId: string, executionId: string): Promise<string | null> {
+    const id = await escalateUndecided(this.deps.store.db, this.asking, tenantId, executionId);
+    if (id) this.wake();
+    return id;
+  }
+
   /** Tells people once that a scheduled tick ran nothing (not-run.ts). */
   async tellNotRun(tenantId: string, eventId: string): Promise<string | null> {
     const id = await tellNotRun(this.deps.store.db, this.deps.links, tenantId, eventId);
@@ -136,9 +148,10 @@ export class Notifier {
     return { ...result, durationMs: Math.round(durationMs) };
   }
 
-  /** One pass of the loop, now: duties, grouping, then handing due deliveries to senders. */
+  /** One pass of the loop, now: duties, requests for approval, grouping, then handing due deliveries to senders. */
   async pass(): Promise<void> {
     for (const duty of this.deps.duties ?? []) await duty();
+    await askForApprovals(this.deps.store.db, this.asking);
     await this.collector.collect();
     await this.deliverer.pump();
   }

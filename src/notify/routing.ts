@@ -20,7 +20,7 @@ export interface Contacts {
 export const NO_CONTACTS: Contacts = { emails: [], channelIds: [], emailChannelId: null };
 
 export interface Routed {
-  kind: 'run' | 'escalation' | 'not_run' | 'runbook';
+  kind: 'run' | 'escalation' | 'not_run' | 'runbook' | 'approval';
   severity: Severity;
   ruleId: string | null;
   /** For a runbook: the addresses it goes to. */

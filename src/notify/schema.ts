@@ -114,7 +114,7 @@ export type ChannelView = Static<typeof ChannelView>;
 export const AttemptView = Type.Object({
   id: Type.String(),
   deliveryId: Type.Union([Type.String(), Type.Null()], { description: 'null for a test message' }),
-  kind: Type.String({ description: 'run, escalation, runbook or test' }),
+  kind: Type.String({ description: 'run, escalation, not_run, approval, runbook or test' }),
   title: Type.String(),
   attempt: Type.Integer({ description: '1 for the first try of a delivery' }),
   ok: Type.Boolean(),

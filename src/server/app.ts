@@ -12,6 +12,7 @@ import { EventWriter, type QueuedExecution } from '../ingest/writer.js';
 import { ExecutionLedger } from '../executions/ledger.js';
 import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
+import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { registerApprovalRoutes } from '../executions/approval-routes.js';
 import type { ExecutionState } from '../executions/states.js';
 import { Placement } from '../executions/placement.js';
@@ -327,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     placement: new Placement({ db: deps.store.db, ledger, logger: deps.logger }),
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
     incidents: quietCloser,
+    escalateUndecided: (tenantId, executionId) => notifier.escalateUndecided(tenantId, executionId),
   });
   const context: Services = {
     store: deps.store,
@@ -438,6 +440,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
       registerApprovalRoutes(scope as Api, {
+        linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE),
         db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox],
         decided: (row) => {
           live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);

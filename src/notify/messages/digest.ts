@@ -1,4 +1,4 @@
-import type { EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity, SnapshotRef } from '../notification.js';
+import type { ApprovalNotification, EscalationNotification, EventRef, ExecutionSummary, Notification, NotRunNotification, RunNotification, Severity, SnapshotRef } from '../notification.js';
 import { counted, times } from '../../errors/counts.js';
 
 /**
@@ -34,6 +34,8 @@ export function digest(notification: Notification): Digest {
       return escalationDigest(notification);
     case 'not_run':
       return notRunDigest(notification);
+    case 'approval':
+      return approvalDigest(notification);
     case 'runbook':
       return {
         title: `📘 Runbook: ${notification.rule.name}${notification.event.hostName ? ` on ${notification.event.hostName}` : ''}`,
@@ -108,6 +110,40 @@ function notRunDigest(n: NotRunNotification): Digest {
     sections: [],
     links: links(n.rule.url, n.event.url),
   };
+}
+
+function approvalDigest(n: ApprovalNotification): Digest {
+  const where = n.total === 1 ? n.executions[0]!.hostname : counted(n.total, 'host');
+  if (n.timedOut) return undecidedDigest(n, where);
+  const facts = eventFacts(n.event);
+  facts.push(['Would run', n.action], ['Who may decide', `${an(n.role)} ${n.role} or above`], ['Decide before', n.deadline]);
+  const sections: DigestSection[] = n.executions.map((e) => ({ heading: `⏸️ ${e.hostname}: awaiting approval`, note: e.url ? `Approve or reject: ${e.url}` : `execution ${e.id}`, code: '' }));
+  if (n.total > n.executions.length) sections.push({ heading: `… and ${counted(n.total - n.executions.length, 'more host')}: see the event`, note: null, code: '' });
+  return {
+    title: `⏸️ Approval needed: ${n.rule.name} on ${where}`,
+    severity: 'error',
+    summary: `${alertSentence(n.event)} "${n.rule.name}" waits for a person's yes before it runs: nothing has run. Approve or reject it on the execution's page before ${n.deadline}; past that it expires and never runs${n.onTimeout === 'escalate' ? ', and the on-call contacts are told' : ''}.`,
+    facts,
+    sections,
+    links: links(n.rule.url, n.event.url, n.total === 1 ? n.executions[0]!.url : null),
+  };
+}
+
+function undecidedDigest(n: ApprovalNotification, where: string): Digest {
+  const facts = eventFacts(n.event);
+  facts.push(['Would have run', n.action], ['Who could decide', `${an(n.role)} ${n.role} or above`], ['Deadline', n.deadline]);
+  return {
+    title: `🚨 Nobody approved: ${n.rule.name} on ${where}`,
+    severity: 'error',
+    summary: `${alertSentence(n.event)} "${n.rule.name}" waited for a person's yes and nobody approved or rejected it by ${n.deadline}: it expired and never ran. The alert may still need a person: look at it now, and raise it again or use Run now on the rule to run the fix.`,
+    facts,
+    sections: [],
+    links: links(n.rule.url, n.event.url, n.executions[0]?.url ?? null),
+  };
+}
+
+function an(role: string): string {
+  return /^[aeiou]/.test(role) ? 'an' : 'a';
 }
 
 function executionSection(e: ExecutionSummary): DigestSection {

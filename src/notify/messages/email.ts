@@ -42,8 +42,18 @@ export function emailContent(notification: Notification, inline: ReadonlySet<str
   if (notification.kind === 'runbook') {
     return { subject: oneLine(notification.subject), text: notification.text, html: page(notification.subject, notification.html) };
   }
-  const d = digest(notification);
+  const d = withDecideLinks(digest(notification), notification);
   return { subject: oneLine(`[pitcrew] ${withoutIcon(d.title)}`), text: textOf(d, inline), html: page(d.title, htmlOf(d, inline)) };
+}
+
+/**
+ * An approval request's mail leads with each run's signed link to the page that asks to confirm
+ * (executions/approval-link.ts): the mail goes to the team, who sign in there; chats get buttons.
+ */
+function withDecideLinks(d: Digest, notification: Notification): Digest {
+  if (notification.kind !== 'approval') return d;
+  const decide = notification.executions.filter((e) => e.decideUrl).map((e) => ({ label: `Approve or reject on ${e.hostname} (sign in to confirm)`, url: e.decideUrl! }));
+  return { ...d, links: [...decide, ...d.links] };
 }
 
 function textOf(d: Digest, inline: ReadonlySet<string>): string {
@@ -108,5 +118,6 @@ function oneLine(text: string): string {
 }
 
 function withoutIcon(text: string): string {
-  return text.replace(/^[^\p{L}\p{N}"(]+/u, '');
+  // ℹ (U+2139) is a letter to Unicode, and an icon in a title.
+  return text.replace(/^(?:[^\p{L}\p{N}"(]|\p{Extended_Pictographic})+/u, '');
 }

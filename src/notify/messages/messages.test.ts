@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EscalationNotification, Notification, RunNotification, TestNotification } from '../notification.js';
+import type { ApprovalNotification, EscalationNotification, Notification, RunNotification, TestNotification } from '../notification.js';
 import { digest } from './digest.js';
 import { emailContent } from './email.js';
 import { chatPayload, type ChatType } from './index.js';
@@ -24,6 +24,10 @@ const escalation: EscalationNotification = {
   kind: 'escalation', severity: 'error', rule, hostname: 'web-1', limit: { max: 3, windowSeconds: 600 }, count: 3,
   windowStart: '2026-03-01T03:00:00.000Z', notDone: 'did not run the autofix script', event: null,
 };
+const approval: ApprovalNotification = {
+  kind: 'approval', severity: 'error', rule, event, action: 'autofix script (sh): rm -rf /var/tmp/cache', role: 'admin',
+  deadline: '2026-03-01T03:42:00.000Z', onTimeout: 'escalate', total: 1, executions: [{ id: 'x-web-1', hostname: 'web-1', url: 'https://p.example.com/executions/x-web-1' }],
+};
 const test: TestNotification = { kind: 'test', severity: 'ok', channel: { id: 'c1', name: 'ops', type: 'slack' }, sentAt: '2026-03-01T03:00:00.000Z' };
 
 describe('digest: the words of every message', () => {
@@ -33,6 +37,9 @@ describe('digest: the words of every message', () => {
     ['a fan-out that succeeded', allGood, /^✅ restart nginx succeeded on all 3 hosts$/],
     ['an escalation', escalation, /^🚨 Action limit reached: restart nginx on web-1$/],
     ['a test', test, /^🧪 pitcrew test message$/],
+    ['a run awaiting approval', approval, /^⏸️ Approval needed: restart nginx on web-1$/],
+    ['one nobody approved in time, escalated', { ...approval, timedOut: true }, /^🚨 Nobody approved: restart nginx on web-1$/],
+    ['runs of many hosts awaiting approval', { ...approval, total: 12 }, /^⏸️ Approval needed: restart nginx on 12 hosts$/],
   ])('%s', (_case, notification, title) => {
     expect(digest(notification).title).toMatch(title);
   });
@@ -127,6 +134,21 @@ describe('email and webhook bodies', () => {
     expect(mail.html).toContain('&lt;b&gt;');
     expect(mail.text).toContain('Ran: autofix script (sh): systemctl restart nginx');
     expect(mail.text).toContain('    Job for nginx.service failed');
+  });
+
+  it('asks for approval in words: what would run, who may decide, until when, what happens past it', () => {
+    const mail = emailContent(approval);
+    expect(mail.subject).toBe('[pitcrew] Approval needed: restart nginx on web-1');
+    for (const words of ['Would run: autofix script (sh): rm -rf /var/tmp/cache', 'Who may decide: an admin or above', 'Decide before: 2026-03-01T03:42:00.000Z', 'it expires and never runs, and the on-call contacts are told', 'https://p.example.com/executions/x-web-1']) {
+      expect(mail.text).toContain(words);
+    }
+    const operators = emailContent({ ...approval, role: 'operator', onTimeout: 'expire' }).text;
+    expect(operators).toContain('Who may decide: an operator or above');
+    expect(operators).toContain('past that it expires and never runs');
+  });
+
+  it('keeps every icon out of the subject, ℹ️ included (a letter to Unicode)', () => {
+    expect(emailContent({ ...allGood, counts: { rejected: 1 }, total: 1, executions: [execution('web-1', 'rejected', null)] }).subject).toBe('[pitcrew] restart nginx rejected on web-1');
   });
 
   it('gives the generic webhook the notification as data with a stable id', () => {

@@ -62,7 +62,7 @@ export interface ChannelPatch {
 export interface DeliveryAttempt {
   id: string;
   deliveryId: string | null;
-  /** run, escalation, runbook or test */
+  /** run, escalation, not_run, approval, runbook or test */
   kind: string;
   title: string;
   attempt: number;

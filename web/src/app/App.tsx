@@ -15,6 +15,7 @@ const RuleWizardPage = lazy(() => import('../rules/wizard/RuleWizardPage'));
 const RulePage = lazy(() => import('../rules/RulePage'));
 const ExecutionsPage = lazy(() => import('../executions/ExecutionsPage'));
 const ExecutionPage = lazy(() => import('../executions/ExecutionPage'));
+const DecidePage = lazy(() => import('../executions/DecidePage'));
 const HostsPage = lazy(() => import('../hosts/HostsPage'));
 const ChannelsPage = lazy(() => import('../channels/ChannelsPage'));
 const ChannelPage = lazy(() => import('../channels/ChannelPage'));
@@ -80,6 +81,7 @@ export function App() {
             <Route path="repositories/:id" element={<RepositoryPage />} />
             <Route path="executions" element={<ExecutionsPage />} />
             <Route path="executions/:id" element={<ExecutionPage />} />
+            <Route path="executions/:id/decide" element={<DecidePage />} />
             <Route path="channels" element={<ChannelsPage />} />
             <Route path="channels/new" element={<RequireRole to="configure" doing="Adding a channel" back={CHANNELS}><ChannelFormPage /></RequireRole>} />
             <Route path="channels/:id" element={<ChannelPage />} />

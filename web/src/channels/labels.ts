@@ -22,8 +22,8 @@ export const TYPE_HELP: Record<ChannelType, string> = {
 export const MODE_LABELS: Record<ChannelMode, string> = { all: 'All results', errors: 'Errors only', disabled: 'Disabled' };
 
 export const MODE_HELP: Record<ChannelMode, string> = {
-  all: 'every result, succeeded or not, and every escalation',
-  errors: 'failed, timed out, lost or expired runs, and escalations',
+  all: 'every result, succeeded or not, every escalation and every run awaiting approval',
+  errors: 'failed, timed out, lost or expired runs, escalations, and runs awaiting approval',
   disabled: 'nothing (an email channel still lends its SMTP server to escalation contacts)',
 };
 

@@ -4,19 +4,19 @@ import { messageOf } from '../api/problem';
 import type { Execution } from '../api/types';
 import { Field } from '../ui/Field';
 import { Time } from '../ui/Time';
-import { useDecideExecution } from './queries';
+import { useDecideExecution, type ApprovalLink } from './queries';
 
 /**
  * An execution waiting for a person's yes (docs/approvals.md): who may decide and until when,
  * and for those who may, Approve and Reject with a comment kept in its history. What would run
  * and where is the rest of the page (the host in the title, the runbook, the event).
  */
-export function ApprovalPanel({ execution }: { execution: Execution }) {
+export function ApprovalPanel({ execution, link }: { execution: Execution; link?: ApprovalLink }) {
   const decide = useDecideExecution();
   const [comment, setComment] = useState('');
   const approval = execution.approval;
   if (execution.state !== 'awaiting_approval' || !approval) return null;
-  const send = (verdict: 'approve' | 'reject') => decide.mutate({ id: execution.id, verdict, comment });
+  const send = (verdict: 'approve' | 'reject') => decide.mutate({ id: execution.id, verdict, comment, link });
   return (
     <section className="panel" aria-label="approval">
       <h2>Waiting for approval</h2>

@@ -39,14 +39,33 @@ export function useCancelExecution() {
   });
 }
 
-/** Approve or reject an execution awaiting approval (docs/approvals.md), with an optional comment. */
+/** An approval e-mail's signed link: `exp` and `sig` of its query. */
+export interface ApprovalLink {
+  exp: string;
+  sig: string;
+}
+
+/** The execution an approval e-mail's link names, read (never decided) once the link is checked. */
+export function useLinkedExecution(id: string, link: ApprovalLink) {
+  return useQuery({
+    queryKey: [...executionKey(id), 'link', link],
+    queryFn: ({ signal }) => api<Execution>(`/executions/${id}/approval-link`, { signal, query: { ...link } }),
+    retry: false,
+  });
+}
+
+/**
+ * Approve or reject an execution awaiting approval (docs/approvals.md), with an optional comment;
+ * with the e-mail's link when the page was opened from it.
+ */
 export function useDecideExecution() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, verdict, comment }: { id: string; verdict: 'approve' | 'reject'; comment: string }) =>
-      api<Execution>(`/executions/${id}/${verdict}`, { method: 'POST', body: comment.trim() ? { comment: comment.trim() } : {} }),
+    mutationFn: ({ id, verdict, comment, link }: { id: string; verdict: 'approve' | 'reject'; comment: string; link?: ApprovalLink }) =>
+      api<Execution>(`/executions/${id}/${verdict}`, { method: 'POST', body: { ...(comment.trim() ? { comment: comment.trim() } : {}), ...(link ? { link } : {}) } }),
     onSuccess: (execution) => {
       queryClient.setQueryData(executionKey(execution.id), (old: Execution | undefined) => ({ ...old, ...execution }));
+      void queryClient.invalidateQueries({ queryKey: [...executionKey(execution.id), 'link'] });
       return queryClient.invalidateQueries({ queryKey: ['executions', 'list'] });
     },
   });

@@ -32,6 +32,8 @@ const VIEWER_MAY_POST = new Set([
   'POST /api/v1/auth/logout', 'POST /api/v1/auth/tenant', 'POST /api/v1/tokens', 'DELETE /api/v1/tokens/{id}',
   'POST /api/v1/me/totp', 'PUT /api/v1/me/totp', 'DELETE /api/v1/me/totp',
   'POST /api/v1/schedules/preview', 'POST /api/v1/integrations/{id}/alerts/preview',
+  // Signs a link to a snapshot the viewer may already see (stores nothing but its audit entry).
+  'POST /api/v1/snapshots/{id}/link',
 ]);
 
 function operationsOf(document: { paths: Record<string, Record<string, { security?: Array<Record<string, string[]>>; [ROLE_KEY]?: Role | 'public' }>> }): Operation[] {

@@ -48,7 +48,9 @@ describe.runIf(process.getuid?.() === 0)('the server on a disk that fills', () =
       expect(refused?.headers.get('content-type')).toContain('application/problem+json');
       expect(((await refused!.json()) as { detail: string }).detail).toBe("the service's storage is full, so nothing was recorded; retry once its operator has freed disk space");
 
-      // The warning came before the refusals; the probe and the metrics say why.
+      // The warning came before the refusals; the probe and the metrics say why. The log lines reach
+      // this process through the child's stdout, a moment after the 503 that followed them.
+      await waitFor(() => running.output().includes('below its reserve'), 'the log line of the full disk');
       const output = running.output();
       const warned = output.indexOf('below PITCREW_DISK_WARN_FREE');
       expect(warned).toBeGreaterThan(-1);

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtPct, table } from './common.js';
-import { budgetSeconds, cleanupAll, cpuSeconds } from './procs.js';
+import { cpuSeconds, runBench } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -215,17 +215,7 @@ async function main() {
   }
   if (rounds.some((r) => r.other + r.errors > 0)) failures.push('some requests were not answered 202');
   for (const failure of failures) log(`  FAILED: ${failure}`);
-  return failures.length === 0 ? 0 : 1;
+  return failures.length === 0;
 }
 
-budgetSeconds(BUDGET_SECONDS, progress);
-main()
-  .then(async (code) => {
-    await cleanupAll();
-    process.exit(code);
-  })
-  .catch(async (error) => {
-    progress(error.stack ?? String(error));
-    await cleanupAll();
-    process.exit(1);
-  });
+runBench(main, BUDGET_SECONDS, progress);

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
-import { budgetSeconds, cleanupAll, freePort, listenOnLoopback, makeTempDir, onCleanup } from './procs.js';
+import { freePort, listenOnLoopback, makeTempDir, onCleanup, runBench } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -168,17 +168,7 @@ async function main() {
   if (share < GOAL) failures.push('the ingest kept less than 90 % of its throughput beside the captures');
   if (rounds.some((r) => r.failed > 0)) failures.push('some captures failed');
   for (const failure of failures) log(`  FAILED: ${failure}`);
-  return failures.length === 0 ? 0 : 1;
+  return failures.length === 0;
 }
 
-budgetSeconds(number('BENCH_TIMEOUT', 300 + ROUNDS * 2 * (SECONDS + 10), 10), progress);
-main()
-  .then(async (code) => {
-    await cleanupAll();
-    process.exit(code);
-  })
-  .catch(async (error) => {
-    progress(error.stack ?? String(error));
-    await cleanupAll();
-    process.exit(1);
-  });
+runBench(main, number('BENCH_TIMEOUT', 300 + ROUNDS * 2 * (SECONDS + 10), 10), progress);

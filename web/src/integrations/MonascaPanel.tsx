@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Integration, KeystoneLogin } from '../api/integration-types';
 import { messageOf } from '../api/problem';
 import { Field } from '../ui/Field';
-import { ErrorBanner, Loading } from '../ui/states';
+import { ErrorBanner, Loading, SaveOutcome } from '../ui/states';
 import { useMonascaCoverage, useMonascaToken, useUpdateIntegration } from './queries';
 
 /**
@@ -124,21 +124,15 @@ function KeystoneToken({ integration }: { integration: Integration }) {
           {token.isPending ? 'Asking Keystone…' : 'Get token'}
         </button>
       </form>
-      <div aria-live="polite">
-        {token.isError ? (
-          <p className="banner banner-error" role="alert">
-            <span>{messageOf(token.error)}</span>
-          </p>
-        ) : null}
-        {token.isSuccess ? (
-          <p className="banner banner-info" role="status">
-            <span>
-              <strong>Token stored</strong>
-              {token.data.expiresAt ? `; Keystone says it expires ${new Date(token.data.expiresAt).toLocaleString()}` : ''}.
-            </span>
-          </p>
-        ) : null}
-      </div>
+      <SaveOutcome
+        mutation={token}
+        saved={
+          <>
+            <strong>Token stored</strong>
+            {token.data?.expiresAt ? `; Keystone says it expires ${new Date(token.data.expiresAt).toLocaleString()}` : ''}.
+          </>
+        }
+      />
     </details>
   );
 }

@@ -34,6 +34,7 @@ import * as incidentChains from './migrations/0032_incident_chains.js';
 import * as approvals from './migrations/0033_approvals.js';
 import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
 import * as graphSecret from './migrations/0035_graph_secret.js';
+import * as chatMessageRefs from './migrations/0036_chat_message_refs.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0033_approvals': approvals,
   '0034_incident_day_indexes': incidentDayIndexes,
   '0035_graph_secret': graphSecret,
+  '0036_chat_message_refs': chatMessageRefs,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

@@ -394,6 +394,7 @@ export interface NotifyDeliveriesTable {
   last_error: string | null;
   delivered_at: number | null;
   created_at: number;
+  message_ref: string | null; // JSON: where a chat message landed, to update it (migration 0036)
 }
 
 export interface NotifyAttemptsTable {

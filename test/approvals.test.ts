@@ -209,4 +209,28 @@ describe.skipIf(!testDialects().includes('postgres'))('approvals across two node
     const ran = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).sort();
     expect(ran).toEqual([...ids].sort());
   });
+
+  it("shows on one node's live page the approval given on the other, and the run starting", async () => {
+    const gate = path.join(marks, 'live.go');
+    const rule = await a.createWebhookRule({ approval: { required: true }, action: { type: 'script', flavour: 'autofix', runbook: { script: `while [ ! -e '${gate}' ]; do sleep 0.05; done; echo done` } } });
+    const [id] = (await a.webhook(rule.triggerId, { HostName: 'on-node-b' })).json().executionIds as string[];
+    const stream = await fetch(`${a.listening!.httpUrl}/api/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${a.tenant.token}` } });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const readUntil = async (what: string) => {
+      while (!text.includes(what)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${what}; it said: ${text}`);
+        text += value;
+      }
+    };
+    await readUntil('data: {"state":"awaiting_approval"}');
+    // Node B decides and its agent runs it: node A's page hears of both from the stored state.
+    expect((await b.api('POST', `/api/v1/executions/${id}/approve`)).statusCode).toBe(202);
+    await readUntil('data: {"state":"running"}');
+    expect(text).not.toContain('event: end');
+    fs.writeFileSync(gate, '');
+    await readUntil('event: end');
+    expect(text).toMatch(/event: end\ndata: \{[^\n]*"state":"succeeded"/);
+  });
 });

@@ -42,6 +42,21 @@ export function canMove(from: ExecutionState, to: ExecutionState): boolean {
   return NEXT[from].includes(to);
 }
 
+/** Whether `to` lies ahead of `from` on some path of the lifecycle (a stored state read late is not). */
+export function isAhead(from: ExecutionState, to: ExecutionState): boolean {
+  const seen = new Set<ExecutionState>();
+  const next = [...NEXT[from]];
+  while (next.length > 0) {
+    const state = next.pop()!;
+    if (state === to) return true;
+    if (!seen.has(state)) {
+      seen.add(state);
+      next.push(...NEXT[state]);
+    }
+  }
+  return false;
+}
+
 /** The states from which `to` can be reached. */
 export function statesBefore(to: ExecutionState): ExecutionState[] {
   return EXECUTION_STATES.filter((from) => canMove(from, to));

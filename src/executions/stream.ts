@@ -4,9 +4,10 @@ import type { Database, ExecutionRow } from '../store/schema.js';
 import type { LiveEvent, LiveExecutions } from './live.js';
 import { presentExecution } from './presenter.js';
 import { getExecution } from './repository.js';
-import { isTerminal, type ExecutionState } from './states.js';
+import { isAhead, isTerminal, type ExecutionState } from './states.js';
 
-// State changes made on other nodes reach a stream here through the stored state.
+// State changes made on other nodes (an approval, a run of an agent connected elsewhere) reach a
+// stream here through the stored state.
 const STATE_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
@@ -48,15 +49,18 @@ export function streamExecution(deps: StreamDeps, request: FastifyRequest, reply
     res.end();
   };
 
-  send('state', { state: row.state });
-  if (isTerminal(row.state as ExecutionState)) return void finish().catch(fail);
+  let shown = row.state as ExecutionState;
+  send('state', { state: shown });
+  if (isTerminal(shown)) return void finish().catch(fail);
 
+  const showState = (state: ExecutionState) => {
+    if (state !== shown) send('state', { state });
+    shown = state;
+    if (isTerminal(state)) void finish().catch(fail);
+  };
   const forward = (event: LiveEvent) => {
     if (event.kind === 'output') send('output', { stream: event.stream, chunk: event.chunk });
-    else {
-      send('state', { state: event.state });
-      if (isTerminal(event.state)) void finish().catch(fail);
-    }
+    else showState(event.state);
   };
   // Output of an agent connected to another node is relayed from there (cluster/live-relay.ts, through watchRemote).
   const unwatch = row.host_id ? deps.watchRemote(row.id, row.host_id) : () => undefined;
@@ -68,7 +72,8 @@ export function streamExecution(deps: StreamDeps, request: FastifyRequest, reply
   };
   timers.push(setInterval(() => {
     void getExecution(deps.db, row.tenant_id, row.id).then((now) => {
-      if (isTerminal(now.state as ExecutionState)) return finish();
+      // A read that started before a change this node pushed may come back behind it.
+      if (!done && isAhead(shown, now.state as ExecutionState)) showState(now.state as ExecutionState);
     }).catch(fail);
   }, STATE_POLL_MS));
   timers.push(setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS));

@@ -141,4 +141,20 @@ describe.each(testDialects())('approval requests and outcomes in channels on %s'
     expect(await env.app.context.notifier.escalateUndecided(env.tenant.tenantId, id)).toBeNull();
     expect(mailsAbout('restart primary').filter((m) => m.to.includes('oncall@example.com'))).toHaveLength(1);
   });
+
+  it('escalates, on a later sweep, one whose node stopped between its expiry and the message', async () => {
+    const { id } = await waiting('fail over db', { timeoutSeconds: 1800, onTimeout: 'escalate' });
+    // What the sweeping node commits before it would tell: the expiry alone, as if it died then.
+    const reason = 'nobody approved or rejected it within 30 min (the rule\'s approval.timeoutSeconds); it never ran; the on-call contacts are told';
+    expect(await env.app.context.ledger.move([id], 'expired', reason, ['awaiting_approval'])).toEqual([id]);
+    const pastDeadline = Date.now() + 1_801_000;
+    expect(await env.app.context.notifier.escalateOwed(pastDeadline)).toBe(1);
+    const escalation = await waitFor(() => mailsAbout('fail over db').find((m) => m.to.includes('oncall@example.com')), 'the escalation to on-call');
+    expect(escalation.subject).toBe('[pitcrew] Nobody approved: fail over db on db-1');
+    expect(await env.app.context.notifier.escalateOwed(pastDeadline)).toBe(0);
+    // One that expired without escalating is owed nothing.
+    const quiet = await waiting('trim journal', { timeoutSeconds: 1800 });
+    await env.app.context.ledger.move([quiet.id], 'expired', 'nobody approved or rejected it within 30 min; it never ran', ['awaiting_approval']);
+    expect(await env.app.context.notifier.escalateOwed(pastDeadline)).toBe(0);
+  });
 });

@@ -26,3 +26,6 @@ function article(role: string): string {
 export function storedTerms(row: { approval: string | null }): (ApprovalTerms & { deadline: number }) | null {
   return row.approval ? (JSON.parse(row.approval) as ApprovalTerms & { deadline: number }) : null;
 }
+
+/** How the reason of a run that expired undecided ends when its rule escalates (notify/approval-escalation.ts finds them by it). */
+export const UNDECIDED_ESCALATED = '; the on-call contacts are told';

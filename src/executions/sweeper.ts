@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { IDEMPOTENCY_TTL_MS } from '../engine/decide.js';
 import type { Database } from '../store/schema.js';
-import { storedTerms } from './approvals.js';
+import { UNDECIDED_ESCALATED, storedTerms } from './approvals.js';
 import type { ExecutionLedger } from './ledger.js';
 import type { ExecutionState } from './states.js';
 import type { ExecutionSpec } from './repository.js';
@@ -40,6 +40,8 @@ export interface SweeperDeps {
   retention?: { run(now: number): Promise<void> } | undefined;
   /** Tells the on-call contacts of a run that expired undecided under `onTimeout: "escalate"` (notify/approval-escalation.ts). */
   escalateUndecided?: ((tenantId: string, executionId: string) => Promise<unknown>) | undefined;
+  /** Sends the escalations of such runs that a node stopping right after their expiry never sent. */
+  escalateOwed?: ((now: number) => Promise<unknown>) | undefined;
   /** Closes incidents of webhook alarms quiet for their tenant's period (incidents/closer.ts). */
   incidents?: { run(now: number): Promise<void> } | undefined;
 }
@@ -85,6 +87,7 @@ export class Sweeper {
   private running: Promise<void> = Promise.resolve();
   private purgedAt = 0;
   private overdueCheckedAt = 0;
+  private owedCheckedAt = 0;
 
   constructor(private readonly deps: SweeperDeps) {}
 
@@ -134,10 +137,14 @@ export class Sweeper {
     for (const row of overdue) {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       const escalates = storedTerms(row)?.onTimeout === 'escalate';
-      const moved = await this.deps.ledger.move([row.id], 'expired', `nobody approved or rejected it within ${minutes} min (the rule's approval.timeoutSeconds); it never ran${escalates ? '; the on-call contacts are told' : ''}`, ['awaiting_approval']);
+      const moved = await this.deps.ledger.move([row.id], 'expired', `nobody approved or rejected it within ${minutes} min (the rule's approval.timeoutSeconds); it never ran${escalates ? UNDECIDED_ESCALATED : ''}`, ['awaiting_approval']);
       // Only the node whose move ended it tells, after the commit: an approval that won the race tells nobody.
       if (escalates && moved.length > 0) await this.deps.escalateUndecided?.(row.tenant_id, row.id);
     }
+    // Once a minute, and at a node's first sweep: the node that crashed may be this one.
+    if (now - this.owedCheckedAt < 60_000) return;
+    this.owedCheckedAt = now;
+    await this.deps.escalateOwed?.(now);
   }
 
   /** Sent executions whose agent went silent past their timeout; once a minute is enough. */

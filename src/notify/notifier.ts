@@ -5,7 +5,7 @@ import type { Store } from '../store/database.js';
 import type { NotifyChannelRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import type { EgressPolicy } from '../egress/policy.js';
-import { escalateUndecided } from './approval-escalation.js';
+import { escalateOwed, escalateUndecided } from './approval-escalation.js';
 import { askForApprovals, type ApprovalAsking } from './approval-request.js';
 import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { recordAttempt } from './attempts.js';
@@ -124,6 +124,13 @@ export class Notifier {
     const id = await escalateUndecided(this.deps.store.db, this.asking, tenantId, executionId);
     if (id) this.wake();
     return id;
+  }
+
+  /** Sends the escalations owed for runs that expired undecided while their message was never written (approval-escalation.ts). */
+  async escalateOwed(now = Date.now()): Promise<number> {
+    const written = await escalateOwed(this.deps.store.db, this.asking, now);
+    if (written > 0) this.wake();
+    return written;
   }
 
   /** Tells people once that a scheduled tick ran nothing (not-run.ts). */

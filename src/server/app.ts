@@ -329,6 +329,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     retention: deps.retentionDays ? new Retention({ db: deps.store.db, dialect: deps.store.dialect, days: deps.retentionDays, logger: deps.logger, metrics }) : undefined,
     incidents: quietCloser,
     escalateUndecided: (tenantId, executionId) => notifier.escalateUndecided(tenantId, executionId),
+    escalateOwed: (now) => notifier.escalateOwed(now),
   });
   const context: Services = {
     store: deps.store,

@@ -83,9 +83,13 @@ describe('RenderPool', () => {
     expect(Buffer.from(next.bytes).equals(Buffer.from((await renderPng(request('after'))).bytes))).toBe(true);
   });
 
-  it('fails pictures asked once it is closed, as the service stops', async () => {
-    const renderer = pool();
+  it('fails the pictures drawing and waiting when it is closed, and those asked after, as the service stops', async () => {
+    const renderer = pool({ workers: 1, maxQueued: 1 });
+    const drawing = failure(renderer.renderPng(request('drawing')));
+    const waiting = failure(renderer.renderPng(request('waiting')));
     await renderer.close();
+    expect((await drawing).message).toBe('the service is stopping: the graph "drawing" was not drawn');
+    expect((await waiting).message).toBe('the service is stopping: the graph "waiting" was not drawn');
     const refused = await failure(renderer.renderPng(request('late')));
     expect(refused.code).toBe('PITCREW_ERR_STOPPING');
   });

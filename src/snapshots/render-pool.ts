@@ -138,8 +138,11 @@ class RenderThread {
     });
   }
 
+  /** Ends the thread; a picture it was drawing fails as the service's stop (a stopped capture's is already settled). */
   async end(): Promise<void> {
     this.alive = false;
+    const drawing = this.take();
+    drawing?.reject(new PitcrewError('PITCREW_ERR_STOPPING', `the service is stopping: the graph "${drawing.title}" was not drawn`));
     await this.worker.terminate();
   }
 

@@ -167,8 +167,8 @@ export async function waitFor(handle, check, timeoutMs, what, pollMs = 100) {
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** /proc/PID/stat: the command name, and the fields after it (fields[0] is field 3, state). Throws when the process is gone. */
-function procStat(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+function procStat(pid, file = `/proc/${pid}/stat`) {
+  const stat = fs.readFileSync(file, 'utf8');
   // The command name may hold spaces and parentheses: count fields after its last ')'.
   return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
 }
@@ -197,6 +197,19 @@ function allProcStats() {
 export function cpuParts(pid) {
   const { fields } = procStat(pid);
   return { own: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND, children: (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND };
+}
+
+/**
+ * CPU seconds (user + system) of a process's main thread so far (its event loop, for node), from
+ * /proc/PID/task/PID; NaN where unavailable. Worker threads and libuv's pool are left out.
+ */
+export function mainThreadCpuSeconds(pid) {
+  try {
+    const { fields } = procStat(pid, `/proc/${pid}/task/${pid}/stat`);
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }
 
 /**

@@ -4,7 +4,8 @@
 //     query_range call, the chart drawn by ECharts and rasterised by resvg, the insert), beside
 //     the bare query_range call of the same query and step from this process, in the same run;
 // (b) snapshots per second on one node with the alert ingest running beside it, and the ingest's
-//     throughput with and without the captures, rounds alternating (goal: it keeps >= 90 %).
+//     throughput and the server's CPU per alert (whole process, and its main thread) without (A) and
+//     with (B) the captures, rounds interleaved A B A B … (goal: it keeps >= 90 %, by medians).
 // Only 127.0.0.1 is ever targeted.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeVersion, envNumber, fmtInt, fmtPct, table } from './common.js';
-import { freePort, listenOnLoopback, makeTempDir, onCleanup, runBench } from './procs.js';
+import { cpuSeconds, freePort, listenOnLoopback, mainThreadCpuSeconds, makeTempDir, onCleanup, runBench } from './procs.js';
 import { startPitcrew } from './pitcrew.js';
 
 /* global fetch, AbortSignal */
@@ -24,8 +25,10 @@ const env = process.env;
 const number = (name, fallback, min) => envNumber(env, name, fallback, min);
 const PROMETHEUS = '/usr/bin/prometheus';
 const CAPTURES = Math.round(number('BENCH_SNAPSHOTS_CAPTURES', 10, 1));
-const SECONDS = number('BENCH_SNAPSHOTS_SECONDS', 8, 1);
-const ROUNDS = Math.round(number('BENCH_SNAPSHOTS_ROUNDS', 2, 1));
+const SECONDS = number('BENCH_SNAPSHOTS_SECONDS', 10, 1);
+// Pairs of rounds, A (the ingest alone) then B (with captures beside it), and each round's length.
+const ROUNDS = Math.round(number('BENCH_SNAPSHOTS_ROUNDS', 5, 1));
+const WARMUP = number('BENCH_SNAPSHOTS_WARMUP', 5, 0);
 // Graph alerts offered per second beside the ingest: a capture per alert of a rule that draws graphs.
 const RATE = number('BENCH_SNAPSHOTS_RATE', 2, 0.1);
 const ALERTS_PER_NOTIFICATION = 100;
@@ -83,9 +86,11 @@ async function executionsOf(pitcrew, ruleId) {
 
 async function main() {
   if (!fs.existsSync(PROMETHEUS)) throw new Error(`${PROMETHEUS} is missing: apt-get install prometheus`);
+  const loadBefore = os.loadavg();
   const work = makeTempDir(path.join(os.tmpdir(), 'pitcrew-bench-snapshots-'));
   const prometheusUrl = await startPrometheus(work);
-  const pitcrew = await startPitcrew({ root, env: { ...env, PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8' }, tempPrefix: 'pitcrew-bench-snapshots-', ruleName: 'bench webhook', progress });
+  const nodeFlags = env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(benchDir, 'profiles')}`] : [];
+  const pitcrew = await startPitcrew({ root, env: { ...env, PITCREW_EGRESS_ALLOW_NETWORKS: '127.0.0.0/8' }, tempPrefix: 'pitcrew-bench-snapshots-', ruleName: 'bench webhook', nodeFlags, progress });
   const integration = await pitcrew.api('POST', '/api/v1/integrations', { name: 'bench prometheus', type: 'alertmanager', config: { prometheusUrl } });
   const rule = (name, alarmName, action) => pitcrew.api('POST', '/api/v1/rules', { name, trigger: { type: 'alert', integrationId: integration.id, alarmName }, action, target: { type: 'trigger_host' }, infrastructureType: 'On_Premise' });
   const graphs = await rule('bench graphs', 'BenchGraph', { type: 'graph_snapshot', windowMinutes: 60 });
@@ -116,59 +121,126 @@ async function main() {
     if (answer.status !== 'success') throw new Error('query_range failed');
   }
 
-  // (b) the ingest alone, and with captures beside it (one connection posting RATE graph alerts a second), alternating.
-  let n = 0;
-  const ingestBody = () => message(Array.from({ length: ALERTS_PER_NOTIFICATION }, (_, i) => alert('NodeDiskFull', `web-${i}:9100`, new Date(Date.UTC(2026, 0, 1) + n++ * 1000).toISOString(), (i + 1).toString(16).padStart(16, '0'), 'node_filesystem_avail_bytes < 1')));
+  // (b) the ingest alone (A) and with captures beside it (B), interleaved A B A B …, after a warm-up of the ingest.
+  const ingest = ingestLoad(alertUrl);
+  progress(`warm-up: ingest alone, ${WARMUP} s`);
+  await measureRound(pitcrew, graphs.id, ingest, undefined, WARMUP);
   const rounds = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const withSnapshots of r % 2 === 0 ? [false, true] : [true, false]) {
-      progress(`round ${r + 1}/${ROUNDS}: ingest ${withSnapshots ? 'with' : 'without'} captures, ${SECONDS} s`);
-      const start = Date.now();
-      const until = performance.now() + SECONDS * 1000;
-      let alerts = 0;
-      let graphAlerts = 0;
-      const ingest = Array.from({ length: ALERT_CONNECTIONS }, async () => {
-        while (performance.now() < until) if ((await post(alertUrl, ingestBody())) === 202) alerts += ALERTS_PER_NOTIFICATION;
-      });
-      const captures = withSnapshots ? [(async () => {
-        const first = performance.now();
-        for (let k = 0; performance.now() < until; k++) {
-          if ((await post(alertUrl, message([graphAlert(k)]))) === 202) graphAlerts += 1;
-          const wait = first + ((k + 1) * 1000) / RATE - performance.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        }
-      })()] : [];
-      await Promise.all([...ingest, ...captures]);
-      const end = Date.now();
-      const ended = (await executionsOf(pitcrew, graphs.id)).filter((e) => e.finishedAt && Date.parse(e.finishedAt) >= start && Date.parse(e.finishedAt) <= end);
-      rounds.push({ round: r + 1, withSnapshots, alertsPerSecond: alerts / ((end - start) / 1000), graphAlerts, snapshotsPerSecond: ended.filter((e) => e.state === 'succeeded').length / ((end - start) / 1000), failed: ended.filter((e) => e.state !== 'succeeded').length });
-    }
+  for (let r = 0; r < ROUNDS * 2; r++) {
+    const withSnapshots = r % 2 === 1;
+    progress(`round ${r + 1}/${ROUNDS * 2}: ingest ${withSnapshots ? 'with' : 'without'} captures, ${SECONDS} s`);
+    const round = await measureRound(pitcrew, graphs.id, ingest, withSnapshots ? (k) => post(alertUrl, message([graphAlert(k)])) : undefined, SECONDS);
+    rounds.push({ round: r + 1, withSnapshots, ...round });
+    if (withSnapshots) await drained(pitcrew, graphs.id);
   }
+  const loadAfter = os.loadavg();
   await pitcrew.server.stop(15_000);
+  return report({ pitcrew, rounds, captureMs, bareMs, loadBefore, loadAfter });
+}
 
-  const best = (w) => Math.max(...rounds.filter((r) => r.withSnapshots === w).map((r) => r.alertsPerSecond));
-  const share = best(true) / best(false);
-  const capture = median(captureMs.map((c) => c.ms));
-  const bare = median(bareMs);
+/** Waits (up to 30 s, unmeasured) until every capture posted has ended: none spills into the next round. */
+async function drained(pitcrew, graphRuleId) {
+  for (let i = 0; i < 300; i++) {
+    if ((await executionsOf(pitcrew, graphRuleId)).every((e) => e.finishedAt)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  progress('captures still running 30 s after their round: the next round has them beside it');
+}
+
+/** Four connections posting Alertmanager notifications of 100 alerts each, back to back, until `until`. */
+function ingestLoad(alertUrl) {
+  let n = 0;
+  const body = () => message(Array.from({ length: ALERTS_PER_NOTIFICATION }, (_, i) => alert('NodeDiskFull', `web-${i}:9100`, new Date(Date.UTC(2026, 0, 1) + n++ * 1000).toISOString(), (i + 1).toString(16).padStart(16, '0'), 'node_filesystem_avail_bytes < 1')));
+  return async (until) => {
+    let alerts = 0;
+    await Promise.all(Array.from({ length: ALERT_CONNECTIONS }, async () => {
+      while (performance.now() < until) if ((await post(alertUrl, body())) === 202) alerts += ALERTS_PER_NOTIFICATION;
+    }));
+    return alerts;
+  };
+}
+
+/** RATE graph alerts a second, on one connection, until `until`: how many were taken. */
+async function offerCaptures(postGraphAlert, until) {
+  let taken = 0;
+  const first = performance.now();
+  for (let k = 0; performance.now() < until; k++) {
+    if ((await postGraphAlert(k)) === 202) taken += 1;
+    const wait = first + ((k + 1) * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return taken;
+}
+
+/** One round: the ingest's alerts/s, the server's CPU per alert (whole process, and its main thread: the event loop), captures ended. */
+async function measureRound(pitcrew, graphRuleId, ingest, postGraphAlert, seconds) {
+  const { pid } = pitcrew.server;
+  const [cpu, mainCpu] = [cpuSeconds(pid), mainThreadCpuSeconds(pid)];
+  const start = Date.now();
+  const until = performance.now() + seconds * 1000;
+  const [alerts, graphAlerts] = await Promise.all([ingest(until), postGraphAlert ? offerCaptures(postGraphAlert, until) : 0]);
+  const end = Date.now();
+  const [cpuUsed, mainCpuUsed] = [cpuSeconds(pid) - cpu, mainThreadCpuSeconds(pid) - mainCpu];
+  const elapsed = (end - start) / 1000;
+  const ended = (await executionsOf(pitcrew, graphRuleId)).filter((e) => e.finishedAt && Date.parse(e.finishedAt) >= start && Date.parse(e.finishedAt) <= end);
+  const snapshots = ended.filter((e) => e.state === 'succeeded').length;
+  return {
+    alerts,
+    snapshots,
+    cpuMs: cpuUsed * 1000,
+    mainCpuMs: mainCpuUsed * 1000,
+    alertsPerSecond: alerts / elapsed,
+    cores: cpuUsed / elapsed,
+    cpuMsPerAlert: (cpuUsed * 1000) / Math.max(1, alerts),
+    mainCpuMsPerAlert: (mainCpuUsed * 1000) / Math.max(1, alerts),
+    graphAlerts,
+    snapshotsPerSecond: snapshots / elapsed,
+    failed: ended.filter((e) => e.state !== 'succeeded').length,
+  };
+}
+
+function report({ pitcrew, rounds, captureMs, bareMs, loadBefore, loadAfter }) {
+  const of = (withSnapshots, key) => rounds.filter((r) => r.withSnapshots === withSnapshots).map((r) => r[key]);
+  const fmtLoad = (load) => load.map((l) => l.toFixed(2)).join(' ');
+  const medianShare = median(of(true, 'alertsPerSecond')) / median(of(false, 'alertsPerSecond'));
+  const bestShare = Math.max(...of(true, 'alertsPerSecond')) / Math.max(...of(false, 'alertsPerSecond'));
+  // A capture's CPU: what a B round used beyond its alerts at the A rounds' cost per alert, per snapshot stored.
+  const perCapture = (cpuKey, perAlertKey) => median(rounds.filter((r) => r.withSnapshots && r.snapshots > 0).map((r) => (r[cpuKey] - r.alerts * median(of(false, perAlertKey))) / r.snapshots));
+  const captureCpu = perCapture('cpuMs', 'cpuMsPerAlert');
+  const captureMainCpu = perCapture('mainCpuMs', 'mainCpuMsPerAlert');
+  const spread = (values) => `${fmtInt(Math.min(...values))}–${fmtInt(Math.max(...values))}`;
   log();
   log('pitcrew graph snapshot benchmark');
   log(`  storage      ${pitcrew.storage.describe}`);
-  log(`  machine      ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; code ${env.BENCH_E2E_CODE_VERSION ?? codeVersion(root)}`);
+  log(`  machine      ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; load before ${fmtLoad(loadBefore)}, after ${fmtLoad(loadAfter)}; code ${env.BENCH_E2E_CODE_VERSION ?? codeVersion(root)}`);
   log(`  Prometheus   ${PROMETHEUS}, 3 series scraped every 1 s; the capture draws a 60 min window (about 300 steps)`);
-  log(`  load         ingest: ${ALERT_CONNECTIONS} connections of Alertmanager notifications of ${ALERTS_PER_NOTIFICATION} alerts; captures: ${RATE} graph alert(s)/s offered; ${SECONDS} s per round`);
+  log(`  load         ingest: ${ALERT_CONNECTIONS} connections of Alertmanager notifications of ${ALERTS_PER_NOTIFICATION} alerts; captures: ${RATE} graph alert(s)/s offered; ${ROUNDS} × (A alone, B with captures) of ${SECONDS} s after ${WARMUP} s of warm-up`);
   log();
-  log(`  (a) one capture, alert to stored PNG (median of ${CAPTURES}): ${capture.toFixed(0)} ms; the bare query_range of the same window from this process: ${bare.toFixed(1)} ms`);
+  log(`  (a) one capture, alert to stored PNG (median of ${captureMs.length}): ${median(captureMs.map((c) => c.ms)).toFixed(0)} ms; the bare query_range of the same window from this process: ${median(bareMs).toFixed(1)} ms`);
   log();
   log(table([
-    ['round', 'captures beside', 'ingest alerts/s', 'graph alerts posted', 'snapshots/s', 'captures failed'],
-    ...rounds.map((r) => [String(r.round), r.withSnapshots ? 'yes' : 'no', fmtInt(r.alertsPerSecond), String(r.graphAlerts), r.snapshotsPerSecond.toFixed(1), String(r.failed)]),
+    ['round', 'captures beside', 'ingest alerts/s', 'server cores busy', 'server CPU ms/alert', 'main thread CPU ms/alert', 'graph alerts posted', 'snapshots/s', 'captures failed'],
+    ...rounds.map((r) => [String(r.round), r.withSnapshots ? 'B yes' : 'A no', fmtInt(r.alertsPerSecond), r.cores.toFixed(2), r.cpuMsPerAlert.toFixed(3), r.mainCpuMsPerAlert.toFixed(3), String(r.graphAlerts), r.snapshotsPerSecond.toFixed(1), String(r.failed)]),
   ]));
-  log(`  (b) ingest with captures ÷ without (best rounds): ${fmtPct(share)} (goal ≥ ${fmtPct(GOAL)})`);
+  log();
+  log(table([
+    ['', 'A: ingest alone', 'B: with captures', 'B ÷ A'],
+    ['alerts/s, median', fmtInt(median(of(false, 'alertsPerSecond'))), fmtInt(median(of(true, 'alertsPerSecond'))), fmtPct(medianShare)],
+    ['alerts/s, best', fmtInt(Math.max(...of(false, 'alertsPerSecond'))), fmtInt(Math.max(...of(true, 'alertsPerSecond'))), fmtPct(bestShare)],
+    ['alerts/s, range', spread(of(false, 'alertsPerSecond')), spread(of(true, 'alertsPerSecond')), ''],
+    ['server cores busy, median', median(of(false, 'cores')).toFixed(2), median(of(true, 'cores')).toFixed(2), fmtPct(median(of(true, 'cores')) / median(of(false, 'cores')))],
+    ['server CPU ms/alert, median', median(of(false, 'cpuMsPerAlert')).toFixed(3), median(of(true, 'cpuMsPerAlert')).toFixed(3), fmtPct(median(of(true, 'cpuMsPerAlert')) / median(of(false, 'cpuMsPerAlert')))],
+    ['main thread CPU ms/alert, median', median(of(false, 'mainCpuMsPerAlert')).toFixed(3), median(of(true, 'mainCpuMsPerAlert')).toFixed(3), fmtPct(median(of(true, 'mainCpuMsPerAlert')) / median(of(false, 'mainCpuMsPerAlert')))],
+    ['snapshots/s, median', '', median(of(true, 'snapshotsPerSecond')).toFixed(1), ''],
+  ]));
+  log(`  a capture's CPU on the server (B rounds beyond their alerts at A's cost, median): ${captureCpu.toFixed(1)} ms, of it on the main thread ${captureMainCpu.toFixed(1)} ms (${fmtPct(captureMainCpu / captureCpu)})`);
+  log(`  were the ingest bound by its event loop alone (a core free for the drawing), it would keep ${fmtPct(median(of(false, 'mainCpuMsPerAlert')) / median(of(true, 'mainCpuMsPerAlert')))} (main thread CPU per alert, A ÷ B)`);
+  log(`  (b) the ingest kept ${fmtPct(medianShare)} of its throughput (medians; best rounds ${fmtPct(bestShare)}); goal ≥ ${fmtPct(GOAL)}`);
   const failures = [];
-  if (share < GOAL) failures.push('the ingest kept less than 90 % of its throughput beside the captures');
+  if (medianShare < GOAL) failures.push('the ingest kept less than 90 % of its throughput beside the captures (medians)');
   if (rounds.some((r) => r.failed > 0)) failures.push('some captures failed');
   for (const failure of failures) log(`  FAILED: ${failure}`);
   return failures.length === 0;
 }
 
-runBench(main, number('BENCH_TIMEOUT', 300 + ROUNDS * 2 * (SECONDS + 10), 10), progress);
+runBench(main, number('BENCH_TIMEOUT', 300 + WARMUP + ROUNDS * 2 * (SECONDS + 10), 10), progress);

@@ -48,6 +48,7 @@ export async function runServer(config: Config): Promise<number> {
     gcp: config.gcp,
     cli: config.cli,
     git: config.git,
+    render: config.render,
     webhookBodyLimitBytes: config.webhookBodyLimitBytes,
     throttleDefaults: config.throttleDefaults,
     ingest: config.ingest,

@@ -52,6 +52,7 @@ describe('loadConfig', () => {
       metrics: { listen: { host: '127.0.0.1', port: 9464 }, token: undefined },
       cli: { enabled: true, path: '/usr/local/bin:/usr/bin:/bin', scratchDir: os.tmpdir(), maxPerTenant: 4, maxOutputBytes: 1024 * 1024, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: path.join(cwd, 'data/git'), caPem: undefined, timeoutSeconds: 30, path: '/usr/local/bin:/usr/bin:/bin' },
+      render: { workers: 1, maxQueued: 16, maxHeapMb: 256 },
       sessions: { idleMs: 120 * 60_000, maxMs: 12 * 3600_000 },
     });
   });
@@ -113,6 +114,9 @@ describe('loadConfig', () => {
       PITCREW_CLI_MAX_OUTPUT_BYTES: '65536',
       PITCREW_GIT_CACHE_DIR: '/var/cache/pitcrew-git',
       PITCREW_GIT_TIMEOUT_SECONDS: '5',
+      PITCREW_SNAPSHOT_RENDER_WORKERS: '2',
+      PITCREW_SNAPSHOT_RENDER_QUEUE: '40',
+      PITCREW_SNAPSHOT_RENDER_HEAP_MB: '512',
       PATH: '/opt/git/bin:/usr/bin:/bin',
       PITCREW_SESSION_IDLE_MINUTES: '30',
       PITCREW_SESSION_MAX_HOURS: '8',
@@ -152,6 +156,7 @@ describe('loadConfig', () => {
       metrics: { listen: { host: '0.0.0.0', port: 9100 }, token: 'scrape-token-0123456789' },
       cli: { enabled: false, path: '/opt/clis/bin', scratchDir: '/var/tmp/pitcrew-cli', maxPerTenant: 2, maxOutputBytes: 65536, runAs: asRoot ? expect.objectContaining({ name: 'nobody' }) : undefined },
       git: { cacheDir: '/var/cache/pitcrew-git', caPem: undefined, timeoutSeconds: 5, path: '/opt/git/bin:/usr/bin:/bin' },
+      render: { workers: 2, maxQueued: 40, maxHeapMb: 512 },
       sessions: { idleMs: 30 * 60_000, maxMs: 8 * 3600_000 },
     });
   });
@@ -167,6 +172,11 @@ describe('loadConfig', () => {
     ];
     for (const [raw, terminal, format] of cases) expect(logFormat(raw, terminal), `${raw} on ${terminal ? 'a terminal' : 'a pipe'}`).toBe(format);
     expect(() => loadConfig({ PITCREW_LOG_FORMAT: 'text' }, cwd)).toThrow('PITCREW_LOG_FORMAT must be json or pretty (unset: pretty when stdout is a terminal, json otherwise), got "text"');
+  });
+
+  it('refuses a chart renderer without a thread, or with too little memory to draw', () => {
+    expect(() => loadConfig({ PITCREW_SNAPSHOT_RENDER_WORKERS: '0' }, cwd)).toThrow(/PITCREW_SNAPSHOT_RENDER_WORKERS must be a whole number from 1 to 64/);
+    expect(() => loadConfig({ PITCREW_SNAPSHOT_RENDER_HEAP_MB: '16' }, cwd)).toThrow(/PITCREW_SNAPSHOT_RENDER_HEAP_MB must be a whole number from 64 to 16384/);
   });
 
   it('keeps the git cache in the data directory unless told, and reads the git CA file at start', async () => {

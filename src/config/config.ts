@@ -60,9 +60,22 @@ export interface Config {
   metrics: MetricsSettings;
   cli: CliMachineSettings;
   git: GitSettings;
+  render: RenderSettings;
   /** PITCREW_SESSION_IDLE_MINUTES, PITCREW_SESSION_MAX_HOURS: when a UI session ends by itself. */
   sessions: { idleMs: number; maxMs: number };
 }
+
+/** How graph snapshots are drawn: worker threads of the chart renderer (snapshots/render-pool.ts, docs/graph-snapshots.md#rendering). */
+export interface RenderSettings {
+  /** PITCREW_SNAPSHOT_RENDER_WORKERS: threads drawing pictures at once on a node. */
+  workers: number;
+  /** PITCREW_SNAPSHOT_RENDER_QUEUE: pictures waiting for a thread at most; more captures wait queued as executions. */
+  maxQueued: number;
+  /** PITCREW_SNAPSHOT_RENDER_HEAP_MB: each thread's heap; a picture needing more fails, and the thread is replaced. */
+  maxHeapMb: number;
+}
+
+export const RENDER_DEFAULTS: RenderSettings = { workers: 1, maxQueued: 16, maxHeapMb: 256 };
 
 /** How runbooks are read from tenants' git repositories (docs/runbooks.md#git-repositories). */
 export interface GitSettings {
@@ -258,6 +271,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     metrics: { listen: metricsAddress(env.PITCREW_METRICS_ADDR), token: metricsToken(env.PITCREW_METRICS_TOKEN) },
     cli: cliMachine(env, cwd),
     git: gitSettings(env, cwd),
+    render: {
+      workers: integer(env, 'PITCREW_SNAPSHOT_RENDER_WORKERS', RENDER_DEFAULTS.workers, 1, 64),
+      maxQueued: integer(env, 'PITCREW_SNAPSHOT_RENDER_QUEUE', RENDER_DEFAULTS.maxQueued, 0, 10_000),
+      maxHeapMb: integer(env, 'PITCREW_SNAPSHOT_RENDER_HEAP_MB', RENDER_DEFAULTS.maxHeapMb, 64, 16_384),
+    },
     sessions: {
       idleMs: integer(env, 'PITCREW_SESSION_IDLE_MINUTES', 120, 1, 7 * 1440) * 60_000,
       maxMs: integer(env, 'PITCREW_SESSION_MAX_HOURS', 12, 1, 30 * 24) * 3600_000,

@@ -33,10 +33,11 @@ import { SnapshotRunner } from '../actions/snapshot/runner.js';
 import { graphSources } from '../integrations/graph-sources.js';
 import { registerSnapshotRoutes } from '../snapshots/routes.js';
 import { SIGNED_LINK_PURPOSE } from '../snapshots/signed-link.js';
+import { RENDER_WORKER, RenderPool, type RenderWorkerEntry } from '../snapshots/render-pool.js';
 import type { ActionKind } from '../actions/kind.js';
 import { ActionKinds } from '../actions/kinds.js';
 import { ServiceExecutor, type ServiceRunner } from '../executions/service-executor.js';
-import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type EgressSettings, type GitSettings, type NotifySettings } from '../config/config.js';
+import { AZURE_DEFAULTS, CLI_MACHINE_DEFAULTS, GIT_DEFAULTS, RENDER_DEFAULTS, type AzureEndpoints, type CliMachineSettings, type EgressSettings, type GitSettings, type NotifySettings, type RenderSettings } from '../config/config.js';
 import { Metrics } from '../metrics/registry.js';
 import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
@@ -126,6 +127,10 @@ export interface AppDeps {
   cli?: Partial<CliMachineSettings>;
   /** How runbooks are read from git repositories (config PITCREW_GIT_*); a temp cache unless set. */
   git?: Partial<GitSettings>;
+  /** How graph snapshots are drawn (config PITCREW_SNAPSHOT_RENDER_*): one thread unless set. */
+  render?: Partial<RenderSettings>;
+  /** The chart renderer's thread code: the built one beside the service's; tests run the sources. */
+  renderWorker?: RenderWorkerEntry;
   /** How often a cloud action reads its instance's state while waiting (5 s; tests shorten it). */
   cloudPollMs?: number;
   webhookBodyLimitBytes: number;
@@ -258,7 +263,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     describeAction: (spec) => kinds.describe(spec),
   });
   const cli = { ...CLI_MACHINE_DEFAULTS, ...deps.cli };
-  const snapshots = new SnapshotRunner({ db: deps.store.db, box: secretBox, fetch: toolFetch, sources: graphSources({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), logger: deps.logger, clock });
+  const snapshots = new SnapshotRunner({ db: deps.store.db, box: secretBox, fetch: toolFetch, sources: graphSources({ awsEndpoint: deps.awsEndpoint, stsEndpoint: deps.awsStsEndpoint }), logger: deps.logger, clock,
+    render: new RenderPool({ ...RENDER_DEFAULTS, ...deps.render }, deps.renderWorker ?? RENDER_WORKER),
+  });
   const executor = new ServiceExecutor({
     db: deps.store.db, ledger: { claimForService: (...a) => ledger.claimForService(...a), move: (...a) => ledger.move(...a), serviceResult: (result) => ledger.serviceResult(result) },
     nodeId, logger: deps.logger, pollMs: deps.serviceExecutorPollMs ?? 1000, clock, output: (id, stream, chunk) => live.output(id, stream, chunk),

@@ -17,6 +17,7 @@ import type { Dialect, Store } from '../../src/store/database.js';
 import { bootstrapTenant, type BootstrapResult } from '../../src/tenants/bootstrap.js';
 import { AGENT_BUNDLE } from './agents.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+import { SOURCE_RENDER_WORKER } from './render-worker.js';
 
 /** The starter runbooks, as the built server reads them (src/cli/server.ts). */
 export const RUNBOOK_LIBRARY = RunbookLibrary.load(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..', STARTER_DIR));
@@ -170,6 +171,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     metricsToken: options.metricsToken,
     extraKinds: options.extraKinds,
     git: { cacheDir: path.join(database.dataDir, 'git'), ...options.git },
+    renderWorker: SOURCE_RENDER_WORKER,
     sessions: options.sessions,
     importSink: options.importSink,
     importPollMs: options.importPollMs ?? 3_600_000,

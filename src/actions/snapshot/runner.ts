@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { PolicyFetch } from '../../egress/fetch.js';
 import { PitcrewError } from '../../errors/catalogue.js';
-import type { RunEnd, ServiceRunner } from '../../executions/service-executor.js';
+import type { Admission, RunEnd, ServiceRunner } from '../../executions/service-executor.js';
 import { masked, secretsOf } from '../../identity/audit/mask.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import { openReadSecret } from '../../imports/read-secret.js';
@@ -13,7 +13,7 @@ import { importSettings } from '../../integrations/import-settings.js';
 import { getIntegration } from '../../integrations/repository.js';
 import type { IntegrationType } from '../../integrations/schema.js';
 import type { CapturedImage, SnapshotPreviewRequest } from '../../snapshots/preview.js';
-import { renderPng } from '../../snapshots/render.js';
+import type { RenderPool } from '../../snapshots/render-pool.js';
 import { insertSnapshots, MAX_SNAPSHOT_BYTES, type NewSnapshot } from '../../snapshots/repository.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { isGraphSnapshotSpec, type GraphSnapshotSpec } from './kind.js';
@@ -30,6 +30,8 @@ export interface SnapshotRunnerDeps {
   /** The service's fetch under the egress policy: every call to the tenant's tool goes through it. */
   fetch: PolicyFetch;
   sources: (type: IntegrationType) => GraphSource | undefined;
+  /** Draws the numbers a tool answers, in worker threads off the event loop. */
+  render: RenderPool;
   logger: Pick<FastifyBaseLogger, 'warn'>;
   clock?: () => number;
 }
@@ -37,16 +39,33 @@ export interface SnapshotRunnerDeps {
 /**
  * Runs graph_snapshot executions in this process (executions/service-executor.ts): the
  * integration's tool read with its read-only credential through its graph source, numbers drawn
- * (snapshots/render.ts), images stored with the execution. A failure names the tool, the query and
- * what the tool answered, with the credential blotted out.
+ * (snapshots/render-pool.ts), images stored with the execution. A failure names the tool, the query and
+ * what the tool answered, with the credential blotted out. At most as many captures run at once as
+ * the renderer takes pictures (its threads and its queue): the others wait queued.
  */
 export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_process' }> {
   readonly kind = 'graph_snapshot';
   readonly mode = 'in_process';
   private readonly clock: () => number;
+  private capturing = 0;
 
   constructor(private readonly deps: SnapshotRunnerDeps) {
     this.clock = deps.clock ?? Date.now;
+  }
+
+  admit(): Admission {
+    if (this.capturing >= this.deps.render.capacity) return undefined;
+    this.capturing += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.capturing -= 1;
+    };
+  }
+
+  close(): void {
+    void this.deps.render.close();
   }
 
   async run(execution: ExecutionRow, signal: AbortSignal): Promise<RunEnd> {
@@ -86,7 +105,7 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
       secrets = typeof secret === 'string' ? [secret] : secretsOf(secret);
       const graphs = await source.capture({ config, secret, graphs: spec.graphs, alert: spec.alert, ...window, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT, fetch: this.deps.fetch, signal });
       const images: CapturedImage[] = [];
-      for (const graph of graphs) images.push(await this.draw(graph, window, spec.alert.startedAt));
+      for (const graph of graphs) images.push(await this.draw(graph, window, spec.alert.startedAt, signal));
       return { tool: source.tool, images };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -95,10 +114,10 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
     }
   }
 
-  private async draw(graph: Graph, window: { from: number; to: number }, startedAt: number): Promise<CapturedImage> {
+  private async draw(graph: Graph, window: { from: number; to: number }, startedAt: number, signal: AbortSignal): Promise<CapturedImage> {
     const image = graph.kind === 'image'
       ? { contentType: graph.contentType, bytes: graph.bytes, width: graph.width, height: graph.height }
-      : await renderPng({ title: graph.title, series: graph.series, threshold: graph.threshold, unit: graph.unit, ...window, startedAt, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT });
+      : await this.deps.render.renderPng({ title: graph.title, series: graph.series, threshold: graph.threshold, unit: graph.unit, ...window, startedAt, width: SNAPSHOT_WIDTH, height: SNAPSHOT_HEIGHT }, signal);
     if (image.bytes.byteLength > MAX_SNAPSHOT_BYTES) {
       throw new PitcrewError('PITCREW_ERR_VALIDATION', `the graph "${graph.title}" is ${image.bytes.byteLength} bytes, over the ${MAX_SNAPSHOT_BYTES} a snapshot may keep: nothing was stored`);
     }

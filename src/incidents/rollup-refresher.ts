@@ -33,15 +33,15 @@ const ANALYZE_AFTER_DAYS = 7;
 const TENANTS_PER_PASS = 100;
 
 /**
- * After a pass, the next waits this many times as long as it took (at most MAX_REST_MS): the
+ * After a pass, the next waits this many times as long as it took (at most MAX_REST_INTERVALS): the
  * background spends at most ~2 % of the process's time recomputing. Under a steady stream of
  * resolutions today is stale again at every pass, and a pass recomputes the day whole (~45 ms at
  * 60,000 incidents resolved that day): once a second, that was ~7 % of the alert ingest's time
  * (bench/alerts.js, fire+resolve; issue 38). An analytics call still recomputes the stale days it reads.
  */
 const PASS_SPACING = 50;
-/** A long pass (a million incidents landed at once) does not silence the background for longer. */
-const MAX_REST_MS = 30_000;
+/** A long pass (a million incidents landed at once) silences the background for at most this many of its intervals. */
+const MAX_REST_INTERVALS = 10;
 
 /**
  * Recomputes the incident rollups' stale days in the background, on every node (issue 38: the
@@ -61,8 +61,12 @@ export class RollupRefresher {
 
   constructor(private readonly deps: RollupRefresherDeps) {}
 
+  private get intervalMs(): number {
+    return this.deps.intervalMs ?? 1000;
+  }
+
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.deps.intervalMs ?? 1000).unref();
+    this.timer = setInterval(() => this.tick(), this.intervalMs).unref();
   }
 
   /** Stops looking and waits for the pass under way. */
@@ -81,7 +85,7 @@ export class RollupRefresher {
       .finally(() => {
         this.pass = undefined;
         const ended = performance.now();
-        this.restAt = ended + Math.min((ended - started) * PASS_SPACING, MAX_REST_MS);
+        this.restAt = ended + Math.min((ended - started) * PASS_SPACING, this.intervalMs * MAX_REST_INTERVALS);
       });
   }
 

@@ -138,6 +138,7 @@ async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activi
   const user = await findUserByEmail(deps.db, email);
   const membership = user ? await membershipOf(deps.db, user.id, channel.tenantId) : undefined;
   if (!user || !membership) return refused(`${email} is not a member of this pitcrew tenant: nothing was done. Ask an admin to invite you, or decide on the execution's page`);
+  const who = user.email ?? email;
   try {
     const row = await decideApproval(deps, channel.tenantId, executionId, verdict, { userId: user.id, email: user.email, role: membership.role, via: 'teams' }, async (tx, after) => {
       await appendAuditIn(deps.db, tx, {
@@ -146,9 +147,9 @@ async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activi
       });
     });
     deps.decided(row);
-    return { text: `${verdict === 'approve' ? 'Approved' : 'Rejected'} by ${email}.`, attention: verdict === 'reject' };
+    return { text: `${verdict === 'approve' ? 'Approved' : 'Rejected'} by ${who}.`, attention: verdict === 'reject' };
   } catch (error) {
-    if (error instanceof PitcrewError) return refused(`${email}: ${error.message}`);
+    if (error instanceof PitcrewError) return refused(`${who}: ${error.message}`);
     throw error;
   }
 }

@@ -65,7 +65,9 @@ export class BotTokenCheck {
     if (key?.endorsements && !key.endorsements.includes(activity.channelId)) {
       throw new BotTokenRefused(`the token's signing key is not endorsed for the channel "${activity.channelId}"`);
     }
-    const serviceUrl = result.payload.serviceUrl;
+    // Microsoft's prose says serviceUrl; the tokens carry `serviceurl` (botbuilder-js
+    // botframework-connector src/auth/authenticationConstants.ts, ServiceUrlClaim): either is read.
+    const serviceUrl = Object.entries(result.payload).find(([name]) => name.toLowerCase() === 'serviceurl')?.[1];
     if (typeof serviceUrl !== 'string' || serviceUrl !== activity.serviceUrl) {
       throw new BotTokenRefused("the token's serviceUrl claim is not the activity's serviceUrl");
     }

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
+import { TEAMS_BOT_DEFAULTS, type TeamsBotEndpoints } from '../notify/teams/endpoints.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   azure: AzureEndpoints;
   /** PITCREW_GCP_*: where GCP cloud actions get their tokens and call Compute Engine (docs/configuration.md). */
   gcp: GcpEndpoints;
+  /** PITCREW_TEAMS_*: where Teams bots' tokens are checked and got (docs/notifications.md, "Approve from Teams"). */
+  teamsBot: TeamsBotEndpoints;
   logLevel: string;
   /** PITCREW_LOG_FORMAT: JSON lines, or laid out for people; unset, pretty when stdout is a terminal. */
   logFormat: LogFormat;
@@ -219,6 +222,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     awsStsEndpoint,
     azure: azureEndpoints(env, cwd),
     gcp: gcpEndpoints(env),
+    teamsBot: teamsBotEndpoints(env),
     logLevel,
     logFormat: logFormat(env.PITCREW_LOG_FORMAT, stdoutIsTerminal),
     webhookBodyLimitBytes: integer(env, 'PITCREW_WEBHOOK_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
@@ -537,6 +541,12 @@ function gcpEndpoints(env: Env): GcpEndpoints {
   // The SDK takes a host and a port and builds the path itself (/compute/v1/projects/…): a path here would be dropped silently.
   if (new URL(computeUrl).origin !== computeUrl) throw new ConfigError(`PITCREW_GCP_COMPUTE_URL must be an origin (scheme, host and port only), such as https://compute-myendpoint.p.googleapis.com, got "${env.PITCREW_GCP_COMPUTE_URL}"`);
   return { tokenUrl, computeUrl };
+}
+
+function teamsBotEndpoints(env: Env): TeamsBotEndpoints {
+  const openIdMetadataUrl = env.PITCREW_TEAMS_OPENID_METADATA_URL ? httpUrl('PITCREW_TEAMS_OPENID_METADATA_URL', env.PITCREW_TEAMS_OPENID_METADATA_URL, TEAMS_BOT_DEFAULTS.openIdMetadataUrl) : TEAMS_BOT_DEFAULTS.openIdMetadataUrl;
+  const loginUrl = env.PITCREW_TEAMS_LOGIN_URL ? httpUrl('PITCREW_TEAMS_LOGIN_URL', env.PITCREW_TEAMS_LOGIN_URL, TEAMS_BOT_DEFAULTS.loginUrl) : TEAMS_BOT_DEFAULTS.loginUrl;
+  return { openIdMetadataUrl, loginUrl };
 }
 
 function tlsFiles(env: Env): { certFile?: string; keyFile?: string } {

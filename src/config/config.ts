@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Cron } from 'croner';
-import { TEAMS_BOT_DEFAULTS, type TeamsBotEndpoints } from '../notify/teams/endpoints.js';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface Config {
@@ -113,6 +112,32 @@ export const AZURE_DEFAULTS: AzureEndpoints = {
   authorityHost: 'https://login.microsoftonline.com',
   resourceManagerUrl: 'https://management.azure.com',
   caPem: undefined,
+};
+
+/**
+ * Where Microsoft's Bot Framework lives for Teams channels' bots (docs/notifications.md, "Approve
+ * from Teams"). The operator's settings, never a channel's: whoever sets them decides which tokens
+ * pitcrew believes. Tests point them at an emulator.
+ */
+export interface TeamsBotEndpoints {
+  /**
+   * PITCREW_TEAMS_OPENID_METADATA_URL: the OpenID metadata of the Bot Connector's tokens, whose
+   * jwks_uri lists the keys they are signed with (https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-authentication,
+   * "Connector to bot", step 2).
+   */
+  openIdMetadataUrl: string;
+  /**
+   * PITCREW_TEAMS_LOGIN_URL: Microsoft Entra's login service: the bot's token comes from
+   * `{loginUrl}/{tenant}/oauth2/v2.0/token`, the tenant being botframework.com for a multi-tenant
+   * bot (same page, "Bot to connector").
+   */
+  loginUrl: string;
+}
+
+/** Microsoft's own. */
+export const TEAMS_BOT_DEFAULTS: TeamsBotEndpoints = {
+  openIdMetadataUrl: 'https://login.botframework.com/v1/.well-known/openidconfiguration',
+  loginUrl: 'https://login.microsoftonline.com',
 };
 
 /**

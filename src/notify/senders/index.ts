@@ -9,7 +9,7 @@ import { postJson } from './http.js';
 import type { SendResult } from './result.js';
 import { teamsBotOf } from '../teams/bot-settings.js';
 import type { BotConnector } from '../teams/connector.js';
-import { sendApprovalCard } from '../teams/send.js';
+import { sendApprovalCard } from './teams-bot.js';
 import { signedHeaders } from './webhook.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */

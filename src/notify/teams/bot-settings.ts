@@ -1,5 +1,3 @@
-import type { OpenChannel } from '../senders/index.js';
-
 /** A Teams channel's Azure Bot (schema.ts TeamsConfig), with its password opened. */
 export interface TeamsBot {
   appId: string;
@@ -10,7 +8,7 @@ export interface TeamsBot {
 }
 
 /** The channel's bot, or null when it has none (approval requests then go by the incoming webhook, without buttons). */
-export function teamsBotOf(channel: Pick<OpenChannel, 'type' | 'config'>): TeamsBot | null {
+export function teamsBotOf(channel: { type: string; config: Record<string, unknown> }): TeamsBot | null {
   const c = channel.config;
   if (channel.type !== 'teams' || typeof c.botAppId !== 'string' || typeof c.botAppPassword !== 'string') return null;
   if (typeof c.serviceUrl !== 'string' || typeof c.conversationId !== 'string') return null;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { policyFetch, type PolicyFetch } from '../../egress/fetch.js';
 import type { EgressPolicy } from '../../egress/policy.js';
-import { scrub } from '../senders/result.js';
 import type { TeamsBot } from './bot-settings.js';
 import { BOT_CONNECTOR_SCOPE, type TeamsBotEndpoints } from './endpoints.js';
 
@@ -104,7 +103,7 @@ export class BotConnector {
     try {
       return await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (error) {
-      throw new ConnectorError(scrub(`could not reach ${host(url)}: ${(error as Error).message}`, secrets), null, true);
+      throw new ConnectorError(redact(`could not reach ${host(url)}: ${(error as Error).message}`, secrets), null, true);
     }
   }
 }
@@ -115,7 +114,7 @@ function tokenKey(endpoints: TeamsBotEndpoints, bot: TeamsBot): string {
 }
 
 function refusal(url: string, status: number, text: string, secrets: readonly string[]): ConnectorError {
-  const excerpt = text ? `: ${JSON.stringify(scrub(text, secrets))}` : '';
+  const excerpt = text ? `: ${JSON.stringify(redact(text, secrets))}` : '';
   return new ConnectorError(`${host(url)} answered ${status}${excerpt}`, status, status === 408 || status === 429 || status >= 500);
 }
 
@@ -133,4 +132,17 @@ function host(url: string): string {
   } catch {
     return 'the connector';
   }
+}
+
+const EXCERPT_CHARS = 200;
+
+/**
+ * The bot's password and token replaced in a text from a service, cut short (as senders/result.ts
+ * scrub does for the senders; not imported, so that senders may use this folder).
+ */
+function redact(text: string, secrets: readonly string[]): string {
+  let safe = text;
+  for (const secret of secrets) if (secret.length >= 4) safe = safe.split(secret).join('[secret]');
+  safe = safe.replace(/\s+/g, ' ').trim();
+  return safe.length > EXCERPT_CHARS ? `${safe.slice(0, EXCERPT_CHARS)}…` : safe;
 }

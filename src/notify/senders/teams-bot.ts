@@ -1,8 +1,8 @@
 import type { ApprovalNotification } from '../notification.js';
-import type { SendResult } from '../senders/result.js';
-import { approvalCard, shownOf, type CardState } from './approval-card.js';
-import type { TeamsBot, TeamsCardRef } from './bot-settings.js';
-import { ConnectorError, type BotConnector } from './connector.js';
+import type { SendResult } from './result.js';
+import { approvalCard, shownOf, type CardState } from '../teams/approval-card.js';
+import type { TeamsBot, TeamsCardRef } from '../teams/bot-settings.js';
+import { ConnectorError, type BotConnector } from '../teams/connector.js';
 
 /** Posts an approval request as the bot's card; the delivery keeps where it landed, to update it later. */
 export async function sendApprovalCard(connector: BotConnector, bot: TeamsBot, notification: ApprovalNotification): Promise<SendResult> {

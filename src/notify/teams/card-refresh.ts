@@ -26,11 +26,13 @@ export interface CardRefreshDeps {
  */
 export async function refreshTeamsCards(deps: CardRefreshDeps): Promise<number> {
   const { db } = deps;
+  // Channels with a bot first (few, and usually none): the deliveries are then read by channel (its index).
+  const bots = await db.selectFrom('notify_channels').select('id').where('type', '=', 'teams').where('config', 'like', '%"botAppId"%').execute();
+  if (bots.length === 0) return 0;
   const open = await db.selectFrom('notify_deliveries as d')
     .innerJoin('notify_messages as m', 'm.id', 'd.message_id')
-    .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
     .select(['d.id', 'd.channel_id', 'd.message_ref', 'm.body'])
-    .where('c.type', '=', 'teams').where('m.kind', '=', 'approval').where('d.message_ref', 'is not', null)
+    .where('d.channel_id', 'in', bots.map((b) => b.id)).where('m.kind', '=', 'approval').where('d.message_ref', 'is not', null)
     .where('d.message_ref', 'not like', '%"settled":true%')
     .orderBy('d.id').limit(CARDS_PER_PASS).execute();
   let updated = 0;

@@ -172,6 +172,7 @@ describe.each(testDialects())('approvals from Microsoft Teams on %s', (dialect) 
     await waitFor(async () => (await get(undecided.id)).state === 'expired', 'the expiry');
     await waitFor(() => texts(latest(undecided.card)).includes('expired undecided, never ran'), 'the card updated with the expiry');
     expect(undecided.runs()).toBe(0);
+    expect((await click('29:operator', 'approve', undecided.id)).text).toMatch(/expired before anyone decided .*your approval changed nothing/);
     // Settled cards are updated no more.
     const updates = undecided.card.updates.length;
     await env.app.context.notifier.pass();
@@ -194,6 +195,20 @@ describe.each(testDialects())('approvals from Microsoft Teams on %s', (dialect) 
     const audit = (await env.api('GET', '/api/v1/audit?targetType=channel&limit=100')).json();
     expect(JSON.stringify(audit)).not.toContain(PASSWORD);
     expect(env.logs.join('')).not.toContain(PASSWORD);
+  });
+
+  it("gets a single-tenant bot's token from its own tenant", async () => {
+    const single = teams.register({ appId: 'a1b2c3d4-0000-4000-8000-0000000051e7', appPassword: `${PASSWORD}-single`, tenantId: 'contoso.onmicrosoft.com' });
+    const rule = await env.createWebhookRule({ name: 'single tenant', approval: { required: true }, action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } } });
+    await createChannel(env, {
+      name: 'single-tenant bot', type: 'teams', mode: 'all', ruleIds: [rule.id],
+      config: { webhookUrl: 'http://127.0.0.1:9/hook', botAppId: single.appId, botAppPassword: single.appPassword, botTenantId: 'contoso.onmicrosoft.com', serviceUrl: teams.serviceUrl, conversationId: single.conversationId },
+    });
+    const reply = await env.webhook(rule.triggerId, { HostName: 'db-1', AlarmName: 'disk_full' });
+    const id = (reply.json().executionIds as string[])[0]!;
+    // The emulator refuses the token at any other tenant (AADSTS90002), so a posted card proves the path.
+    const card = await waitFor(() => teams.activities.find((a) => a.appId === single.appId && JSON.stringify(a.body).includes(id)), 'the card posted by the single-tenant bot');
+    expect(card.conversationId).toBe(single.conversationId);
   });
 
   it('refuses bot settings without the password or conversation', async () => {

@@ -133,7 +133,8 @@ async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activi
     return undefined;
   });
   if (member === undefined) return refused('pitcrew could not ask Teams who you are (the Bot Connector did not answer): nothing was done; try again in a moment');
-  const email = member?.email ?? member?.userPrincipalName;
+  if (member === null) return refused('Teams does not know you as a member of this conversation, so pitcrew cannot tell who you are: nothing was done');
+  const email = member.email ?? member.userPrincipalName;
   if (!email) return refused('Teams gave no e-mail for you, so pitcrew cannot tell which member you are: nothing was done');
   const user = await findUserByEmail(deps.db, email);
   const membership = user ? await membershipOf(deps.db, user.id, channel.tenantId) : undefined;

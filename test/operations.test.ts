@@ -32,6 +32,7 @@ vi.mock('fastify', async (importOriginal) => {
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/{apiKey}/{triggerId}', '/api/trigger/channel/webhook/{apiKey}/{triggerId}'];
 const INTEGRATION_PATH = '/api/v1/trigger/channel/{type}/{apiKey}/{integrationId}';
+const TEAMS_PATH = '/api/v1/chat/teams/activities';
 // The document does not describe itself.
 const UNDOCUMENTED = new Set(['GET /api/v1/openapi.json']);
 
@@ -177,12 +178,19 @@ describe('operations', () => {
       expect(Object.keys(post!.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '413', '415', '429', '503']);
     });
 
+    it("documents Teams' activities without a pitcrew credential: the Bot Connector's signed token authenticates", () => {
+      const post = doc.paths[TEAMS_PATH]?.post as { security?: unknown[]; responses: Record<string, unknown> } | undefined;
+      expect(post).toBeDefined();
+      expect(post!.security).toEqual([]);
+      expect(Object.keys(post!.responses)).toEqual(expect.arrayContaining(['200', '401']));
+    });
+
     it('marks agent enrolment as needing the API key', () => {
       expect(doc.paths['/api/v1/agents/enrol']!.post!.security).toEqual([{ apiKey: [] }]);
     });
 
     it('marks every management route as needing a token or session, but the sign-in routes', () => {
-      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== '/api/v1/agents/enrol');
+      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== TEAMS_PATH && path !== '/api/v1/agents/enrol');
       expect(management.length).toBeGreaterThan(5);
       for (const [path, item] of management) {
         for (const [method, operation] of Object.entries(item)) {

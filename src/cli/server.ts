@@ -46,6 +46,7 @@ export async function runServer(config: Config): Promise<number> {
     awsStsEndpoint: config.awsStsEndpoint,
     azure: config.azure,
     gcp: config.gcp,
+    teamsBot: config.teamsBot,
     cli: config.cli,
     git: config.git,
     render: config.render,

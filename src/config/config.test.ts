@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       azure: { authorityHost: 'https://login.microsoftonline.com', resourceManagerUrl: 'https://management.azure.com', caPem: undefined },
       gcp: { tokenUrl: 'https://oauth2.googleapis.com/token', computeUrl: 'https://compute.googleapis.com' },
+      teamsBot: { openIdMetadataUrl: 'https://login.botframework.com/v1/.well-known/openidconfiguration', loginUrl: 'https://login.microsoftonline.com' },
       logLevel: 'info',
       logFormat: 'json',
       webhookBodyLimitBytes: 256 * 1024,
@@ -132,6 +133,7 @@ describe('loadConfig', () => {
       awsStsEndpoint: 'https://sts.eu-west-1.amazonaws.com',
       azure: { authorityHost: 'https://login.microsoftonline.us', resourceManagerUrl: 'https://management.usgovcloudapi.net', caPem: undefined },
       gcp: { tokenUrl: 'https://oauth2-pitcrew.p.googleapis.com/token', computeUrl: 'https://compute-pitcrew.p.googleapis.com' },
+      teamsBot: { openIdMetadataUrl: 'https://login.botframework.com/v1/.well-known/openidconfiguration', loginUrl: 'https://login.microsoftonline.com' },
       logLevel: 'debug',
       logFormat: 'pretty',
       webhookBodyLimitBytes: 1024,
@@ -212,6 +214,9 @@ describe('loadConfig', () => {
   });
 
   it('takes the GCP token URL whole and the Compute endpoint as an origin, never a path the SDK would drop', () => {
+    expect(loadConfig({ PITCREW_TEAMS_OPENID_METADATA_URL: 'http://127.0.0.1:8090/v1/.well-known/openidconfiguration', PITCREW_TEAMS_LOGIN_URL: 'http://127.0.0.1:8090' }, cwd).teamsBot)
+      .toEqual({ openIdMetadataUrl: 'http://127.0.0.1:8090/v1/.well-known/openidconfiguration', loginUrl: 'http://127.0.0.1:8090' });
+    expect(() => loadConfig({ PITCREW_TEAMS_LOGIN_URL: 'login.microsoftonline.com' }, cwd)).toThrow(/PITCREW_TEAMS_LOGIN_URL must be an absolute URL/);
     expect(loadConfig({ PITCREW_GCP_TOKEN_URL: 'http://127.0.0.1:8085/token', PITCREW_GCP_COMPUTE_URL: 'http://127.0.0.1:8086' }, cwd).gcp).toEqual({ tokenUrl: 'http://127.0.0.1:8085/token', computeUrl: 'http://127.0.0.1:8086' });
     expect(() => loadConfig({ PITCREW_GCP_COMPUTE_URL: 'https://proxy.example/compute' }, cwd)).toThrow(/PITCREW_GCP_COMPUTE_URL must be an origin \(scheme, host and port only\).*got "https:\/\/proxy\.example\/compute"/);
     expect(() => loadConfig({ PITCREW_GCP_TOKEN_URL: 'https://oauth2.example/token?x=1' }, cwd)).toThrow(/PITCREW_GCP_TOKEN_URL must be a URL without a query/);

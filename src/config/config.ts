@@ -23,6 +23,8 @@ export interface Config {
   azure: AzureEndpoints;
   /** PITCREW_GCP_*: where GCP cloud actions get their tokens and call Compute Engine (docs/configuration.md). */
   gcp: GcpEndpoints;
+  /** PITCREW_TEAMS_*: where Teams bots' tokens are checked and got (docs/notifications.md, "Approve from Teams"). */
+  teamsBot: TeamsBotEndpoints;
   logLevel: string;
   /** PITCREW_LOG_FORMAT: JSON lines, or laid out for people; unset, pretty when stdout is a terminal. */
   logFormat: LogFormat;
@@ -123,6 +125,32 @@ export const AZURE_DEFAULTS: AzureEndpoints = {
   authorityHost: 'https://login.microsoftonline.com',
   resourceManagerUrl: 'https://management.azure.com',
   caPem: undefined,
+};
+
+/**
+ * Where Microsoft's Bot Framework lives for Teams channels' bots (docs/notifications.md, "Approve
+ * from Teams"). The operator's settings, never a channel's: whoever sets them decides which tokens
+ * pitcrew believes. Tests point them at an emulator.
+ */
+export interface TeamsBotEndpoints {
+  /**
+   * PITCREW_TEAMS_OPENID_METADATA_URL: the OpenID metadata of the Bot Connector's tokens, whose
+   * jwks_uri lists the keys they are signed with (https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-authentication,
+   * "Connector to bot", step 2).
+   */
+  openIdMetadataUrl: string;
+  /**
+   * PITCREW_TEAMS_LOGIN_URL: Microsoft Entra's login service: the bot's token comes from
+   * `{loginUrl}/{tenant}/oauth2/v2.0/token`, the tenant being botframework.com for a multi-tenant
+   * bot (same page, "Bot to connector").
+   */
+  loginUrl: string;
+}
+
+/** Microsoft's own. */
+export const TEAMS_BOT_DEFAULTS: TeamsBotEndpoints = {
+  openIdMetadataUrl: 'https://login.botframework.com/v1/.well-known/openidconfiguration',
+  loginUrl: 'https://login.microsoftonline.com',
 };
 
 /**
@@ -232,6 +260,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
     awsStsEndpoint,
     azure: azureEndpoints(env, cwd),
     gcp: gcpEndpoints(env),
+    teamsBot: teamsBotEndpoints(env),
     logLevel,
     logFormat: logFormat(env.PITCREW_LOG_FORMAT, stdoutIsTerminal),
     webhookBodyLimitBytes: integer(env, 'PITCREW_WEBHOOK_BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
@@ -555,6 +584,12 @@ function gcpEndpoints(env: Env): GcpEndpoints {
   // The SDK takes a host and a port and builds the path itself (/compute/v1/projects/…): a path here would be dropped silently.
   if (new URL(computeUrl).origin !== computeUrl) throw new ConfigError(`PITCREW_GCP_COMPUTE_URL must be an origin (scheme, host and port only), such as https://compute-myendpoint.p.googleapis.com, got "${env.PITCREW_GCP_COMPUTE_URL}"`);
   return { tokenUrl, computeUrl };
+}
+
+function teamsBotEndpoints(env: Env): TeamsBotEndpoints {
+  const openIdMetadataUrl = env.PITCREW_TEAMS_OPENID_METADATA_URL ? httpUrl('PITCREW_TEAMS_OPENID_METADATA_URL', env.PITCREW_TEAMS_OPENID_METADATA_URL, TEAMS_BOT_DEFAULTS.openIdMetadataUrl) : TEAMS_BOT_DEFAULTS.openIdMetadataUrl;
+  const loginUrl = env.PITCREW_TEAMS_LOGIN_URL ? httpUrl('PITCREW_TEAMS_LOGIN_URL', env.PITCREW_TEAMS_LOGIN_URL, TEAMS_BOT_DEFAULTS.loginUrl) : TEAMS_BOT_DEFAULTS.loginUrl;
+  return { openIdMetadataUrl, loginUrl };
 }
 
 function tlsFiles(env: Env): { certFile?: string; keyFile?: string } {

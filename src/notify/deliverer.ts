@@ -11,6 +11,7 @@ import type { EgressPolicy } from '../egress/policy.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 import { counted } from '../errors/counts.js';
 import { mailImages } from './mail-images.js';
+import type { BotConnector } from './teams/connector.js';
 
 export interface DelivererOptions {
   nodeId: string;
@@ -22,6 +23,8 @@ export interface DelivererOptions {
   concurrency: number;
   /** Where sends may connect. */
   egress: EgressPolicy;
+  /** The Bot Connector, for Teams channels with a bot. */
+  teams?: BotConnector;
 }
 
 export interface DelivererDeps {
@@ -109,7 +112,7 @@ export class Deliverer {
       const recipients = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]) : null;
       const images = channel.type === 'email' ? await mailImages(db, delivery.tenant_id, notification) : [];
       const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients, images };
-      result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress });
+      result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress, ...(options.teams ? { teams: options.teams } : {}) });
     } catch (error) {
       // Secrets that do not open (another key) will not open on a retry either.
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };
@@ -124,7 +127,7 @@ export class Deliverer {
     const retry = !result.ok && result.retryable && attempt < options.maxAttempts;
     const waitMs = retry ? backoffMs(attempt, options.backoffBaseMs, options.backoffMaxMs, result.retryAfterMs) : 0;
     const set = result.ok
-      ? { state: 'delivered', delivered_at: now, last_error: null }
+      ? { state: 'delivered', delivered_at: now, last_error: null, ...(result.messageRef ? { message_ref: result.messageRef } : {}) }
       : retry
         ? { state: 'pending', next_attempt_at: now + waitMs, last_error: result.error }
         : { state: 'failed', last_error: result.retryable ? `${result.error} (gave up after ${counted(attempt, 'attempt')})` : result.error };

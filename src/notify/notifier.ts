@@ -21,6 +21,7 @@ import type { TestNotification } from './notification.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { sendNotification, type SendResult } from './senders/index.js';
 import { SIGNED_LINK_PURPOSE } from '../snapshots/signed-link.js';
+import type { BotConnector } from './teams/connector.js';
 
 export interface NotifierDeps {
   store: Store;
@@ -33,6 +34,8 @@ export interface NotifierDeps {
   settings: NotifySettings;
   /** An execution's spec in words (actions/kinds.ts), for run notifications. */
   describeAction: DescribeAction;
+  /** The Bot Connector, for Teams channels with a bot (teams/connector.ts). */
+  teams?: BotConnector;
   /** Other duties of the notifier's loop (escalations to send). */
   duties?: Array<() => Promise<unknown>>;
 }
@@ -68,7 +71,7 @@ export class Notifier {
       dialect: store.dialect,
       box: deps.box,
       logger: deps.logger,
-      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, egress: deps.egress, ...settings },
+      options: { nodeId: deps.nodeId, concurrency: SEND_CONCURRENCY, egress: deps.egress, ...(deps.teams ? { teams: deps.teams } : {}), ...settings },
       settled: () => this.wake(),
     });
   }

@@ -16,7 +16,7 @@ export type ChannelMode = (typeof CHANNEL_MODES)[number];
 export const SECRET_FIELDS: Record<ChannelType, readonly string[]> = {
   email: ['password'],
   slack: ['webhookUrl'],
-  teams: ['webhookUrl'],
+  teams: ['webhookUrl', 'botAppPassword'],
   mattermost: ['webhookUrl'],
   google_chat: ['webhookUrl'],
   webhook: ['secret'],
@@ -45,12 +45,34 @@ const EmailConfig = Type.Object(
   { additionalProperties: false },
 );
 const ChatConfig = Type.Object({ webhookUrl: HttpUrl }, { additionalProperties: false });
+/*
+ * Teams: the incoming webhook for every message, and optionally an Azure Bot (docs/notifications.md,
+ * "Approve from Teams"): with its app id and password, approval requests are posted by the Bot
+ * Connector as cards with Approve and Reject, to the conversation named here.
+ */
+const TeamsConfig = Type.Object(
+  {
+    webhookUrl: HttpUrl,
+    botAppId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: "the Azure Bot's Microsoft App ID" })),
+    botAppPassword: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "the bot's client secret, write-only" })),
+    botTenantId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9.-]+$', description: 'the Microsoft Entra tenant of a single-tenant bot; absent for a multi-tenant one' })),
+    serviceUrl: Type.Optional(Type.String({ ...HttpUrl, description: "the Bot Connector's service URL of the team (from an activity Teams sent the bot), e.g. https://smba.trafficmanager.net/emea/" })),
+    conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'the Teams channel (conversation) approval requests are posted to, e.g. 19:…@thread.tacv2' })),
+  },
+  {
+    additionalProperties: false,
+    // All the bot settings or none: a bot without its password or conversation could post nothing.
+    dependencies: {
+      botAppId: ['botAppPassword', 'serviceUrl', 'conversationId'], botAppPassword: ['botAppId'], serviceUrl: ['botAppId'], conversationId: ['botAppId'], botTenantId: ['botAppId'],
+    },
+  },
+);
 
 /** What a complete config must hold once merged (secrets may come from what is stored). */
 export const COMPLETE_CONFIG: Record<ChannelType, TObject> = {
   email: EmailConfig,
   slack: ChatConfig,
-  teams: ChatConfig,
+  teams: TeamsConfig,
   mattermost: ChatConfig,
   google_chat: ChatConfig,
   webhook: Type.Object(

@@ -14,6 +14,12 @@ import { LiveExecutions } from '../executions/live.js';
 import { registerExecutionRoutes } from '../executions/routes.js';
 import { APPROVAL_LINK_PURPOSE } from '../executions/approval-link.js';
 import { registerApprovalRoutes } from '../executions/approval-routes.js';
+import { registerTeamsActivityRoute } from '../notify/teams/activities-route.js';
+import { refreshTeamsCards } from '../notify/teams/card-refresh.js';
+import { BotConnector } from '../notify/teams/connector.js';
+import { TEAMS_BOT_DEFAULTS, type TeamsBotEndpoints } from '../notify/teams/endpoints.js';
+import { BotTokenCheck } from '../notify/teams/inbound-token.js';
+import type { ExecutionRow } from '../store/schema.js';
 import type { ExecutionState } from '../executions/states.js';
 import { Placement } from '../executions/placement.js';
 import { Sweeper } from '../executions/sweeper.js';
@@ -172,6 +178,8 @@ export interface AppDeps {
   extraKinds?: { kinds: ActionKind[]; runners: ServiceRunner[] };
   /** How the tools' parsers reach out (SNS certificates); tests give an emulator's. */
   integrationTools?: ToolDeps;
+  /** PITCREW_TEAMS_OPENID_METADATA_URL, PITCREW_TEAMS_LOGIN_URL: where Teams bots' tokens are checked and got; Microsoft's unless set. */
+  teamsBot?: Partial<TeamsBotEndpoints>;
   /** How often the service executor looks for work besides being woken (1 s). */
   serviceExecutorPollMs?: number;
   /** How often each node looks for due cron ticks (1 s). */
@@ -258,8 +266,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const links = new UiLinks(deps.publicUrl);
   const kinds = new ActionKinds(deps.extraKinds?.kinds);
   const escalationRelay = new EscalationRelay(deps.store.db, (escalation) => notifier.escalate(escalation), clock);
+  const teamsBot = { ...TEAMS_BOT_DEFAULTS, ...deps.teamsBot };
+  const botConnector = new BotConnector(egress, teamsBot, { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs);
   const notifier: Notifier = new Notifier({
-    store: deps.store, box: secretBox, egress, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, duties: [() => escalationRelay.run()],
+    store: deps.store, box: secretBox, egress, links, logger: deps.logger, nodeId, settings: { ...NOTIFY_DEFAULTS, ...deps.notify }, teams: botConnector,
+    duties: [() => escalationRelay.run(), () => refreshTeamsCards({ db: deps.store.db, box: secretBox, connector: botConnector, logger: deps.logger })],
     describeAction: (spec) => kinds.describe(spec),
   });
   const cli = { ...CLI_MACHINE_DEFAULTS, ...deps.cli };
@@ -420,6 +431,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     parserOf: toolParsers(deps.integrationTools ?? snsCertificates()),
   }));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
+  const approvalDeps = { db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox] };
+  const approvalDecided = (row: ExecutionRow) => {
+    live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);
+    if (row.state !== 'queued') return;
+    if (row.awaiting_runbook === 1) runbookStage.wake();
+    else if (row.host_id === null) executor.wake();
+    else if (row.held === 0) dispatchQueued([{ id: row.id, hostId: row.host_id }]);
+  };
+  // Authenticated by the Bot Connector's signed token, not a pitcrew credential (notify/teams/inbound-token.ts).
+  await server.register(async (scope) => registerTeamsActivityRoute(scope as Api, {
+    ...approvalDeps, decided: approvalDecided, box: secretBox, connector: botConnector,
+    tokens: new BotTokenCheck(toolFetch, teamsBot.openIdMetadataUrl, { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs),
+  }), { prefix: '/api/v1' });
   await server.register(
     async (scope) => {
       // Every management route declares the role it needs (http/schemas.ts access()); none may forget.
@@ -447,17 +471,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
-      registerApprovalRoutes(scope as Api, {
-        linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE),
-        db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox],
-        decided: (row) => {
-          live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);
-          if (row.state !== 'queued') return;
-          if (row.awaiting_runbook === 1) runbookStage.wake();
-          else if (row.host_id === null) executor.wake();
-          else if (row.held === 0) dispatchQueued([{ id: row.id, hostId: row.host_id }]);
-        },
-      });
+      registerApprovalRoutes(scope as Api, { linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE), ...approvalDeps, decided: approvalDecided });
       registerSnapshotRoutes(scope as Api, {
         db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, linkDays: { ...NOTIFY_DEFAULTS, ...deps.notify }.snapshotLinkDays, publicUrl: deps.publicUrl, preview: (...a) => snapshots.preview(...a),
       });

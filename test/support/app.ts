@@ -92,6 +92,8 @@ export interface TestEnvOptions {
   azure?: AppDeps['azure'];
   /** Where GCP token requests and Compute calls go (an emulator). */
   gcp?: AppDeps['gcp'];
+  /** Where Teams bots' tokens are checked and got (the Bot Framework emulator). */
+  teamsBot?: AppDeps['teamsBot'];
   /** The CLI Machine's settings (the service's defaults unless set). */
   cli?: AppDeps['cli'];
   cloudPollMs?: number;
@@ -164,6 +166,7 @@ export async function startTestEnv(dialect: Dialect, options: TestEnvOptions = {
     awsStsEndpoint: options.awsStsEndpoint,
     azure: options.azure,
     gcp: options.gcp,
+    teamsBot: options.teamsBot,
     cli: options.cli,
     cloudPollMs: options.cloudPollMs ?? 20,
     shutdownGraceMs: options.shutdownGraceMs,

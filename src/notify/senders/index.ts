@@ -7,6 +7,9 @@ import { SECRET_FIELDS, type ChannelType } from '../schema.js';
 import { sendMail, type SmtpSettings } from './email.js';
 import { postJson } from './http.js';
 import type { SendResult } from './result.js';
+import { teamsBotOf } from '../teams/bot-settings.js';
+import type { BotConnector } from '../teams/connector.js';
+import { sendApprovalCard } from './teams-bot.js';
 import { signedHeaders } from './webhook.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */
@@ -39,6 +42,8 @@ export interface MailImage {
 export interface SendOptions {
   timeoutMs: number;
   egress: EgressPolicy;
+  /** The Bot Connector, for Teams channels with a bot (teams/connector.ts). */
+  teams?: BotConnector;
 }
 
 export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, options: SendOptions): Promise<SendResult> {
@@ -58,8 +63,13 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
       const headers = signedHeaders(channel.config.secret as string, raw, meta.deliveryId);
       return postJson(channel.config.url as string, undefined, headers, options, secrets, raw);
     }
+    case 'teams': {
+      // An approval request by the channel's bot carries Approve and Reject (teams/approval-card.ts).
+      const bot = teamsBotOf(channel);
+      if (bot && options.teams && notification.kind === 'approval' && !notification.timedOut) return sendApprovalCard(options.teams, bot, notification);
+      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
+    }
     case 'slack':
-    case 'teams':
     case 'mattermost':
     case 'google_chat':
       return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);

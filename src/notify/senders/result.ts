@@ -1,6 +1,9 @@
-/** How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535". */
+/**
+ * How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535".
+ * `messageRef`: where a chat message landed, for a platform that can update it (JSON, migration 0036).
+ */
 export type SendResult =
-  | { ok: true; status: string | null }
+  | { ok: true; status: string | null; messageRef?: string }
   | { ok: false; status: string | null; error: string; retryable: boolean; retryAfterMs?: number };
 
 const EXCERPT_CHARS = 200;

@@ -26,6 +26,12 @@ export interface ChannelConfigView {
   to?: string[];
   requireTls?: boolean;
   ca?: string;
+  /** Teams: the Azure Bot that posts approval requests with Approve and Reject. */
+  botAppId?: string;
+  botAppPasswordSet?: boolean;
+  botTenantId?: string;
+  serviceUrl?: string;
+  conversationId?: string;
 }
 
 export interface Channel {

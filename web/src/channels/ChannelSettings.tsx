@@ -24,6 +24,13 @@ function configRows(channel: Channel): Definition[] {
         ['URL', <span className="mono">{config.url ?? ''}</span>],
         ['Signing secret', set(config.secretSet)],
       ];
+    case 'teams':
+      return [
+        ['Webhook URL', <span className="mono">{config.webhookUrl ?? 'not set'}</span>],
+        ['Approvals bot', config.botAppId
+          ? <span><span className="mono">{config.botAppId}</span>{config.botTenantId ? ` (tenant ${config.botTenantId})` : ''}, password {set(config.botAppPasswordSet)}; posts to <span className="mono">{config.conversationId ?? ''}</span> at <span className="mono">{config.serviceUrl ?? ''}</span></span>
+          : <span className="muted">none: approval requests come without Approve and Reject</span>],
+      ];
     default:
       return [['Webhook URL', <span className="mono">{config.webhookUrl ?? 'not set'}</span>]];
   }

@@ -8,6 +8,7 @@ import { Loadable } from '../../ui/states';
 import { MODE_HELP, MODE_LABELS, TYPE_HELP, TYPE_LABELS } from '../labels';
 import { useChannel, useCreateChannel, useUpdateChannel } from '../queries';
 import { ChatFields } from './ChatFields';
+import { TeamsBotFields } from './TeamsBotFields';
 import { EmailFields } from './EmailFields';
 import type { FieldsProps } from './fields';
 import { channelErrorsFrom, checkChannelForm, emptyChannelForm, formFromChannel, NO_SECRETS, storedSecrets, toChannelInput, toChannelPatch, type ChannelErrors, type ChannelField, type ChannelForm } from './form';
@@ -33,6 +34,7 @@ const MODE_CHOICES = CHANNEL_MODES.map((mode) => ({ value: mode, title: MODE_LAB
 function TypeFields(props: FieldsProps) {
   if (props.form.type === 'email') return <EmailFields {...props} />;
   if (props.form.type === 'webhook') return <WebhookFields {...props} />;
+  if (props.form.type === 'teams') return <><ChatFields {...props} /><TeamsBotFields {...props} /></>;
   return <ChatFields {...props} />;
 }
 

@@ -38,6 +38,22 @@ describe('the channel form', () => {
     expect(checkChannelForm({ ...formFromChannel(email), to: 'nobody' }, storedSecrets(email))).toEqual({ to: '“nobody” is not an email address' });
   });
 
+  it('sends a Teams channel with its approvals bot, keeps a blank bot password, and removes the bot when its app id is cleared', () => {
+    const form = {
+      ...emptyChannelForm(), name: 'noc', type: 'teams' as const, webhookUrl: 'https://example.webhook.office.com/x',
+      botAppId: ' a1b2 ', botAppPassword: 'secret', serviceUrl: 'https://smba.trafficmanager.net/emea/', conversationId: '19:abc@thread.tacv2',
+    };
+    expect(toChannelInput(form).config).toEqual({ webhookUrl: 'https://example.webhook.office.com/x', botAppId: 'a1b2', botAppPassword: 'secret', serviceUrl: 'https://smba.trafficmanager.net/emea/', conversationId: '19:abc@thread.tacv2' });
+    expect(toChannelInput({ ...form, botAppId: '' }).config).toEqual({ webhookUrl: 'https://example.webhook.office.com/x' });
+    const teams = { ...email, type: 'teams', config: { webhookUrl: 'https://example.webhook.office.com/…(set)', botAppId: 'a1b2', botAppPasswordSet: true, serviceUrl: 'https://smba.trafficmanager.net/emea/', conversationId: '19:abc@thread.tacv2' } } as unknown as Channel;
+    const edited = formFromChannel(teams);
+    expect(edited).toMatchObject({ botAppId: 'a1b2', botAppPassword: '' });
+    expect(checkChannelForm(edited, storedSecrets(teams))).toEqual({});
+    expect(checkChannelForm(edited, NO_SECRETS)).toMatchObject({ botAppPassword: expect.stringMatching(/client secret/) });
+    expect(toChannelPatch(edited).config).toEqual({ botAppId: 'a1b2', serviceUrl: 'https://smba.trafficmanager.net/emea/', conversationId: '19:abc@thread.tacv2', botTenantId: null });
+    expect(toChannelPatch({ ...edited, botAppId: '' }).config).toEqual({ botAppId: null, botAppPassword: null, botTenantId: null, serviceUrl: null, conversationId: null });
+  });
+
   it("places the service's field errors at the form's fields", () => {
     const { errors, unplaced } = channelErrorsFrom([
       { path: '/body/name', message: 'already used by another channel' },

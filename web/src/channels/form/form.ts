@@ -1,12 +1,13 @@
 import type { Channel, ChannelInput, ChannelMode, ChannelPatch, ChannelType } from '../../api/channel-types';
 import type { FieldError } from '../../api/problem';
 import { badAddress, splitAddresses } from '../addresses';
+import { checkTeamsBot, EMPTY_TEAMS_BOT, TEAMS_BOT_FIELDS, teamsBotForm, teamsBotInput, teamsBotPatch, type TeamsBotForm } from './teams-bot';
 
 /**
  * What the channel form edits, for every type at once (switching type keeps what was typed).
  * Secret fields start blank: on an existing channel, blank keeps the stored secret.
  */
-export interface ChannelForm {
+export interface ChannelForm extends TeamsBotForm {
   name: string;
   type: ChannelType;
   mode: ChannelMode;
@@ -36,6 +37,7 @@ export function emptyChannelForm(): ChannelForm {
     name: '', type: 'slack', mode: 'all', everyRule: true, ruleIds: [],
     webhookUrl: '', url: '', secret: '',
     host: '', port: '587', secure: false, requireTls: true, username: '', password: '', from: '', to: '', ca: '',
+    ...EMPTY_TEAMS_BOT,
   };
 }
 
@@ -57,6 +59,7 @@ export function formFromChannel(channel: Channel): ChannelForm {
     from: config.from ?? '',
     to: (config.to ?? []).join('\n'),
     ca: config.ca ?? '',
+    ...teamsBotForm(config),
   };
 }
 
@@ -81,6 +84,8 @@ export function toChannelInput(form: ChannelForm): ChannelInput {
       };
     case 'webhook':
       return { ...common, config: { url: trimmed(form.url), secret: form.secret } };
+    case 'teams':
+      return { ...common, config: { webhookUrl: trimmed(form.webhookUrl), ...teamsBotInput(form) } };
     default:
       return { ...common, config: { webhookUrl: trimmed(form.webhookUrl) } };
   }
@@ -98,12 +103,14 @@ export function toChannelPatch(form: ChannelForm): ChannelPatch {
     }
     case 'webhook':
       return { ...common, config: { url: trimmed(form.url), ...(form.secret ? { secret: form.secret } : {}) } };
+    case 'teams':
+      return { ...common, config: { ...(form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {}), ...teamsBotPatch(form) } };
     default:
       return { ...common, config: form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {} };
   }
 }
 
-const CONFIG_FIELDS: readonly ChannelField[] = ['webhookUrl', 'url', 'secret', 'host', 'port', 'secure', 'requireTls', 'username', 'password', 'from', 'to', 'ca'];
+const CONFIG_FIELDS: readonly ChannelField[] = ['webhookUrl', 'url', 'secret', 'host', 'port', 'secure', 'requireTls', 'username', 'password', 'from', 'to', 'ca', ...TEAMS_BOT_FIELDS];
 
 /** The service's field errors (JSON pointers into the body) at the form's fields; the rest for a banner. */
 export function channelErrorsFrom(fieldErrors: FieldError[]): { errors: ChannelErrors; unplaced: FieldError[] } {
@@ -126,12 +133,14 @@ export interface StoredSecrets {
   webhookUrl: string | null;
   secret: boolean;
   password: boolean;
+  /** Teams: the bot's password is stored. */
+  botAppPassword: boolean;
 }
 
-export const NO_SECRETS: StoredSecrets = { webhookUrl: null, secret: false, password: false };
+export const NO_SECRETS: StoredSecrets = { webhookUrl: null, secret: false, password: false, botAppPassword: false };
 
 export function storedSecrets(channel: Channel): StoredSecrets {
-  return { webhookUrl: channel.config.webhookUrl ?? null, secret: channel.config.secretSet === true, password: channel.config.passwordSet === true };
+  return { webhookUrl: channel.config.webhookUrl ?? null, secret: channel.config.secretSet === true, password: channel.config.passwordSet === true, botAppPassword: channel.config.botAppPasswordSet === true };
 }
 
 /** Quick checks before sending; the service checks everything again. */
@@ -160,6 +169,7 @@ export function checkChannelForm(form: ChannelForm, stored: StoredSecrets): Chan
       break;
     default:
       if (form.webhookUrl.trim() || !stored.webhookUrl) set('webhookUrl', HTTP_URL.test(form.webhookUrl.trim()) ? undefined : 'paste the webhook URL, starting with https://');
+      if (form.type === 'teams') checkTeamsBot(form, stored.botAppPassword, set);
   }
   return errors;
 }

@@ -49,7 +49,9 @@ const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16,
 const AGENT_STABLE_MS = 30_000;
 const HEARTBEAT_SECONDS = number('PITCREW_AGENT_HEARTBEAT_SECONDS', 15, 1);
 const total = SIZES.reduce((a, b) => a + b, 0);
-const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total, 10);
+// Each restart (two servers × each TLS resumption mode) waits 30 s for the connections to be stable, then for all to be back.
+const restarts = RESTART ? 2 * RESUME_MODES.length : 0;
+const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total + restarts * (40 * SIZES.length + 0.01 * total), 10);
 /** Nothing may take longer than this: all online, all finished. */
 const PHASE_TIMEOUT_MS = Math.max(120_000, total * 12);
 const TARGET_BACK_AFTER_READY_S = 10;

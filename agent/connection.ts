@@ -1,3 +1,4 @@
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import WebSocket, { type ClientOptions } from 'ws';
 import { PROTOCOL_VERSION, parseServiceMessage, type AgentMessage, type Hello } from '../src/agents/protocol.js';
 import { Backoff } from './backoff.js';
@@ -22,6 +23,8 @@ export interface ConnectionDeps {
   backoff?: Backoff;
   /** A connection that stayed up this long was stable: the next reconnection starts from the base delay. */
   stableMs?: number;
+  /** false: every connection makes a full TLS handshake (bench/fleet.js measures both ways). */
+  resumeTls?: boolean;
 }
 
 /** Nothing to retry: the agent stops with this message. */
@@ -135,7 +138,11 @@ export class Connection {
     url.protocol = server.protocol === 'https:' ? 'wss:' : 'ws:';
     const tls = (await this.serverTrust.options()) as ClientOptions;
     if (this.stopping) return { kind: 'closed', stable: false };
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${credentials.token}` }, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_FRAME, perMessageDeflate: false, ...tls });
+    let tlsSocket: TLSSocket | undefined;
+    const resume: ClientOptions = url.protocol === 'wss:' && this.deps.resumeTls !== false
+      ? { createConnection: ((options: ConnectionOptions) => (tlsSocket = this.serverTrust.connect(options))) as unknown as ClientOptions['createConnection'] }
+      : {};
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${credentials.token}` }, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_FRAME, perMessageDeflate: false, ...tls, ...resume });
     this.socket = socket;
     const send = (message: AgentMessage) => {
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -186,7 +193,9 @@ export class Connection {
           if (message.v !== PROTOCOL_VERSION) log.warn('the service speaks another protocol version', { service: message.v, agent: PROTOCOL_VERSION });
           welcomedAt = Date.now();
           const beat = (this.deps.heartbeatSeconds ?? message.heartbeatSeconds) * 1000;
-          log.info('connected to the service', { hostId: message.hostId, tenantId: message.tenantId, heartbeatSeconds: beat / 1000 });
+          // Whether the TLS session of an earlier connection was resumed (tests and operators read it here).
+          const resumed = tlsSocket ? { tlsResumed: tlsSocket.isSessionReused() } : {};
+          log.info('connected to the service', { hostId: message.hostId, tenantId: message.tenantId, heartbeatSeconds: beat / 1000, ...resumed });
           const reported = hello?.interrupted.map((i) => i.executionId) ?? [];
           void executor.connected({ send }, { hostId: message.hostId, tenantId: message.tenantId }, reported).catch((error: unknown) => log.error('could not resume after connecting', { error: (error as Error).message }));
           const heartbeat = setInterval(() => {

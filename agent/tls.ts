@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { connect, createSecureContext, type ConnectionOptions, type PeerCertificate } from 'node:tls';
+import { connect, createSecureContext, type ConnectionOptions, type PeerCertificate, type TLSSocket } from 'node:tls';
 
 /*
  * How the agent trusts the service. With a pinned fingerprint the agent first fetches the
@@ -61,6 +61,12 @@ export async function tlsOptionsFor(server: URL, trust: Trust): Promise<TlsOptio
  */
 export class ServerTrust {
   private kept: TlsOptions | undefined;
+  /**
+   * The last TLS session the service issued (its ticket), offered on the next connection: a
+   * restarted service, or another node of its cluster, resumes it (src/server/session-tickets.ts)
+   * instead of a full handshake. Only a server holding the ticket key can resume it.
+   */
+  private session: Buffer | undefined;
 
   constructor(
     private readonly server: URL,
@@ -74,7 +80,20 @@ export class ServerTrust {
 
   /** After a failed connection: a certificate this host no longer trusts means fetching again. */
   failed(error: unknown): void {
-    if (isCertificateFailure(error)) this.kept = undefined;
+    if (!isCertificateFailure(error)) return;
+    this.kept = undefined;
+    this.session = undefined;
+  }
+
+  /**
+   * Opens the TLS socket of a connection as `ws` would (its tlsConnect), offering the kept
+   * session and keeping each new one the service sends (TLS 1.3 sends tickets after the handshake).
+   */
+  connect(options: ConnectionOptions): TLSSocket {
+    const host = options.host ?? '';
+    const socket = connect({ ...options, path: undefined, servername: options.servername ?? (isIP(host) ? '' : host), ...(this.session ? { session: this.session } : {}) });
+    socket.on('session', (session: Buffer) => (this.session = session));
+    return socket;
   }
 }
 

@@ -5,7 +5,7 @@
 // agent one `execute` and waits for all the `finished`. No auth, no storage, no validation, no
 // logging: what N TLS WebSockets cost on this machine, measured in the same run.
 //
-// Started by bench/fleet.js as a child process: PORT (127.0.0.1 only), CERT_FILE, KEY_FILE and
+// Started by bench/fleet.js as a child process: PORT (127.0.0.1 only), CERT_FILE, KEY_FILE, TICKET_KEYS and
 // HEARTBEAT_SECONDS from the environment. Prints {"ready":true,"port":N,"at":MS} once it listens (`at`: when, by its own clock).
 // POST /fan-out (on the same port) sends the executes and replies once every result is in.
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,10 @@ import { WebSocketServer } from 'ws';
 
 const env = process.env;
 const heartbeatSeconds = Number(env.HEARTBEAT_SECONDS ?? 15);
-const server = https.createServer({ cert: fs.readFileSync(env.CERT_FILE), key: fs.readFileSync(env.KEY_FILE) }, (request, response) => {
+// TICKET_KEYS (96 hex digits): the same session tickets as pitcrew's (src/server/session-tickets.ts), the
+// same key across this server's restarts, so agents resume their TLS sessions here as they do there.
+const tickets = env.TICKET_KEYS ? { ticketKeys: Buffer.from(env.TICKET_KEYS, 'hex'), sessionTimeout: 7 * 24 * 3600 } : {};
+const server = https.createServer({ cert: fs.readFileSync(env.CERT_FILE), key: fs.readFileSync(env.KEY_FILE), ...tickets }, (request, response) => {
   const url = new URL(request.url, 'https://localhost');
   if (request.method === 'POST' && url.pathname === '/fan-out') return fanOut(response, Number(url.searchParams.get('hosts') ?? Infinity));
   response.writeHead(404).end();

@@ -105,6 +105,7 @@ class NotingBackoff extends Backoff {
 function agentLogger(agent, fleet) {
   const note = (level) => (message, fields = {}) => {
     if (message === 'connected to the service') {
+      if (fields.tlsResumed) fleet.resumed += 1;
       fleet.slots?.give(agent);
       agent.online = true;
       agent.welcomedAt = Date.now();
@@ -126,6 +127,10 @@ export class Fleet {
     this.agents = hosts.map((h) => ({ ...h, credentials: undefined, online: false, welcomedAt: 0, connection: undefined, done: undefined, holdsSlot: false }));
     this.slots = connecting ? new AttemptSlots(connecting) : undefined;
     this.welcomes = 0;
+    /** welcomes on a resumed TLS session */
+    this.resumed = 0;
+    /** false: the agents make a full TLS handshake each time, offering no session (ConnectionDeps.resumeTls) */
+    this.resumeTls = true;
     this.recorded = 0;
     this.misaddressed = 0;
     /** execution id → host names that ran it */
@@ -158,10 +163,13 @@ export class Fleet {
         clear: async () => void (agent.credentials = undefined),
       };
       const host = { hostname: agent.hostname, tags: agent.tags, os: 'Linux (simulated)', arch: 'x64', version: 'bench' };
-      agent.connection = new Connection({
+      const deps = {
         server, trust: { kind: 'pin', fingerprint }, apiKey: undefined, host, credentials: store,
         executor: new SimExecutor(agent, this), log: agentLogger(agent, this), backoff: new NotingBackoff(() => this.slots?.give(agent)),
-      });
+      };
+      // Read at each connection: the bench restarts the server with and without resumption.
+      Object.defineProperty(deps, 'resumeTls', { get: () => this.resumeTls, enumerable: true });
+      agent.connection = new Connection(deps);
       agent.done = agent.connection.run();
     }
   }
@@ -188,9 +196,9 @@ export class Fleet {
     return Math.min(...this.agents.filter((a) => a.welcomedAt >= since).map((a) => a.welcomedAt));
   }
 
-  /** The oldest welcome: connections up this long count as stable for the agents' backoff. */
-  oldestWelcome() {
-    return Math.min(...this.agents.map((a) => a.welcomedAt));
+  /** The newest welcome: once it is up long enough, every connection counts as stable for the agents' backoff. */
+  newestWelcome() {
+    return Math.max(...this.agents.map((a) => a.welcomedAt));
   }
 
   problemText() {

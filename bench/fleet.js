@@ -14,7 +14,7 @@
 //     same data, from the kill and from the moment the new server answers /healthz;
 // and, on pitcrew only, 100 simultaneous webhooks on a rule over 100 hosts: how many answered 202,
 // and how long until their executions all ended (the baseline: 100 fan-outs to 100 hosts).
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -40,6 +40,8 @@ const STORM_WEBHOOKS = Math.round(number('BENCH_FLEET_STORM_WEBHOOKS', 100, 0));
 const STORM_HOSTS = Math.round(number('BENCH_FLEET_STORM_HOSTS', 100, 1));
 // 0 skips the restart: the first server is then stopped, not killed, and writes its CPU profile (the fan-out's).
 const RESTART = env.BENCH_FLEET_RESTART !== '0';
+// One restart per mode, in this order: the agents offer their TLS session (on) or make a full handshake (off).
+const RESUME_MODES = (env.BENCH_FLEET_TLS_RESUME || 'off,on').split(',').map((m) => m.trim()).filter((m) => m === 'on' || m === 'off');
 // Unset: every simulated agent connects when its own timers say, as a real fleet does (fleet-agents.js, AttemptSlots).
 const SIM_CONNECTING = env.BENCH_FLEET_SIM_CONNECTING ? Math.round(number('BENCH_FLEET_SIM_CONNECTING', 0, 1)) : undefined;
 const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16, 1));
@@ -47,7 +49,9 @@ const ENROL_CONCURRENCY = Math.round(number('BENCH_FLEET_ENROL_CONCURRENCY', 16,
 const AGENT_STABLE_MS = 30_000;
 const HEARTBEAT_SECONDS = number('PITCREW_AGENT_HEARTBEAT_SECONDS', 15, 1);
 const total = SIZES.reduce((a, b) => a + b, 0);
-const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total, 10);
+// Each restart (two servers × each TLS resumption mode) waits 30 s for the connections to be stable, then for all to be back.
+const restarts = RESTART ? 2 * RESUME_MODES.length : 0;
+const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total + restarts * (40 * SIZES.length + 0.01 * total), 10);
 /** Nothing may take longer than this: all online, all finished. */
 const PHASE_TIMEOUT_MS = Math.max(120_000, total * 12);
 const TARGET_BACK_AFTER_READY_S = 10;
@@ -124,9 +128,13 @@ function post(port, urlPath, body, { secure = false, ca } = {}) {
   });
 }
 
-/** Waits until the oldest connection has been up long enough for the agents to count it stable. */
+/**
+ * Waits until every connection has been up long enough for its agent to count it stable. Until
+ * 2026-11-29 it waited for the oldest only: agents welcomed late in a slow phase still had the
+ * backoff their last outage grew, and came back up to tens of seconds late (seen with two restarts).
+ */
 async function untilStable(fleet) {
-  const wait = fleet.oldestWelcome() + AGENT_STABLE_MS + 500 - Date.now();
+  const wait = fleet.newestWelcome() + AGENT_STABLE_MS + 500 - Date.now();
   if (wait > 0) {
     progress(`waiting ${(wait / 1000).toFixed(0)} s until every connection is stable (up ${AGENT_STABLE_MS / 1000} s, agent/connection.ts) before the restart`);
     await sleep(wait);
@@ -148,9 +156,11 @@ async function connectAndIdle(fleet, pid, url, fingerprint, alive) {
 }
 
 /** Kill (SIGKILL) and start again; the times until every agent was welcomed again. */
-async function restart(fleet, current, start, alive) {
+async function restart(fleet, current, start, alive, mode) {
   await untilStable(fleet);
   fleet.problems.clear();
+  fleet.resumeTls = mode === 'on';
+  const resumedBefore = fleet.resumed;
   const killedAt = Date.now();
   progress(`SIGKILL to the server at ${new Date(killedAt).toISOString()}`);
   // CPU from the moment the server listened, sampled on threads of their own: this process's
@@ -169,16 +179,16 @@ async function restart(fleet, current, start, alive) {
   await Promise.all([serverCpu.stop(), benchCpu.stop()]);
   const cpu = { server: serverSeconds / window, bench: benchSeconds / window, other: late.other, serverSeconds, benchSeconds };
   const firstAt = fleet.firstWelcome(killedAt);
-  return { handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
+  return { mode, resumed: fleet.resumed - resumedBefore, handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
+async function bareRun(n, fleet, { certFile, keyFile, fingerprint, ticketKeys }) {
   const port = await freePort();
   // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
   const start = async ({ healthTimeoutMs = 15_000, onSpawn = () => {} } = {}) => {
-    const child = spawnChild('bare ws server', [...nodeFlags, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
+    const child = spawnChild('bare ws server', [...nodeFlags, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, TICKET_KEYS: ticketKeys, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
     onSpawn(child.pid);
     let readyAt;
     await waitFor(child, async () => (readyAt = /"ready":true,"port":\d+,"at":(\d+)/.exec(child.output())?.[1]) !== undefined, healthTimeoutMs, 'the bare ws server to listen', 10);
@@ -202,11 +212,12 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint }) {
     out.storm = { ms: Date.now() - t1, ok: replies.filter((r) => r.status === 200).length, executions: replies.reduce((sum, r) => sum + (r.json?.sent ?? 0), 0) };
   }
 
-  if (RESTART) {
-    progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server`);
-    const r = await restart(fleet, server, start, (h) => h.alive());
+  out.restarts = [];
+  for (const mode of RESTART ? RESUME_MODES : []) {
+    progress(`baseline, N=${fmtInt(n)}: kill and restart the bare ws server (TLS resumption ${mode})`);
+    const r = await restart(fleet, server, start, (h) => h.alive(), mode);
     server = r.handle;
-    out.restart = r;
+    out.restarts.push(r);
   }
   await fleet.stop();
   await server.stop(5000);
@@ -260,14 +271,15 @@ async function pitcrewRun(n, fleet, pc, rules) {
     };
   }
 
-  if (RESTART) {
-    progress(`pitcrew, N=${fmtInt(n)}: kill (SIGKILL) and restart the server on the same data`);
-    const r = await restart(fleet, server, pc.startServer, (h) => h.alive());
+  out.restarts = [];
+  for (const mode of RESTART ? RESUME_MODES : []) {
+    progress(`pitcrew, N=${fmtInt(n)}: kill (SIGKILL) and restart the server on the same data (TLS resumption ${mode})`);
+    const r = await restart(fleet, server, pc.startServer, (h) => h.alive(), mode);
     server = r.handle;
-    out.restart = r;
     // The server's own time per hello (hello → welcome): only the restarted server's hellos are in it.
     const text = await fetchMetrics(pc.metricsBase);
-    out.restart.helloBounds = [0.5, 0.99, 1].map((q) => histogramBound(text, 'pitcrew_agent_hello_duration_seconds', q));
+    r.helloBounds = [0.5, 0.99, 1].map((q) => histogramBound(text, 'pitcrew_agent_hello_duration_seconds', q));
+    out.restarts.push(r);
   }
   const online = Number((await reader.all('select count(*) as n from hosts where session_id is not null'))[0].n);
   await fleet.stop();
@@ -313,13 +325,35 @@ async function runSize(n) {
   // The baseline first, while pitcrew idles with no agent; the same agents, credentials and certificate.
   const bareFleet = new Fleet(hosts, { connecting: SIM_CONNECTING });
   bareFleet.agents.forEach((a, i) => (a.credentials = fleet.agents[i].credentials));
-  const bare = await bareRun(n, bareFleet, { certFile, keyFile, fingerprint: pc.fingerprint });
+  const bare = await bareRun(n, bareFleet, { certFile, keyFile, fingerprint: pc.fingerprint, ticketKeys: randomBytes(48).toString('hex') });
   const pitcrew = await pitcrewRun(n, fleet, pc, rules);
   return { n, enrolMs, bare, pitcrew, storage: pc.storage.describe };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Output
+
+/** The rows of one restart of each server, with the same TLS resumption setting. */
+function restartRows(rows, n, a, b) {
+  rows.push(['', `restart (SIGKILL), TLS resumption ${a.mode}: down until listening`, fmtS(a.downMs), fmtS(b.downMs), '']);
+  rows.push(['', '  agents welcomed on a resumed TLS session', `${fmtInt(a.resumed)} of ${fmtInt(n)}`, `${fmtInt(b.resumed)} of ${fmtInt(n)}`, '']);
+  rows.push(['', '  all online again, from the kill', fmtS(a.fromKill), fmtS(b.fromKill), ratio(a.fromKill, b.fromKill)]);
+  rows.push(['', '  all online again, from listening', fmtS(a.fromReady), fmtS(b.fromReady), ratio(a.fromReady, b.fromReady)]);
+  rows.push(['', '  the first agent back, from listening', fmtS(a.firstFromReady), fmtS(b.firstFromReady), '']);
+  rows.push(['', '  hello → welcome in the server: p50, p99, max ≤', fmtBounds(a.helloBounds), 'n/a', '']);
+  rows.push(['', '  server CPU, other procs CPU', `${fmtPct(a.cpu.server)}, ${fmtPct(a.cpu.other)}`, `${fmtPct(b.cpu.server)}, ${fmtPct(b.cpu.other)}`, '']);
+  // What the server itself needs per agent, whoever sets the pace: at 10 s for N agents it may spend 10 s / N of each core.
+  const perAgent = (x) => (x.cpu.serverSeconds * 1000) / n;
+  rows.push(['', '  server CPU per agent back', `${perAgent(a).toFixed(2)} ms`, `${perAgent(b).toFixed(2)} ms`, ratio(perAgent(a), perAgent(b))]);
+  // The simulated agents' side of the same reconnections (TLS client handshakes, hellos), and what both sides together
+  // leave possible on this machine: no run can be back sooner than their CPU divided among its cores, nor sooner than
+  // either process's own CPU (each does its handshakes on one thread; its GC threads make this figure a little short).
+  const benchPerAgent = (x) => (x.cpu.benchSeconds * 1000) / n;
+  rows.push(['', '  bench (agents) CPU per agent back', `${benchPerAgent(a).toFixed(2)} ms`, `${benchPerAgent(b).toFixed(2)} ms`, '']);
+  const floor = ({ cpu }) => 1000 * Math.max(cpu.serverSeconds, cpu.benchSeconds, (cpu.serverSeconds + cpu.benchSeconds) / os.cpus().length);
+  rows.push(['', '  CPU floor: max(server, bench, both ÷ cores)', fmtS(floor(a)), fmtS(floor(b)), '']);
+  rows.push(['', '  bench loop delay p99 / max', fmtLag(a.benchLagMs), fmtLag(b.benchLagMs), '']);
+}
 
 function report(results, seconds) {
   const cpu = os.cpus();
@@ -352,24 +386,7 @@ function report(results, seconds) {
       const same = a.storm.executions === b.storm.executions;
       rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, `${fmtS(b.storm.ms)} (${fmtInt(b.storm.executions)})`, same ? ratio(a.storm.ms, b.storm.ms) : '']);
     }
-    if (!a.restart) continue;
-    rows.push(['', 'restart (SIGKILL): down until listening', fmtS(a.restart.downMs), fmtS(b.restart.downMs), '']);
-    rows.push(['', '  all online again, from the kill', fmtS(a.restart.fromKill), fmtS(b.restart.fromKill), ratio(a.restart.fromKill, b.restart.fromKill)]);
-    rows.push(['', '  all online again, from listening', fmtS(a.restart.fromReady), fmtS(b.restart.fromReady), ratio(a.restart.fromReady, b.restart.fromReady)]);
-    rows.push(['', '  the first agent back, from listening', fmtS(a.restart.firstFromReady), fmtS(b.restart.firstFromReady), '']);
-    rows.push(['', '  hello → welcome in the server: p50, p99, max ≤', fmtBounds(a.restart.helloBounds), 'n/a', '']);
-    rows.push(['', '  server CPU, other procs CPU', `${fmtPct(a.restart.cpu.server)}, ${fmtPct(a.restart.cpu.other)}`, `${fmtPct(b.restart.cpu.server)}, ${fmtPct(b.restart.cpu.other)}`, '']);
-    // What the server itself needs per agent, whoever sets the pace: at 10 s for N agents it may spend 10 s / N of each core.
-    const perAgent = (x) => (x.restart.cpu.serverSeconds * 1000) / r.n;
-    rows.push(['', '  server CPU per agent back', `${perAgent(a).toFixed(2)} ms`, `${perAgent(b).toFixed(2)} ms`, ratio(perAgent(a), perAgent(b))]);
-    // The simulated agents' side of the same reconnections (TLS client handshakes, hellos), and what both sides together
-    // leave possible on this machine: no run can be back sooner than their CPU divided among its cores, nor sooner than
-    // either process's own CPU (each does its handshakes on one thread; its GC threads make this figure a little short).
-    const benchPerAgent = (x) => (x.restart.cpu.benchSeconds * 1000) / r.n;
-    rows.push(['', '  bench (agents) CPU per agent back', `${benchPerAgent(a).toFixed(2)} ms`, `${benchPerAgent(b).toFixed(2)} ms`, '']);
-    const floor = ({ restart: { cpu } }) => 1000 * Math.max(cpu.serverSeconds, cpu.benchSeconds, (cpu.serverSeconds + cpu.benchSeconds) / os.cpus().length);
-    rows.push(['', '  CPU floor: max(server, bench, both ÷ cores)', fmtS(floor(a)), fmtS(floor(b)), '']);
-    rows.push(['', '  bench loop delay p99 / max', fmtLag(a.restart.benchLagMs), fmtLag(b.restart.benchLagMs), '']);
+    a.restarts.forEach((ar, i) => restartRows(rows, r.n, ar, b.restarts[i]));
   }
   log(table(rows));
   log('  all online: from the moment the agents start (or the server is killed) until every agent logged "connected to the service" (the welcome).');
@@ -382,14 +399,15 @@ function report(results, seconds) {
   for (const r of results) {
     const a = r.pitcrew;
     log(`N = ${fmtInt(r.n)}: agents' warnings while connecting: pitcrew ${a.connect.problems}; bare ${r.bare.connect.problems}`);
-    if (a.restart) log(`  during the restart: pitcrew ${a.restart.problems}; bare ${r.bare.restart.problems}`);
+    a.restarts.forEach((ar, i) => log(`  during the restart (TLS resumption ${ar.mode}): pitcrew ${ar.problems}; bare ${r.bare.restarts[i].problems}`));
     if (!a.fanOut.ok) log(`  the fan-out webhook: ${a.fanOut.status}, ${a.fanOut.executions} executions: ${a.fanOut.detail}`);
     if (a.storm) log(`  the ${STORM_WEBHOOKS} webhooks: statuses ${JSON.stringify(a.storm.statuses)}${a.storm.firstRefusal ? `; first refusal: ${a.storm.firstRefusal}` : ''}`);
     const v = a.verify;
     log(`  verification: ${fmtInt(v.executions)} executions ${JSON.stringify(v.states)}; run once by their own agent ${fmtInt(v.runOnce)}, more than once ${v.runMore}, misaddressed ${v.misaddressed}; hosts online in the database before the stop ${fmtInt(v.onlineInDb)} of ${fmtInt(r.n)}; server exit ${v.exit}`);
-    if (!a.restart) continue;
-    const back = a.restart.fromReady / 1000;
-    log(`  target: the fleet back within ${TARGET_BACK_AFTER_READY_S} s of the server being ready → ${back.toFixed(1)} s, ${back <= TARGET_BACK_AFTER_READY_S ? 'met' : 'NOT MET'}`);
+    for (const ar of a.restarts) {
+      const back = ar.fromReady / 1000;
+      log(`  target (TLS resumption ${ar.mode}): the fleet back within ${TARGET_BACK_AFTER_READY_S} s of the server being ready → ${back.toFixed(1)} s, ${back <= TARGET_BACK_AFTER_READY_S ? 'met' : 'NOT MET'}`);
+    }
   }
   log();
   log(`done in ${seconds.toFixed(0)} s`);

@@ -1,7 +1,7 @@
-import { ColumnNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { touchHosts } from '../src/hosts/repository.js';
 import { HostSessions } from '../src/hosts/sessions.js';
+import { Statements } from '../src/store/statements.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 
@@ -19,7 +19,7 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
   function counted(): { sessions: HostSessions; commits: () => number } {
     const { durability, db } = env.store;
     let commits = 0;
-    const sessions = new HostSessions(db, { ...durability, flush: () => ((commits += 1), durability.flush()) });
+    const sessions = new HostSessions(db, { ...durability, flush: () => ((commits += 1), durability.flush()) }, dialect);
     return { sessions, commits: () => commits };
   }
   const facts = (hostname: string, tags: string[]) => ({ hostname, tags, os: 'Linux 6.1', arch: 'x64', version: '1.2.3' });
@@ -55,16 +55,15 @@ describe.each(testDialects())('host sessions on %s', (dialect) => {
 
   it('sets only the columns a hello changed: a known host reconnecting rewrites none of its indexed columns', async () => {
     const updated: string[][] = [];
-    // Records the columns of each UPDATE as Kysely builds it, before any SQL is made.
-    const recorder: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        // last_seen_at is left out: it is set only when the clock moved since the last hello (two may share a millisecond).
-        if (UpdateQueryNode.is(node)) updated.push((node.updates ?? []).map((u) => (ColumnNode.is(u.column) ? u.column.column.name : '?')).filter((c) => c !== 'last_seen_at').sort());
-        return node;
-      },
-      transformResult: ({ result }) => Promise.resolve(result),
-    };
-    const sessions = new HostSessions(env.store.db.withPlugin(recorder), env.store.durability);
+    // Records the columns of each UPDATE of a host as its statement is made, before any SQL runs.
+    const original = Statements.prototype.updateById;
+    const spy = vi.spyOn(Statements.prototype, 'updateById').mockImplementation(function (this: Statements, ...args: Parameters<Statements['updateById']>) {
+      // last_seen_at is left out: it is set only when the clock moved since the last hello (two may share a millisecond).
+      if (args[0] === 'hosts') updated.push(Object.keys(args[1]).filter((c) => c !== 'last_seen_at').sort());
+      return original.apply(this, args);
+    });
+    onTestFinished(() => spy.mockRestore());
+    const sessions = new HostSessions(env.store.db, env.store.durability, dialect);
     const { hostId } = await env.enrol('narrow-1', ['web']);
     await sessions.attach(hostId, facts('narrow-1', ['web']), { sessionId: 's-1', nodeId: 'n-1' });
     updated.length = 0;

@@ -8,6 +8,7 @@ import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
 import type { HostSessions } from '../hosts/sessions.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 
@@ -38,6 +39,15 @@ export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
+
+// Built once: each runs for every agent that connects or goes (a fleet's reconnection after a restart).
+const activeOfHost = preparedQuery((db, hostId: string) => db.selectFrom('executions').select(['id', 'state'])
+  .where('host_id', '=', hostId).where('state', 'in', ['dispatched', 'running']));
+const owedCancelsOfHost = preparedQuery((db, hostId: string) => db.selectFrom('executions').select('id')
+  .where('host_id', '=', hostId).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null));
+// By host first: (host_id, state) is indexed, session_id is not (a scan of every execution, per disconnect).
+const undeliveredOfSession = preparedQuery((db, hostId: string, sessionId: string) => db.selectFrom('executions').select('id')
+  .where('host_id', '=', hostId).where('state', '=', 'dispatched').where('session_id', '=', sessionId));
 /**
  * How long an agent's `started` may wait to share the ledger's next commit. Nobody waits for it
  * (the agent goes on, people see `running` that much later), and a short script's result usually
@@ -203,7 +213,7 @@ export class AgentSession {
    */
   private async reconcile(hello: Hello): Promise<void> {
     const { db, ledger } = this.deps;
-    const active = await db.selectFrom('executions').select(['id', 'state']).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
+    const active = await activeOfHost(db, this.hostId);
     const owned = await this.ownedOf([...hello.running, ...hello.interrupted.map((i) => i.executionId), ...(hello.finished ?? [])]);
     const running = new Set(hello.running.filter((id) => owned.has(id)));
     const interrupted = new Map(hello.interrupted.filter((i) => owned.has(i.executionId)).map((i) => [i.executionId, i.reason]));
@@ -241,7 +251,7 @@ export class AgentSession {
   }
 
   private async resendCancels(): Promise<void> {
-    const rows = await this.deps.db.selectFrom('executions').select('id').where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null).execute();
+    const rows = await owedCancelsOfHost(this.deps.db, this.hostId);
     for (const row of rows) this.send({ type: 'cancel', executionId: row.id });
   }
 
@@ -251,9 +261,7 @@ export class AgentSession {
     clearTimeout(this.helloTimer);
     this.deps.closed(this);
     await this.deps.hostSessions.detach(this.hostId, this.sessionId);
-    // By host first: (host_id, state) is indexed, session_id is not (a scan of every execution, per disconnect).
-    const undelivered = await this.deps.db.selectFrom('executions').select('id')
-      .where('host_id', '=', this.hostId).where('state', '=', 'dispatched').where('session_id', '=', this.sessionId).execute();
+    const undelivered = await undeliveredOfSession(this.deps.db, this.hostId, this.sessionId);
     await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
     this.log.info('agent disconnected');
   }

@@ -3,6 +3,8 @@ import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { Database, HostRow } from '../store/schema.js';
+import { Statements } from '../store/statements.js';
+import type { Dialect } from '../store/database.js';
 import { attachedRow, tagWrites, type AgentFacts } from './repository.js';
 
 type SessionChange =
@@ -17,11 +19,14 @@ type SessionChange =
  */
 export class HostSessions {
   private readonly queue: GroupCommit<SessionChange, void>;
+  private readonly statements: Statements;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly durability: Durability,
+    dialect: Dialect,
   ) {
+    this.statements = new Statements(dialect);
     this.queue = new GroupCommit((changes) => this.commit(changes), { maxBatch: 256, maxQueued: 100_000, name: 'agent sessions' });
   }
 
@@ -62,7 +67,8 @@ export class HostSessions {
     rows.set(row.id, updated);
     const changed = changedColumns(row, updated);
     // Nothing changed: the same session's hello twice in one batch.
-    const writes = Object.keys(changed).length === 0 ? [] : [this.db.updateTable('hosts').set(changed).where('id', '=', row.id).compile()];
+    // Its text made once per set of columns (Statements): Kysely built and compiled each anew, 0.1 ms of a hello's CPU.
+    const writes = Object.keys(changed).length === 0 ? [] : [this.statements.updateById('hosts', changed, row.id)];
     return updated.tags === row.tags ? writes : [...writes, ...tagWrites(this.db, updated)];
   }
 }

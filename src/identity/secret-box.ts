@@ -30,8 +30,8 @@ export class SecretBox {
   }
 
   /** A key of its own for one purpose (signed links), from this one: every node with the same PITCREW_SECRET_KEY derives the same. */
-  derivedKey(purpose: string): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `pitcrew ${purpose}`, 32));
+  derivedKey(purpose: string, bytes = 32): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `pitcrew ${purpose}`, bytes));
   }
 
   seal(plain: string, owner: string): string {

@@ -307,7 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reader: { read: (tenantId, source) => gitSources.read(tenantId, source), isRefusal: (error) => error instanceof RunbookFetchError },
   });
   const gateway = new AgentGateway({
-    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
+    db: deps.store.db, ledger, live, nodeId, logger: deps.logger, hostSessions: new HostSessions(deps.store.db, deps.store.durability, deps.store.dialect), heartbeatSeconds: deps.agentHeartbeatSeconds ?? 15, helloTimeoutMs: deps.agentHelloTimeoutMs,
     recoverFromDeadNodes: () => sweeper.recoverFromDeadNodes(Date.now(), true), helloSeconds: metrics.agentHelloSeconds,
   });
   metrics.agentGateway = gateway;

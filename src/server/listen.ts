@@ -4,6 +4,7 @@ import type { App } from './app.js';
 import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
 import type { TlsMaterial } from '../http/tls.js';
 import { HandshakeGate, type HandshakeGateOptions } from './handshake-gate.js';
+import { sessionTicketOptions } from './session-tickets.js';
 
 export interface Listening {
   httpUrl: string;
@@ -38,7 +39,8 @@ const HANDSHAKES: HandshakeGateOptions = { inFlight: 256, maxWaiting: 50_000, sl
 export async function listen(app: App, options: ListenOptions): Promise<Listening> {
   const metricsUrl = options.metrics ? await app.metricsServer.listen(options.metrics) : undefined;
   await app.server.listen({ host: options.host, port: options.port });
-  const secure = https.createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => app.server.routing(request, response));
+  const tls = { cert: options.tls.cert, key: options.tls.key, ...sessionTicketOptions(app.context.secretBox) };
+  const secure = https.createServer(tls, (request, response) => app.server.routing(request, response));
   // The HTTP layer tracks a TLS connection only once its handshake is done: one that never
   // finishes it (a port probe, a peer that died mid-handshake) would hold a stop for the TLS
   // handshake timeout, 120 s. Every socket is tracked here, to be cut with the rest.

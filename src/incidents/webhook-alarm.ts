@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hostKey } from '../engine/decide.js';
 import type { Sighting } from './book.js';
 
@@ -34,7 +34,28 @@ export function webhookAlarm(payload: WebhookAlarmFields): Omit<Sighting, 'tenan
   };
 }
 
+/**
+ * A monitoring tool repeats the same few alarms on the same hosts: their keys are kept, so a storm
+ * of calls pays for one hash each, not one per call (the hash was 3.4 % of the ingest benchmark's
+ * CPU, bench/README.md). Bounded: emptied when full, and long names are hashed every time.
+ */
+const KEPT_KEYS = 4096;
+const MAX_KEPT_NAMES_LENGTH = 512;
+const keptKeys = new Map<string, string>();
+
 /** `webhook:` and the SHA-256 of the alarm's name and the host's key: of bounded length whatever the names. */
 export function webhookIncidentKey(alarmName: string, hostname: string): string {
-  return `webhook:${createHash('sha256').update(JSON.stringify([alarmName, hostKey(hostname)])).digest('hex')}`;
+  const names = JSON.stringify([alarmName, hostKey(hostname)]);
+  if (names.length > MAX_KEPT_NAMES_LENGTH) return keyOf(names);
+  let key = keptKeys.get(names);
+  if (key === undefined) {
+    if (keptKeys.size >= KEPT_KEYS) keptKeys.clear();
+    key = keyOf(names);
+    keptKeys.set(names, key);
+  }
+  return key;
+}
+
+function keyOf(names: string): string {
+  return `webhook:${hash('sha256', names, 'hex')}`;
 }

@@ -105,7 +105,7 @@ import { registerTotpRoutes } from '../identity/totp-routes.js';
 import { sendAccountMail } from '../notify/account-mail.js';
 import type { MailLink } from '../identity/account-links.js';
 import { jsonBodyParser } from '../http/json-body.js';
-import { AccessLog } from '../http/logging.js';
+import { AccessLog, lazyChildLogger } from '../http/logging.js';
 import { registerHealthRoutes } from '../http/health.js';
 import { buildMetricsServer, registerMetricsRoute } from '../http/metrics.js';
 import { openApiOptions } from '../http/openapi.js';
@@ -377,6 +377,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const server = Fastify({
     loggerInstance: deps.logger,
     logController: new AccessLog(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: 1024 * 1024,
     // request.ip, which the IP allowlist checks and events record, honours X-Forwarded-For only from these.
     trustProxy: typeof deps.trustProxy === 'number' ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),

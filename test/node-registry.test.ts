@@ -37,4 +37,15 @@ describe.each(testDialects())('node registry on %s', (dialect) => {
     expect(await registry.deadNodes(now)).toEqual(dialect === 'sqlite' ? [] : [later]);
     await registry.unregister();
   });
+
+  it('beats on PostgreSQL, where other nodes judge it by its beat, and writes nothing on SQLite, where none does', async () => {
+    const now = Date.now();
+    const id = newNodeId();
+    const registry = new NodeRegistry(store, id);
+    await registry.register(now);
+    expect(await registry.beat(now + 5_000)).toBe(false);
+    const row = await store.db.selectFrom('nodes').select('heartbeat_at').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(Number(row.heartbeat_at)).toBe(dialect === 'sqlite' ? now : now + 5_000);
+    await registry.unregister();
+  });
 });

@@ -8,6 +8,7 @@ import type { Api } from '../http/types.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { SnsCertificateUnavailableError } from '../integrations/cloudwatch-sns/parse.js';
 import type { ToolNotification } from '../integrations/notification.js';
+import type { DeliveryStamps } from '../integrations/delivery-stamps.js';
 import { openSecret, recordDelivery } from '../integrations/repository.js';
 import { INTEGRATION_TYPES, type IntegrationType } from '../integrations/schema.js';
 import type { ToolParser } from '../integrations/tools.js';
@@ -27,6 +28,7 @@ export interface IntegrationIngressDeps extends AdmissionDeps, StoreDeps {
   box: SecretBox;
   parserOf: (type: IntegrationType) => ToolParser;
   bodyLimitBytes: number;
+  stamps: DeliveryStamps;
 }
 
 const Accepted = Type.Object({ alerts: Type.Array(AlertResult) });
@@ -82,7 +84,7 @@ async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest,
   if (refused.length > 0) return refuse(deps, integration, refused);
   const payloads = notification.alerts.map((alert, i) => ({ alert, payload: (parsed[i] as Extract<ParseResult, { ok: true }>).payload }));
   const alerts = await storeAlerts(deps, request, integration, payloads, { credential: { kind: 'api_key', keyId: request.caller.keyId }, keyName: request.caller.keyName });
-  await recordDelivery(deps.db, integration.id, { ok: true });
+  deps.stamps.took(integration.id, deps.clock());
   return reply.code(202).send({ alerts });
 }
 

@@ -79,6 +79,7 @@ import { registerMonascaRoutes } from '../integrations/monasca/routes.js';
 import { EgressPolicy } from '../egress/policy.js';
 import { policyFetch } from '../egress/fetch.js';
 import { registerIntegrationIngress } from '../ingress/integration.js';
+import { DeliveryStamps } from '../integrations/delivery-stamps.js';
 import { registerAlertPreviewRoute } from '../ingress/alert-preview.js';
 import { registerTestAlertRoute } from '../ingress/test-alert.js';
 import { registerRunNowRoutes } from '../ingress/run-now.js';
@@ -427,9 +428,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(async (scope) => registerWebhookRoutes(scope as Api, {
     writer, directory, tarpit: context.tarpit, metrics, disk, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
   }));
+  const deliveryStamps = new DeliveryStamps(db);
   await server.register(async (scope) => registerIntegrationIngress(scope as Api, {
     db, box: secretBox, writer, directory, tarpit: context.tarpit, metrics, disk, clock, bodyLimitBytes: deps.webhookBodyLimitBytes, storeLocation: deps.store.location,
-    parserOf: toolParsers(deps.integrationTools ?? snsCertificates()),
+    parserOf: toolParsers(deps.integrationTools ?? snsCertificates()), stamps: deliveryStamps,
   }));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
   const approvalDeps = { db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox] };
@@ -535,6 +537,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await imports.stop();
       await rollups.stop();
       await writer.drain();
+      await deliveryStamps.flush();
       await runbookStage.stop();
       await executor.stop();
       await ledger.drain();

@@ -48,11 +48,19 @@ const FLOOR_SECONDS = 5;
 const WARMUP = Math.round(number('BENCH_E2E_WARMUP', 2500, WINDOW));
 /** Extra node flags for the agents, for experiments (e.g. --perf-basic-prof-only-functions for perf). */
 const AGENT_FLAGS = (process.env.BENCH_E2E_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
-// For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs all three.
-const PHASES = new Set((env.BENCH_E2E_PHASES || 'a,b,c').split(',').map((p) => p.trim()));
-if ([...PHASES].some((p) => !['a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of a, b, c; got "${env.BENCH_E2E_PHASES}"`);
+// For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs them all.
+const PHASES = new Set((env.BENCH_E2E_PHASES || 'cold,a,b,c').split(',').map((p) => p.trim()));
+if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of cold, a, b, c; got "${env.BENCH_E2E_PHASES}"`);
+// The cold phase (issue 41): a user's first burst after a deploy. The server and its one agent have
+// run nothing yet; the baseline is one spawner process with fewer spawns in flight, as the issue set it.
+const COLD_COUNT = Math.round(number('BENCH_E2E_COLD_COUNT', 3000, 1));
+const COLD_WINDOW = Math.round(number('BENCH_E2E_COLD_WINDOW', 32, 1));
+const COLD_SPAWN_WINDOW = Math.round(number('BENCH_E2E_COLD_SPAWN_WINDOW', 8, 1));
+/** Issue 41's goals: the cold burst and the warm rounds of (a), as a share of the raw spawn rate. */
+const COLD_SHARE_OF_SPAWN = 0.45;
+const WARM_SHARE_OF_SPAWN = 0.6;
 // The warm-ups at 200 executions/s and as many spawns, far below what a two-core machine does.
-const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200, 10);
+const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200 + (COLD_COUNT * 2) / 200, 10);
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
 /** No progress (no reply, no finished script) for this long ends the bench as failed. */
 const STALL_MS = 30_000;
@@ -457,6 +465,12 @@ async function main() {
   // --- (a) one agent: the others are not started yet ---
   progress('starting agent e2e-0');
   await online(startAgent(0));
+  // --- cold: nothing has run on the server or the agent yet ---
+  let cold;
+  if (PHASES.has('cold')) {
+    progress(`cold: ${COLD_COUNT} webhooks, ${COLD_WINDOW} in flight, then ${COLD_COUNT} spawns from one process, ${COLD_SPAWN_WINDOW} in flight`);
+    cold = { e2e: await runMax('cold', [hostName(0)], COLD_COUNT, COLD_WINDOW), spawn: await runBaseline(1, COLD_COUNT, COLD_SPAWN_WINDOW) };
+  }
   if (PHASES.has('a')) maxPhases.push(await maxPhase('(a) 1 agent', 'a', [hostName(0)]));
 
   // --- (b) ten agents ---
@@ -510,7 +524,8 @@ async function main() {
   const verification = verify({ rows, transitions, events, expectedExecutions });
   for (const r of ratePhases) r.latency = latencies(verification.byId, r.key);
   for (const p of maxPhases) p.stages = latencies(verification.byId, p.results.e2e.phase);
-  report({ storage, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
+  if (cold) cold.stages = latencies(verification.byId, 'cold');
+  report({ storage, cold, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
   return verification.ok;
 }
 
@@ -620,7 +635,7 @@ function latencies(byId, phase) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function report({ storage, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
+function report({ storage, cold, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
   const cpu = os.cpus();
   log();
   log('pitcrew end-to-end benchmark: webhook → agent runs `true` → result stored');
@@ -632,6 +647,7 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
   log(`  baseline     \`/bin/sh -c true\` spawned the agent's way (bench/spawn-baseline.js), one spawner process per agent, ${WINDOW} in flight in all`);
   log();
 
+  if (cold) reportCold(cold);
   const rows = [['phase', 'figure', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
   for (const p of phases) {
     const a = p.results.e2e;
@@ -726,6 +742,22 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
 
   const pass = (ok) => (ok ? 'met' : 'NOT MET');
   log('targets (benchmark, not a test)');
+  if (cold) {
+    const share = cold.e2e.rate / cold.spawn.rate;
+    log(`  ${`cold: >= ${(COLD_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate (issue 41)`.padEnd(52)}${fmtPct(share)} → ${pass(share >= COLD_SHARE_OF_SPAWN)}`);
+  }
+  const warmA = phases.find((p) => p.key === 'a');
+  if (warmA) {
+    const share = warmA.results.e2e.rate / warmA.results.spawn.rate;
+    log(`  ${`(a): >= ${(WARM_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate (issue 41, warm)`.padEnd(52)}${fmtPct(share)} → ${pass(share >= WARM_SHARE_OF_SPAWN)}`);
+  }
+  for (const [label, run] of [['cold', cold?.e2e], ['(a)', warmA?.results.e2e]]) {
+    if (!run) continue;
+    const spawner = label === 'cold' ? cold.spawn : warmA.results.spawn;
+    const above = aboveSpawn(run, spawner);
+    log(`  ${`${label}: server CPU/execution <= 700 µs (issue 41)`.padEnd(52)}${fmtInt(above.server)} µs → ${pass(above.server <= 700)}`);
+    log(`  ${`${label}: agent + helper above the spawn <= 700 µs`.padEnd(52)}${fmtInt(above.agent)} µs → ${pass(above.agent <= 700)}`);
+  }
   for (const p of phases) {
     const a = p.results.e2e;
     const share = a.rate / p.results.spawn.rate;
@@ -746,6 +778,33 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
   if (more.length) log(`  (and ${more.length} more agent profiles in ${path.relative(root, path.dirname(more[0][1]))}/, by pid: ${more.map(([w, f]) => `${w.replace('agent ', '')} ${path.basename(f).split('.')[3]}`).join(', ')})`);
   log();
   log(`done in ${seconds.toFixed(0)} s`);
+}
+
+/**
+ * CPU µs per execution above the bare spawn (issue 41): the server's whole share (a bare spawner has
+ * no server), and the agent with its helper and scripts less what the spawner and its shells spent per spawn.
+ */
+function aboveSpawn(run, spawner) {
+  return { server: cpuPerRun(run, 'server') * 1e6, agent: (cpuPerRun(run, 'agents') - cpuPerRun(spawner, 'spawners')) * 1e6 };
+}
+
+/** The cold phase: one burst at a server and an agent that had run nothing, against one spawner. */
+function reportCold({ e2e, spawn, stages }) {
+  const above = aboveSpawn(e2e, spawn);
+  const rows = [['cold burst (first runs of the server and agent)', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
+  rows.push(['executions/s', fmtInt(e2e.rate), fmtInt(spawn.rate), fmtPct(e2e.rate / spawn.rate)]);
+  rows.push(['count, seconds; in flight', `${fmtInt(e2e.ok)}, ${e2e.seconds.toFixed(1)}; ${COLD_WINDOW}`, `${fmtInt(spawn.ok)}, ${spawn.seconds.toFixed(1)}; ${COLD_SPAWN_WINDOW}`, '']);
+  rows.push(['CPU/execution: server', perRun(e2e, 'server'), '', '']);
+  rows.push(['  agent alone', perRun(e2e, 'agentsOwn'), '', '']);
+  rows.push(['  spawn helper + sh; spawner + sh', perRun(e2e, 'helpers'), perRun(spawn, 'spawners'), '']);
+  rows.push(['  agent + helper + sh above the spawner + sh', `${fmtInt(above.agent)} µs`, '', '']);
+  rows.push(['  bench; other procs (share of a core)', `${perRun(e2e, 'bench')}; ${fmtPct(e2e.cpu.other)}`, `${perRun(spawn, 'bench')}; ${fmtPct(spawn.cpu.other)}`, '']);
+  for (const [label, key] of [['webhook sent → 202 reply', 'reply'], ['queued → dispatched', 'queuedToDispatched'], ['dispatched → started', 'dispatchedToStarted'], ['started → finished (the script)', 'startedToFinished'], ['finished → result stored', 'finishedToStored'], ['webhook sent → result stored', 'sentToStored']]) {
+    rows.push([`${label}, mean / p50 ms`, `${fmtMs(stages[key].mean)} / ${fmtMs(stages[key].p50)}`, '', '']);
+  }
+  log(table(rows));
+  if (e2e.cpu.top || spawn.cpu.top) log(`  cold, busiest other processes: pitcrew e2e: ${e2e.cpu.top || '-'}; raw spawn: ${spawn.cpu.top || '-'}`);
+  log();
 }
 
 // ---------------------------------------------------------------------------------------------

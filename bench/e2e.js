@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
+import { startNodeRed, NODE_RED_VERSION } from './node-red.js';
 import { startPitcrew } from './pitcrew.js';
 import { allProcessSeconds, childrenOf, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
 
@@ -49,8 +50,15 @@ const WARMUP = Math.round(number('BENCH_E2E_WARMUP', 2500, WINDOW));
 /** Extra node flags for the agents, for experiments (e.g. --perf-basic-prof-only-functions for perf). */
 const AGENT_FLAGS = (process.env.BENCH_E2E_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
 // For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs them all.
+// `peers` (Node-RED, bench/node-red.js) is left out unless named: it installs Node-RED from the npm registry.
 const PHASES = new Set((env.BENCH_E2E_PHASES || 'cold,a,b,c').split(',').map((p) => p.trim()));
-if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of cold, a, b, c; got "${env.BENCH_E2E_PHASES}"`);
+if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c', 'peers'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of cold, a, b, c, peers; got "${env.BENCH_E2E_PHASES}"`);
+// The peers phase: pitcrew (one agent) and Node-RED in alternating rounds of the same closed-loop load.
+const PEER_ROUNDS = Math.round(number('BENCH_PEERS_ROUNDS', 4, 1));
+const PEER_COUNT = Math.round(number('BENCH_PEERS_COUNT', 2000, 1));
+const PEER_WINDOW = Math.round(number('BENCH_PEERS_WINDOW', 32, 1));
+/** Issue 41: ahead of Node-RED in every round, by this much. */
+const PEER_TARGET = 1.2;
 // The cold phase (issue 41): a user's first burst after a deploy. The server and its one agent have
 // run nothing yet; the baseline is one spawner process with fewer spawns in flight, as the issue set it.
 const COLD_COUNT = Math.round(number('BENCH_E2E_COLD_COUNT', 3000, 1));
@@ -60,7 +68,7 @@ const COLD_SPAWN_WINDOW = Math.round(number('BENCH_E2E_COLD_SPAWN_WINDOW', 8, 1)
 const COLD_SHARE_OF_SPAWN = 0.45;
 const WARM_SHARE_OF_SPAWN = 0.6;
 // The warm-ups at 200 executions/s and as many spawns, far below what a two-core machine does.
-const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200 + (COLD_COUNT * 2) / 200, 10);
+const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200 + (COLD_COUNT * 2) / 200 + (PHASES.has('peers') ? 900 + (PEER_ROUNDS * PEER_COUNT * 2) / 100 : 0), 10);
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
 /** No progress (no reply, no finished script) for this long ends the bench as failed. */
 const STALL_MS = 30_000;
@@ -461,6 +469,49 @@ async function main() {
     };
   }
 
+  /** A peer's closed loop: `count` POSTs, `window` in flight; each ends with its reply, sent once the command ended. */
+  async function runPeer(peer, count, window) {
+    let sent = 0;
+    let ok = 0;
+    const errors = [];
+    const c0 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
+    const t0 = performance.now();
+    let last = t0;
+    await new Promise((resolve) => {
+      const next = () => {
+        if (sent >= count) return;
+        sent += 1;
+        const body = JSON.stringify({ HostName: hostName(0) });
+        const req = http.request({ agent: httpAgent, host: '127.0.0.1', port: peer.port, path: peer.path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode === 200) ok += 1;
+            else if (errors.length < 3) errors.push(`HTTP ${res.statusCode}`);
+            done();
+          });
+        });
+        req.setTimeout(10_000, () => req.destroy(new Error('no reply within 10 s')));
+        req.once('error', (error) => {
+          if (errors.length < 3) errors.push(error.message);
+          done();
+        });
+        req.end(body);
+      };
+      let finished = 0;
+      const done = () => {
+        finished += 1;
+        last = performance.now();
+        if (finished === count) resolve();
+        else next();
+      };
+      for (let i = 0; i < Math.min(window, count); i++) next();
+    });
+    const c1 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
+    if (ok !== count) throw new Error(`Node-RED answered ${ok} of ${count} requests 200 (${errors.join('; ')})`);
+    await sleep(300);
+    return { kind: 'peer', ok, seconds: (last - t0) / 1000, rate: ok / ((last - t0) / 1000), cpu: cpuShares(c0, c1) };
+  }
+
   const maxPhases = [];
   // --- (a) one agent: the others are not started yet ---
   progress('starting agent e2e-0');
@@ -472,6 +523,23 @@ async function main() {
     cold = { e2e: await runMax('cold', [hostName(0)], COLD_COUNT, COLD_WINDOW), spawn: await runBaseline(1, COLD_COUNT, COLD_SPAWN_WINDOW) };
   }
   if (PHASES.has('a')) maxPhases.push(await maxPhase('(a) 1 agent', 'a', [hostName(0)]));
+
+  // --- peers: Node-RED with the same load, alternating with pitcrew's one agent ---
+  let peers;
+  if (PHASES.has('peers')) {
+    const red = await startNodeRed({ tmp, env, progress });
+    const rounds = [];
+    for (let round = 0; round < PEER_ROUNDS; round++) {
+      const results = {};
+      for (const which of round % 2 === 0 ? ['pitcrew', 'nodeRed'] : ['nodeRed', 'pitcrew']) {
+        progress(`peers: round ${round + 1}/${PEER_ROUNDS}, ${which === 'pitcrew' ? 'pitcrew' : 'Node-RED'}, ${PEER_COUNT} webhooks, ${PEER_WINDOW} in flight`);
+        results[which] = which === 'pitcrew' ? await runMax(`peers round ${round + 1}`, [hostName(0)], PEER_COUNT, PEER_WINDOW) : await runPeer(red, PEER_COUNT, PEER_WINDOW);
+      }
+      rounds.push(results);
+    }
+    await red.child.stop(5000);
+    peers = { rounds };
+  }
 
   // --- (b) ten agents ---
   const allHosts = Array.from({ length: AGENTS }, (_, i) => hostName(i));
@@ -525,7 +593,7 @@ async function main() {
   for (const r of ratePhases) r.latency = latencies(verification.byId, r.key);
   for (const p of maxPhases) p.stages = latencies(verification.byId, p.results.e2e.phase);
   if (cold) cold.stages = latencies(verification.byId, 'cold');
-  report({ storage, cold, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
+  report({ storage, cold, peers, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
   return verification.ok;
 }
 
@@ -635,7 +703,7 @@ function latencies(byId, phase) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function report({ storage, cold, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
+function report({ storage, cold, peers, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
   const cpu = os.cpus();
   log();
   log('pitcrew end-to-end benchmark: webhook → agent runs `true` → result stored');
@@ -648,6 +716,7 @@ function report({ storage, cold, phases, ratePhases, verification: v, serverNote
   log();
 
   if (cold) reportCold(cold);
+  if (peers) reportPeers(peers);
   const rows = [['phase', 'figure', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
   for (const p of phases) {
     const a = p.results.e2e;
@@ -746,6 +815,10 @@ function report({ storage, cold, phases, ratePhases, verification: v, serverNote
     const share = cold.e2e.rate / cold.spawn.rate;
     log(`  ${`cold: >= ${(COLD_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate (issue 41)`.padEnd(52)}${fmtPct(share)} → ${pass(share >= COLD_SHARE_OF_SPAWN)}`);
   }
+  if (peers) {
+    const worst = Math.min(...peers.rounds.map((r) => r.pitcrew.rate / r.nodeRed.rate));
+    log(`  ${`peers: >= ${PEER_TARGET} × Node-RED's rate in every round`.padEnd(52)}worst ${fmtX(worst)} → ${pass(worst >= PEER_TARGET)}`);
+  }
   const warmA = phases.find((p) => p.key === 'a');
   if (warmA) {
     const share = warmA.results.e2e.rate / warmA.results.spawn.rate;
@@ -786,6 +859,20 @@ function report({ storage, cold, phases, ratePhases, verification: v, serverNote
  */
 function aboveSpawn(run, spawner) {
   return { server: cpuPerRun(run, 'server') * 1e6, agent: (cpuPerRun(run, 'agents') - cpuPerRun(spawner, 'spawners')) * 1e6 };
+}
+
+/** pitcrew (webhook → stored result, one agent) against Node-RED (webhook → exec → reply), round by round. */
+function reportPeers({ rounds }) {
+  const rows = [[`round (${PEER_COUNT} each, ${PEER_WINDOW} in flight)`, 'pitcrew/s', `Node-RED ${NODE_RED_VERSION}/s`, 'ratio', 'pitcrew CPU/command', 'Node-RED CPU/command', 'other procs']];
+  rounds.forEach((r, i) => {
+    const ours = (cpuPerRun(r.pitcrew, 'server') + cpuPerRun(r.pitcrew, 'agents')) * 1e6;
+    const theirs = cpuPerRun(r.nodeRed, 'peer') * 1e6;
+    rows.push([`${i + 1} (${i % 2 === 0 ? 'pitcrew first' : 'Node-RED first'})`, fmtInt(r.pitcrew.rate), fmtInt(r.nodeRed.rate), fmtX(r.pitcrew.rate / r.nodeRed.rate), `${fmtInt(ours)} µs`, `${fmtInt(theirs)} µs`, `${fmtPct(r.pitcrew.cpu.other)} / ${fmtPct(r.nodeRed.cpu.other)}`]);
+  });
+  log(table(rows));
+  log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
+  log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
+  log();
 }
 
 /** The cold phase: one burst at a server and an agent that had run nothing, against one spawner. */

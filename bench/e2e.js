@@ -57,6 +57,10 @@ if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c', 'peers'].includes(p))) thro
 const PEER_ROUNDS = Math.round(number('BENCH_PEERS_ROUNDS', 4, 1));
 const PEER_COUNT = Math.round(number('BENCH_PEERS_COUNT', 2000, 1));
 const PEER_WINDOW = Math.round(number('BENCH_PEERS_WINDOW', 32, 1));
+const PEER_INGEST_ROUNDS = Math.round(number('BENCH_PEERS_INGEST_ROUNDS', 2, 1));
+const PEER_INGEST_COUNT = Math.round(number('BENCH_PEERS_INGEST_COUNT', 3000, 1));
+/** Issue 41: the webhook's answers while executing, as a share of its answers with no agent. */
+const INGEST_KEPT_TARGET = 0.8;
 /** Issue 41: ahead of Node-RED in every round, by this much. */
 const PEER_TARGET = 1.2;
 // The cold phase (issue 41): a user's first burst after a deploy. The server and its one agent have
@@ -512,6 +516,59 @@ async function main() {
     return { kind: 'peer', ok, seconds: (last - t0) / 1000, rate: ok / ((last - t0) / 1000), cpu: cpuShares(c0, c1) };
   }
 
+  /**
+   * The webhook's answers while the agent executes, against while no agent runs (issue 41: >= 0.8).
+   * A closed loop on the replies alone: `window` webhooks awaiting their 202, whatever the
+   * executions do. With no agent their executions wait queued; the agent, started again, runs them.
+   */
+  async function replyLoop(label, count, window) {
+    let sent = 0;
+    let replies = 0;
+    let misfires = 0;
+    const records = [];
+    const c0 = cpuSnapshot(cpuGroups());
+    await new Promise((resolve) => {
+      const next = () => {
+        if (sent >= count) return;
+        sent += 1;
+        records.push(fire(target, label, hostName(0), (r) => {
+          replies += 1;
+          if (misfired(r)) misfires += 1;
+          if (replies === count) resolve();
+          else next();
+        }));
+      };
+      for (let i = 0; i < Math.min(window, count); i++) next();
+    });
+    const c1 = cpuSnapshot(cpuGroups());
+    expectedExecutions += count - misfires;
+    const seconds = (Math.max(...records.map((r) => r.sentPerf + r.replyMs)) - Math.min(...records.map((r) => r.sentPerf))) / 1000;
+    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1) };
+  }
+
+  async function ingestRounds() {
+    const rounds = [];
+    for (let round = 0; round < PEER_INGEST_ROUNDS; round++) {
+      const results = {};
+      for (const which of round % 2 === 0 ? ['idle', 'executing'] : ['executing', 'idle']) {
+        progress(`peers: webhook replies, round ${round + 1}/${PEER_INGEST_ROUNDS}, ${which === 'idle' ? 'no agent' : 'the agent executing'}, ${PEER_INGEST_COUNT} webhooks`);
+        if (which === 'idle') {
+          const agent = agents.splice(agents.findIndex((a) => a.hostName === hostName(0)), 1)[0];
+          await agent.stop(15_000);
+          // Offline on the server too, so that no webhook of the round is dispatched to the closing connection.
+          await waitFor(server, async () => (await api('GET', `/api/v1/hosts?hostname=${hostName(0)}`)).items[0]?.status !== 'online', 30_000, `${hostName(0)} offline`);
+          results.idle = await replyLoop(`ingest idle ${round + 1}`, PEER_INGEST_COUNT, PEER_WINDOW);
+          await online(startAgent(0));
+        } else {
+          results.executing = await replyLoop(`ingest executing ${round + 1}`, PEER_INGEST_COUNT, PEER_WINDOW);
+        }
+        await allStored('webhook replies');
+      }
+      rounds.push(results);
+    }
+    return rounds;
+  }
+
   const maxPhases = [];
   // --- (a) one agent: the others are not started yet ---
   progress('starting agent e2e-0');
@@ -538,7 +595,7 @@ async function main() {
       rounds.push(results);
     }
     await red.child.stop(5000);
-    peers = { rounds };
+    peers = { rounds, ingest: await ingestRounds() };
   }
 
   // --- (b) ten agents ---
@@ -818,6 +875,8 @@ function report({ storage, cold, peers, phases, ratePhases, verification: v, ser
   if (peers) {
     const worst = Math.min(...peers.rounds.map((r) => r.pitcrew.rate / r.nodeRed.rate));
     log(`  ${`peers: >= ${PEER_TARGET} × Node-RED's rate in every round`.padEnd(52)}worst ${fmtX(worst)} → ${pass(worst >= PEER_TARGET)}`);
+    const kept = Math.min(...peers.ingest.map((r) => r.executing.rate / r.idle.rate));
+    log(`  ${`peers: webhook 202s executing >= ${INGEST_KEPT_TARGET * 100} % of no agent's`.padEnd(52)}worst ${fmtPct(kept)} → ${pass(kept >= INGEST_KEPT_TARGET)}`);
   }
   const warmA = phases.find((p) => p.key === 'a');
   if (warmA) {
@@ -862,7 +921,7 @@ function aboveSpawn(run, spawner) {
 }
 
 /** pitcrew (webhook → stored result, one agent) against Node-RED (webhook → exec → reply), round by round. */
-function reportPeers({ rounds }) {
+function reportPeers({ rounds, ingest }) {
   const rows = [[`round (${PEER_COUNT} each, ${PEER_WINDOW} in flight)`, 'pitcrew/s', `Node-RED ${NODE_RED_VERSION}/s`, 'ratio', 'pitcrew CPU/command', 'Node-RED CPU/command', 'other procs']];
   rounds.forEach((r, i) => {
     const ours = (cpuPerRun(r.pitcrew, 'server') + cpuPerRun(r.pitcrew, 'agents')) * 1e6;
@@ -872,6 +931,14 @@ function reportPeers({ rounds }) {
   log(table(rows));
   log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
   log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
+  log();
+  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'other procs']];
+  ingest.forEach((r, i) => {
+    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
+  });
+  log(table(irows));
+  log('  replies ÷ (last 202 − first sent). No agent: its executions wait queued (the agent stopped, started again after the round to run them);');
+  log('  executing: the agent runs them meanwhile. The server\'s CPU while executing includes dispatching and recording them.');
   log();
 }
 

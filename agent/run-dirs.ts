@@ -56,14 +56,11 @@ export class RunDirs {
   }
 
   /**
-   * The run is over. Its directory is kept when `reusable` (no process of the run is left), to be
-   * checked when it is taken next; otherwise it is removed, in the background.
+   * The run is over. Its directory is kept when `reusable` (no process of the run is left) and
+   * holds nothing but what `take` made; otherwise it is removed, in the background.
    */
   giveBack(dir: RunDir, reusable: boolean): Promise<void> {
-    // Not looked into here: `take` checks a kept directory before it hands it out (a process the
-    // run left could change it later anyway), and removes one that is not as it left it.
-    // Checking both times cost two readdirs and three lstats more per run (bench/e2e, issue 41).
-    if (reusable && this.kept.length < MAX_KEPT) {
+    if (reusable && this.kept.length < MAX_KEPT && untouchedScript(dir.path) !== undefined) {
       this.kept.push(dir.path);
       return Promise.resolve();
     }

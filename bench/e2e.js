@@ -57,6 +57,8 @@ if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c', 'peers'].includes(p))) thro
 const PEER_ROUNDS = Math.round(number('BENCH_PEERS_ROUNDS', 4, 1));
 const PEER_COUNT = Math.round(number('BENCH_PEERS_COUNT', 2000, 1));
 const PEER_WINDOW = Math.round(number('BENCH_PEERS_WINDOW', 32, 1));
+/** Not reported: each side's code warmed alike (a JIT each), unless (a) ran before. */
+const PEER_WARMUP = Math.round(number('BENCH_PEERS_WARMUP', PHASES.has('a') ? 0 : 1000, 0));
 const PEER_INGEST_ROUNDS = Math.round(number('BENCH_PEERS_INGEST_ROUNDS', 2, 1));
 const PEER_INGEST_COUNT = Math.round(number('BENCH_PEERS_INGEST_COUNT', 3000, 1));
 /** Issue 41: the webhook's answers while executing, as a share of its answers with no agent. */
@@ -585,6 +587,11 @@ async function main() {
   let peers;
   if (PHASES.has('peers')) {
     const red = await startNodeRed({ tmp, env, progress });
+    if (PEER_WARMUP > 0) {
+      progress(`peers: warm-up, ${PEER_WARMUP} webhooks to each`);
+      await runMax('peers warm-up', [hostName(0)], PEER_WARMUP, PEER_WINDOW);
+      await runPeer(red, PEER_WARMUP, PEER_WINDOW);
+    }
     const rounds = [];
     for (let round = 0; round < PEER_ROUNDS; round++) {
       const results = {};

@@ -23,7 +23,7 @@ import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.j
 import { percentile } from './load.js';
 import { startNodeRed, NODE_RED_VERSION } from './node-red.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, childrenOf, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
+import { allProcessSeconds, childrenOf, cpuSeconds, ioCalls, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -196,6 +196,13 @@ const misfired = (r) => r.status !== 202 || r.executionIds.length !== 1;
 function cpuSnapshot(groups) {
   const s = { wall: performance.now(), machine: machineProcessSeconds(), own: ownCpuSeconds(), groups: {}, pids: groups, procs: allProcessSeconds() };
   for (const [key, pids] of Object.entries(groups)) s.groups[key] = pids.reduce((sum, pid) => sum + cpuSeconds(pid, true), 0);
+  s.calls = {};
+  for (const [key, pids] of Object.entries(groups)) {
+    s.calls[key] = pids.reduce((sum, pid) => {
+      const c = ioCalls(pid);
+      return { reads: sum.reads + c.reads, writes: sum.writes + c.writes };
+    }, { reads: 0, writes: 0 });
+  }
   return s;
 }
 
@@ -231,6 +238,7 @@ function cpuShares(a, b, extra = {}, extraPids = []) {
     known += used;
   }
   out.other = Math.max(0, b.machine - a.machine - known) / window;
+  out.calls = Object.fromEntries(Object.keys(a.calls).map((key) => [key, { reads: b.calls[key].reads - a.calls[key].reads, writes: b.calls[key].writes - a.calls[key].writes }]));
   if ('agentsOwn' in out) out.agents = out.agentsOwn + out.helpers;
   const ours = new Set([process.pid, ...Object.values(b.pids).flat(), ...(extraPids ?? [])]);
   out.top = topOthers(a, b, window, ours);
@@ -959,6 +967,9 @@ function reportCold({ e2e, spawn, stages }) {
   rows.push(['  agent alone', perRun(e2e, 'agentsOwn'), '', '']);
   rows.push(['  spawn helper + sh; spawner + sh', perRun(e2e, 'helpers'), perRun(spawn, 'spawners'), '']);
   rows.push(['  agent + helper + sh above the spawner + sh', `${fmtInt(above.agent)} µs`, '', '']);
+  const calls = (key) => `${(e2e.cpu.calls[key].reads / e2e.ok).toFixed(1)} / ${(e2e.cpu.calls[key].writes / e2e.ok).toFixed(1)}`;
+  rows.push(['read / write syscalls per execution: server', calls('server'), '', '']);
+  rows.push(['  agent alone; spawn helper', `${calls('agentsOwn')}; ${calls('helpers')}`, '', '']);
   rows.push(['  bench; other procs (share of a core)', `${perRun(e2e, 'bench')}; ${fmtPct(e2e.cpu.other)}`, `${perRun(spawn, 'bench')}; ${fmtPct(spawn.cpu.other)}`, '']);
   for (const [label, key] of [['webhook sent → 202 reply', 'reply'], ['queued → dispatched', 'queuedToDispatched'], ['dispatched → started', 'dispatchedToStarted'], ['started → finished (the script)', 'startedToFinished'], ['finished → result stored', 'finishedToStored'], ['webhook sent → result stored', 'sentToStored']]) {
     rows.push([`${label}, mean / p50 ms`, `${fmtMs(stages[key].mean)} / ${fmtMs(stages[key].p50)}`, '', '']);

@@ -1,6 +1,7 @@
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import WebSocket, { type ClientOptions } from 'ws';
 import { PROTOCOL_VERSION, parseServiceMessage, type AgentMessage, type Hello } from '../src/agents/protocol.js';
+import { turnBatched } from '../src/agents/turn-batch.js';
 import { Backoff } from './backoff.js';
 import type { CredentialStore, Credentials } from './credentials.js';
 import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
@@ -144,8 +145,9 @@ export class Connection {
       : {};
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${credentials.token}` }, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_FRAME, perMessageDeflate: false, ...tls, ...resume });
     this.socket = socket;
+    const sendText = turnBatched(socket);
     const send = (message: AgentMessage) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+      if (socket.readyState === WebSocket.OPEN) sendText(JSON.stringify(message));
     };
 
     return new Promise<SessionEnd>((resolve) => {

@@ -36,9 +36,12 @@ export interface ExecutorDeps {
  * How long `started` waits before it is sent. A run that ends sooner tells its start in its
  * result, one message instead of two: most remediation commands end within it, and each message
  * costs a TLS write here and a wake-up, a parse and a ledger change on the service (bench/e2e).
- * The service already lets a `started` wait as long to share the result's commit.
+ * 100 ms, not 20: on a busy machine even `true` takes longer than 20 ms from its spawn to its
+ * exit and closed pipes (a p50 of 51-83 ms in bench/e2e's cold burst, 32 in flight on two
+ * loaded cores), so nearly every run paid for both messages just when CPU was short. A person
+ * sees `running` at most 0.1 s later, and the start time it records is the spawn's either way.
  */
-const STARTED_HOLD_MS = 20;
+const STARTED_HOLD_MS = 100;
 
 interface ActiveRun {
   run?: ScriptRun;

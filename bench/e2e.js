@@ -21,8 +21,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.js';
 import { percentile } from './load.js';
+import { startNodeRed, NODE_RED_VERSION } from './node-red.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, childrenOf, cpuSeconds, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
+import { allProcessSeconds, childrenOf, cpuSeconds, ioCalls, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -48,11 +49,32 @@ const FLOOR_SECONDS = 5;
 const WARMUP = Math.round(number('BENCH_E2E_WARMUP', 2500, WINDOW));
 /** Extra node flags for the agents, for experiments (e.g. --perf-basic-prof-only-functions for perf). */
 const AGENT_FLAGS = (process.env.BENCH_E2E_AGENT_FLAGS ?? '').split(' ').filter(Boolean);
-// For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs all three.
-const PHASES = new Set((env.BENCH_E2E_PHASES || 'a,b,c').split(',').map((p) => p.trim()));
-if ([...PHASES].some((p) => !['a', 'b', 'c'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of a, b, c; got "${env.BENCH_E2E_PHASES}"`);
+// For profiling one phase alone: e.g. BENCH_E2E_PHASES=a. The default runs them all.
+// `peers` (Node-RED, bench/node-red.js) is left out unless named: it installs Node-RED from the npm registry.
+const PHASES = new Set((env.BENCH_E2E_PHASES || 'cold,a,b,c').split(',').map((p) => p.trim()));
+if ([...PHASES].some((p) => !['cold', 'a', 'b', 'c', 'peers'].includes(p))) throw new Error(`BENCH_E2E_PHASES is a list of cold, a, b, c, peers; got "${env.BENCH_E2E_PHASES}"`);
+// The peers phase: pitcrew (one agent) and Node-RED in alternating rounds of the same closed-loop load.
+const PEER_ROUNDS = Math.round(number('BENCH_PEERS_ROUNDS', 4, 1));
+const PEER_COUNT = Math.round(number('BENCH_PEERS_COUNT', 2000, 1));
+const PEER_WINDOW = Math.round(number('BENCH_PEERS_WINDOW', 32, 1));
+/** Not reported: each side's code warmed alike (a JIT each), unless (a) ran before. */
+const PEER_WARMUP = Math.round(number('BENCH_PEERS_WARMUP', PHASES.has('a') ? 0 : 1000, 0));
+const PEER_INGEST_ROUNDS = Math.round(number('BENCH_PEERS_INGEST_ROUNDS', 2, 1));
+const PEER_INGEST_COUNT = Math.round(number('BENCH_PEERS_INGEST_COUNT', 3000, 1));
+/** Issue 41: the webhook's answers while executing, as a share of its answers with no agent. */
+const INGEST_KEPT_TARGET = 0.8;
+/** Issue 41: ahead of Node-RED in every round, by this much. */
+const PEER_TARGET = 1.2;
+// The cold phase (issue 41): a user's first burst after a deploy. The server and its one agent have
+// run nothing yet; the baseline is one spawner process with fewer spawns in flight, as the issue set it.
+const COLD_COUNT = Math.round(number('BENCH_E2E_COLD_COUNT', 3000, 1));
+const COLD_WINDOW = Math.round(number('BENCH_E2E_COLD_WINDOW', 32, 1));
+const COLD_SPAWN_WINDOW = Math.round(number('BENCH_E2E_COLD_SPAWN_WINDOW', 8, 1));
+/** Issue 41's goals: the cold burst and the warm rounds of (a), as a share of the raw spawn rate. */
+const COLD_SHARE_OF_SPAWN = 0.45;
+const WARM_SHARE_OF_SPAWN = 0.6;
 // The warm-ups at 200 executions/s and as many spawns, far below what a two-core machine does.
-const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200, 10);
+const BUDGET_SECONDS = number('BENCH_E2E_TIMEOUT', 150 + 2 * ROUNDS * 2 * DURATION * 1.5 + RATE_SECONDS * 2 + FLOOR_SECONDS + (WARMUP * (1 + AGENTS) * 2) / 200 + (COLD_COUNT * 2) / 200 + (PHASES.has('peers') ? 900 + (PEER_ROUNDS * PEER_COUNT * 2) / 100 : 0), 10);
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
 /** No progress (no reply, no finished script) for this long ends the bench as failed. */
 const STALL_MS = 30_000;
@@ -174,6 +196,13 @@ const misfired = (r) => r.status !== 202 || r.executionIds.length !== 1;
 function cpuSnapshot(groups) {
   const s = { wall: performance.now(), machine: machineProcessSeconds(), own: ownCpuSeconds(), groups: {}, pids: groups, procs: allProcessSeconds() };
   for (const [key, pids] of Object.entries(groups)) s.groups[key] = pids.reduce((sum, pid) => sum + cpuSeconds(pid, true), 0);
+  s.calls = {};
+  for (const [key, pids] of Object.entries(groups)) {
+    s.calls[key] = pids.reduce((sum, pid) => {
+      const c = ioCalls(pid);
+      return { reads: sum.reads + c.reads, writes: sum.writes + c.writes };
+    }, { reads: 0, writes: 0 });
+  }
   return s;
 }
 
@@ -209,6 +238,7 @@ function cpuShares(a, b, extra = {}, extraPids = []) {
     known += used;
   }
   out.other = Math.max(0, b.machine - a.machine - known) / window;
+  out.calls = Object.fromEntries(Object.keys(a.calls).map((key) => [key, { reads: b.calls[key].reads - a.calls[key].reads, writes: b.calls[key].writes - a.calls[key].writes }]));
   if ('agentsOwn' in out) out.agents = out.agentsOwn + out.helpers;
   const ours = new Set([process.pid, ...Object.values(b.pids).flat(), ...(extraPids ?? [])]);
   out.top = topOthers(a, b, window, ours);
@@ -453,11 +483,135 @@ async function main() {
     };
   }
 
+  /** A peer's closed loop: `count` POSTs, `window` in flight; each ends with its reply, sent once the command ended. */
+  async function runPeer(peer, count, window) {
+    let sent = 0;
+    let ok = 0;
+    const errors = [];
+    const c0 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
+    const t0 = performance.now();
+    let last = t0;
+    await new Promise((resolve) => {
+      const next = () => {
+        if (sent >= count) return;
+        sent += 1;
+        const body = JSON.stringify({ HostName: hostName(0) });
+        const req = http.request({ agent: httpAgent, host: '127.0.0.1', port: peer.port, path: peer.path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode === 200) ok += 1;
+            else if (errors.length < 3) errors.push(`HTTP ${res.statusCode}`);
+            done();
+          });
+        });
+        req.setTimeout(10_000, () => req.destroy(new Error('no reply within 10 s')));
+        req.once('error', (error) => {
+          if (errors.length < 3) errors.push(error.message);
+          done();
+        });
+        req.end(body);
+      };
+      let finished = 0;
+      const done = () => {
+        finished += 1;
+        last = performance.now();
+        if (finished === count) resolve();
+        else next();
+      };
+      for (let i = 0; i < Math.min(window, count); i++) next();
+    });
+    const c1 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
+    if (ok !== count) throw new Error(`Node-RED answered ${ok} of ${count} requests 200 (${errors.join('; ')})`);
+    await sleep(300);
+    return { kind: 'peer', ok, seconds: (last - t0) / 1000, rate: ok / ((last - t0) / 1000), cpu: cpuShares(c0, c1) };
+  }
+
+  /**
+   * The webhook's answers while the agent executes, against while no agent runs (issue 41: >= 0.8).
+   * A closed loop on the replies alone: `window` webhooks awaiting their 202, whatever the
+   * executions do. With no agent their executions wait queued; the agent, started again, runs them.
+   */
+  async function replyLoop(label, count, window) {
+    let sent = 0;
+    let replies = 0;
+    let misfires = 0;
+    const records = [];
+    const c0 = cpuSnapshot(cpuGroups());
+    await new Promise((resolve) => {
+      const next = () => {
+        if (sent >= count) return;
+        sent += 1;
+        records.push(fire(target, label, hostName(0), (r) => {
+          replies += 1;
+          if (misfired(r)) misfires += 1;
+          if (replies === count) resolve();
+          else next();
+        }));
+      };
+      for (let i = 0; i < Math.min(window, count); i++) next();
+    });
+    const c1 = cpuSnapshot(cpuGroups());
+    expectedExecutions += count - misfires;
+    const seconds = (Math.max(...records.map((r) => r.sentPerf + r.replyMs)) - Math.min(...records.map((r) => r.sentPerf))) / 1000;
+    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1) };
+  }
+
+  async function ingestRounds() {
+    const rounds = [];
+    for (let round = 0; round < PEER_INGEST_ROUNDS; round++) {
+      const results = {};
+      for (const which of round % 2 === 0 ? ['idle', 'executing'] : ['executing', 'idle']) {
+        progress(`peers: webhook replies, round ${round + 1}/${PEER_INGEST_ROUNDS}, ${which === 'idle' ? 'no agent' : 'the agent executing'}, ${PEER_INGEST_COUNT} webhooks`);
+        if (which === 'idle') {
+          const agent = agents.splice(agents.findIndex((a) => a.hostName === hostName(0)), 1)[0];
+          await agent.stop(15_000);
+          // Offline on the server too, so that no webhook of the round is dispatched to the closing connection.
+          await waitFor(server, async () => (await api('GET', `/api/v1/hosts?hostname=${hostName(0)}`)).items[0]?.status !== 'online', 30_000, `${hostName(0)} offline`);
+          results.idle = await replyLoop(`ingest idle ${round + 1}`, PEER_INGEST_COUNT, PEER_WINDOW);
+          await online(startAgent(0));
+        } else {
+          results.executing = await replyLoop(`ingest executing ${round + 1}`, PEER_INGEST_COUNT, PEER_WINDOW);
+        }
+        await allStored('webhook replies');
+      }
+      rounds.push(results);
+    }
+    return rounds;
+  }
+
   const maxPhases = [];
   // --- (a) one agent: the others are not started yet ---
   progress('starting agent e2e-0');
   await online(startAgent(0));
+  // --- cold: nothing has run on the server or the agent yet ---
+  let cold;
+  if (PHASES.has('cold')) {
+    progress(`cold: ${COLD_COUNT} webhooks, ${COLD_WINDOW} in flight, then ${COLD_COUNT} spawns from one process, ${COLD_SPAWN_WINDOW} in flight`);
+    cold = { e2e: await runMax('cold', [hostName(0)], COLD_COUNT, COLD_WINDOW), spawn: await runBaseline(1, COLD_COUNT, COLD_SPAWN_WINDOW) };
+  }
   if (PHASES.has('a')) maxPhases.push(await maxPhase('(a) 1 agent', 'a', [hostName(0)]));
+
+  // --- peers: Node-RED with the same load, alternating with pitcrew's one agent ---
+  let peers;
+  if (PHASES.has('peers')) {
+    const red = await startNodeRed({ tmp, env, progress });
+    if (PEER_WARMUP > 0) {
+      progress(`peers: warm-up, ${PEER_WARMUP} webhooks to each`);
+      await runMax('peers warm-up', [hostName(0)], PEER_WARMUP, PEER_WINDOW);
+      await runPeer(red, PEER_WARMUP, PEER_WINDOW);
+    }
+    const rounds = [];
+    for (let round = 0; round < PEER_ROUNDS; round++) {
+      const results = {};
+      for (const which of round % 2 === 0 ? ['pitcrew', 'nodeRed'] : ['nodeRed', 'pitcrew']) {
+        progress(`peers: round ${round + 1}/${PEER_ROUNDS}, ${which === 'pitcrew' ? 'pitcrew' : 'Node-RED'}, ${PEER_COUNT} webhooks, ${PEER_WINDOW} in flight`);
+        results[which] = which === 'pitcrew' ? await runMax(`peers round ${round + 1}`, [hostName(0)], PEER_COUNT, PEER_WINDOW) : await runPeer(red, PEER_COUNT, PEER_WINDOW);
+      }
+      rounds.push(results);
+    }
+    await red.child.stop(5000);
+    peers = { rounds, ingest: await ingestRounds() };
+  }
 
   // --- (b) ten agents ---
   const allHosts = Array.from({ length: AGENTS }, (_, i) => hostName(i));
@@ -510,7 +664,8 @@ async function main() {
   const verification = verify({ rows, transitions, events, expectedExecutions });
   for (const r of ratePhases) r.latency = latencies(verification.byId, r.key);
   for (const p of maxPhases) p.stages = latencies(verification.byId, p.results.e2e.phase);
-  report({ storage, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
+  if (cold) cold.stages = latencies(verification.byId, 'cold');
+  report({ storage, cold, peers, phases: maxPhases, ratePhases, verification, serverNotes, agentExits, stopped, profiles, seconds: (Date.now() - startedAt) / 1000 });
   return verification.ok;
 }
 
@@ -620,7 +775,7 @@ function latencies(byId, phase) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function report({ storage, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
+function report({ storage, cold, peers, phases, ratePhases, verification: v, serverNotes, agentExits, stopped, profiles, seconds }) {
   const cpu = os.cpus();
   log();
   log('pitcrew end-to-end benchmark: webhook → agent runs `true` → result stored');
@@ -632,6 +787,8 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
   log(`  baseline     \`/bin/sh -c true\` spawned the agent's way (bench/spawn-baseline.js), one spawner process per agent, ${WINDOW} in flight in all`);
   log();
 
+  if (cold) reportCold(cold);
+  if (peers) reportPeers(peers);
   const rows = [['phase', 'figure', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
   for (const p of phases) {
     const a = p.results.e2e;
@@ -726,6 +883,28 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
 
   const pass = (ok) => (ok ? 'met' : 'NOT MET');
   log('targets (benchmark, not a test)');
+  if (cold) {
+    const share = cold.e2e.rate / cold.spawn.rate;
+    log(`  ${`cold: >= ${(COLD_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate (issue 41)`.padEnd(52)}${fmtPct(share)} → ${pass(share >= COLD_SHARE_OF_SPAWN)}`);
+  }
+  if (peers) {
+    const worst = Math.min(...peers.rounds.map((r) => r.pitcrew.rate / r.nodeRed.rate));
+    log(`  ${`peers: >= ${PEER_TARGET} × Node-RED's rate in every round`.padEnd(52)}worst ${fmtX(worst)} → ${pass(worst >= PEER_TARGET)}`);
+    const kept = Math.min(...peers.ingest.map((r) => r.executing.rate / r.idle.rate));
+    log(`  ${`peers: webhook 202s executing >= ${INGEST_KEPT_TARGET * 100} % of no agent's`.padEnd(52)}worst ${fmtPct(kept)} → ${pass(kept >= INGEST_KEPT_TARGET)}`);
+  }
+  const warmA = phases.find((p) => p.key === 'a');
+  if (warmA) {
+    const share = warmA.results.e2e.rate / warmA.results.spawn.rate;
+    log(`  ${`(a): >= ${(WARM_SHARE_OF_SPAWN * 100).toFixed(0)} % of the raw spawn rate (issue 41, warm)`.padEnd(52)}${fmtPct(share)} → ${pass(share >= WARM_SHARE_OF_SPAWN)}`);
+  }
+  for (const [label, run] of [['cold', cold?.e2e], ['(a)', warmA?.results.e2e]]) {
+    if (!run) continue;
+    const spawner = label === 'cold' ? cold.spawn : warmA.results.spawn;
+    const above = aboveSpawn(run, spawner);
+    log(`  ${`${label}: server CPU/execution <= 700 µs (issue 41)`.padEnd(52)}${fmtInt(above.server)} µs → ${pass(above.server <= 700)}`);
+    log(`  ${`${label}: agent + helper above the spawn <= 700 µs`.padEnd(52)}${fmtInt(above.agent)} µs → ${pass(above.agent <= 700)}`);
+  }
   for (const p of phases) {
     const a = p.results.e2e;
     const share = a.rate / p.results.spawn.rate;
@@ -746,6 +925,58 @@ function report({ storage, phases, ratePhases, verification: v, serverNotes, age
   if (more.length) log(`  (and ${more.length} more agent profiles in ${path.relative(root, path.dirname(more[0][1]))}/, by pid: ${more.map(([w, f]) => `${w.replace('agent ', '')} ${path.basename(f).split('.')[3]}`).join(', ')})`);
   log();
   log(`done in ${seconds.toFixed(0)} s`);
+}
+
+/**
+ * CPU µs per execution above the bare spawn (issue 41): the server's whole share (a bare spawner has
+ * no server), and the agent with its helper and scripts less what the spawner and its shells spent per spawn.
+ */
+function aboveSpawn(run, spawner) {
+  return { server: cpuPerRun(run, 'server') * 1e6, agent: (cpuPerRun(run, 'agents') - cpuPerRun(spawner, 'spawners')) * 1e6 };
+}
+
+/** pitcrew (webhook → stored result, one agent) against Node-RED (webhook → exec → reply), round by round. */
+function reportPeers({ rounds, ingest }) {
+  const rows = [[`round (${PEER_COUNT} each, ${PEER_WINDOW} in flight)`, 'pitcrew/s', `Node-RED ${NODE_RED_VERSION}/s`, 'ratio', 'pitcrew CPU/command', 'Node-RED CPU/command', 'other procs']];
+  rounds.forEach((r, i) => {
+    const ours = (cpuPerRun(r.pitcrew, 'server') + cpuPerRun(r.pitcrew, 'agents')) * 1e6;
+    const theirs = cpuPerRun(r.nodeRed, 'peer') * 1e6;
+    rows.push([`${i + 1} (${i % 2 === 0 ? 'pitcrew first' : 'Node-RED first'})`, fmtInt(r.pitcrew.rate), fmtInt(r.nodeRed.rate), fmtX(r.pitcrew.rate / r.nodeRed.rate), `${fmtInt(ours)} µs`, `${fmtInt(theirs)} µs`, `${fmtPct(r.pitcrew.cpu.other)} / ${fmtPct(r.nodeRed.cpu.other)}`]);
+  });
+  log(table(rows));
+  log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
+  log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
+  log();
+  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'other procs']];
+  ingest.forEach((r, i) => {
+    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
+  });
+  log(table(irows));
+  log('  replies ÷ (last 202 − first sent). No agent: its executions wait queued (the agent stopped, started again after the round to run them);');
+  log('  executing: the agent runs them meanwhile. The server\'s CPU while executing includes dispatching and recording them.');
+  log();
+}
+
+/** The cold phase: one burst at a server and an agent that had run nothing, against one spawner. */
+function reportCold({ e2e, spawn, stages }) {
+  const above = aboveSpawn(e2e, spawn);
+  const rows = [['cold burst (first runs of the server and agent)', 'pitcrew e2e', 'raw spawn', 'e2e / spawn']];
+  rows.push(['executions/s', fmtInt(e2e.rate), fmtInt(spawn.rate), fmtPct(e2e.rate / spawn.rate)]);
+  rows.push(['count, seconds; in flight', `${fmtInt(e2e.ok)}, ${e2e.seconds.toFixed(1)}; ${COLD_WINDOW}`, `${fmtInt(spawn.ok)}, ${spawn.seconds.toFixed(1)}; ${COLD_SPAWN_WINDOW}`, '']);
+  rows.push(['CPU/execution: server', perRun(e2e, 'server'), '', '']);
+  rows.push(['  agent alone', perRun(e2e, 'agentsOwn'), '', '']);
+  rows.push(['  spawn helper + sh; spawner + sh', perRun(e2e, 'helpers'), perRun(spawn, 'spawners'), '']);
+  rows.push(['  agent + helper + sh above the spawner + sh', `${fmtInt(above.agent)} µs`, '', '']);
+  const calls = (key) => `${(e2e.cpu.calls[key].reads / e2e.ok).toFixed(1)} / ${(e2e.cpu.calls[key].writes / e2e.ok).toFixed(1)}`;
+  rows.push(['read / write syscalls per execution: server', calls('server'), '', '']);
+  rows.push(['  agent alone; spawn helper', `${calls('agentsOwn')}; ${calls('helpers')}`, '', '']);
+  rows.push(['  bench; other procs (share of a core)', `${perRun(e2e, 'bench')}; ${fmtPct(e2e.cpu.other)}`, `${perRun(spawn, 'bench')}; ${fmtPct(spawn.cpu.other)}`, '']);
+  for (const [label, key] of [['webhook sent → 202 reply', 'reply'], ['queued → dispatched', 'queuedToDispatched'], ['dispatched → started', 'dispatchedToStarted'], ['started → finished (the script)', 'startedToFinished'], ['finished → result stored', 'finishedToStored'], ['webhook sent → result stored', 'sentToStored']]) {
+    rows.push([`${label}, mean / p50 ms`, `${fmtMs(stages[key].mean)} / ${fmtMs(stages[key].p50)}`, '', '']);
+  }
+  log(table(rows));
+  if (e2e.cpu.top || spawn.cpu.top) log(`  cold, busiest other processes: pitcrew e2e: ${e2e.cpu.top || '-'}; raw spawn: ${spawn.cpu.top || '-'}`);
+  log();
 }
 
 // ---------------------------------------------------------------------------------------------

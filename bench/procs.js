@@ -291,6 +291,20 @@ export function writtenBytes(pid) {
   }
 }
 
+/**
+ * System calls a process has made so far that read and that write (syscr, syscw in /proc/PID/io:
+ * read, write, readv, writev, sendmsg and their kin); NaN where unavailable. Like written bytes,
+ * a count that hardly depends on how busy the machine is: messages and files, not time.
+ */
+export function ioCalls(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/^syscr:\s*(\d+)/m.exec(io)?.[1] ?? NaN), writes: Number(/^syscw:\s*(\d+)/m.exec(io)?.[1] ?? NaN) };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}
+
 /** CPU seconds used by this (the load-generating) process so far. */
 export function ownCpuSeconds() {
   const { user, system } = process.cpuUsage();

@@ -3,6 +3,10 @@
 // files (e.g. the ten agents of bench/e2e.js) are summed as one.
 //
 //   node bench/profile-summary.js bench/profiles/CPU.<...>.cpuprofile [more.cpuprofile ...] [top=25]
+//
+// PROFILE_FROM and PROFILE_TO (seconds from each profile's start) keep only the samples between
+// them, e.g. to leave out the server's start-up: print the busy milliseconds per second with
+// PROFILE_TIMELINE=1 to find the window.
 import fs from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -18,6 +22,8 @@ const file = files.length === 1 ? files[0] : `${files.length} profiles`;
 const byId = new Map();
 const selfUs = new Map();
 const profile = { nodes: [] };
+const from = Number(process.env.PROFILE_FROM ?? 0) * 1e6;
+const to = Number(process.env.PROFILE_TO ?? Infinity) * 1e6;
 files.forEach((f, fi) => {
   const p = JSON.parse(fs.readFileSync(f, 'utf8'));
   for (const n of p.nodes) {
@@ -25,10 +31,16 @@ files.forEach((f, fi) => {
     byId.set(node.id, node);
     profile.nodes.push(node);
   }
+  const busyPerSecond = [];
+  let at = 0;
   for (let i = 0; i < p.samples.length; i++) {
+    at += p.timeDeltas[i] ?? 0;
     const id = `${fi}:${p.samples[i]}`;
+    if (byId.get(id).callFrame.functionName !== '(idle)') busyPerSecond[Math.floor(at / 1e6)] = (busyPerSecond[Math.floor(at / 1e6)] ?? 0) + (p.timeDeltas[i] ?? 0);
+    if (at < from || at > to) continue;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
+  if (process.env.PROFILE_TIMELINE === '1') console.log(`${f}: busy ms per second: ${Array.from(busyPerSecond, (us, s) => `${s}:${Math.round((us ?? 0) / 1000)}`).join(' ')}`);
 });
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 

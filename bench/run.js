@@ -324,8 +324,9 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // bench/cron.js, the cloud action one, bench/cloud.js, the CLI Machine one, bench/cli.js, and the
 // git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
 // isolation, alerts, cron, cloud, cli, git or fleet runs one of them; BENCH_ONLY=api, imports,
-// incidents, snapshots (bench/snapshots.js, with Debian's Prometheus) or backup
-// (bench/backup-latency.js) runs one not in the default set.
+// incidents, snapshots (bench/snapshots.js, with Debian's Prometheus), backup
+// (bench/backup-latency.js) or peers (bench/peers.js, Node-RED from the npm registry) runs one not
+// in the default set.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -356,10 +357,13 @@ const runImports = () => runChildBench('imports.js');
 const runIncidents = () => runChildBench('incidents-analytics.js');
 const runSnapshots = () => runChildBench('snapshots.js');
 const runBackup = () => runChildBench('backup-latency.js');
+const runPeers = () => runChildBench('peers.js');
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots', 'backup'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents, snapshots or backup (or unset for all but api, imports, incidents, snapshots and backup), got "${ONLY}"`);
+if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots', 'backup', 'peers'].includes(ONLY)) {
+  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents, snapshots, backup or peers (or unset for all but api, imports, incidents, snapshots, backup and peers), got "${ONLY}"`);
   process.exit(2);
+} else if (ONLY === 'peers') {
+  runPeers().then((code) => process.exit(code));
 } else if (ONLY === 'backup') {
   runBackup().then((code) => process.exit(code));
 } else if (ONLY === 'snapshots') {

@@ -11,6 +11,7 @@ import type { HostSessions } from '../hosts/sessions.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
+import { turnBatched } from './turn-batch.js';
 
 /** What the gateway and each agent session work with. */
 export interface AgentServices {
@@ -66,6 +67,7 @@ export class AgentSession {
   private closed = false;
   /** Executions this connection was sent or took over: the only ones whose live output it may add to. */
   private readonly assigned = new Set<string>();
+  private readonly sendText: (text: string) => void;
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
   private helloHeard = false;
@@ -78,6 +80,7 @@ export class AgentSession {
     private readonly deps: SessionDeps,
   ) {
     this.hostId = host.id;
+    this.sendText = turnBatched(socket);
     this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
     const helloTimeoutMs = deps.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
     // The timeout counts the agent's time, not ours: when it fires, a hello already in the socket
@@ -109,7 +112,7 @@ export class AgentSession {
   }
 
   send(message: ServiceMessage): void {
-    if (!this.closed) this.socket.send(JSON.stringify(message));
+    if (!this.closed) this.sendText(JSON.stringify(message));
   }
 
   close(code: number, reason: string): void {

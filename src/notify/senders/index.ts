@@ -8,6 +8,8 @@ import { sendMail, type SmtpSettings } from './email.js';
 import { postJson } from './http.js';
 import type { SendResult } from './result.js';
 import { signedHeaders } from './webhook.js';
+import { sendThroughSlackApp, type SlackSettings } from '../slack/send.js';
+import { SLACK_API_URL, type SlackMessageRef } from '../slack/web-api.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */
 export interface OpenChannel {
@@ -26,6 +28,8 @@ export interface SendMeta {
   recipients?: readonly string[] | null;
   /** For email: the graph snapshots' images to carry inline (messages/email.ts inlineGraphs, read by the deliverer). */
   images?: readonly MailImage[];
+  /** Where this delivery's chat message landed before: the send updates it (a decided approval's outcome). */
+  messageRef?: object | null;
 }
 
 export interface MailImage {
@@ -34,13 +38,15 @@ export interface MailImage {
   bytes: Uint8Array;
 }
 
-/** Sends one notification to one channel, once. Retrying is the deliverer's business. */
 /** How a send may reach out: its time limit, and where it may connect (egress/policy.ts). */
 export interface SendOptions {
   timeoutMs: number;
   egress: EgressPolicy;
+  /** Slack's Web API (PITCREW_SLACK_API_URL); https://slack.com/api unless set. */
+  slackApiUrl?: string;
 }
 
+/** Sends one notification to one channel, once. Retrying is the deliverer's business. */
 export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, options: SendOptions): Promise<SendResult> {
   const secrets = SECRET_FIELDS[channel.type].map((field) => channel.config[field]).filter((v): v is string => typeof v === 'string');
   switch (channel.type) {
@@ -58,7 +64,14 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
       const headers = signedHeaders(channel.config.secret as string, raw, meta.deliveryId);
       return postJson(channel.config.url as string, undefined, headers, options, secrets, raw);
     }
-    case 'slack':
+    case 'slack': {
+      const reach = { apiUrl: options.slackApiUrl ?? SLACK_API_URL, egress: options.egress, timeoutMs: options.timeoutMs };
+      const ref = (meta.messageRef ?? null) as SlackMessageRef | null;
+      const viaApp = await sendThroughSlackApp(channel.config as unknown as SlackSettings, notification, ref, reach);
+      if (viaApp) return viaApp;
+      if (ref) return { ok: false, status: null, error: "the channel's Slack app settings (bot token, channel, signing secret) were removed: the message posted earlier cannot be updated", retryable: false };
+      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
+    }
     case 'teams':
     case 'mattermost':
     case 'google_chat':

@@ -1,6 +1,9 @@
-/** How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535". */
+/**
+ * How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535". `ref`:
+ * where a chat message landed (Slack's {channel, ts}), kept in notify_deliveries.message_ref.
+ */
 export type SendResult =
-  | { ok: true; status: string | null }
+  | { ok: true; status: string | null; ref?: object }
   | { ok: false; status: string | null; error: string; retryable: boolean; retryAfterMs?: number };
 
 const EXCERPT_CHARS = 200;

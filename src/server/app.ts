@@ -42,7 +42,7 @@ import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
 import { UiLinks } from '../notify/links.js';
 import { Notifier } from '../notify/notifier.js';
-import { SLACK_API_URL } from '../notify/slack/web-api.js';
+import { SLACK_API_URL } from '../notify/senders/slack-web-api.js';
 import { SlackInteractions } from '../notify/slack/interactions.js';
 import type { ExecutionRow } from '../store/schema.js';
 import { registerChannelRoutes } from '../notify/routes.js';

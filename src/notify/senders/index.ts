@@ -8,8 +8,8 @@ import { sendMail, type SmtpSettings } from './email.js';
 import { postJson } from './http.js';
 import type { SendResult } from './result.js';
 import { signedHeaders } from './webhook.js';
-import { sendThroughSlackApp, type SlackSettings } from '../slack/send.js';
-import { SLACK_API_URL, type SlackMessageRef } from '../slack/web-api.js';
+import { sendThroughSlackApp, type SlackSettings } from './slack-app.js';
+import { SLACK_API_URL, type SlackMessageRef } from './slack-web-api.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */
 export interface OpenChannel {

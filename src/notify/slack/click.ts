@@ -6,10 +6,10 @@ import { appendAuditIn } from '../../identity/audit/repository.js';
 import type { Role } from '../../identity/roles.js';
 import type { ExecutionRow } from '../../store/schema.js';
 import type { ApprovalNotification } from '../notification.js';
-import { slackApprovalMessage } from './approval-blocks.js';
+import { slackApprovalMessage } from '../messages/slack-approval.js';
 import { outcomesOf } from './outcome-updates.js';
-import type { SlackSettings } from './send.js';
-import { callSlack, respondToSlack, type SlackReach } from './web-api.js';
+import type { SlackSettings } from '../senders/slack-app.js';
+import { callSlack, respondToSlack, type SlackReach } from '../senders/slack-web-api.js';
 
 /** A verified click of Approve or Reject. */
 export interface Click {

@@ -8,11 +8,11 @@ import { access } from '../../identity/access.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { openChannel } from '../channels.js';
-import { APPROVE_ACTION, REJECT_ACTION } from './approval-blocks.js';
+import { APPROVE_ACTION, REJECT_ACTION } from '../messages/slack-approval.js';
 import { decideClick, type Click } from './click.js';
-import { hasSlackApp, type SlackSettings } from './send.js';
+import { hasSlackApp, type SlackSettings } from '../senders/slack-app.js';
 import { SIGNATURE_HEADER, signedWith, staleTimestamp, TIMESTAMP_HEADER } from './signature.js';
-import type { SlackReach } from './web-api.js';
+import type { SlackReach } from '../senders/slack-web-api.js';
 
 /** DESIGN.md §7: the fixed point Slack's Interactivity Request URL names. */
 export const SLACK_INTERACTIONS_PATH = '/chat/slack/interactions';

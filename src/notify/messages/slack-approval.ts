@@ -1,5 +1,5 @@
-import { digest } from '../messages/digest.js';
-import { clip, escapeMrkdwn, slackPayload } from '../messages/slack.js';
+import { digest } from './digest.js';
+import { clip, escapeMrkdwn, slackPayload } from './slack.js';
 import type { ApprovalNotification, ApprovalOutcome } from '../notification.js';
 
 /*

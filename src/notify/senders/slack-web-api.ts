@@ -1,6 +1,6 @@
 import type { EgressPolicy } from '../../egress/policy.js';
 import { policyFetch } from '../../egress/fetch.js';
-import { scrub, type SendResult } from '../senders/result.js';
+import { scrub, type SendResult } from './result.js';
 
 /** Slack's Web API, unless the operator points it elsewhere (PITCREW_SLACK_API_URL: a proxy, a test's emulator). */
 export const SLACK_API_URL = 'https://slack.com/api';

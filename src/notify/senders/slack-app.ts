@@ -1,7 +1,7 @@
 import type { Notification } from '../notification.js';
-import type { SendResult } from '../senders/result.js';
-import { slackApprovalMessage } from './approval-blocks.js';
-import { callSlack, type SlackMessageRef, type SlackReach } from './web-api.js';
+import type { SendResult } from './result.js';
+import { slackApprovalMessage } from '../messages/slack-approval.js';
+import { callSlack, type SlackMessageRef, type SlackReach } from './slack-web-api.js';
 
 /** A Slack channel's settings, opened (notify/schema.ts): the incoming webhook, and the app's when it has one. */
 export interface SlackSettings {

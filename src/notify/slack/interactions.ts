@@ -4,7 +4,6 @@ import { PitcrewError } from '../../errors/catalogue.js';
 import type { ApprovalDeps } from '../../executions/approval-decision.js';
 import { problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
-import { access } from '../../identity/access.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { openChannel } from '../channels.js';
@@ -56,7 +55,7 @@ export class SlackInteractions {
       scope.post(SLACK_INTERACTIONS_PATH, {
         validatorCompiler: () => () => true,
         schema: {
-          tags: ['approvals'], ...access('public'),
+          tags: ['executions'], security: [],
           summary: "Slack's interactive payload (Approve or Reject clicked), signed with the Slack app's signing secret",
           description: 'application/x-www-form-urlencoded with a `payload` field, as Slack sends it. 200 once verified; the outcome goes to the clicker through the response_url. No bearer token: the X-Slack-Signature authenticates.',
           response: { ...problems(400, 401, 415) },

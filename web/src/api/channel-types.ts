@@ -26,6 +26,10 @@ export interface ChannelConfigView {
   to?: string[];
   requireTls?: boolean;
   ca?: string;
+  /** Slack's app (approval buttons, docs/notifications.md "Slack app"). */
+  botTokenSet?: boolean;
+  signingSecretSet?: boolean;
+  channelId?: string;
 }
 
 export interface Channel {

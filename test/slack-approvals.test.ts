@@ -9,7 +9,7 @@ import { attemptsOf, createChannel } from './support/notify.js';
 import { invite } from './support/people.js';
 import { slackShape } from './support/platforms.js';
 import { startReceiver, type Receiver } from './support/receivers.js';
-import { startSlackEmulator, type SignedClick, type SlackEmulator, type SlackMessage } from './support/slack-emulator.js';
+import { startSlackEmulator, type SignedClick, type SlackEmulator } from './support/slack-emulator.js';
 import { waitFor } from './support/wait.js';
 
 const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'expired', 'rejected'];

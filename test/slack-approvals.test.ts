@@ -63,10 +63,11 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     const reply = await env.webhook(rule.triggerId, { HostName: 'db-1', AlarmName: 'disk_full' });
     expect(reply.statusCode, reply.body).toBe(202);
     const id = (reply.json().executionIds as string[])[0]!;
-    const message = await waitFor(() => slack.messages.find((m) => buttonsOf(m).some((b) => b.value === id)), `the request for ${name} in Slack`);
+    const message = await waitFor(() => slack.messages.find((m) => decisionsOf(m).some((b) => b.value === id)), `the request for ${name} in Slack`);
     return { id, message, runs: () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0) };
   }
   const buttonsOf = (m: { blocks: Block[] }) => m.blocks.flatMap((b) => (b.type === 'actions' ? (b.elements as Block[]) : []));
+  const decisionsOf = (m: { blocks: Block[] }) => buttonsOf(m).filter((b) => b.action_id === 'pitcrew_approve' || b.action_id === 'pitcrew_reject');
   const post = (click: SignedClick) => env.app.server.inject({ method: 'POST', url: '/api/v1/chat/slack/interactions', headers: click.headers, payload: click.body });
   const get = async (id: string) => (await env.api('GET', `/api/v1/executions/${id}`)).json() as { state: string; transitions: Array<{ to: string; decidedBy?: Record<string, unknown> }> };
   const ended = (id: string) => waitFor(async () => {
@@ -80,7 +81,7 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     const { id, message, runs } = await waitingRun('purge cache');
     expect(message.channel).toBe(slack.channelId);
     expect(message.text).toBe('⏸️ Approval needed: purge cache on db-1');
-    const [approve, reject] = buttonsOf(message).filter((b) => b.value === id);
+    const [approve, reject] = decisionsOf(message).filter((b) => b.value === id);
     expect(approve).toMatchObject({ action_id: 'pitcrew_approve', style: 'primary', confirm: { title: { text: 'Run it?' } } });
     expect(reject).toMatchObject({ action_id: 'pitcrew_reject', style: 'danger' });
     // The app carried it: the incoming webhook did not post it a second time.
@@ -102,7 +103,7 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     // The clicker sees the message replaced at once, then the app's own update lands (chat.update).
     const replaced = await waitFor(() => message.versions.find((v) => v.via === 'response_url'), 'the message replaced through the response_url');
     expect(textOf(replaced)).toContain(`approved by ${ops} (slack)`);
-    expect(buttonsOf(replaced).some((b) => b.value === id)).toBe(false);
+    expect(decisionsOf(replaced).some((b) => b.value === id)).toBe(false);
     const updated = await waitFor(() => message.versions.find((v) => v.via === 'chat.update'), 'the message updated by chat.update');
     expect(updated.text).toBe(`✅ purge cache on db-1: approved by ${ops} (slack)`);
     expect(slack.calls.filter((c) => c.method === 'users.info')[0]).toMatchObject({ authorization: `Bearer ${slack.botToken}` });
@@ -144,6 +145,10 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
       expect(reply.json().detail).toMatch(detail);
       expect(reply.json().detail).toMatch(/Nothing was decided/);
     }
+    // A link button's click is signed too (Slack posts it to the app): verified, answered, ignored.
+    const link = slack.click(message, 'U0OPS', 'pitcrew_open_rule', id);
+    expect((await post(link)).statusCode).toBe(200);
+    expect((await post({ ...link, headers: { ...link.headers, 'x-slack-signature': forged.headers['x-slack-signature']! } })).statusCode).toBe(401);
     const unsigned = await env.app.server.inject({ method: 'POST', url: '/api/v1/chat/slack/interactions', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)) }, payload: forged.body });
     expect(unsigned.statusCode).toBe(401);
     await env.app.context.notifier.pass();
@@ -151,7 +156,7 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     expect(runs()).toBe(0);
     // Nothing unsigned reached Slack's API (no users.info) nor the clicker.
     expect(slack.calls.slice(callsBefore).filter((c) => c.method === 'users.info')).toEqual([]);
-    expect(slack.ephemerals.filter((e) => [forged, altered, old].some((c) => c.responseUrl.endsWith(e.responseUrl)))).toEqual([]);
+    expect(slack.ephemerals.filter((e) => [forged, altered, old, link].some((c) => c.responseUrl.endsWith(e.responseUrl)))).toEqual([]);
   });
 
   it("tells an unknown user, one without an e-mail and one without the role why nothing happened", async () => {
@@ -180,7 +185,7 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     expect(reply.statusCode, reply.body).toBe(200);
     const update = await waitFor(() => rejected.message.versions.find((v) => v.via === 'chat.update'), 'the rejection in the message');
     expect(update.text).toMatch(/^❌ resize disk on db-1: rejected by .* \(api\): not during the sale$/);
-    expect(buttonsOf(update).some((b) => b.value === rejected.id)).toBe(false);
+    expect(decisionsOf(update).some((b) => b.value === rejected.id)).toBe(false);
 
     const expiring = await waitingRun('flush queue', { timeoutSeconds: 2 });
     await waitFor(async () => (await get(expiring.id)).state === 'expired', 'the expiry');

@@ -13,6 +13,8 @@ import type { ApprovalNotification, ApprovalOutcome } from '../notification.js';
 
 export const APPROVE_ACTION = 'pitcrew_approve';
 export const REJECT_ACTION = 'pitcrew_reject';
+/** A link button's (the rule, the event): opens a page, decides nothing. */
+export const OPEN_ACTION = 'pitcrew_open';
 
 type Block = Record<string, unknown>;
 
@@ -25,7 +27,9 @@ export function slackApprovalMessage(n: ApprovalNotification): { text: string; b
   for (const execution of n.executions) blocks.push(...executionBlocks(n, execution, n.outcomes?.[execution.id]));
   if (n.total > n.executions.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `… and ${n.total - n.executions.length} more waiting: decide them in pitcrew` }] });
   const links = [n.rule.url ? { label: 'Rule', url: n.rule.url } : null, n.event.url ? { label: 'Event', url: n.event.url } : null].filter((l) => l !== null);
-  if (links.length > 0) blocks.push({ type: 'actions', elements: links.map((l) => ({ type: 'button', text: { type: 'plain_text', text: l.label }, url: l.url })) });
+  // Slack posts a click on a link button to the app too: its value names an execution, so that click is verified like the others (then ignored).
+  const first = n.executions[0]?.id ?? '';
+  if (links.length > 0) blocks.push({ type: 'actions', elements: links.map((l) => ({ type: 'button', action_id: `${OPEN_ACTION}_${l.label.toLowerCase()}`, value: first, text: { type: 'plain_text', text: l.label }, url: l.url })) });
   return { text: titleOf(n), blocks };
 }
 

@@ -5,6 +5,8 @@ import type { ApprovalNotification, ApprovalOutcome } from '../notification.js';
 
 /** The approval's longest wait (7 days, rules/approval.ts) and a day to spare: older requests are settled. */
 const LOOK_BACK_MS = 8 * 86_400_000;
+/** Past its deadline and this, every run of a request has been decided or expired, and told: the request is not read again. */
+const SETTLED_AFTER_MS = 3_600_000;
 const DECISIONS: Record<string, ApprovalOutcome['decision']> = { rejected: 'rejected', expired: 'expired', cancelled: 'cancelled' };
 
 /**
@@ -31,7 +33,7 @@ export async function queueOutcomeUpdates(db: Kysely<Database>, now = Date.now()
   let written = 0;
   for (const delivery of asked) {
     const request = JSON.parse(delivery.body) as ApprovalNotification;
-    if (request.timedOut) continue;
+    if (request.timedOut || Date.parse(request.deadline) + SETTLED_AFTER_MS < now) continue;
     const outcomes = await outcomesOf(db, request.executions.map((e) => e.id));
     const due = await notYetTold(db, Object.keys(outcomes).map((executionId) => updateKey(executionId, delivery.id)));
     for (const executionId of Object.keys(outcomes)) {

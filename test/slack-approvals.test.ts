@@ -86,8 +86,11 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     expect(reject).toMatchObject({ action_id: 'pitcrew_reject', style: 'danger' });
     // The app carried it: the incoming webhook did not post it a second time.
     expect(webhook.accepted().filter((r) => r.raw.includes('purge cache'))).toEqual([]);
-    const refs = await env.store.db.selectFrom('notify_deliveries').select('message_ref').where('channel_id', '=', channelId).where('message_ref', 'is not', null).execute();
-    expect(refs.map((r) => JSON.parse(r.message_ref!))).toContainEqual({ channel: slack.channelId, ts: message.ts });
+    // Where it landed is kept once the delivery settles (after Slack's answer).
+    await waitFor(async () => {
+      const refs = await env.store.db.selectFrom('notify_deliveries').select('message_ref').where('channel_id', '=', channelId).where('message_ref', 'is not', null).execute();
+      return refs.some((r) => r.message_ref === JSON.stringify({ channel: slack.channelId, ts: message.ts }));
+    }, "the message's place kept");
 
     const click = slack.click(message, 'U0OPS', 'pitcrew_approve', id);
     const reply = await post(click);

@@ -24,6 +24,9 @@ export async function queueOutcomeUpdates(db: Kysely<Database>, now = Date.now()
   const asked = await db
     .selectFrom('notify_deliveries as d')
     .innerJoin('notify_messages as m', 'm.id', 'd.message_id')
+    // Slack's messages only: another platform's kept place is that platform's to update.
+    .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
+    .where('c.type', '=', 'slack')
     .select(['d.id', 'd.tenant_id', 'd.channel_id', 'd.message_ref', 'm.dedupe_key', 'm.body', 'm.rule_id'])
     .where('d.message_ref', 'is not', null)
     .where('m.kind', '=', 'approval')

@@ -195,6 +195,8 @@ export interface NotifySettings {
   passSpacingMs: number;
   /** How long a graph snapshot's signed link in a notification opens the image (docs/graph-snapshots.md). */
   snapshotLinkDays: number;
+  /** PITCREW_SLACK_API_URL: Slack's Web API, for channels with a Slack app (https://slack.com/api; a proxy, or a test's emulator). */
+  slackApiUrl: string;
 }
 
 /** Where pitcrew may connect on a tenant's behalf (egress/policy.ts; docs/configuration.md#outbound-calls). */
@@ -290,6 +292,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd(), stdoutIs
       pollMs: integer(env, 'PITCREW_NOTIFY_POLL_MS', 1000, 10, 60_000),
       passSpacingMs: integer(env, 'PITCREW_NOTIFY_PASS_SPACING_MS', 50, 0, 10_000),
       snapshotLinkDays: integer(env, 'PITCREW_SNAPSHOT_LINK_DAYS', 7, 1, 365),
+      // The operator's choice, never a tenant's: a tenant's bot token goes only where the service is told Slack is.
+      slackApiUrl: env.PITCREW_SLACK_API_URL ? httpUrl('PITCREW_SLACK_API_URL', env.PITCREW_SLACK_API_URL, 'https://slack.com/api') : 'https://slack.com/api',
     },
     egress: egressSettings(env, warnings),
     warnings,

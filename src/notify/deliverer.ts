@@ -25,6 +25,8 @@ export interface DelivererOptions {
   egress: EgressPolicy;
   /** The Bot Connector, for Teams channels with a bot. */
   teams?: BotConnector;
+  /** Slack's Web API (PITCREW_SLACK_API_URL). */
+  slackApiUrl: string;
 }
 
 export interface DelivererDeps {
@@ -111,8 +113,9 @@ export class Deliverer {
       const notification = JSON.parse(message.body) as Notification;
       const recipients = delivery.recipients ? (JSON.parse(delivery.recipients) as string[]) : null;
       const images = channel.type === 'email' ? await mailImages(db, delivery.tenant_id, notification) : [];
-      const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients, images };
-      result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress, ...(options.teams ? { teams: options.teams } : {}) });
+      const messageRef = delivery.message_ref ? (JSON.parse(delivery.message_ref) as object) : null;
+      const meta = { messageId: message.id, deliveryId: delivery.id, createdAt: new Date(message.created_at).toISOString(), recipients, images, messageRef };
+      result = await sendNotification(openChannel(box, channel), notification, meta, { timeoutMs: options.sendTimeoutMs, egress: options.egress, slackApiUrl: options.slackApiUrl, ...(options.teams ? { teams: options.teams } : {}) });
     } catch (error) {
       // Secrets that do not open (another key) will not open on a retry either.
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };
@@ -127,7 +130,8 @@ export class Deliverer {
     const retry = !result.ok && result.retryable && attempt < options.maxAttempts;
     const waitMs = retry ? backoffMs(attempt, options.backoffBaseMs, options.backoffMaxMs, result.retryAfterMs) : 0;
     const set = result.ok
-      ? { state: 'delivered', delivered_at: now, last_error: null, ...(result.messageRef ? { message_ref: result.messageRef } : {}) }
+      // A chat message's place, to update it with the outcome (notify/slack/outcome-updates.ts).
+      ? { state: 'delivered', delivered_at: now, last_error: null, ...(result.ref ? { message_ref: JSON.stringify(result.ref) } : {}) }
       : retry
         ? { state: 'pending', next_attempt_at: now + waitMs, last_error: result.error }
         : { state: 'failed', last_error: result.retryable ? `${result.error} (gave up after ${counted(attempt, 'attempt')})` : result.error };

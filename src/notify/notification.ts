@@ -143,6 +143,14 @@ export interface ApprovalNotification {
   total: number;
   /** Set on the escalation of one nobody decided in time (`onTimeout: "escalate"`): it expired unrun. */
   timedOut?: boolean;
+  /** Set on the update of a chat message that asked (notify/slack/outcome-updates.ts): how each listed execution was decided, by id; absent ones still wait. */
+  outcomes?: Record<string, ApprovalOutcome>;
+}
+
+/** How a person's decision, or the deadline, ended an execution's wait, in words: "approved by ana@example.com (slack): go". */
+export interface ApprovalOutcome {
+  decision: 'approved' | 'rejected' | 'expired' | 'cancelled';
+  words: string;
 }
 
 export interface TestNotification {

@@ -20,6 +20,7 @@ import { tellNotRun } from './not-run.js';
 import type { TestNotification } from './notification.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { sendNotification, type SendResult } from './senders/index.js';
+import { queueOutcomeUpdates } from './slack/outcome-updates.js';
 import { SIGNED_LINK_PURPOSE } from '../snapshots/signed-link.js';
 import type { BotConnector } from './teams/connector.js';
 
@@ -149,7 +150,7 @@ export class Notifier {
     const notification: TestNotification = { kind: 'test', severity: 'ok', channel: { id: row.id, name: row.name, type: row.type }, sentAt: new Date().toISOString() };
     let result: SendResult;
     try {
-      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, { timeoutMs: this.deps.settings.sendTimeoutMs, egress: this.deps.egress });
+      result = await sendNotification(openChannel(this.deps.box, row), notification, { messageId: `test-${row.id}`, deliveryId: `test-${Date.now()}`, createdAt: notification.sentAt }, { timeoutMs: this.deps.settings.sendTimeoutMs, egress: this.deps.egress, slackApiUrl: this.deps.settings.slackApiUrl });
     } catch (error) {
       result = { ok: false, status: null, error: (error as Error).message, retryable: false };
     }
@@ -158,10 +159,11 @@ export class Notifier {
     return { ...result, durationMs: Math.round(durationMs) };
   }
 
-  /** One pass of the loop, now: duties, requests for approval, grouping, then handing due deliveries to senders. */
+  /** One pass of the loop, now: duties, requests for approval and their chat messages' updates, grouping, then handing due deliveries to senders. */
   async pass(): Promise<void> {
     for (const duty of this.deps.duties ?? []) await duty();
     await askForApprovals(this.deps.store.db, this.asking);
+    await queueOutcomeUpdates(this.deps.store.db);
     await this.collector.collect();
     await this.deliverer.pump();
   }

@@ -15,7 +15,7 @@ export type ChannelMode = (typeof CHANNEL_MODES)[number];
 /** The config fields of each type that are secret: sealed at rest, masked in every view. */
 export const SECRET_FIELDS: Record<ChannelType, readonly string[]> = {
   email: ['password'],
-  slack: ['webhookUrl'],
+  slack: ['webhookUrl', 'botToken', 'signingSecret'],
   teams: ['webhookUrl', 'botAppPassword'],
   mattermost: ['webhookUrl'],
   google_chat: ['webhookUrl'],
@@ -67,11 +67,29 @@ const TeamsConfig = Type.Object(
     },
   },
 );
+/**
+ * Slack's incoming webhook, and optionally a Slack app's settings (docs/notifications.md, "Slack
+ * app"): with them, approval requests carry Approve and Reject buttons and are updated with their
+ * outcome. The three go together (a button needs the signing secret to be verified, an update the
+ * token and channel).
+ */
+const SlackConfig = Type.Object(
+  {
+    webhookUrl: HttpUrl,
+    botToken: Type.Optional(Type.String({ pattern: '^xoxb-[A-Za-z0-9-]+$', maxLength: 512, description: "the app's Bot User OAuth Token (xoxb-…), write-only; scopes chat:write, users:read, users:read.email" })),
+    signingSecret: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16,128}$', description: "the app's Signing Secret (Basic Information), write-only: verifies its button clicks" })),
+    channelId: Type.Optional(Type.String({ pattern: '^[CG][A-Z0-9]{2,30}$', description: 'the Slack channel approval requests are posted to (its C… id), the app invited to it' })),
+  },
+  {
+    additionalProperties: false,
+    dependencies: { botToken: ['signingSecret', 'channelId'], signingSecret: ['botToken', 'channelId'], channelId: ['botToken', 'signingSecret'] },
+  },
+);
 
 /** What a complete config must hold once merged (secrets may come from what is stored). */
 export const COMPLETE_CONFIG: Record<ChannelType, TObject> = {
   email: EmailConfig,
-  slack: ChatConfig,
+  slack: SlackConfig,
   teams: TeamsConfig,
   mattermost: ChatConfig,
   google_chat: ChatConfig,

@@ -49,6 +49,8 @@ import { registerContactRoutes } from '../notify/contacts-routes.js';
 import { EscalationRelay } from '../notify/escalation-relay.js';
 import { UiLinks } from '../notify/links.js';
 import { Notifier } from '../notify/notifier.js';
+import { SLACK_API_URL } from '../notify/senders/slack-web-api.js';
+import { SlackInteractions } from '../notify/slack/interactions.js';
 import { registerChannelRoutes } from '../notify/routes.js';
 import { SecretBox } from '../identity/secret-box.js';
 import { AuditRecorder } from '../identity/audit/recorder.js';
@@ -199,7 +201,7 @@ export interface AppDeps {
 
 /** A cancel announced to other nodes for a run by the service names this instead of a host. */
 const SERVICE_RUN = 'service';
-const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, snapshotLinkDays: 7 };
+const NOTIFY_DEFAULTS: NotifySettings = { maxAttempts: 8, backoffBaseMs: 5000, backoffMaxMs: 900_000, groupWaitSeconds: 300, sendTimeoutMs: 10_000, pollMs: 1000, passSpacingMs: 50, snapshotLinkDays: 7, slackApiUrl: SLACK_API_URL };
 
 /** The services buildApp made and wired together: for listen(), the CLI and tests. */
 export interface Services {
@@ -374,6 +376,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const { db } = deps.store;
   const { directory } = context;
+  // A decision from the UI, the API, the e-mail's link or Slack: after its commit an approved run goes to its agent or the service's executor.
+  const approvals = {
+    db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox],
+    decided: (row: ExecutionRow) => {
+      live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);
+      if (row.state !== 'queued') return;
+      if (row.awaiting_runbook === 1) runbookStage.wake();
+      else if (row.host_id === null) executor.wake();
+      else if (row.held === 0) dispatchQueued([{ id: row.id, hostId: row.host_id }]);
+    },
+  };
+  const notifySettings = { ...NOTIFY_DEFAULTS, ...deps.notify };
+  const slackInteractions = new SlackInteractions({
+    ...approvals, box: secretBox, logger: deps.logger, reach: { apiUrl: notifySettings.slackApiUrl, egress, timeoutMs: notifySettings.sendTimeoutMs },
+  });
 
   const server = Fastify({
     loggerInstance: deps.logger,
@@ -434,19 +451,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     parserOf: toolParsers(deps.integrationTools ?? snsCertificates()), stamps: deliveryStamps,
   }));
   await server.register(async (scope) => registerAgentRoutes(scope as Api, { db, directory, metrics }), { prefix: '/api/v1' });
-  const approvalDeps = { db, dialect: deps.store.dialect, durability: deps.store.durability, clock, executionExpirySeconds: deps.executionExpirySeconds ?? 3600, outboxes: [notifier.ledgerOutbox] };
-  const approvalDecided = (row: ExecutionRow) => {
-    live.changed([{ executionId: row.id, state: row.state as ExecutionState }]);
-    if (row.state !== 'queued') return;
-    if (row.awaiting_runbook === 1) runbookStage.wake();
-    else if (row.host_id === null) executor.wake();
-    else if (row.held === 0) dispatchQueued([{ id: row.id, hostId: row.host_id }]);
-  };
   // Authenticated by the Bot Connector's signed token, not a pitcrew credential (notify/teams/inbound-token.ts).
   await server.register(async (scope) => registerTeamsActivityRoute(scope as Api, {
-    ...approvalDeps, decided: approvalDecided, box: secretBox, connector: botConnector,
+    ...approvals, box: secretBox, connector: botConnector,
     tokens: new BotTokenCheck(toolFetch, teamsBot.openIdMetadataUrl, { ...NOTIFY_DEFAULTS, ...deps.notify }.sendTimeoutMs),
   }), { prefix: '/api/v1' });
+  // Slack's button clicks: signed by the tenant's Slack app, not by a pitcrew credential.
+  await server.register(async (scope) => slackInteractions.register(scope as Api), { prefix: '/api/v1' });
   await server.register(
     async (scope) => {
       // Every management route declares the role it needs (http/schemas.ts access()); none may forget.
@@ -474,7 +485,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerTenantRoutes(scope as Api, { db, directory, retentionDays: deps.retentionDays });
       registerHostRoutes(scope as Api, db);
       registerExecutionRoutes(scope as Api, { db, ledger, live, watchRemote: (id, hostId) => liveRelay.watch(id, hostId), cancelRunning });
-      registerApprovalRoutes(scope as Api, { linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE), ...approvalDeps, decided: approvalDecided });
+      registerApprovalRoutes(scope as Api, { ...approvals, linkKey: secretBox.derivedKey(APPROVAL_LINK_PURPOSE) });
       registerSnapshotRoutes(scope as Api, {
         db, linkKey: secretBox.derivedKey(SIGNED_LINK_PURPOSE), clock, linkDays: { ...NOTIFY_DEFAULTS, ...deps.notify }.snapshotLinkDays, publicUrl: deps.publicUrl, preview: (...a) => snapshots.preview(...a),
       });
@@ -532,6 +543,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       disk?.stop();
       await gateway.close();
       await closeWithin(server.server, deps.shutdownGraceMs ?? SHUTDOWN_GRACE_MS, server.close());
+      await slackInteractions.drain();
       await metricsServer.close();
       await scheduler.stop();
       await imports.stop();

@@ -11,6 +11,8 @@ import { teamsBotOf } from '../teams/bot-settings.js';
 import type { BotConnector } from '../teams/connector.js';
 import { sendApprovalCard } from './teams-bot.js';
 import { signedHeaders } from './webhook.js';
+import { sendThroughSlackApp, type SlackSettings } from './slack-app.js';
+import { SLACK_API_URL, type SlackMessageRef } from './slack-web-api.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */
 export interface OpenChannel {
@@ -29,6 +31,8 @@ export interface SendMeta {
   recipients?: readonly string[] | null;
   /** For email: the graph snapshots' images to carry inline (messages/email.ts inlineGraphs, read by the deliverer). */
   images?: readonly MailImage[];
+  /** Where this delivery's chat message landed before: the send updates it (a decided approval's outcome). */
+  messageRef?: object | null;
 }
 
 export interface MailImage {
@@ -37,15 +41,17 @@ export interface MailImage {
   bytes: Uint8Array;
 }
 
-/** Sends one notification to one channel, once. Retrying is the deliverer's business. */
 /** How a send may reach out: its time limit, and where it may connect (egress/policy.ts). */
 export interface SendOptions {
   timeoutMs: number;
   egress: EgressPolicy;
   /** The Bot Connector, for Teams channels with a bot (teams/connector.ts). */
   teams?: BotConnector;
+  /** Slack's Web API (PITCREW_SLACK_API_URL); https://slack.com/api unless set. */
+  slackApiUrl?: string;
 }
 
+/** Sends one notification to one channel, once. Retrying is the deliverer's business. */
 export async function sendNotification(channel: OpenChannel, notification: Notification, meta: SendMeta, options: SendOptions): Promise<SendResult> {
   const secrets = SECRET_FIELDS[channel.type].map((field) => channel.config[field]).filter((v): v is string => typeof v === 'string');
   switch (channel.type) {
@@ -69,7 +75,14 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
       if (bot && options.teams && notification.kind === 'approval' && !notification.timedOut) return sendApprovalCard(options.teams, bot, notification);
       return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
     }
-    case 'slack':
+    case 'slack': {
+      const reach = { apiUrl: options.slackApiUrl ?? SLACK_API_URL, egress: options.egress, timeoutMs: options.timeoutMs };
+      const ref = (meta.messageRef ?? null) as SlackMessageRef | null;
+      const viaApp = await sendThroughSlackApp(channel.config as unknown as SlackSettings, notification, ref, reach);
+      if (viaApp) return viaApp;
+      if (ref) return { ok: false, status: null, error: "the channel's Slack app settings (bot token, channel, signing secret) were removed: the message posted earlier cannot be updated", retryable: false };
+      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
+    }
     case 'mattermost':
     case 'google_chat':
       return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);

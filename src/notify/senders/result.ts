@@ -1,9 +1,10 @@
 /**
- * How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535".
- * `messageRef`: where a chat message landed, for a platform that can update it (JSON, migration 0036).
+ * How one try of a send ended. `status` is short and safe to show: "HTTP 500", "SMTP 535". `ref`:
+ * where a chat message landed (Slack's {channel, ts}, a Teams card's conversation and activity),
+ * kept in notify_deliveries.message_ref (migration 0036) to update it later.
  */
 export type SendResult =
-  | { ok: true; status: string | null; messageRef?: string }
+  | { ok: true; status: string | null; ref?: object }
   | { ok: false; status: string | null; error: string; retryable: boolean; retryAfterMs?: number };
 
 const EXCERPT_CHARS = 200;

@@ -10,7 +10,7 @@ export async function sendApprovalCard(connector: BotConnector, bot: TeamsBot, n
   try {
     const activityId = await connector.postCard(bot, approvalCard(notification, states));
     const ref: TeamsCardRef = { serviceUrl: bot.serviceUrl, conversationId: bot.conversationId, activityId, shown: shownOf(notification, states) };
-    return { ok: true, status: 'HTTP 201', messageRef: JSON.stringify(ref) };
+    return { ok: true, status: 'HTTP 201', ref };
   } catch (error) {
     if (!(error instanceof ConnectorError)) throw error;
     return { ok: false, status: error.status === null ? null : `HTTP ${error.status}`, error: error.message, retryable: error.retryable };

@@ -32,6 +32,10 @@ export interface ChannelConfigView {
   botTenantId?: string;
   serviceUrl?: string;
   conversationId?: string;
+  /** Slack's app (approval buttons, docs/notifications.md "Slack app"). */
+  botTokenSet?: boolean;
+  signingSecretSet?: boolean;
+  channelId?: string;
 }
 
 export interface Channel {

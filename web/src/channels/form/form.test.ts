@@ -29,6 +29,19 @@ describe('the channel form', () => {
     expect(toChannelPatch(formFromChannel(slack)).config).toEqual({});
   });
 
+  it("keeps a Slack app's secrets write-only, asks for the three together, and removes them with the channel id", () => {
+    const slack = { ...email, type: 'slack', config: { webhookUrl: 'https://hooks.slack.com/…(set)', channelId: 'C0OPS', botTokenSet: true, signingSecretSet: true } } as unknown as Channel;
+    const form = formFromChannel(slack);
+    expect(form).toMatchObject({ channelId: 'C0OPS', botToken: '', signingSecret: '' });
+    expect(toChannelPatch(form).config).toEqual({ channelId: 'C0OPS' });
+    expect(checkChannelForm(form, storedSecrets(slack))).toEqual({});
+    expect(toChannelPatch({ ...form, channelId: '' }).config).toEqual({ channelId: null, botToken: null, signingSecret: null });
+    const fresh = { ...emptyChannelForm(), name: 'ops', webhookUrl: 'https://hooks.slack.com/services/T/B/x', channelId: 'C0OPS' };
+    expect(checkChannelForm(fresh, NO_SECRETS)).toEqual({ botToken: expect.stringMatching(/xoxb-/), signingSecret: expect.stringMatching(/Signing Secret/) });
+    expect(toChannelInput({ ...fresh, botToken: 'xoxb-1-2', signingSecret: 'ab'.repeat(16) }).config).toEqual({ webhookUrl: fresh.webhookUrl, channelId: 'C0OPS', botToken: 'xoxb-1-2', signingSecret: 'ab'.repeat(16) });
+    expect(channelErrorsFrom([{ path: '/body/config/botToken', message: 'must match pattern' }]).errors).toEqual({ botToken: 'must match pattern' });
+  });
+
   it('asks for a secret only when none is stored', () => {
     const webhook = { ...emptyChannelForm(), name: 'bus', type: 'webhook' as const, url: 'https://example.com/in' };
     expect(checkChannelForm(webhook, NO_SECRETS)).toEqual({ secret: expect.stringMatching(/16 characters/) });

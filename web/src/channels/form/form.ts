@@ -27,6 +27,12 @@ export interface ChannelForm extends TeamsBotForm {
   /** One address a line. */
   to: string;
   ca: string;
+  /** Slack's app, for approval buttons: all three or none. */
+  botToken: string;
+  signingSecret: string;
+  channelId: string;
+  /** The channel id stored when the form opened: clearing it removes the app. */
+  storedChannelId: string;
 }
 
 export type ChannelField = keyof ChannelForm;
@@ -38,6 +44,7 @@ export function emptyChannelForm(): ChannelForm {
     webhookUrl: '', url: '', secret: '',
     host: '', port: '587', secure: false, requireTls: true, username: '', password: '', from: '', to: '', ca: '',
     ...EMPTY_TEAMS_BOT,
+    botToken: '', signingSecret: '', channelId: '', storedChannelId: '',
   };
 }
 
@@ -60,6 +67,8 @@ export function formFromChannel(channel: Channel): ChannelForm {
     to: (config.to ?? []).join('\n'),
     ca: config.ca ?? '',
     ...teamsBotForm(config),
+    channelId: config.channelId ?? '',
+    storedChannelId: config.channelId ?? '',
   };
 }
 
@@ -86,9 +95,17 @@ export function toChannelInput(form: ChannelForm): ChannelInput {
       return { ...common, config: { url: trimmed(form.url), secret: form.secret } };
     case 'teams':
       return { ...common, config: { webhookUrl: trimmed(form.webhookUrl), ...teamsBotInput(form) } };
+    case 'slack':
+      return { ...common, config: { webhookUrl: trimmed(form.webhookUrl), ...slackApp(form) } };
     default:
       return { ...common, config: { webhookUrl: trimmed(form.webhookUrl) } };
   }
+}
+
+/** The Slack app's settings typed, when a channel id is: the secrets only when typed (blank keeps the stored ones). */
+function slackApp(form: ChannelForm): Record<string, string> {
+  if (!form.channelId.trim()) return {};
+  return { channelId: trimmed(form.channelId), ...(form.botToken ? { botToken: trimmed(form.botToken) } : {}), ...(form.signingSecret ? { signingSecret: trimmed(form.signingSecret) } : {}) };
 }
 
 /** A change of an existing channel: a secret left blank is left out, so the stored one stays. */
@@ -105,12 +122,17 @@ export function toChannelPatch(form: ChannelForm): ChannelPatch {
       return { ...common, config: { url: trimmed(form.url), ...(form.secret ? { secret: form.secret } : {}) } };
     case 'teams':
       return { ...common, config: { ...(form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {}), ...teamsBotPatch(form) } };
+    case 'slack': {
+      // No channel id means no Slack app: its token and signing secret go with it.
+      const app = form.channelId.trim() ? slackApp(form) : form.storedChannelId ? { channelId: null, botToken: null, signingSecret: null } : {};
+      return { ...common, config: { ...(form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {}), ...app } };
+    }
     default:
       return { ...common, config: form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {} };
   }
 }
 
-const CONFIG_FIELDS: readonly ChannelField[] = ['webhookUrl', 'url', 'secret', 'host', 'port', 'secure', 'requireTls', 'username', 'password', 'from', 'to', 'ca', ...TEAMS_BOT_FIELDS];
+const CONFIG_FIELDS: readonly ChannelField[] = ['webhookUrl', 'url', 'secret', 'host', 'port', 'secure', 'requireTls', 'username', 'password', 'from', 'to', 'ca', 'botToken', 'signingSecret', 'channelId', ...TEAMS_BOT_FIELDS];
 
 /** The service's field errors (JSON pointers into the body) at the form's fields; the rest for a banner. */
 export function channelErrorsFrom(fieldErrors: FieldError[]): { errors: ChannelErrors; unplaced: FieldError[] } {
@@ -135,12 +157,18 @@ export interface StoredSecrets {
   password: boolean;
   /** Teams: the bot's password is stored. */
   botAppPassword: boolean;
+  botToken: boolean;
+  signingSecret: boolean;
 }
 
-export const NO_SECRETS: StoredSecrets = { webhookUrl: null, secret: false, password: false, botAppPassword: false };
+export const NO_SECRETS: StoredSecrets = { webhookUrl: null, secret: false, password: false, botAppPassword: false, botToken: false, signingSecret: false };
 
 export function storedSecrets(channel: Channel): StoredSecrets {
-  return { webhookUrl: channel.config.webhookUrl ?? null, secret: channel.config.secretSet === true, password: channel.config.passwordSet === true, botAppPassword: channel.config.botAppPasswordSet === true };
+  const { config } = channel;
+  return {
+    webhookUrl: config.webhookUrl ?? null, secret: config.secretSet === true, password: config.passwordSet === true,
+    botAppPassword: config.botAppPasswordSet === true, botToken: config.botTokenSet === true, signingSecret: config.signingSecretSet === true,
+  };
 }
 
 /** Quick checks before sending; the service checks everything again. */
@@ -171,5 +199,15 @@ export function checkChannelForm(form: ChannelForm, stored: StoredSecrets): Chan
       if (form.webhookUrl.trim() || !stored.webhookUrl) set('webhookUrl', HTTP_URL.test(form.webhookUrl.trim()) ? undefined : 'paste the webhook URL, starting with https://');
       if (form.type === 'teams') checkTeamsBot(form, stored.botAppPassword, set);
   }
+  if (form.type === 'slack') checkSlackApp(form, stored, set);
   return errors;
+}
+
+/** The Slack app's three settings go together: with a channel id, a token and a signing secret, typed or stored. */
+function checkSlackApp(form: ChannelForm, stored: StoredSecrets, set: (field: ChannelField, message: string | undefined) => void): void {
+  const anyTyped = form.channelId.trim() || form.botToken || form.signingSecret;
+  if (!anyTyped) return;
+  set('channelId', /^[CG][A-Z0-9]{2,30}$/.test(form.channelId.trim()) ? undefined : 'the channel’s id (C…), from its details in Slack; the app must be invited to it');
+  if (form.botToken || !stored.botToken) set('botToken', /^xoxb-[A-Za-z0-9-]+$/.test(form.botToken.trim()) ? undefined : 'the app’s Bot User OAuth Token, starting with xoxb-');
+  if (form.signingSecret || !stored.signingSecret) set('signingSecret', /^[0-9a-f]{16,128}$/.test(form.signingSecret.trim()) ? undefined : 'the app’s Signing Secret (Basic Information → App Credentials)');
 }

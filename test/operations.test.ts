@@ -33,6 +33,7 @@ const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 const WEBHOOK_PATHS = ['/api/v1/trigger/channel/webhook/{apiKey}/{triggerId}', '/api/trigger/channel/webhook/{apiKey}/{triggerId}'];
 const INTEGRATION_PATH = '/api/v1/trigger/channel/{type}/{apiKey}/{integrationId}';
 const TEAMS_PATH = '/api/v1/chat/teams/activities';
+const SLACK_PATH = '/api/v1/chat/slack/interactions';
 // The document does not describe itself.
 const UNDOCUMENTED = new Set(['GET /api/v1/openapi.json']);
 
@@ -178,6 +179,13 @@ describe('operations', () => {
       expect(Object.keys(post!.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '413', '415', '429', '503']);
     });
 
+    it("documents Slack's interactions without a pitcrew credential: the app's signature authenticates", () => {
+      const post = doc.paths[SLACK_PATH]?.post as { security?: unknown[]; responses: Record<string, unknown> } | undefined;
+      expect(post).toBeDefined();
+      expect(post!.security).toEqual([]);
+      expect(Object.keys(post!.responses)).toEqual(expect.arrayContaining(['401']));
+    });
+
     it("documents Teams' activities without a pitcrew credential: the Bot Connector's signed token authenticates", () => {
       const post = doc.paths[TEAMS_PATH]?.post as { security?: unknown[]; responses: Record<string, unknown> } | undefined;
       expect(post).toBeDefined();
@@ -190,7 +198,7 @@ describe('operations', () => {
     });
 
     it('marks every management route as needing a token or session, but the sign-in routes', () => {
-      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== TEAMS_PATH && path !== '/api/v1/agents/enrol');
+      const management = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/') && !WEBHOOK_PATHS.includes(path) && path !== INTEGRATION_PATH && path !== TEAMS_PATH && path !== SLACK_PATH && path !== '/api/v1/agents/enrol');
       expect(management.length).toBeGreaterThan(5);
       for (const [path, item] of management) {
         for (const [method, operation] of Object.entries(item)) {

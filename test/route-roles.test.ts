@@ -20,7 +20,7 @@ const DUMMY_ID = '0190a7f4-0000-7000-8000-000000000000';
  * a tenant API key in the path or header, an agent's credential, or the signature of a tenant's
  * Slack app (its button clicks, issue 42); no person signs in to them.
  */
-const KEYED = [/^\/api(\/v1)?\/trigger\/channel\//, /^\/api\/v1\/agents\/(enrol|connect|hello|download)/, /^\/api\/v1\/integrations\/\{id\}\/sns/, /^\/api\/v1\/chat\/slack\/interactions$/];
+const KEYED = [/^\/api(\/v1)?\/trigger\/channel\//, /^\/api\/v1\/agents\/(enrol|connect|hello|download)/, /^\/api\/v1\/integrations\/\{id\}\/sns/, /^\/api\/v1\/chat\/slack\/interactions$/, /^\/api\/v1\/chat\/teams\/activities$/];
 /** Outside the management API: probes for load balancers, /metrics with its own scrape token, the agent's file. */
 const SERVICE = [/^\/(healthz|readyz|metrics)$/, /^\/downloads\/pitcrew-agent\.mjs$/];
 /** Public by design: how a person signs in, and how a service is checked. */

@@ -157,6 +157,17 @@ describe.each(testDialects())('approvals from Microsoft Teams on %s', (dialect) 
     expect(runs()).toBe(0);
   });
 
+  it('takes a disabled member for nobody: their click decides nothing', async () => {
+    const { id, runs } = await waitingRun('left the team');
+    const gone = `teams-gone-${dialect}@example.com`;
+    await invite(env, gone, 'admin');
+    await env.app.context.store.db.updateTable('users').set({ disabled_at: Date.now() }).where('email', '=', gone).execute();
+    teams.addMember({ id: '29:gone', name: 'Gone Admin', email: gone });
+    expect((await click('29:gone', 'approve', id)).text).toMatch(/is not a member of this pitcrew tenant: nothing was done/);
+    expect((await get(id)).state).toBe('awaiting_approval');
+    expect(runs()).toBe(0);
+  });
+
   it('rejects from Teams, and updates the card when it is decided elsewhere or nobody decides', async () => {
     const fromTeams = await waitingRun('reject in teams');
     expect((await click('29:operator', 'reject', fromTeams.id)).text).toContain(`Rejected by ${operatorEmail}`);

@@ -9,7 +9,7 @@ import type { SecretBox } from '../identity/secret-box.js';
 import { SnsCertificateUnavailableError } from '../integrations/cloudwatch-sns/parse.js';
 import type { ToolNotification } from '../integrations/notification.js';
 import type { DeliveryStamps } from '../integrations/delivery-stamps.js';
-import { openSecret, recordDelivery } from '../integrations/repository.js';
+import { openSecret, recordRefusal } from '../integrations/repository.js';
 import { INTEGRATION_TYPES, type IntegrationType } from '../integrations/schema.js';
 import type { ToolParser } from '../integrations/tools.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
@@ -126,6 +126,6 @@ async function refuse(deps: IntegrationIngressDeps, integration: IntegrationRow,
   const message = signature
     ? `${first.path}: ${first.message}; nothing was recorded: give the tool and the integration the same secret`
     : `${first.path}: ${first.message}`;
-  await recordDelivery(deps.db, integration.id, { ok: false, error: message });
+  await recordRefusal(deps.db, integration.id, message);
   throw new PitcrewError(signature ? 'PITCREW_ERR_INVALID_SIGNATURE' : 'PITCREW_ERR_VALIDATION', message, { fieldErrors: errors });
 }

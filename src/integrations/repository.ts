@@ -76,10 +76,9 @@ export function openSecret(box: SecretBox, row: IntegrationRow): string | undefi
   return row.secret === null ? undefined : box.open(row.secret, row.id);
 }
 
-/** The status people see: the last alert taken, or why the last delivery was refused. */
-export async function recordDelivery(db: Db, id: string, outcome: { ok: true } | { ok: false; error: string }, now = Date.now()): Promise<void> {
-  const set = outcome.ok ? { last_alert_at: now } : { last_error: outcome.error.slice(0, 2000), last_error_at: now };
-  await db.updateTable('integrations').set(set).where('id', '=', id).execute();
+/** Why the last delivery was refused, as people see it on the integration (the last alert taken: delivery-stamps.ts). */
+export async function recordRefusal(db: Db, id: string, error: string, now = Date.now()): Promise<void> {
+  await db.updateTable('integrations').set({ last_error: error.slice(0, 2000), last_error_at: now }).where('id', '=', id).execute();
 }
 
 function assertConfig(type: IntegrationType, config: Record<string, unknown>): void {

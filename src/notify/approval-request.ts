@@ -50,8 +50,19 @@ async function askForEvent(db: Kysely<Database>, asking: ApprovalAsking, tenantI
   const routing = (await routingOf(db, [tenantId])).get(tenantId)!;
   const targets = route({ kind: 'approval', severity: 'error', ruleId: notification.rule.id }, routing.channels, routing.contacts);
   // Written even with no target: the message is the record that this event was asked about.
-  const id = await db.transaction().execute((tx) => enqueue(tx, { tenantId, dedupeKey: `approval:${eventId}`, ruleId: notification.rule.id, executionId: waiting[0]!.id, notification }, targets, now));
+  const id = await db.transaction().execute((tx) => enqueue(tx, { tenantId, dedupeKey: approvalKey(eventId), ruleId: notification.rule.id, executionId: waiting[0]!.id, notification }, targets, now));
   return id !== null;
+}
+
+/** The key of an event's approval request, written once (askForEvent) and read by the chats that update it. */
+function approvalKey(eventId: string): string {
+  return `approval:${eventId}`;
+}
+
+/** The approval request told for an event; null when none was (no channel, or decided before the pass). */
+export async function approvalRequestOf(db: Kysely<Database>, eventId: string): Promise<ApprovalNotification | null> {
+  const message = await db.selectFrom('notify_messages').select('body').where('dedupe_key', '=', approvalKey(eventId)).executeTakeFirst();
+  return message ? (JSON.parse(message.body) as ApprovalNotification) : null;
 }
 
 type Waiting = Pick<ExecutionRow, 'id' | 'hostname' | 'spec' | 'approval'>;

@@ -1,11 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { decideApproval, type ApprovalDeps, type Verdict } from '../../executions/approval-decision.js';
-import { presentExecution } from '../../executions/presenter.js';
-import { appendAuditIn } from '../../identity/audit/repository.js';
-import type { Role } from '../../identity/roles.js';
+import type { Verdict } from '../../executions/approval-decision.js';
 import type { ExecutionRow } from '../../store/schema.js';
-import type { ApprovalNotification } from '../notification.js';
+import { approvalRequestOf } from '../approval-request.js';
+import { chatMember, decideFromChat, type ChatDecisionDeps } from '../chat-decision.js';
 import { slackApprovalMessage } from '../messages/slack-approval.js';
 import { outcomesOf } from './outcome-updates.js';
 import type { SlackSettings } from '../senders/slack-app.js';
@@ -24,10 +22,9 @@ export interface Click {
   ip: string;
 }
 
-export interface ClickDeps extends ApprovalDeps {
+export interface ClickDeps extends ChatDecisionDeps {
   reach: SlackReach;
   logger: FastifyBaseLogger;
-  decided(row: ExecutionRow): void;
 }
 
 /**
@@ -42,25 +39,18 @@ export async function decideClick(deps: ClickDeps, click: Click): Promise<void> 
   const tell = (text: string) => answer(deps, click, { response_type: 'ephemeral', replace_original: false, text });
   const email = await emailOf(deps, click);
   if ('refusal' in email) return tell(email.refusal);
-  const member = await memberOf(deps, click.tenantId, email.address);
+  const member = await chatMember(deps.db, click.tenantId, email.address);
   if (!member) {
     return tell(`No pitcrew member of this tenant has your Slack e-mail (${email.address}): nothing was ${done(click.verdict)}. Ask an owner to invite that address, or decide in pitcrew.`);
   }
   let row: ExecutionRow;
   try {
-    const before = await deps.db.selectFrom('executions').selectAll().where('id', '=', click.executionId).executeTakeFirstOrThrow();
-    row = await decideApproval(deps, click.tenantId, click.executionId, click.verdict, { userId: member.id, email: member.email, role: member.role as Role, via: 'slack' }, async (tx, after) => {
-      await appendAuditIn(deps.db, tx, {
-        tenantId: click.tenantId, at: deps.clock(), actor: { type: 'user', id: member.id, email: member.email }, via: 'slack', ip: click.ip,
-        action: `execution.${click.verdict}`, targetType: 'execution', targetId: click.executionId, before: presentExecution(before), after: presentExecution(after),
-      });
-    });
+    row = await decideFromChat(deps, member, { tenantId: click.tenantId, executionId: click.executionId, verdict: click.verdict, via: 'slack', ip: click.ip });
   } catch (error) {
     if (!(error instanceof PitcrewError)) throw error;
     deps.logger.info({ executionId: click.executionId, email: email.address, verdict: click.verdict, refused: error.code }, 'a Slack click decided nothing');
     return tell(`Nothing was ${done(click.verdict)}: ${error.message}.`);
   }
-  deps.decided(row);
   deps.logger.info({ executionId: click.executionId, email: email.address, verdict: click.verdict, state: row.state }, 'an approval was decided from Slack');
   await replaceMessage(deps, click, row);
 }
@@ -80,22 +70,10 @@ async function emailOf(deps: ClickDeps, click: Click): Promise<{ address: string
   return { address: found };
 }
 
-async function memberOf(deps: ClickDeps, tenantId: string, email: string): Promise<{ id: string; email: string | null; role: string } | undefined> {
-  return deps.db
-    .selectFrom('users')
-    .innerJoin('memberships', 'memberships.user_id', 'users.id')
-    .select(['users.id', 'users.email', 'memberships.role'])
-    .where('users.email', '=', email)
-    .where('users.disabled_at', 'is', null)
-    .where('memberships.tenant_id', '=', tenantId)
-    .executeTakeFirst();
-}
-
 /** The message clicked, shown again with its outcome (response_url, replace_original); a plain answer if the request is gone. */
 async function replaceMessage(deps: ClickDeps, click: Click, row: ExecutionRow): Promise<void> {
-  const message = await deps.db.selectFrom('notify_messages').select('body').where('dedupe_key', '=', `approval:${row.event_id}`).executeTakeFirst();
-  if (!message) return answer(deps, click, { response_type: 'ephemeral', replace_original: false, text: `${done(click.verdict)} ${row.hostname}` });
-  const request = JSON.parse(message.body) as ApprovalNotification;
+  const request = await approvalRequestOf(deps.db, row.event_id);
+  if (!request) return answer(deps, click, { response_type: 'ephemeral', replace_original: false, text: `${done(click.verdict)} ${row.hostname}` });
   const outcomes = await outcomesOf(deps.db, request.executions.map((e) => e.id));
   await answer(deps, click, { replace_original: true, ...slackApprovalMessage({ ...request, outcomes }) });
 }

@@ -2,16 +2,14 @@ import { Type, type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PitcrewError } from '../../errors/catalogue.js';
-import { decideApproval, type ApprovalDeps, type Verdict } from '../../executions/approval-decision.js';
-import { presentExecution } from '../../executions/presenter.js';
-import { appendAuditIn } from '../../identity/audit/repository.js';
+import type { Verdict } from '../../executions/approval-decision.js';
 import type { SecretBox } from '../../identity/secret-box.js';
-import { findUserByEmail, membershipOf } from '../../identity/users.js';
 import { problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
-import type { Database, ExecutionRow } from '../../store/schema.js';
+import type { Database } from '../../store/schema.js';
+import { approvalRequestOf } from '../approval-request.js';
 import { openChannel } from '../channels.js';
-import type { ApprovalNotification } from '../notification.js';
+import { chatMember, decideFromChat, type ChatDecisionDeps } from '../chat-decision.js';
 import { APPROVE_VERB, REJECT_VERB, approvalCard, cardStates, noticeCard } from './approval-card.js';
 import { teamsBotOf, type TeamsBot } from './bot-settings.js';
 import type { BotConnector } from './connector.js';
@@ -19,12 +17,10 @@ import { BotTokenCheck, BotTokenRefused } from './inbound-token.js';
 
 export const TEAMS_ACTIVITIES_PATH = '/chat/teams/activities';
 
-export interface TeamsActivityDeps extends ApprovalDeps {
+export interface TeamsActivityDeps extends ChatDecisionDeps {
   box: SecretBox;
   connector: BotConnector;
   tokens: BotTokenCheck;
-  /** After the commit, as for the API's approve (approval-routes.ts): the run goes to its agent. */
-  decided(row: ExecutionRow): void;
 }
 
 /*
@@ -122,7 +118,7 @@ async function answerClick(deps: TeamsActivityDeps, request: FastifyRequest, act
   const channel = execution && channels.find((c) => c.tenantId === execution.tenant_id);
   if (!execution || !channel) return noticeCard(`pitcrew has no execution ${executionId} for this bot: nothing was done.`);
   const note = await decideAs(deps, request, activity, channel, execution.id, verdict);
-  const notification = await requestOf(deps.db, execution.event_id);
+  const notification = await approvalRequestOf(deps.db, execution.event_id);
   if (!notification) return noticeCard(note.text);
   return approvalCard(notification, await cardStates(deps.db, notification.executions.map((e) => e.id)), note);
 }
@@ -136,18 +132,11 @@ async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activi
   if (member === null) return refused('Teams does not know you as a member of this conversation, so pitcrew cannot tell who you are: nothing was done');
   const email = member.email ?? member.userPrincipalName;
   if (!email) return refused('Teams gave no e-mail for you, so pitcrew cannot tell which member you are: nothing was done');
-  const user = await findUserByEmail(deps.db, email);
-  const membership = user ? await membershipOf(deps.db, user.id, channel.tenantId) : undefined;
-  if (!user || !membership) return refused(`${email} is not a member of this pitcrew tenant: nothing was done. Ask an admin to invite you, or decide on the execution's page`);
-  const who = user.email ?? email;
+  const pitcrewMember = await chatMember(deps.db, channel.tenantId, email);
+  if (!pitcrewMember) return refused(`${email} is not a member of this pitcrew tenant: nothing was done. Ask an admin to invite you, or decide on the execution's page`);
+  const who = pitcrewMember.email ?? email;
   try {
-    const row = await decideApproval(deps, channel.tenantId, executionId, verdict, { userId: user.id, email: user.email, role: membership.role, via: 'teams' }, async (tx, after) => {
-      await appendAuditIn(deps.db, tx, {
-        tenantId: channel.tenantId, at: deps.clock(), actor: { type: 'user', id: user.id, email: user.email }, via: 'teams', ip: request.ip,
-        action: `execution.${verdict}`, targetType: 'execution', targetId: executionId, before: null, after: presentExecution(after),
-      });
-    });
-    deps.decided(row);
+    await decideFromChat(deps, pitcrewMember, { tenantId: channel.tenantId, executionId, verdict, via: 'teams', ip: request.ip });
     return { text: `${verdict === 'approve' ? 'Approved' : 'Rejected'} by ${who}.`, attention: verdict === 'reject' };
   } catch (error) {
     if (error instanceof PitcrewError) return refused(`${who}: ${error.message}`);
@@ -157,10 +146,4 @@ async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activi
 
 function refused(text: string): { text: string; attention: boolean } {
   return { text, attention: true };
-}
-
-/** The approval request told for an event (approval-request.ts writes it once, keyed by the event). */
-export async function requestOf(db: Kysely<Database>, eventId: string): Promise<ApprovalNotification | null> {
-  const message = await db.selectFrom('notify_messages').select('body').where('dedupe_key', '=', `approval:${eventId}`).executeTakeFirst();
-  return message ? (JSON.parse(message.body) as ApprovalNotification) : null;
 }

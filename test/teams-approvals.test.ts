@@ -228,5 +228,7 @@ describe.each(testDialects())('approvals from Microsoft Teams on %s', (dialect) 
     const reply = await env.api('POST', '/api/v1/channels', { name: 'half a bot', type: 'teams', config: { webhookUrl: 'https://example.webhook.office.com/x', botAppId: bot.appId } });
     expect(reply.statusCode).toBe(400);
     expect(reply.json().detail).toMatch(/botAppPassword|serviceUrl|conversationId/);
+    // Each missing setting by its own path, saying what it goes with, not Ajv's "must have properties … when property … is present".
+    expect(reply.json().errors).toContainEqual({ path: '/body/config/botAppPassword', message: 'is required with "botAppId"' });
   });
 });

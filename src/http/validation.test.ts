@@ -54,3 +54,17 @@ describe('validation messages for a misspelt field (issue 36)', () => {
     ]);
   });
 });
+
+describe('validation messages for settings that go together', () => {
+  const Bot = Type.Object(
+    { webhookUrl: Type.String(), botAppId: Type.Optional(Type.String()), botAppPassword: Type.Optional(Type.String()) },
+    { additionalProperties: false, dependencies: { botAppId: ['botAppPassword'], botAppPassword: ['botAppId'] } },
+  );
+  const checkBot = compileBodyCheck(Type.Object({ config: Bot }, { additionalProperties: false }));
+
+  it('names the missing setting and the one it goes with, not the schema keyword', () => {
+    expect(checkBot({ config: { webhookUrl: 'https://x', botAppId: 'a' } })).toEqual([{ path: '/body/config/botAppPassword', message: 'is required with "botAppId"' }]);
+    expect(checkBot({ config: { webhookUrl: 'https://x', botAppPassword: 'p' } })).toEqual([{ path: '/body/config/botAppId', message: 'is required with "botAppPassword"' }]);
+    expect(checkBot({ config: { webhookUrl: 'https://x', botAppId: 'a', botAppPassword: 'p' } })).toEqual([]);
+  });
+});

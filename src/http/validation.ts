@@ -110,6 +110,10 @@ function describe(error: ErrorObject, part: string): FieldError {
       const message = meant === undefined ? 'is not a known field; remove it or check its spelling' : `unknown field ${JSON.stringify(field)}; did you mean ${JSON.stringify(meant)}?`;
       return { path: `${base}/${field}`, message };
     }
+    // Settings that only work together (a chat app's token, secret and channel): name the one missing and why.
+    case 'dependencies':
+    case 'dependentRequired':
+      return { path: `${base}/${String(params.missingProperty)}`, message: `is required with ${JSON.stringify(params.property)}` };
     case 'const':
       return { path: base, message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'enum':

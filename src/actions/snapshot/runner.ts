@@ -90,11 +90,21 @@ export class SnapshotRunner implements Extract<ServiceRunner, { mode: 'in_proces
    * failed execution's reason.
    */
   async preview(tenantId: string, request: SnapshotPreviewRequest, signal: AbortSignal): Promise<CapturedImage[]> {
-    const to = this.clock();
-    const from = to - request.windowMinutes * 60_000;
-    const alert = { alarmName: 'preview', hostname: undefined, labels: {}, generatorURL: undefined, startedAt: to, payload: {} };
-    const spec = { integrationId: request.integrationId, graphs: request.graphs, alert };
-    return (await this.capture(tenantId, spec, { from, to }, signal)).images;
+    // A place among the captures, so that a burst of Previews is refused here instead of filling the
+    // renderer's queue under a capture already admitted (which would then fail with the queue full).
+    const release = this.admit();
+    if (!release) {
+      throw new PitcrewError('PITCREW_ERR_THROTTLED', `the chart renderer is busy: ${this.capturing} captures and previews are drawing or waiting for it (PITCREW_SNAPSHOT_RENDER_WORKERS, PITCREW_SNAPSHOT_RENDER_QUEUE); try the preview again in a moment`);
+    }
+    try {
+      const to = this.clock();
+      const from = to - request.windowMinutes * 60_000;
+      const alert = { alarmName: 'preview', hostname: undefined, labels: {}, generatorURL: undefined, startedAt: to, payload: {} };
+      const spec = { integrationId: request.integrationId, graphs: request.graphs, alert };
+      return (await this.capture(tenantId, spec, { from, to }, signal)).images;
+    } finally {
+      release();
+    }
   }
 
   /** The graphs read from the tool and drawn; the error's message has the credential blotted out. */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent, waitOnline, type AgentProcess } from './support/agents.js';
+import { newId } from '../src/store/ids.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { attemptsOf, createChannel } from './support/notify.js';
@@ -129,6 +130,39 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     await env.app.context.notifier.pass();
     expect(runs()).toBe(1);
     expect((await get(id)).transitions.filter((t) => t.to === 'queued')).toHaveLength(1);
+  });
+
+  it('keeps a click from its 200 until it is decided, and decides one whose node stopped before deciding it', async () => {
+    const kept = (executionId: string) => env.store.db.selectFrom('slack_clicks').selectAll().where('execution_id', '=', executionId).execute();
+    const first = await waitingRun('drain workers');
+    const release = slack.holdUsersInfo();
+    const click = slack.click(first.message, 'U0OPS', 'pitcrew_approve', first.id);
+    expect((await post(click)).statusCode).toBe(200);
+    // Answered and not decided yet (users.info has not answered): the click is stored, without the app's secrets.
+    const stored = await kept(first.id);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ verdict: 'approve', slack_user_id: 'U0OPS', channel_id: channelId });
+    expect(JSON.stringify(stored)).not.toContain(slack.botToken);
+    expect(JSON.stringify(stored)).not.toContain(slack.signingSecret);
+    release();
+    expect((await ended(first.id)).state).toBe('succeeded');
+    await waitFor(async () => (await kept(first.id)).length === 0, 'the click forgotten once decided');
+    expect(first.runs()).toBe(1);
+
+    // A node that answered 200 and stopped before deciding leaves the click claimed; once its claim lapses, this node's sweep decides it.
+    const second = await waitingRun('vacuum db');
+    const orphan = slack.click(second.message, 'U0OPS', 'pitcrew_approve', second.id);
+    const now = Date.now();
+    await env.store.db.insertInto('slack_clicks').values({
+      id: newId(now - 70_000), tenant_id: env.tenant.tenantId, channel_id: channelId, execution_id: second.id, verdict: 'approve',
+      slack_user_id: 'U0OPS', response_url: orphan.responseUrl, ip: '192.0.2.7', received_at: now - 70_000, claimed_until: now - 10_000,
+    }).execute();
+    const done = await ended(second.id);
+    expect(done.state).toBe('succeeded');
+    expect(second.runs()).toBe(1);
+    expect(done.transitions.find((t) => t.to === 'queued')!.decidedBy).toMatchObject({ email: ops, via: 'slack' });
+    await waitFor(async () => (await kept(second.id)).length === 0, 'the lapsed click forgotten once decided');
+    expect(env.logs.some((line) => line.includes('deciding a Slack click its node did not') && line.includes(second.id))).toBe(true);
   });
 
   it('refuses a wrong signature, an altered body and an old timestamp with 401, changing nothing', async () => {

@@ -42,6 +42,8 @@ export interface SweeperDeps {
   escalateUndecided?: ((tenantId: string, executionId: string) => Promise<unknown>) | undefined;
   /** Sends the escalations of such runs that a node stopping right after their expiry never sent. */
   escalateOwed?: ((now: number) => Promise<unknown>) | undefined;
+  /** Decides the Slack clicks a node answered and stopped before deciding (notify/slack/interactions.ts). */
+  decideLapsedClicks?: ((now: number) => Promise<unknown>) | undefined;
   /** Closes incidents of webhook alarms quiet for their tenant's period (incidents/closer.ts). */
   incidents?: { run(now: number): Promise<void> } | undefined;
 }
@@ -52,6 +54,9 @@ export interface SweeperDeps {
  * terminated VM never reconnects) and the execution would otherwise read `running` for ever.
  */
 export const OVERDUE_GRACE_MS = 5 * 60_000;
+
+/** How often a node looks for Slack clicks whose node stopped before deciding them. */
+const LAPSED_CLICKS_EVERY_MS = 10_000;
 
 /**
  * The reason a dispatched or running execution is lost for, or undefined while its result may
@@ -88,6 +93,7 @@ export class Sweeper {
   private purgedAt = 0;
   private overdueCheckedAt = 0;
   private owedCheckedAt = 0;
+  private clicksCheckedAt = 0;
 
   constructor(private readonly deps: SweeperDeps) {}
 
@@ -124,6 +130,7 @@ export class Sweeper {
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
     }
     await this.expireUndecided(now);
+    await this.decideLapsedClicks(now);
     await this.redispatch(now);
     await this.loseOverdue(now);
     await this.purgeIdempotencyKeys(now);
@@ -145,6 +152,13 @@ export class Sweeper {
     if (now - this.owedCheckedAt < 60_000) return;
     this.owedCheckedAt = now;
     await this.deps.escalateOwed?.(now);
+  }
+
+  /** Every 10 s, and at a node's first sweep: a click answered 200 is a decision somebody waits for. */
+  private async decideLapsedClicks(now: number): Promise<void> {
+    if (now - this.clicksCheckedAt < LAPSED_CLICKS_EVERY_MS) return;
+    this.clicksCheckedAt = now;
+    await this.deps.decideLapsedClicks?.(now);
   }
 
   /** Sent executions whose agent went silent past their timeout; once a minute is enough. */

@@ -351,6 +351,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     incidents: quietCloser,
     escalateUndecided: (tenantId, executionId) => notifier.escalateUndecided(tenantId, executionId),
     escalateOwed: (now) => notifier.escalateOwed(now),
+    // Built below, called only once the sweeper has started.
+    decideLapsedClicks: (now) => slackInteractions.decideLapsed(now),
   });
   const context: Services = {
     store: deps.store,

@@ -36,6 +36,7 @@ import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
 import * as graphSecret from './migrations/0035_graph_secret.js';
 import * as chatMessageRefs from './migrations/0036_chat_message_refs.js';
 import * as chatRefsIndex from './migrations/0038_chat_refs_index.js';
+import * as slackClicks from './migrations/0040_slack_clicks.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0035_graph_secret': graphSecret,
   '0036_chat_message_refs': chatMessageRefs,
   '0038_chat_refs_index': chatRefsIndex,
+  '0040_slack_clicks': slackClicks,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

@@ -379,6 +379,20 @@ export interface NotifyMessagesTable {
   created_at: number;
 }
 
+/** Slack clicks answered 200 and not yet decided (migration 0040). */
+export interface SlackClicksTable {
+  id: string;
+  tenant_id: string;
+  channel_id: string;
+  execution_id: string;
+  verdict: string;
+  slack_user_id: string;
+  response_url: string | null;
+  ip: string;
+  received_at: number;
+  claimed_until: number;
+}
+
 export interface NotifyDeliveriesTable {
   id: string;
   message_id: string;
@@ -706,6 +720,7 @@ export interface Database {
   notify_messages: NotifyMessagesTable;
   notify_deliveries: NotifyDeliveriesTable;
   notify_attempts: NotifyAttemptsTable;
+  slack_clicks: SlackClicksTable;
   audit_log: AuditLogTable;
 }
 
@@ -734,6 +749,7 @@ export type NotifyChannelRow = Selectable<NotifyChannelsTable>;
 export type NotifyDeliveryRow = Selectable<NotifyDeliveriesTable>;
 export type NotifyMessageRow = Selectable<NotifyMessagesTable>;
 export type NotifyAttemptRow = Selectable<NotifyAttemptsTable>;
+export type SlackClickRow = Selectable<SlackClicksTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type IntegrationImportRow = Selectable<IntegrationImportsTable>;
 export type ImportRow = Selectable<ImportsTable>;

@@ -62,6 +62,8 @@ export interface SlackEmulator {
   ephemerals: Ephemeral[];
   /** A member of the workspace; their e-mail shows in users.info. */
   addUser(id: string, email: string | null): void;
+  /** Holds users.info's answers until the function returned is called (a click being decided, frozen). */
+  holdUsersInfo(): () => void;
   /** The request Slack sends when `userId` clicks the button `actionId` of `message`. */
   click(message: SlackMessage, userId: string, actionId: string, value: string, options?: { timestamp?: number; signingSecret?: string }): SignedClick;
   close(): Promise<void>;
@@ -90,6 +92,7 @@ export async function startSlackEmulator(): Promise<SlackEmulator> {
   const ephemerals: Ephemeral[] = [];
   let sequence = 0;
   let responses = 0;
+  let held: Array<() => void> | null = null;
 
   const server = http.createServer((request, response) => {
     let raw = '';
@@ -107,7 +110,10 @@ export async function startSlackEmulator(): Promise<SlackEmulator> {
       const auth = request.headers.authorization;
       if (!auth) return send(200, { ok: false, error: 'not_authed' });
       if (auth !== `Bearer ${botToken}`) return send(200, { ok: false, error: 'invalid_auth' });
-      if (method === 'users.info') return send(200, usersInfo(request.method, url.searchParams.get('user')));
+      if (method === 'users.info') {
+        const answer = () => send(200, usersInfo(request.method, url.searchParams.get('user')));
+        return held ? void held.push(answer) : answer();
+      }
       if (request.method !== 'POST' || !/^application\/json/.test(request.headers['content-type'] ?? '')) return send(200, { ok: false, error: 'invalid_arguments' });
       const body = JSON.parse(raw) as Json;
       if (method === 'chat.postMessage') return send(200, postMessage(body));
@@ -166,6 +172,14 @@ export async function startSlackEmulator(): Promise<SlackEmulator> {
   const emulator: SlackEmulator = {
     apiUrl: `${base}/api`, botToken, signingSecret, channelId, teamId: 'T0PITCREW', appId: 'A0PITCREW', messages, calls, ephemerals,
     addUser: (id, email) => users.set(id, email),
+    holdUsersInfo: () => {
+      held = [];
+      return () => {
+        const answers = held ?? [];
+        held = null;
+        for (const answer of answers) answer();
+      };
+    },
     click: (message, userId, actionId, value, options = {}) => {
       responses += 1;
       const responseUrl = `${base}/actions/T0PITCREW/${encodeURIComponent(message.ts)}/${responses}`;

@@ -9,6 +9,7 @@ import type { Database, ExecutionRow } from '../../store/schema.js';
 import { openChannel } from '../channels.js';
 import { APPROVE_ACTION, REJECT_ACTION } from '../messages/slack-approval.js';
 import { decideClick, type Click } from './click.js';
+import { claimLapsed, forgetClick, keepClick, lapsedClicks, storedClickOf, type StoredClick } from './click-inbox.js';
 import { hasSlackApp, type SlackSettings } from '../senders/slack-app.js';
 import { SIGNATURE_HEADER, signedWith, staleTimestamp, TIMESTAMP_HEADER } from './signature.js';
 import type { SlackReach } from '../senders/slack-web-api.js';
@@ -36,9 +37,10 @@ type FormRequest = FastifyRequest & { rawBody?: string };
  * user.id, api_app_id, team, actions[{action_id, value}], response_url), signed (signature.ts).
  * The button's value is the execution: its tenant's Slack channels with an app hold the signing
  * secrets it may be signed with, and nothing is read further until one verifies. Slack wants an
- * answer within 3 seconds: the route answers 200 once the request is verified, and the decision
- * (a users.info call, the rule's lock) is taken after, its outcome told to the clicker through
- * the payload's response_url.
+ * answer within 3 seconds and sends a click once: the route keeps the verified click
+ * (click-inbox.ts), answers 200, and the decision (a users.info call, the rule's lock) is taken
+ * after, its outcome told to the clicker through the payload's response_url. A click its node
+ * stopped before deciding is decided by the next sweep of any node (decideLapsed).
  */
 export class SlackInteractions {
   private readonly inFlight = new Set<Promise<void>>();
@@ -83,26 +85,59 @@ export class SlackInteractions {
     if (payload.type !== 'block_actions' || (action!.action_id !== APPROVE_ACTION && action!.action_id !== REJECT_ACTION)) {
       return reply.code(200).send();
     }
-    const click: Click = {
-      tenantId: signer.tenantId, executionId: executionId!, verdict: action!.action_id === APPROVE_ACTION ? 'approve' : 'reject',
-      slackUserId: String(payload.user?.id ?? ''), responseUrl: typeof payload.response_url === 'string' ? payload.response_url : null, settings: signer.settings, ip: request.ip,
+    const click: StoredClick = {
+      tenantId: signer.tenantId, channelId: signer.channelId, executionId: executionId!, verdict: action!.action_id === APPROVE_ACTION ? 'approve' : 'reject',
+      slackUserId: String(payload.user?.id ?? ''), responseUrl: typeof payload.response_url === 'string' ? payload.response_url : null, ip: request.ip,
     };
-    const deciding: Promise<void> = decideClick(this.deps, click)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, executionId: click.executionId }, 'a Slack click could not be decided'))
-      .finally(() => this.inFlight.delete(deciding));
-    this.inFlight.add(deciding);
+    // Kept before the 200: once answered, Slack never sends this click again.
+    const id = await keepClick(this.deps.db, click, this.deps.clock());
+    this.decide(id, { ...click, settings: signer.settings });
     return reply.code(200).send();
   }
 
+  /** Decides the clicks whose node stopped before deciding them (the sweeper's, on every node). */
+  async decideLapsed(now = this.deps.clock()): Promise<number> {
+    let taken = 0;
+    for (const row of await lapsedClicks(this.deps.db, now)) {
+      if (!(await claimLapsed(this.deps.db, row.id, now))) continue;
+      taken += 1;
+      const click = storedClickOf(row);
+      const settings = await this.appOf(click.tenantId, click.channelId);
+      if (!settings) {
+        this.deps.logger.warn({ executionId: click.executionId, channelId: click.channelId }, 'a Slack click was dropped undecided: its channel or Slack app is gone');
+        await forgetClick(this.deps.db, row.id);
+        continue;
+      }
+      this.deps.logger.info({ executionId: click.executionId, receivedAt: row.received_at }, 'deciding a Slack click its node did not');
+      this.decide(row.id, { ...click, settings });
+    }
+    return taken;
+  }
+
+  /** Decides a kept click, then forgets it; one that fails is kept, for a sweep once its claim lapses. */
+  private decide(id: string, click: Click): void {
+    const deciding: Promise<void> = decideClick(this.deps, click)
+      .then(() => forgetClick(this.deps.db, id))
+      .catch((error: unknown) => this.deps.logger.error({ err: error, executionId: click.executionId }, 'a Slack click could not be decided; a sweep will try it again'))
+      .finally(() => this.inFlight.delete(deciding));
+    this.inFlight.add(deciding);
+  }
+
+  private async appOf(tenantId: string, channelId: string): Promise<SlackSettings | undefined> {
+    const row = await this.deps.db.selectFrom('notify_channels').selectAll().where('tenant_id', '=', tenantId).where('id', '=', channelId).where('type', '=', 'slack').executeTakeFirst();
+    const config = row ? (openChannel(this.deps.box, row).config as unknown as SlackSettings) : undefined;
+    return config && hasSlackApp(config as unknown as Record<string, unknown>) ? config : undefined;
+  }
+
   /** The tenant and Slack app whose signing secret the request was signed with, through the execution its button names. */
-  private async signerOf(executionId: string, timestamp: string, raw: string, signature: string | undefined): Promise<{ tenantId: string; settings: SlackSettings } | null> {
+  private async signerOf(executionId: string, timestamp: string, raw: string, signature: string | undefined): Promise<{ tenantId: string; channelId: string; settings: SlackSettings } | null> {
     const db: Kysely<Database> = this.deps.db;
     const execution = await db.selectFrom('executions').select('tenant_id').where('id', '=', executionId).executeTakeFirst();
     if (!execution) return null;
     const rows = await db.selectFrom('notify_channels').selectAll().where('tenant_id', '=', execution.tenant_id).where('type', '=', 'slack').execute();
-    const apps = rows.map((row) => openChannel(this.deps.box, row).config).filter(hasSlackApp) as unknown as SlackSettings[];
-    const index = signedWith(apps.map((settings) => settings.signingSecret!), timestamp, raw, signature);
-    return index < 0 ? null : { tenantId: execution.tenant_id, settings: apps[index]! };
+    const apps = rows.map((row) => ({ channelId: row.id, config: openChannel(this.deps.box, row).config })).filter((app) => hasSlackApp(app.config));
+    const index = signedWith(apps.map((app) => (app.config as unknown as SlackSettings).signingSecret!), timestamp, raw, signature);
+    return index < 0 ? null : { tenantId: execution.tenant_id, channelId: apps[index]!.channelId, settings: apps[index]!.config as unknown as SlackSettings };
   }
 }
 

@@ -58,9 +58,13 @@ describe.each(testDialects())('channels API on %s', (dialect) => {
       const patched = await env.api('PATCH', `/api/v1/channels/${channel.id}`, { config: { username: null, password: null } });
       expect(patched.json().config).toMatchObject({ passwordSet: false });
       expect(patched.json().config.username).toBeUndefined();
-      const chat = await createChannel(env, { name: 'needs-url', type: 'slack', config: { webhookUrl: 'https://h.example.com/x' } });
+      const chat = await createChannel(env, { name: 'needs-url', type: 'mattermost', config: { webhookUrl: 'https://h.example.com/x' } });
       const problem = expectProblem(await env.api('PATCH', `/api/v1/channels/${chat.id}`, { config: { webhookUrl: null } }), 400, 'PITCREW_ERR_VALIDATION');
       expect(problem.errors).toEqual([{ path: '/body/config/webhookUrl', message: 'is required' }]);
+      // Slack's is required only without an app, which could post instead.
+      const slack = await createChannel(env, { name: 'needs-url-or-app', type: 'slack', config: { webhookUrl: 'https://h.example.com/y' } });
+      const alone = expectProblem(await env.api('PATCH', `/api/v1/channels/${slack.id}`, { config: { webhookUrl: null } }), 400, 'PITCREW_ERR_VALIDATION');
+      expect(alone.errors).toEqual([{ path: '/body/config/webhookUrl', message: expect.stringMatching(/^is required unless the channel has a Slack app/) }]);
     });
 
     it('does not open secrets sealed for another channel', async () => {

@@ -255,4 +255,28 @@ describe.each(testDialects())('approvals from Slack on %s', (dialect) => {
     const audit = JSON.stringify((await env.api('GET', '/api/v1/audit?action=channel.create')).json());
     for (const secret of [slack.botToken, slack.signingSecret, wrongToken]) expect(audit).not.toContain(secret);
   });
+
+  it('posts every message through the app in a channel without an incoming webhook, and refuses a channel with neither', async () => {
+    const neither = await env.api('POST', '/api/v1/channels', { name: 'nowhere', type: 'slack', config: {} });
+    expect(neither.statusCode).toBe(400);
+    expect(neither.json().errors).toEqual([{ path: '/body/config/webhookUrl', message: expect.stringMatching(/is required unless the channel has a Slack app/) }]);
+
+    const appOnly = await createChannel(env, { name: 'app only', type: 'slack', mode: 'all', config: { botToken: slack.botToken, signingSecret: slack.signingSecret, channelId: slack.channelId } });
+    expect((await env.api('GET', `/api/v1/channels/${appOnly.id}`)).json().config).toMatchObject({ webhookUrl: null, botTokenSet: true });
+    const rule = await env.createWebhookRule({ name: 'warm caches', action: { type: 'script', flavour: 'autofix', runbook: { script: 'true' } } });
+    const fired = await env.webhook(rule.triggerId, { HostName: 'db-1', AlarmName: 'cache_cold' });
+    expect(fired.statusCode, fired.body).toBe(202);
+    // The result (not an approval) posted by the app, the incoming webhook's message as it is.
+    const result = await waitFor(() => slack.messages.find((m) => m.text.includes('warm caches') && decisionsOf(m).length === 0), 'the result posted through the app');
+    expect(result.channel).toBe(slack.channelId);
+    expect(result.blocks[0]).toMatchObject({ type: 'header' });
+    expect(webhook.accepted().filter((r) => r.raw.includes('warm caches'))).toEqual([]);
+    expect((await env.api('GET', `/api/v1/channels/${appOnly.id}`)).json().status).not.toBe('failing');
+
+    // Taking the app away from it would leave it nowhere to post: refused, the channel unchanged.
+    const stripped = await env.api('PATCH', `/api/v1/channels/${appOnly.id}`, { config: { botToken: null, signingSecret: null, channelId: null } });
+    expect(stripped.statusCode).toBe(400);
+    expect(stripped.json().errors[0].path).toBe('/body/config/webhookUrl');
+    expect((await env.api('GET', `/api/v1/channels/${appOnly.id}`)).json().config).toMatchObject({ botTokenSet: true, channelId: slack.channelId });
+  });
 });

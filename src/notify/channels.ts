@@ -15,6 +15,7 @@ type Db = Kysely<Database>;
 const configChecks = Object.fromEntries(CHANNEL_TYPES.map((type) => [type, compileBodyCheck(COMPLETE_CONFIG[type], 'body/config')])) as Record<ChannelType, (value: unknown) => FieldError[]>;
 
 export async function createChannel(db: Db, box: SecretBox, tenantId: string, input: ChannelInputShape, now = Date.now()): Promise<NotifyChannelRow> {
+  assertPlaceToPost(input.type, input.config);
   await assertRulesExist(db, tenantId, input.ruleIds);
   const id = newId(now);
   const { config, secrets } = split(input.type, input.config);
@@ -68,12 +69,20 @@ export async function updateChannel(db: Db, box: SecretBox, current: NotifyChann
     const merged = Object.fromEntries(Object.entries({ ...openChannel(box, current).config, ...patch.config }).filter(([, value]) => value !== null));
     const errors = configChecks[type](merged);
     if (errors.length > 0) throw new PitcrewError('PITCREW_ERR_VALIDATION', `${errors[0]!.path}: ${errors[0]!.message}`, { fieldErrors: errors });
+    assertPlaceToPost(type, merged);
     const { config, secrets } = split(type, merged);
     changes.config = JSON.stringify(config);
     changes.secrets = seal(box, current.id, secrets);
   }
   await withUniqueName('channel', changes.name ?? current.name, () => db.updateTable('notify_channels').set(changes).where('id', '=', current.id).execute());
   return { ...current, ...changes };
+}
+
+/** A Slack channel posts through its incoming webhook or its app: without either it could send nothing. */
+function assertPlaceToPost(type: ChannelType, config: Record<string, unknown>): void {
+  if (type !== 'slack' || typeof config.webhookUrl === 'string' || typeof config.botToken === 'string') return;
+  const error = { path: '/body/config/webhookUrl', message: "is required unless the channel has a Slack app (botToken, signingSecret, channelId): it is where the channel's messages go" };
+  throw new PitcrewError('PITCREW_ERR_VALIDATION', `${error.path}: ${error.message}`, { fieldErrors: [error] });
 }
 
 /** Deletes the channel with what it still had to send; its attempts go with it. */

@@ -68,14 +68,15 @@ const TeamsConfig = Type.Object(
   },
 );
 /**
- * Slack's incoming webhook, and optionally a Slack app's settings (docs/notifications.md, "Slack
- * app"): with them, approval requests carry Approve and Reject buttons and are updated with their
- * outcome. The three go together (a button needs the signing secret to be verified, an update the
- * token and channel).
+ * Slack's incoming webhook, a Slack app's settings (docs/notifications.md, "Slack app"), or both:
+ * with the app, approval requests carry Approve and Reject buttons and are updated with their
+ * outcome, and without a webhook every other message goes through the app too. The app's three
+ * settings go together (a button needs the signing secret to be verified, an update the token and
+ * channel); a channel needs the webhook or the app (channels.ts, placesToPost).
  */
 const SlackConfig = Type.Object(
   {
-    webhookUrl: HttpUrl,
+    webhookUrl: Type.Optional(HttpUrl),
     botToken: Type.Optional(Type.String({ pattern: '^xoxb-[A-Za-z0-9-]+$', maxLength: 512, description: "the app's Bot User OAuth Token (xoxb-…), write-only; scopes chat:write, users:read, users:read.email" })),
     signingSecret: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16,128}$', description: "the app's Signing Secret (Basic Information), write-only: verifies its button clicks" })),
     channelId: Type.Optional(Type.String({ pattern: '^[CG][A-Z0-9]{2,30}$', description: 'the Slack channel approval requests are posted to (its C… id), the app invited to it' })),

@@ -5,14 +5,20 @@ import { signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import { createChannel } from '../support/notify.js';
 import { startReceiver, type Receiver } from '../support/receivers.js';
+import { startSlackEmulator, type SlackEmulator } from '../support/slack-emulator.js';
 import { startSmtpServer, type SmtpTestServer } from '../support/smtp.js';
 import type { BootstrapResult } from '../../src/tenants/bootstrap.js';
 
 // The notification pages in Chromium against a real server, a local HTTP receiver standing in
 // for Slack, and a real SMTP server: what an SRE sets up once and relies on at 3 a.m.
 describe('web UI: notification channels and escalation contacts', () => {
+  // A Slack workspace's Web API (support/slack-emulator.ts), for a channel that posts through its app.
+  let slackApi: SlackEmulator;
+  beforeAll(async () => {
+    slackApi = await startSlackEmulator();
+  });
   // Refusals (400, 409, the test message's 502) are part of these stories, and Chromium logs each one it sees.
-  const ui = uiSession({ refusedStatuses: [400, 401, 404, 409, 502, 503] });
+  const ui = uiSession({ refusedStatuses: [400, 401, 404, 409, 502, 503], notify: () => ({ slackApiUrl: slackApi.apiUrl }) });
   let env: TestEnv;
   let page: Page;
   let base: string;
@@ -90,6 +96,30 @@ describe('web UI: notification channels and escalation contacts', () => {
     expect((await env.api('POST', `/api/v1/channels/${await channelId('ops on Slack (eu)')}/test`)).statusCode).toBe(200);
     expect(slack.accepted().at(-1)!.path).toBe(`/services/T000/B000/${token}`);
     expect(await pageHolds(token)).toBe(false);
+  });
+
+  it('creates a Slack channel with an app and no incoming webhook, posts its test message through the app, and never shows the token', async () => {
+    await asTenant(env.tenant, '/channels');
+    await page.getByRole('link', { name: 'Add channel' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('ops through the app');
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    // Neither the webhook nor the app: the form says either will do.
+    await page.getByText('paste the webhook URL, starting with https://, or fill in the Slack app below to post through it').waitFor();
+    await page.getByLabel('Channel ID').fill(slackApi.channelId);
+    await page.getByLabel('Bot token').fill(slackApi.botToken);
+    await page.getByLabel('Signing secret').fill(slackApi.signingSecret);
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    await page.getByRole('heading', { name: 'ops through the app' }).waitFor();
+    await page.getByText('none: the app posts every message').waitFor();
+    await page.getByText(`posts to ${slackApi.channelId}`).waitFor();
+
+    await page.getByRole('button', { name: 'Send test message' }).click();
+    await page.getByRole('status').getByText(/Delivered at .* \(HTTP 200\) in/).waitFor();
+    const posted = slackApi.calls.filter((call) => call.method === 'chat.postMessage');
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ authorization: `Bearer ${slackApi.botToken}` });
+    expect(slackApi.messages.at(-1)!.channel).toBe(slackApi.channelId);
+    for (const secret of [slackApi.botToken, slackApi.signingSecret]) expect(await pageHolds(secret)).toBe(false);
   });
 
   it("shows the receiver's answer when the test message is not delivered", async () => {

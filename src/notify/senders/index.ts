@@ -11,7 +11,7 @@ import { teamsBotOf } from '../teams/bot-settings.js';
 import type { BotConnector } from '../teams/connector.js';
 import { sendApprovalCard } from './teams-bot.js';
 import { signedHeaders } from './webhook.js';
-import { sendThroughSlackApp, type SlackSettings } from './slack-app.js';
+import { postThroughSlackApp, sendThroughSlackApp, type SlackSettings } from './slack-app.js';
 import { SLACK_API_URL, type SlackMessageRef } from './slack-web-api.js';
 
 /** A channel with its secrets opened: only ever held in memory for the length of a send. */
@@ -81,7 +81,8 @@ export async function sendNotification(channel: OpenChannel, notification: Notif
       const viaApp = await sendThroughSlackApp(channel.config as unknown as SlackSettings, notification, ref, reach);
       if (viaApp) return viaApp;
       if (ref) return { ok: false, status: null, error: "the channel's Slack app settings (bot token, channel, signing secret) were removed: the message posted earlier cannot be updated", retryable: false };
-      return postJson(channel.config.webhookUrl as string, chatPayload(channel.type, notification), {}, options, secrets);
+      if (typeof channel.config.webhookUrl === 'string') return postJson(channel.config.webhookUrl, chatPayload(channel.type, notification), {}, options, secrets);
+      return postThroughSlackApp(channel.config as unknown as SlackSettings, chatPayload(channel.type, notification), reach);
     }
     case 'mattermost':
     case 'google_chat':

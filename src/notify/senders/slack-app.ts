@@ -5,7 +5,7 @@ import { callSlack, type SlackMessageRef, type SlackReach } from './slack-web-ap
 
 /** A Slack channel's settings, opened (notify/schema.ts): the incoming webhook, and the app's when it has one. */
 export interface SlackSettings {
-  webhookUrl: string;
+  webhookUrl?: string;
   botToken?: string;
   signingSecret?: string;
   channelId?: string;
@@ -36,4 +36,16 @@ export async function sendThroughSlackApp(config: SlackSettings, notification: N
   const { channel, ts } = answer.body;
   if (typeof channel !== 'string' || typeof ts !== 'string') return { ok: false, status: 'HTTP 200', error: "Slack's chat.postMessage answered without the message's channel and ts", retryable: false };
   return { ok: true, status: 'HTTP 200', ref: { channel, ts } };
+}
+
+/**
+ * Any other message of a channel with an app and no incoming webhook: the webhook's payload (text,
+ * blocks), which chat.postMessage takes as it is, posted to the app's channel.
+ */
+export async function postThroughSlackApp(config: SlackSettings, payload: Record<string, unknown>, reach: SlackReach): Promise<SendResult> {
+  if (!hasSlackApp(config as unknown as Record<string, unknown>)) {
+    return { ok: false, status: null, error: "the channel has neither an incoming webhook nor a Slack app's settings: nothing can be posted", retryable: false };
+  }
+  const answer = await callSlack(reach, config.botToken!, 'chat.postMessage', { ...payload, channel: config.channelId });
+  return answer.ok ? { ok: true, status: 'HTTP 200' } : answer.result;
 }

@@ -31,6 +31,13 @@ function configRows(channel: Channel): Definition[] {
           ? <span><span className="mono">{config.botAppId}</span>{config.botTenantId ? ` (tenant ${config.botTenantId})` : ''}, password {set(config.botAppPasswordSet)}; posts to <span className="mono">{config.conversationId ?? ''}</span> at <span className="mono">{config.serviceUrl ?? ''}</span></span>
           : <span className="muted">none: approval requests come without Approve and Reject</span>],
       ];
+    case 'slack':
+      return [
+        ['Webhook URL', <span className="mono">{config.webhookUrl ?? 'none: the app posts every message'}</span>],
+        ['Slack app', config.channelId
+          ? <span>posts to <span className="mono">{config.channelId}</span>, bot token {set(config.botTokenSet)}, signing secret {set(config.signingSecretSet)}</span>
+          : <span className="muted">none: approval requests come without Approve and Reject</span>],
+      ];
     default:
       return [['Webhook URL', <span className="mono">{config.webhookUrl ?? 'not set'}</span>]];
   }

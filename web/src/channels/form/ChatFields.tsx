@@ -14,7 +14,7 @@ export function ChatFields(props: FieldsProps) {
         onChange={(webhookUrl) => update({ webhookUrl })}
         error={errors.webhookUrl}
         stored={stored.webhookUrl ? `Stored: ${stored.webhookUrl}.` : null}
-        hint={`${TYPE_HELP[form.type]} Anyone holding it can post there, so pitcrew keeps it sealed and never shows it again.`}
+        hint={`${TYPE_HELP[form.type]} Anyone holding it can post there, so pitcrew keeps it sealed and never shows it again.${form.type === 'slack' ? ' Optional with a Slack app below: the app then posts every message.' : ''}`}
       />
       {form.type === 'slack' && <SlackAppFields {...props} />}
     </>

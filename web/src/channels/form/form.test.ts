@@ -42,6 +42,16 @@ describe('the channel form', () => {
     expect(channelErrorsFrom([{ path: '/body/config/botToken', message: 'must match pattern' }]).errors).toEqual({ botToken: 'must match pattern' });
   });
 
+  it('takes a Slack channel with an app and no incoming webhook, and asks for one of the two', () => {
+    const appOnly = { ...emptyChannelForm(), name: 'ops', channelId: 'C0OPS', botToken: 'xoxb-1-2', signingSecret: 'ab'.repeat(16) };
+    expect(checkChannelForm(appOnly, NO_SECRETS)).toEqual({});
+    expect(toChannelInput(appOnly).config).toEqual({ channelId: 'C0OPS', botToken: 'xoxb-1-2', signingSecret: 'ab'.repeat(16) });
+    const neither = { ...emptyChannelForm(), name: 'ops' };
+    expect(checkChannelForm(neither, NO_SECRETS)).toEqual({ webhookUrl: expect.stringMatching(/or fill in the Slack app below/) });
+    // A URL typed is checked, app or not.
+    expect(checkChannelForm({ ...appOnly, webhookUrl: 'hooks.slack.com' }, NO_SECRETS)).toEqual({ webhookUrl: expect.stringMatching(/https:\/\//) });
+  });
+
   it('asks for a secret only when none is stored', () => {
     const webhook = { ...emptyChannelForm(), name: 'bus', type: 'webhook' as const, url: 'https://example.com/in' };
     expect(checkChannelForm(webhook, NO_SECRETS)).toEqual({ secret: expect.stringMatching(/16 characters/) });

@@ -96,7 +96,8 @@ export function toChannelInput(form: ChannelForm): ChannelInput {
     case 'teams':
       return { ...common, config: { webhookUrl: trimmed(form.webhookUrl), ...teamsBotInput(form) } };
     case 'slack':
-      return { ...common, config: { webhookUrl: trimmed(form.webhookUrl), ...slackApp(form) } };
+      // With an app, the incoming webhook may be left out: the app posts everything.
+      return { ...common, config: { ...(form.webhookUrl.trim() ? { webhookUrl: trimmed(form.webhookUrl) } : {}), ...slackApp(form) } };
     default:
       return { ...common, config: { webhookUrl: trimmed(form.webhookUrl) } };
   }
@@ -196,11 +197,20 @@ export function checkChannelForm(form: ChannelForm, stored: StoredSecrets): Chan
       if (form.secret || !stored.secret) set('secret', form.secret.length >= 16 ? undefined : 'at least 16 characters: your receiver checks signatures with it');
       break;
     default:
-      if (form.webhookUrl.trim() || !stored.webhookUrl) set('webhookUrl', HTTP_URL.test(form.webhookUrl.trim()) ? undefined : 'paste the webhook URL, starting with https://');
+      if (form.webhookUrl.trim() || !(stored.webhookUrl || slackAppGiven(form))) set('webhookUrl', HTTP_URL.test(form.webhookUrl.trim()) ? undefined : webhookUrlHint(form));
       if (form.type === 'teams') checkTeamsBot(form, stored.botAppPassword, set);
   }
   if (form.type === 'slack') checkSlackApp(form, stored, set);
   return errors;
+}
+
+/** A Slack channel with its app's channel id typed posts through the app: the incoming webhook is optional there. */
+function slackAppGiven(form: ChannelForm): boolean {
+  return form.type === 'slack' && form.channelId.trim() !== '';
+}
+
+function webhookUrlHint(form: ChannelForm): string {
+  return form.type === 'slack' ? 'paste the webhook URL, starting with https://, or fill in the Slack app below to post through it' : 'paste the webhook URL, starting with https://';
 }
 
 /** The Slack app's three settings go together: with a channel id, a token and a signing secret, typed or stored. */

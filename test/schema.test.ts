@@ -65,8 +65,7 @@ describe.each(testDialects())('the incidents table on %s', (dialect) => {
       'incidents_open_webhook', // the quiet-period closer (incidents/closer.ts); partial: open webhook incidents only
       'incidents_resolved_alarm', // analytics by alarm (incidents/analytics-reads.ts); partial: resolved only
       'incidents_resolved_day', // the daily rollups by day and alarm (incidents/rollup.ts), the hosts of a short period
-      'incidents_resolved_day_host', // the daily rollup by host; partial: resolved incidents that name a host
-      'incidents_resolved_host', // analytics by host
+      'incidents_resolved_day_host', // the daily rollup by host, analytics for one host (a probe per day); partial: resolved incidents that name a host
       'incidents_tenant', // the list, newest first, unfiltered or ?state=resolved (incidents/repository.ts)
       'incidents_tenant_alarm', // ?alarmName=, the incidents a new rule for the alarm links (incidents/links.ts)
       'incidents_tenant_host', // ?hostname=, a host's name in the analytics

@@ -33,15 +33,6 @@ export interface AnalyticsQuery {
 }
 
 /**
- * Hosts over a period of at most this many incidents are counted from the incidents in day
- * order, more from the host-ordered index over all of the tenant's (no sort, but every incident).
- * SQLite at a million incidents: 30 days (86,000) 42-70 ms by time, 140-330 ms by host; all of
- * them 820 ms by time, 260-340 ms by host (measured, this 2-core machine, with the time index the
- * day index replaced: the same entries in the same order).
- */
-const HOSTS_BY_TIME_UP_TO = 200_000;
-
-/**
  * A request finding at most this many of its period's days stale recomputes them (a change of the last second:
  * today, maybe yesterday), so that the next finds them done; more, and it reads them from the incidents, leaving
  * their recomputation to the background: a million incidents landed at once, 30 of 90 days recomputed inside the
@@ -65,7 +56,7 @@ export async function readIncidentAnalytics(db: Kysely<Database>, dialect: Diale
     limit: query.limit,
     groups,
     spreads: await reads.spreads(slowest),
-    hosts: resolved === 0 ? [] : await reads.hosts(resolved),
+    hosts: resolved === 0 ? [] : await reads.hosts(),
     pairs,
     splits: await reads.creationDaySplits(pairs),
   });
@@ -108,7 +99,7 @@ export class AnalyticsReads {
     if (this.filter.hostKey !== undefined) {
       const rows = await sql<GroupRow>`select resolved_at / ${sql.raw(String(DAY_MS))} as day, coalesce(integration_id, '') as integration_id, alarm_name, coalesce(severity, '') as severity,
           count(*) as resolved, sum(case when resolved_by = 'automation' then 1 else 0 end) as automated, sum(resolved_at - opened_at) as total_ms, max(resolved_at - opened_at) as max_ms
-        from incidents ${this.index('incidents_resolved_host')} where ${this.resolvedWithin()}
+        from incidents ${this.index(this.hostIndex())} where ${this.resolvedWithin()}
         group by 1, 2, 3, 4`.execute(this.db);
       return rows.rows.map(groupOf);
     }
@@ -160,7 +151,7 @@ export class AnalyticsReads {
       ? [sql`percentile_cont(0.5) within group (order by ${duration})`, sql`percentile_cont(0.9) within group (order by ${duration})`]
       // SQLite's percentile extension (built into better-sqlite3's SQLite, SQLITE_ENABLE_PERCENTILE).
       : [sql`percentile_cont(${duration}, 0.5)`, sql`percentile_cont(${duration}, 0.9)`];
-    const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host' : 'incidents_resolved_alarm';
+    const index = this.filter.hostKey !== undefined ? this.hostIndex() : 'incidents_resolved_alarm';
     const rows = await sql<{ alarm_name: string; p50: number | string; p90: number | string }>`select alarm_name, ${p50} as p50, ${p90} as p90
       from incidents ${this.index(index)}
       where ${this.resolvedWithin()} and alarm_name in (${sql.join([...alarmNames])})
@@ -168,11 +159,11 @@ export class AnalyticsReads {
     return rows.rows.map((r) => ({ alarmName: r.alarm_name, p50Ms: Number(r.p50), p90Ms: Number(r.p90) }));
   }
 
-  /** The hosts with the most incidents, most first, ties by host key; `resolved`: how many the period holds. */
-  async hosts(resolved: number): Promise<HostCount[]> {
+  /** The hosts with the most incidents, most first, ties by host key. */
+  async hosts(): Promise<HostCount[]> {
     const { integrationId, alarmName, severity, hostKey: key } = this.filter;
     const rows = integrationId === undefined && alarmName === undefined && severity === undefined && key === undefined
-      ? await this.hostCountsOfDays() : await this.hostCounts(resolved);
+      ? await this.hostCountsOfDays() : await this.hostCounts();
     const hosts: HostCount[] = [];
     for (const r of rows) hosts.push({ hostname: await this.hostnameOf(r.host_key), count: Number(r.count) });
     return hosts;
@@ -196,14 +187,16 @@ export class AnalyticsReads {
   /**
    * With filters: from the incidents, counted from a covering index alone; the hosts' names are read
    * after, for the few listed: a name per counted incident is a read of its row, 7 s instead of
-   * 0.8 s over a million on SQLite (measured).
+   * 0.8 s over a million on SQLite (measured). Without an alarm or a host, the period's incidents
+   * that name a host are grouped by host from the day-and-host index: the index by host that spared
+   * that grouping cost every resolution an entry (migration 0037).
    */
-  private async hostCounts(resolved: number): Promise<HostCountRow[]> {
-    const index = this.filter.hostKey !== undefined ? 'incidents_resolved_host'
-      : this.filter.alarmName !== undefined ? 'incidents_resolved_alarm'
-        : resolved <= HOSTS_BY_TIME_UP_TO ? 'incidents_resolved_day' : 'incidents_resolved_host';
-    // The day index is ranged by its own expression (migration 0034): the same whole days as the times.
-    const byDay = index === 'incidents_resolved_day' ? sql` and ${sql.raw(DAY_SQL)} >= ${this.query.period.firstDay} and ${sql.raw(DAY_SQL)} < ${this.query.period.endDay}` : sql``;
+  private async hostCounts(): Promise<HostCountRow[]> {
+    const index = this.filter.hostKey !== undefined ? this.hostIndex()
+      : this.filter.alarmName !== undefined ? 'incidents_resolved_alarm' : 'incidents_resolved_day_host';
+    // The day indexes are ranged by their own expression (migration 0034): the same whole days as the times.
+    const byDay = this.filter.hostKey === undefined && index !== 'incidents_resolved_alarm'
+      ? sql` and ${sql.raw(DAY_SQL)} >= ${this.query.period.firstDay} and ${sql.raw(DAY_SQL)} < ${this.query.period.endDay}` : sql``;
     const rows = await sql<HostCountRow>`select host_key, count(*) as count
       from incidents ${this.index(index)}
       where ${this.resolvedWithin()}${byDay} and host_key <> ''
@@ -243,7 +236,7 @@ export class AnalyticsReads {
           sum(case when resolved_at < ${rule.createdAt} then resolved_at - opened_at else 0 end) as before_ms,
           sum(case when resolved_at >= ${rule.createdAt} then 1 else 0 end) as after_count,
           sum(case when resolved_at >= ${rule.createdAt} then resolved_at - opened_at else 0 end) as after_ms
-        from incidents ${this.index(this.filter.hostKey !== undefined ? 'incidents_resolved_host' : 'incidents_resolved_alarm')}
+        from incidents ${this.index(this.filter.hostKey !== undefined ? this.hostIndex() : 'incidents_resolved_alarm')}
         where ${this.resolvedWithin({ firstDay: day, endDay: day + 1 })} and alarm_name = ${alarmName}
         group by 1, 2`.execute(this.db);
       const split: CreationDaySplit = { ruleId: rule.id, alarmName, before: { count: 0, totalMs: 0 }, after: { count: 0, totalMs: 0 } };
@@ -302,13 +295,30 @@ export class AnalyticsReads {
       ...(integrationId === undefined ? [] : [sql`integration_id = ${integrationId}`]),
       ...(alarmName === undefined ? [] : [sql`alarm_name = ${alarmName}`]),
       ...(severity === undefined ? [] : [sql`severity = ${severity}`]),
-      ...(key === undefined ? [] : [sql`host_key = ${key}`]),
+      ...(key === undefined ? [] : [sql`host_key = ${key}`, ...this.hostDays(period, key)]),
     ];
     return sql.join(conditions, sql` and `);
   }
 
+  /**
+   * One host's incidents are read from the day-and-host index (migration 0037), a probe of (tenant, day, host) per
+   * day of the period: the days as a list the index's own expression is looked up in. A blank host's (no host
+   * named) are not in that index: the day index, which holds every resolved incident, is read for them.
+   */
+  private hostIndex(): 'incidents_resolved_day_host' | 'incidents_resolved_day' {
+    return this.filter.hostKey === '' ? 'incidents_resolved_day' : 'incidents_resolved_day_host';
+  }
+
+  private hostDays(period: Period, key: string): Array<RawBuilder<unknown>> {
+    const days = Array.from({ length: period.endDay - period.firstDay }, (_, i) => period.firstDay + i);
+    if (key === '') return [sql`${sql.raw(DAY_SQL)} >= ${period.firstDay}`, sql`${sql.raw(DAY_SQL)} < ${period.endDay}`];
+    const probes = this.dialect === 'postgres' ? sql`${sql.raw(DAY_SQL)} = any(cast(${days} as bigint[]))`
+      : sql`${sql.raw(DAY_SQL)} in (select value from json_each(${JSON.stringify(days)}))`;
+    return [sql`host_key <> ''`, probes];
+  }
+
   /** SQLite: the index to read (see the top of this file); PostgreSQL's planner has statistics and picks. */
-  private index(name: 'incidents_resolved_day' | 'incidents_resolved_alarm' | 'incidents_resolved_host'): RawBuilder<unknown> {
+  private index(name: 'incidents_resolved_day' | 'incidents_resolved_alarm' | 'incidents_resolved_day_host'): RawBuilder<unknown> {
     return sql.raw(this.dialect === 'sqlite' ? `indexed by ${name}` : '');
   }
 }

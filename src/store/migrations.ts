@@ -35,6 +35,7 @@ import * as approvals from './migrations/0033_approvals.js';
 import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
 import * as graphSecret from './migrations/0035_graph_secret.js';
 import * as chatMessageRefs from './migrations/0036_chat_message_refs.js';
+import * as incidentResolutionWrites from './migrations/0037_incident_resolution_writes.js';
 import * as chatRefsIndex from './migrations/0038_chat_refs_index.js';
 import * as slackClicks from './migrations/0040_slack_clicks.js';
 import type { Store } from './database.js';
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0034_incident_day_indexes': incidentDayIndexes,
   '0035_graph_secret': graphSecret,
   '0036_chat_message_refs': chatMessageRefs,
+  '0037_incident_resolution_writes': incidentResolutionWrites,
   '0038_chat_refs_index': chatRefsIndex,
   '0040_slack_clicks': slackClicks,
 };

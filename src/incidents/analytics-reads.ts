@@ -189,7 +189,7 @@ export class AnalyticsReads {
    * after, for the few listed: a name per counted incident is a read of its row, 7 s instead of
    * 0.8 s over a million on SQLite (measured). Without an alarm or a host, the period's incidents
    * that name a host are grouped by host from the day-and-host index: the index by host that spared
-   * that grouping cost every resolution an entry (migration 0037).
+   * that grouping cost every resolution an entry (migration 0041).
    */
   private async hostCounts(): Promise<HostCountRow[]> {
     const index = this.filter.hostKey !== undefined ? this.hostIndex()
@@ -301,7 +301,7 @@ export class AnalyticsReads {
   }
 
   /**
-   * One host's incidents are read from the day-and-host index (migration 0037), a probe of (tenant, day, host) per
+   * One host's incidents are read from the day-and-host index (migration 0041), a probe of (tenant, day, host) per
    * day of the period: the days as a list the index's own expression is looked up in. A blank host's (no host
    * named) are not in that index: the day index, which holds every resolved incident, is read for them.
    */

@@ -35,9 +35,9 @@ import * as approvals from './migrations/0033_approvals.js';
 import * as incidentDayIndexes from './migrations/0034_incident_day_indexes.js';
 import * as graphSecret from './migrations/0035_graph_secret.js';
 import * as chatMessageRefs from './migrations/0036_chat_message_refs.js';
-import * as incidentResolutionWrites from './migrations/0037_incident_resolution_writes.js';
 import * as chatRefsIndex from './migrations/0038_chat_refs_index.js';
 import * as slackClicks from './migrations/0040_slack_clicks.js';
+import * as incidentResolutionWrites from './migrations/0041_incident_resolution_writes.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -78,9 +78,9 @@ const migrations: Record<string, Migration> = {
   '0034_incident_day_indexes': incidentDayIndexes,
   '0035_graph_secret': graphSecret,
   '0036_chat_message_refs': chatMessageRefs,
-  '0037_incident_resolution_writes': incidentResolutionWrites,
   '0038_chat_refs_index': chatRefsIndex,
   '0040_slack_clicks': slackClicks,
+  '0041_incident_resolution_writes': incidentResolutionWrites,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

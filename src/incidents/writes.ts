@@ -9,7 +9,7 @@ type Column = keyof IncidentRow;
 /**
  * What a firing changes on a stored incident (open, or resolved and re-counted by an import): its
  * occurrence, and the alert and event it chains. Its rule and execution lists change only when it
- * is linked to another rule or execution (LINKED): a re-firing that queues nothing leaves them as
+ * is linked to another rule or execution (TOUCHED): a re-firing that queues nothing leaves them as
  * stored, and its update carries 10 parameters instead of 13 (bench/incident-book.js).
  */
 const OCCURRED: ReadonlyArray<readonly [Column, 'text' | 'bigint' | 'integer']> = [

@@ -40,8 +40,8 @@ export type Sighted = string | null;
 
 interface Tracked {
   row: IncidentRow;
-  /** The row's rule and execution ids, parsed at the first link (most rows read are never linked), written back by changes(). */
-  lists?: { ruleIds: string[]; executionIds: string[] };
+  /** The row's rule and execution ids, parsed at the first link (most rows read are never linked), written back by changes() once they changed. */
+  lists?: { ruleIds: string[]; executionIds: string[]; changed: boolean };
   /** What the database holds: nothing yet (inserted at the end), or the row as read. */
   stored: 'no' | 'open' | 'resolved';
   changed: boolean;
@@ -92,17 +92,17 @@ export class IncidentBook {
   link(incidentId: string, ruleIds: readonly string[], executionIds: readonly string[]): void {
     const tracked = this.byId.get(incidentId);
     if (!tracked || (ruleIds.length === 0 && executionIds.length === 0)) return;
-    const lists = (tracked.lists ??= { ruleIds: JSON.parse(tracked.row.rule_ids) as string[], executionIds: JSON.parse(tracked.row.execution_ids) as string[] });
+    const lists = (tracked.lists ??= { ruleIds: JSON.parse(tracked.row.rule_ids) as string[], executionIds: JSON.parse(tracked.row.execution_ids) as string[], changed: false });
     for (const id of ruleIds) {
       if (!lists.ruleIds.includes(id)) {
         lists.ruleIds.push(id);
-        tracked.changed = true;
+        lists.changed = tracked.changed = true;
       }
     }
     if (executionIds.length > 0) {
       lists.executionIds.push(...executionIds.slice(0, Math.max(0, LISTED_EXECUTIONS - lists.executionIds.length)));
       tracked.row.execution_count += executionIds.length;
-      tracked.changed = true;
+      lists.changed = tracked.changed = true;
     }
   }
 
@@ -148,20 +148,26 @@ export class IncidentBook {
     return true;
   }
 
-  /** What to write: incidents to insert, and stored ones changed (`resolving`: open when read, resolved now). */
-  changes(): { inserts: IncidentRow[]; touched: IncidentRow[]; resolving: IncidentRow[] } {
+  /**
+   * What to write: incidents to insert, and stored ones changed (`resolving`: open when read,
+   * resolved now). `linked`: the ids of those whose rule or execution lists changed; the others
+   * leave their lists as stored (writes.ts writes them only for these).
+   */
+  changes(): { inserts: IncidentRow[]; touched: IncidentRow[]; resolving: IncidentRow[]; linked: ReadonlySet<string> } {
     const inserts: IncidentRow[] = [];
     const touched: IncidentRow[] = [];
     const resolving: IncidentRow[] = [];
+    const linked = new Set<string>();
     for (const tracked of this.byId.values()) {
       if (tracked.stored !== 'no' && !tracked.changed) continue;
       const { lists } = tracked;
-      const row = lists ? { ...tracked.row, rule_ids: JSON.stringify(lists.ruleIds), execution_ids: JSON.stringify(lists.executionIds) } : { ...tracked.row };
+      const row = lists?.changed ? { ...tracked.row, rule_ids: JSON.stringify(lists.ruleIds), execution_ids: JSON.stringify(lists.executionIds) } : { ...tracked.row };
+      if (lists?.changed) linked.add(row.id);
       if (tracked.stored === 'no') inserts.push(row);
       else if (tracked.stored === 'open' && row.state === 'resolved') resolving.push(row);
       else if (tracked.changed) touched.push(row);
     }
-    return { inserts, touched, resolving };
+    return { inserts, touched, resolving, linked };
   }
 
   private fire(scope: string, s: Sighting, at: number, open: Tracked | undefined): Sighted {

@@ -103,11 +103,19 @@ export function makeTempDir(prefix) {
 }
 
 /**
+ * BENCH_OWN_SESSIONS=1: each child leads a session of its own (setsid), as a service under systemd
+ * does. Linux's autogroup scheduler (kernel.sched_autogroup_enabled=1) shares the CPU between
+ * sessions first, so children of the bench's session share one session's share with the bench,
+ * while the agent's scripts, which lead sessions of their own, each get a whole one.
+ */
+const OWN_SESSIONS = process.env.BENCH_OWN_SESSIONS === '1';
+
+/**
  * Spawns a node child (no shell, so child.pid is the node process) that is killed on cleanup.
  * Keeps the last lines of its output for error messages; `onLine` sees every line.
  */
 export function spawnChild(name, args, { env, cwd, onLine }) {
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_SESSIONS });
   // BENCH_CHILD_LOG_DIR keeps each child's whole output (e.g. a restarted server's log lines with their times).
   const logDir = process.env.BENCH_CHILD_LOG_DIR;
   if (logDir) {

@@ -55,6 +55,13 @@ const undeliveredOfSession = preparedQuery((db, hostId: string, sessionId: strin
  * comes within it: one transaction and one fdatasync for both instead of one each.
  */
 const STARTED_MAY_WAIT_MS = 20;
+/**
+ * How long a result may wait for others to share its commit. The agent holds it in its journal
+ * until `recorded`, so nothing is lost meanwhile; under load results come a few per millisecond,
+ * and each commit has a fixed cost on the service's one thread (begin, reads, commit, a WAL sync
+ * and its wake-up) that the webhooks' ingest commits wait behind.
+ */
+const RESULT_MAY_WAIT_MS = 5;
 
 /**
  * One agent connection. It speaks for one host only: every message it sends can touch only
@@ -179,7 +186,7 @@ export class AgentSession {
         this.assigned.delete(message.result.executionId);
         // Another host's execution is refused, and reported, by the ledger; acknowledged either
         // way, so the agent stops offering it.
-        await this.deps.ledger.result(message.result);
+        await this.deps.ledger.result(message.result, RESULT_MAY_WAIT_MS);
         this.send({ type: 'recorded', executionId: message.result.executionId });
         return;
       }

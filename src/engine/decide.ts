@@ -274,8 +274,12 @@ function portHint(hostName: string): string {
  * lower() and PostgreSQL's lower() under the C collation make the same key (migration 0009).
  */
 export function hostKey(hostname: string): string {
-  return hostname.trim().replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+  const trimmed = hostname.trim();
+  // Most names are already lower case: they skip the replace and its callback (once per event and per host compared).
+  return HAS_UPPER.test(trimmed) ? trimmed.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : trimmed;
 }
+
+const HAS_UPPER = /[A-Z]/;
 
 /**
  * The host a name means (docs/integrations.md, "Host names"): the one of that name, without case;

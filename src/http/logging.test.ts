@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { lazyChildLogger } from './logging.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AccessLog, lazyChildLogger } from './logging.js';
 
 /** A pino logger writing JSON lines into an array, at `level`. */
 function capture(level: string) {
@@ -53,5 +54,36 @@ describe("a request's logger", () => {
     own.warn('below the route level');
     own.error('at the route level');
     expect(lines.map((l) => l.msg)).toEqual(['now written', 'at the route level']);
+  });
+
+  it('tells whether a level is written, as its child would, before making one', () => {
+    const { logger } = capture('info');
+    const log = lazyChildLogger(logger, { reqId: 'req-4' }, {}) as unknown as { isLevelEnabled(level: string): boolean };
+    expect([log.isLevelEnabled('debug'), log.isLevelEnabled('info')]).toEqual([false, true]);
+    logger.level = 'debug';
+    expect(log.isLevelEnabled('debug')).toBe(true);
+  });
+});
+
+describe('the access log', () => {
+  const call = (log: ReturnType<typeof lazyChildLogger>, statusCode: number) => {
+    const request = { log, method: 'POST', ip: '127.0.0.1', url: '/api/v1/rules', routeOptions: { url: '/api/v1/rules' } } as unknown as FastifyRequest;
+    return [request, { log, statusCode, elapsedTime: 1.5 } as unknown as FastifyReply] as const;
+  };
+
+  it('writes refusals and failures at the default level, and a completed call only at debug', () => {
+    const { logger, lines } = capture('info');
+    const access = new AccessLog();
+    for (const status of [202, 404, 503]) {
+      const [request, reply] = call(lazyChildLogger(logger, { reqId: `req-${status}` }, {}), status);
+      access.incomingRequest(request);
+      access.requestCompleted(null, request, reply);
+    }
+    expect(lines.map((l) => [l.reqId, l.msg, l.level, l.status])).toEqual([['req-404', 'request refused', 30, 404], ['req-503', 'request failed', 50, 503]]);
+    logger.level = 'debug';
+    const [request, reply] = call(lazyChildLogger(logger, { reqId: 'req-9' }, {}), 202);
+    access.incomingRequest(request);
+    access.requestCompleted(null, request, reply);
+    expect(lines.slice(2).map((l) => [l.msg, l.status, l.responseTime])).toEqual([['incoming request', undefined, undefined], ['request completed', 202, 1.5]]);
   });
 });

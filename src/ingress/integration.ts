@@ -52,7 +52,7 @@ export function registerIntegrationIngress(app: Api, deps: IntegrationIngressDep
   app.post(INTEGRATION_PATH, {
     bodyLimit: deps.bodyLimitBytes,
     validatorCompiler: () => () => true,
-    onRequest: (request) => admit(deps, request as IntegrationRequest),
+    onRequest: (request, _reply, done) => admit(deps, request as IntegrationRequest, done),
     onResponse: (_request, reply, done) => {
       if (reply.statusCode >= 400) deps.metrics.ingressRejections.inc({ status: reply.statusCode });
       done();

@@ -87,7 +87,7 @@ function actOf(value: unknown): boolean | undefined {
 }
 
 function alarmStateOf(raw: Record<string, unknown>): AlarmState | undefined {
-  const said = [raw.State, raw.state, raw.status].map(textOf).find((value) => value !== undefined);
+  const said = textOf(raw.State) ?? textOf(raw.state) ?? textOf(raw.status);
   const word = said?.trim().toLowerCase();
   // hasOwn: "constructor" is no alarm state, whatever Object.prototype holds.
   return word !== undefined && Object.hasOwn(ALARM_STATES, word) ? ALARM_STATES[word] : undefined;

@@ -51,7 +51,7 @@ export function registerWebhookRoutes(app: Api, deps: WebhookDeps): void {
       bodyLimit: deps.bodyLimitBytes,
       // The handler validates the body itself, to answer in the words of DESIGN.md §3.
       validatorCompiler: () => () => true,
-      onRequest: (request) => admit(deps, request as WebhookRequest),
+      onRequest: (request, _reply, done) => admit(deps, request as WebhookRequest, done),
       // Every refusal, whoever found it: the key check, the parser, the body limit, the storage.
       onResponse: (_request, reply, done) => {
         if (reply.statusCode >= 400) deps.metrics.ingressRejections.inc({ status: reply.statusCode });

@@ -19,6 +19,8 @@ function random(bytes: number): Buffer {
 /**
  * A UUIDv7 (RFC 9562): time-ordered, so ids sort by creation and serve as pagination cursors.
  * Within one millisecond a 12-bit counter in rand_a keeps ids from one process strictly increasing.
+ * Written straight from the pool through a byte-to-hex table, with the time's part kept for the
+ * millisecond: every event and execution takes one (bench/README.md, issue 41 item 4).
  */
 export function newId(now = Date.now()): string {
   if (now > lastMs) {
@@ -31,14 +33,29 @@ export function newId(now = Date.now()): string {
       sequence = 0;
     }
   }
-  const bytes = Buffer.allocUnsafe(16);
-  random(8).copy(bytes, 8);
-  bytes.writeUIntBE(lastMs, 0, 6);
-  bytes[6] = 0x70 | (sequence >> 8);
-  bytes[7] = sequence & 0xff;
-  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const at = randomAt(8);
+  return `${timePart(lastMs)}${HEX[0x70 | (sequence >> 8)]}${HEX[sequence & 0xff]}-${HEX[0x80 | (pool[at]! & 0x3f)]}${HEX[pool[at + 1]!]}-`
+    + `${HEX[pool[at + 2]!]}${HEX[pool[at + 3]!]}${HEX[pool[at + 4]!]}${HEX[pool[at + 5]!]}${HEX[pool[at + 6]!]}${HEX[pool[at + 7]!]}`;
+}
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+let timePartMs = -1;
+let timePartText = '';
+
+/** The id's first two groups, its 48-bit millisecond: "xxxxxxxx-xxxx-". */
+function timePart(ms: number): string {
+  if (ms !== timePartMs) {
+    const hex = ms.toString(16).padStart(12, '0');
+    timePartText = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-`;
+    timePartMs = ms;
+  }
+  return timePartText;
+}
+
+/** Where `bytes` fresh random bytes start in the pool. */
+function randomAt(bytes: number): number {
+  random(bytes);
+  return poolOffset - bytes;
 }
 
 /**

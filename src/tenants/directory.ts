@@ -45,6 +45,12 @@ export class KeyDirectory {
     private readonly ttlMs = 30_000,
   ) {}
 
+  /** The key's access when this node holds it, fresh: no query, no promise. Else resolve() reads it. */
+  known(apiKey: string, now = Date.now()): CallerAccess | undefined {
+    const cached = this.entries.get(hashSecret(apiKey));
+    return cached && now - cached.loadedAt < this.ttlMs ? cached.access : undefined;
+  }
+
   async resolve(apiKey: string, now = Date.now()): Promise<CallerAccess | undefined> {
     const hash = hashSecret(apiKey);
     const cached = this.entries.get(hash);

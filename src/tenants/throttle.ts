@@ -1,5 +1,8 @@
 import type { ThrottleSettings } from './repository.js';
 
+// Every admitted call takes one: the same answer, not a new object each time.
+const TAKEN = Object.freeze({ ok: true as const });
+
 /** A token bucket: `burst` calls at once, refilled at `ratePerSecond`. */
 export class TokenBucket {
   private tokens: number;
@@ -25,7 +28,7 @@ export class TokenBucket {
     this.updatedAt = now;
     if (this.tokens >= 1) {
       this.tokens -= 1;
-      return { ok: true };
+      return TAKEN;
     }
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - this.tokens) / this.settings.ratePerSecond)) };
   }

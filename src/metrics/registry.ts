@@ -1,16 +1,16 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { RequestDurations } from './request-durations.js';
 
 /** The service's Prometheus metrics; one registry per app so several apps can share a process. */
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new RequestDurations(
-    'pitcrew_http_request_duration_seconds',
-    'HTTP request duration by route and status code',
-    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    this.registry,
-  );
+  readonly httpRequests = new Histogram({
+    name: 'pitcrew_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
 
   /** The agent port's handshake gate (server/handshake-gate.ts), set once it listens. */
   handshakeGate: { readonly waitingCount: number; readonly handshakingCount: number } | undefined;

@@ -434,7 +434,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // The recorder's read of a view before a change is part of that change, not a call of its own.
     if (audit.isOwnRead(request)) return done();
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.httpRequests.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
     done();
   });
 

@@ -38,7 +38,8 @@ export async function startPitcrew({ root, env, tempPrefix, ruleName, serverEntr
    * `extraEnv` adds to the server's environment for this start (e.g. a backup schedule); `onLine`
    * sees each line it prints.
    */
-  const startServer = async ({ healthTimeoutMs = 30_000, onSpawn = () => {}, extraEnv = {}, onLine: onOwnLine = () => {} } = {}) => {
+  // A server started with --cpu-prof on a loaded machine (load 25 on 2 cores) can take over 30 s.
+  const startServer = async ({ healthTimeoutMs = Number(process.env.BENCH_START_TIMEOUT_MS ?? 30_000), onSpawn = () => {}, extraEnv = {}, onLine: onOwnLine = () => {} } = {}) => {
     let loggedAt;
     const onLine = (line) => {
       if (loggedAt === undefined && line.includes('"https":"')) loggedAt = JSON.parse(line).time;

@@ -11,7 +11,7 @@ import type { HostSessions } from '../hosts/sessions.js';
 import { lazyChildLogger } from '../http/logging.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
-import type { HelloReads } from './hello-reads.js';
+import type { HelloReads, OwedWork } from './hello-reads.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 import { turnBatched } from './turn-batch.js';
 
@@ -73,6 +73,8 @@ export class AgentSession {
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
   private helloHeard = false;
+  /** Work was queued for the host while the hello was answered: the claim after the welcome takes it. */
+  private queuedMeanwhile = false;
   /** Settles once the session's own clean-up after the connection ended is done. */
   readonly ended: Promise<void>;
 
@@ -125,7 +127,10 @@ export class AgentSession {
 
   /** Claims the given queued executions (or all of this host's) and sends them to the agent. */
   async deliver(ids: string[] | 'all_queued'): Promise<void> {
-    if (!this.isReady) return;
+    if (!this.isReady) {
+      this.queuedMeanwhile ||= !this.closed;
+      return;
+    }
     const claimed = await this.deps.ledger.claim(ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     if (this.closed) {
       // The connection ended while the claim committed: give them back for the next connection.
@@ -205,20 +210,22 @@ export class AgentSession {
     // A run that went through a node that died is lost, even if its agent reconnects here first.
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
+    const owed = await this.deps.helloReads.owedTo(this.hostId);
     this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
     this.deps.helloSeconds.observe((performance.now() - heardAt) / 1000);
     this.ready = true;
     this.deps.logger.info({ ...this.bindings(), version: hello.version, running: hello.running.length }, 'agent connected');
-    await this.sendOwed();
+    await this.sendOwed(owed);
   }
 
   /**
-   * The host's queued work and owed cancels, read after the welcome with the other hellos of the
-   * turn. Most hosts have none: the claim, a ledger transaction, runs only for those that do.
+   * The host's queued work and owed cancels, read with the other hellos of the turn once the hello
+   * is reconciled. Most hosts have none: the claim, a ledger transaction, runs only for those that
+   * do, or got work while the hello was answered. It is submitted before the agent's next message
+   * is read, as the welcome goes: a result the agent then offers finds the execution claimed.
    */
-  private async sendOwed(): Promise<void> {
-    const owed = await this.deps.helloReads.owedTo(this.hostId);
-    if (!owed.queued) {
+  private async sendOwed(owed: OwedWork): Promise<void> {
+    if (!owed.queued && !this.queuedMeanwhile) {
       for (const id of owed.cancels) this.send({ type: 'cancel', executionId: id });
       return;
     }

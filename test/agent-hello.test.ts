@@ -46,6 +46,26 @@ describe.each(testDialects())('the hello timeout on %s', (dialect) => {
     expect(result).toEqual({ welcomed: true });
   });
 
+  it('authenticates each of a burst of connections by its own credential, refusing a deleted host and an unknown token among them', async () => {
+    // Credentials presented in one turn are looked up in one statement (hosts/repository.ts): each still answers for itself.
+    const hosts = await Promise.all(['burst-1', 'burst-2', 'burst-3', 'burst-gone'].map((name) => env.enrol(name)));
+    expect((await env.api('DELETE', `/api/v1/hosts/${hosts[3]!.hostId}`)).statusCode).toBe(204);
+    const url = `${env.listening!.httpsUrl.replace(/^https/, 'wss')}/api/v1/agents/connect`;
+    const tokens = [...hosts.map((h) => h.token), `pca_${'0'.repeat(64)}`];
+    const outcomes = await Promise.all(tokens.map((token, i) => new Promise<string>((resolve) => {
+      const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false });
+      const hostname = `burst-${i + 1}`;
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', v: 1, hostname, tags: [], os: 'Linux', arch: 'x64', version: 'test', running: [], interrupted: [] })));
+      socket.once('message', (data) => {
+        resolve(`welcome ${(JSON.parse(String(data)) as { hostId: string }).hostId}`);
+        socket.close();
+      });
+      socket.once('unexpected-response', (_request, response) => resolve(`refused ${response.statusCode}`));
+      socket.once('error', () => undefined);
+    })));
+    expect(outcomes).toEqual([...hosts.slice(0, 3).map((h) => `welcome ${h.hostId}`), 'refused 401', 'refused 401']);
+  });
+
   it('still closes a connection that sends no hello', async () => {
     const result = await connect('silent-1', () => undefined, false);
     expect(result).toEqual({ welcomed: false, code: 4002, reason: 'no hello within 0.3 s' });

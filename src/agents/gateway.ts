@@ -4,8 +4,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { QueuedExecution } from '../ingest/writer.js';
 import type { ExecutionSpec } from '../executions/repository.js';
-import { authenticateAgent, isDeleted, touchHosts } from '../hosts/repository.js';
+import { agentAuthenticator, isDeleted, touchHosts } from '../hosts/repository.js';
 import type { HostRow } from '../store/schema.js';
+import { HelloReads } from './hello-reads.js';
 import { AgentSession, type AgentServices } from './session.js';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
@@ -22,8 +23,12 @@ export class AgentGateway {
   private readonly seenHosts = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly alive = new WeakSet<WebSocket>();
+  private readonly authenticate: (token: string) => Promise<HostRow | undefined>;
+  private readonly helloReads: HelloReads;
 
   constructor(private readonly deps: GatewayDeps) {
+    this.authenticate = agentAuthenticator(deps.db);
+    this.helloReads = new HelloReads(deps.db);
     const beat = deps.heartbeatSeconds * 1000;
     this.timers.push(setInterval(() => this.pingAll(), beat).unref());
     // Last-seen times are for people: written in one statement every few heartbeats, not per message.
@@ -133,7 +138,7 @@ export class AgentGateway {
       return refuse(socket, 403, 'agents connect over TLS: use the service HTTPS port (PITCREW_TLS_PORT, 8443)');
     }
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    const host = token ? await authenticateAgent(this.deps.db, token) : undefined;
+    const host = token ? await this.authenticate(token) : undefined;
     if (!host || isDeleted(host)) return refuse(socket, 401, 'the agent credential is unknown or was revoked; enrol again with the API key');
     this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, host));
   }
@@ -145,6 +150,7 @@ export class AgentGateway {
     const session = new AgentSession(ws, host, {
       ...this.deps,
       ledger: this.deps.ledger.forHost(host.id),
+      helloReads: this.helloReads,
       seen: (hostId) => this.seenHosts.add(hostId),
       closed: (closed) => {
         if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);

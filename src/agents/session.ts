@@ -8,8 +8,10 @@ import type { ExecutionSpec } from '../executions/repository.js';
 import type { LiveExecutions } from '../executions/live.js';
 import { hostKey } from '../engine/decide.js';
 import type { HostSessions } from '../hosts/sessions.js';
+import { lazyChildLogger } from '../http/logging.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
+import type { HelloReads, OwedWork } from './hello-reads.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 import { turnBatched } from './turn-batch.js';
 
@@ -34,6 +36,8 @@ export interface AgentServices {
 export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
   /** The ledger narrowed to this session's host (ExecutionLedger.forHost): all an agent may change. */
   ledger: HostLedger;
+  /** The hello's reads, shared by the hellos of one turn. */
+  helloReads: HelloReads;
   /** Notes that the host was heard from, for its last-seen time. */
   seen(hostId: string): void;
   closed(session: AgentSession): void;
@@ -41,9 +45,7 @@ export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
 
 const HELLO_TIMEOUT_MS = 10_000;
 
-// Built once: each runs for every agent that connects or goes (a fleet's reconnection after a restart).
-const activeOfHost = preparedQuery((db, hostId: string) => db.selectFrom('executions').select(['id', 'state'])
-  .where('host_id', '=', hostId).where('state', 'in', ['dispatched', 'running']));
+// Built once: each runs for every agent that goes (a fleet's reconnection after a restart), or claims work.
 const owedCancelsOfHost = preparedQuery((db, hostId: string) => db.selectFrom('executions').select('id')
   .where('host_id', '=', hostId).where('state', 'in', ['dispatched', 'running']).where('cancel_requested_at', 'is not', null));
 // By host first: (host_id, state) is indexed, session_id is not (a scan of every execution, per disconnect).
@@ -89,6 +91,8 @@ export class AgentSession {
   /** Results recorded whose `recorded` waits for company (RECORDED_MAY_WAIT_MS). */
   private heldRecorded: string[] = [];
   private recordedTimer: NodeJS.Timeout | undefined;
+  /** Work was queued for the host while the hello was answered: the claim after the welcome takes it. */
+  private queuedMeanwhile = false;
   /** Settles once the session's own clean-up after the connection ended is done. */
   readonly ended: Promise<void>;
 
@@ -99,7 +103,9 @@ export class AgentSession {
   ) {
     this.hostId = host.id;
     this.sendText = turnBatched(socket);
-    this.log = deps.logger.child({ hostId: host.id, hostname: host.hostname, session: this.sessionId });
+    // Made only if a line is logged: a pino child serialises its bindings, and most connections
+    // log just "agent connected" and "agent disconnected", written with the same fields (bindings).
+    this.log = lazyChildLogger(deps.logger, this.bindings(), {});
     const helloTimeoutMs = deps.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
     // The timeout counts the agent's time, not ours: when it fires, a hello already in the socket
     // is read first. With the event loop saturated (thousands of agents reconnecting at once) the
@@ -141,7 +147,10 @@ export class AgentSession {
 
   /** Claims the given queued executions (or all of this host's) and sends them to the agent. */
   async deliver(ids: string[] | 'all_queued'): Promise<void> {
-    if (!this.isReady) return;
+    if (!this.isReady) {
+      this.queuedMeanwhile ||= !this.closed;
+      return;
+    }
     const claimed = await this.deps.ledger.claim(ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     if (this.closed) {
       // The connection ended while the claim committed: give them back for the next connection.
@@ -237,12 +246,32 @@ export class AgentSession {
     // A run that went through a node that died is lost, even if its agent reconnects here first.
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
+    const owed = await this.deps.helloReads.owedTo(this.hostId);
     this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
     this.deps.helloSeconds.observe((performance.now() - heardAt) / 1000);
     this.ready = true;
-    this.log.info({ version: hello.version, running: hello.running.length }, 'agent connected');
+    this.deps.logger.info({ ...this.bindings(), version: hello.version, running: hello.running.length }, 'agent connected');
+    await this.sendOwed(owed);
+  }
+
+  /**
+   * The host's queued work and owed cancels, read with the other hellos of the turn once the hello
+   * is reconciled. Most hosts have none: the claim, a ledger transaction, runs only for those that
+   * do, or got work while the hello was answered. It is submitted before the agent's next message
+   * is read, as the welcome goes: a result the agent then offers finds the execution claimed.
+   */
+  private async sendOwed(owed: OwedWork): Promise<void> {
+    if (!owed.queued && !this.queuedMeanwhile) {
+      for (const id of owed.cancels) this.send({ type: 'cancel', executionId: id });
+      return;
+    }
     await this.deliver('all_queued');
+    // After the claim: what it sent may have a cancel requested already.
     await this.resendCancels();
+  }
+
+  private bindings(): { hostId: string; hostname: string; session: string } {
+    return { hostId: this.hostId, hostname: this.host.hostname, session: this.sessionId };
   }
 
   /**
@@ -252,7 +281,7 @@ export class AgentSession {
    */
   private async reconcile(hello: Hello): Promise<void> {
     const { db, ledger } = this.deps;
-    const active = await activeOfHost(db, this.hostId);
+    const active = await this.deps.helloReads.activeOf(this.hostId);
     const owned = await this.ownedOf([...hello.running, ...hello.interrupted.map((i) => i.executionId), ...(hello.finished ?? [])]);
     const running = new Set(hello.running.filter((id) => owned.has(id)));
     const interrupted = new Map(hello.interrupted.filter((i) => owned.has(i.executionId)).map((i) => [i.executionId, i.reason]));
@@ -304,6 +333,6 @@ export class AgentSession {
     await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await undeliveredOfSession(this.deps.db, this.hostId, this.sessionId);
     await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
-    this.log.info('agent disconnected');
+    this.deps.logger.info(this.bindings(), 'agent disconnected');
   }
 }

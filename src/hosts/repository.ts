@@ -6,6 +6,7 @@ import { newId } from '../store/ids.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { PageRequest } from '../store/pagination.js';
 import { chunksWithin } from '../store/statements.js';
+import { TurnLoader } from '../store/turn-loader.js';
 import type { Database, HostEnrolmentRow, HostRow } from '../store/schema.js';
 import { currentKeyScopes } from '../tenants/repository.js';
 import { missingScopeMessage, newKeyAdvice } from '../tenants/scopes.js';
@@ -121,6 +122,22 @@ const hostByTokenHash = preparedQuery((db, hash: string) => db.selectFrom('hosts
 export async function authenticateAgent(db: Kysely<Database>, token: string): Promise<HostRow | undefined> {
   const [row] = await hostByTokenHash(db, hashSecret(token));
   return row && secretMatches(token, row.token_hash) ? row : undefined;
+}
+
+/**
+ * authenticateAgent for a fleet: the credentials presented in one turn of the event loop are
+ * looked up in one statement (TurnLoader). After a restart every agent reconnects within
+ * seconds, and a statement each was a round through Kysely, the driver and SQLite per agent.
+ */
+export function agentAuthenticator(db: Kysely<Database>): (token: string) => Promise<HostRow | undefined> {
+  const hosts = new TurnLoader<string, HostRow>(async (hashes) => {
+    const rows = await db.selectFrom('hosts').selectAll().where('token_hash', 'in', hashes).execute();
+    return rows.map((row) => [row.token_hash, row]);
+  });
+  return async (token) => {
+    const [row] = await hosts.load(hashSecret(token));
+    return row && secretMatches(token, row.token_hash) ? row : undefined;
+  };
 }
 
 /**

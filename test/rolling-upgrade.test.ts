@@ -36,6 +36,9 @@ describe('the rule that keeps the previous release running on the new schema', (
     ["export async function up(db) { await db.schema.alterTable('hosts').addColumn('zone', 'text', (c) => c.notNull().defaultTo('')).execute(); }", []],
     ["export async function up(db) { await db.schema.alterTable('hosts').addColumn('zone', 'text').execute(); }", []],
     ["export async function up(db) { await db.schema.createTable('zones').execute(); }\nexport async function down(db) { await db.schema.dropTable('zones').execute(); }", []],
+    // A new table's NOT NULL columns: the previous release never writes that table. A column added beside it still counts.
+    ["export async function up(db) { await db.schema.createTable('zones').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute(); }", []],
+    ["export async function up(db) { await db.schema.createTable('zones').addColumn('name', 'text', (c) => c.notNull()).execute();\n await db.schema.alterTable('hosts').addColumn('zone', 'text', (c) => c.notNull()).execute(); }", [expect.stringMatching(/NOT NULL column without a default: .addColumn\('zone'/)]],
   ])('%s', (source, found) => {
     expect(breaksPreviousRelease(source)).toEqual(found);
   });

@@ -44,19 +44,6 @@ describe.each(testDialects())('the execution ledger on %s', (dialect) => {
     expect(succeeded!.at).toBe(running!.at);
   });
 
-  it('commits results that may wait together with the next one: one transaction', async () => {
-    const { ledger } = env.app.context;
-    const [first, second] = [await dispatched(), await dispatched()];
-    const now = Date.now();
-    const waiting = ledger.result(hostId, result(first, now), 60_000);
-    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-    expect((await transitions(first)).map((t) => t.to_state)).toEqual(['queued', 'dispatched']);
-    expect(await ledger.result(hostId, result(second, now))).toBeDefined();
-    expect(await waiting).toBeDefined();
-    const endedAt = async (id: string) => (await transitions(id)).find((t) => t.to_state === 'succeeded')!.at;
-    expect(await endedAt(first)).toBe(await endedAt(second));
-  });
-
   it('commits a start alone once its wait is over', async () => {
     const id = await dispatched();
     expect(await env.app.context.ledger.started(hostId, id, Date.now(), 20)).toBe(true);

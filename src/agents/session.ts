@@ -58,13 +58,6 @@ const undeliveredOfSession = preparedQuery((db, hostId: string, sessionId: strin
  */
 const STARTED_MAY_WAIT_MS = 20;
 /**
- * How long a result may wait for others to share its commit. The agent holds it in its journal
- * until `recorded`, so nothing is lost meanwhile; under load results come a few per millisecond,
- * and each commit has a fixed cost on the service's one thread (begin, reads, commit, a WAL sync
- * and its wake-up) that the webhooks' ingest commits wait behind.
- */
-const RESULT_MAY_WAIT_MS = 5;
-/**
  * How long a `recorded` may wait to go out with the next message to the agent (usually the next
  * `execute`, in the same write). Nobody waits for it: the agent only notes that it may forget the
  * result, and re-offers what was not confirmed when it reconnects, which the ledger takes as a
@@ -208,7 +201,7 @@ export class AgentSession {
         this.assigned.delete(message.result.executionId);
         // Another host's execution is refused, and reported, by the ledger; acknowledged either
         // way, so the agent stops offering it.
-        await this.deps.ledger.result(message.result, RESULT_MAY_WAIT_MS);
+        await this.deps.ledger.result(message.result);
         this.holdRecorded(message.result.executionId);
         return;
       }

@@ -47,7 +47,7 @@ export interface HostLedger {
   readonly hostId: string;
   claim(ids: string[] | 'all_queued', session: { sessionId: string; nodeId: string }): Promise<Claimed[]>;
   started(executionId: string, startedAt: number, mayWaitMs?: number): Promise<boolean>;
-  result(result: ExecutionResult, mayWaitMs?: number): Promise<Recorded>;
+  result(result: ExecutionResult): Promise<Recorded>;
   move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
 }
 
@@ -83,7 +83,7 @@ export class ExecutionLedger {
       hostId,
       claim: (ids, session) => this.claim(hostId, ids, session),
       started: (executionId, startedAt, mayWaitMs) => this.started(hostId, executionId, startedAt, mayWaitMs),
-      result: (result, mayWaitMs) => this.result(hostId, result, mayWaitMs),
+      result: (result) => this.result(hostId, result),
       move: (ids, to, reason, from) => this.submitMove({ kind: 'move', ids, to, reason, from, hostId }),
     };
   }
@@ -98,9 +98,9 @@ export class ExecutionLedger {
     return this.queue.submit({ kind: 'started', hostId, executionId, startedAt }, mayWaitMs) as Promise<boolean>;
   }
 
-  /** Stores an agent's result; undefined when the execution is not this host's. `mayWaitMs` as for started(). */
-  result(hostId: string, result: ExecutionResult, mayWaitMs = 0): Promise<Recorded> {
-    return this.queue.submit({ kind: 'result', hostId, result }, mayWaitMs) as Promise<Recorded>;
+  /** Stores an agent's result; undefined when the execution is not this host's. */
+  result(hostId: string, result: ExecutionResult): Promise<Recorded> {
+    return this.queue.submit({ kind: 'result', hostId, result }) as Promise<Recorded>;
   }
 
   /** A change the service decides (sweeper, cancel, connection ended): any execution of any host. */

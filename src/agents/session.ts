@@ -57,14 +57,6 @@ const undeliveredOfSession = preparedQuery((db, hostId: string, sessionId: strin
  * comes within it: one transaction and one fdatasync for both instead of one each.
  */
 const STARTED_MAY_WAIT_MS = 20;
-/**
- * How long a `recorded` may wait to go out with the next message to the agent (usually the next
- * `execute`, in the same write). Nobody waits for it: the agent only notes that it may forget the
- * result, and re-offers what was not confirmed when it reconnects, which the ledger takes as a
- * repeat. Sent alone, each was a TLS write here and a wake-up and a read in the agent (bench/e2e
- * (b): ten agents each see a tenth of the runs, so nothing else shares the write).
- */
-const RECORDED_MAY_WAIT_MS = 50;
 
 /**
  * One agent connection. It speaks for one host only: every message it sends can touch only
@@ -81,9 +73,6 @@ export class AgentSession {
   private readonly log: FastifyBaseLogger;
   private readonly helloTimer: NodeJS.Timeout;
   private helloHeard = false;
-  /** Results recorded whose `recorded` waits for company (RECORDED_MAY_WAIT_MS). */
-  private heldRecorded: string[] = [];
-  private recordedTimer: NodeJS.Timeout | undefined;
   /** Work was queued for the host while the hello was answered: the claim after the welcome takes it. */
   private queuedMeanwhile = false;
   /** Settles once the session's own clean-up after the connection ended is done. */
@@ -129,9 +118,7 @@ export class AgentSession {
   }
 
   send(message: ServiceMessage): void {
-    if (this.closed) return;
-    this.sendHeldRecorded();
-    this.sendText(JSON.stringify(message));
+    if (!this.closed) this.sendText(JSON.stringify(message));
   }
 
   close(code: number, reason: string): void {
@@ -202,28 +189,12 @@ export class AgentSession {
         // Another host's execution is refused, and reported, by the ledger; acknowledged either
         // way, so the agent stops offering it.
         await this.deps.ledger.result(message.result);
-        this.holdRecorded(message.result.executionId);
+        this.send({ type: 'recorded', executionId: message.result.executionId });
         return;
       }
       default:
         assertNever(message);
     }
-  }
-
-  private holdRecorded(executionId: string): void {
-    if (this.closed) return;
-    this.heldRecorded.push(executionId);
-    this.recordedTimer ??= setTimeout(() => this.sendHeldRecorded(), RECORDED_MAY_WAIT_MS);
-  }
-
-  private sendHeldRecorded(): void {
-    if (this.heldRecorded.length === 0) return;
-    clearTimeout(this.recordedTimer);
-    this.recordedTimer = undefined;
-    const ids = this.heldRecorded;
-    this.heldRecorded = [];
-    if (this.closed) return;
-    for (const executionId of ids) this.sendText(JSON.stringify({ type: 'recorded', executionId } satisfies ServiceMessage));
   }
 
   private async hello(hello: Hello): Promise<void> {
@@ -320,8 +291,6 @@ export class AgentSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.helloTimer);
-    // Not confirmed, so the agent offers those results again on its next connection.
-    this.sendHeldRecorded();
     this.deps.closed(this);
     await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await undeliveredOfSession(this.deps.db, this.hostId, this.sessionId);

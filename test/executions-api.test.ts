@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticateAgent } from '../src/hosts/repository.js';
+import { agentAuthenticator } from '../src/hosts/repository.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { waitFor } from './support/wait.js';
@@ -85,10 +85,10 @@ describe.each(testDialects())('executions and hosts API on %s', (dialect) => {
     expect((await env.api('PATCH', `/api/v1/hosts/${web1.id}`, { tags: ['bad tag!'] })).statusCode).toBe(400);
 
     const doomed = await env.enrol('doomed-1');
-    expect(await authenticateAgent(env.store.db, doomed.token)).toBeDefined();
+    expect(await agentAuthenticator(env.store.db)(doomed.token)).toBeDefined();
     expect((await env.api('DELETE', `/api/v1/hosts/${doomed.hostId}`)).statusCode).toBe(204);
     expect((await env.api('GET', `/api/v1/hosts/${doomed.hostId}`)).statusCode).toBe(404);
-    expect(await authenticateAgent(env.store.db, doomed.token)).toBeUndefined();
+    expect(await agentAuthenticator(env.store.db)(doomed.token)).toBeUndefined();
     const rule = await env.createWebhookRule();
     expect((await env.webhook(rule.triggerId, { HostName: 'doomed-1' })).json().outcome).toBe('no_target');
   });

@@ -3,7 +3,6 @@ import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { hostKey, shortName } from '../engine/decide.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
-import { preparedQuery } from '../store/prepared.js';
 import type { PageRequest } from '../store/pagination.js';
 import { chunksWithin } from '../store/statements.js';
 import { TurnLoader } from '../store/turn-loader.js';
@@ -116,17 +115,9 @@ export async function hostEnrolments(db: Db, tenantId: string, hostId: string, p
   return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
 }
 
-/** Built once: every reconnecting agent runs it, and building it cost more than SQLite's lookup (bench/fleet.js, CPU profile). */
-const hostByTokenHash = preparedQuery((db, hash: string) => db.selectFrom('hosts').selectAll().where('token_hash', '=', hash));
-
-export async function authenticateAgent(db: Kysely<Database>, token: string): Promise<HostRow | undefined> {
-  const [row] = await hostByTokenHash(db, hashSecret(token));
-  return row && secretMatches(token, row.token_hash) ? row : undefined;
-}
-
 /**
- * authenticateAgent for a fleet: the credentials presented in one turn of the event loop are
- * looked up in one statement (TurnLoader). After a restart every agent reconnects within
+ * The host an agent's credential belongs to, if any: the credentials presented in one turn of the
+ * event loop are looked up in one statement (TurnLoader). After a restart every agent reconnects within
  * seconds, and a statement each was a round through Kysely, the driver and SQLite per agent.
  */
 export function agentAuthenticator(db: Kysely<Database>): (token: string) => Promise<HostRow | undefined> {

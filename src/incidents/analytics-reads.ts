@@ -310,8 +310,8 @@ export class AnalyticsReads {
   }
 
   private hostDays(period: Period, key: string): Array<RawBuilder<unknown>> {
-    const days = Array.from({ length: period.endDay - period.firstDay }, (_, i) => period.firstDay + i);
     if (key === '') return [sql`${sql.raw(DAY_SQL)} >= ${period.firstDay}`, sql`${sql.raw(DAY_SQL)} < ${period.endDay}`];
+    const days = Array.from({ length: period.endDay - period.firstDay }, (_, i) => period.firstDay + i);
     const probes = this.dialect === 'postgres' ? sql`${sql.raw(DAY_SQL)} = any(cast(${days} as bigint[]))`
       : sql`${sql.raw(DAY_SQL)} in (select value from json_each(${JSON.stringify(days)}))`;
     return [sql`host_key <> ''`, probes];

@@ -47,14 +47,13 @@ export class KeyDirectory {
 
   /** The key's access when this node holds it, fresh: no query, no promise. Else resolve() reads it. */
   known(apiKey: string, now = Date.now()): CallerAccess | undefined {
-    const cached = this.entries.get(hashSecret(apiKey));
-    return cached && now - cached.loadedAt < this.ttlMs ? cached.access : undefined;
+    return this.fresh(hashSecret(apiKey), now);
   }
 
   async resolve(apiKey: string, now = Date.now()): Promise<CallerAccess | undefined> {
     const hash = hashSecret(apiKey);
-    const cached = this.entries.get(hash);
-    if (cached && now - cached.loadedAt < this.ttlMs) return cached.access;
+    const kept = this.fresh(hash, now);
+    if (kept) return kept;
     const found = await findActiveApiKey(this.db, apiKey);
     if (!found) {
       this.entries.delete(hash);
@@ -72,6 +71,11 @@ export class KeyDirectory {
     };
     this.entries.set(hash, { access, loadedAt: now });
     return access;
+  }
+
+  private fresh(hash: string, now: number): CallerAccess | undefined {
+    const cached = this.entries.get(hash);
+    return cached && now - cached.loadedAt < this.ttlMs ? cached.access : undefined;
   }
 
   /** A tenant's keys or settings changed here: forgotten on this node, and on the others at once. */

@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { ApprovalDeps } from '../../executions/approval-decision.js';
 import { problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
 import type { SecretBox } from '../../identity/secret-box.js';
-import type { Database, ExecutionRow } from '../../store/schema.js';
+import type { ExecutionRow } from '../../store/schema.js';
 import { openChannel } from '../channels.js';
 import { APPROVE_ACTION, REJECT_ACTION } from '../messages/slack-approval.js';
 import { decideClick, type Click } from './click.js';
@@ -124,20 +123,27 @@ export class SlackInteractions {
   }
 
   private async appOf(tenantId: string, channelId: string): Promise<SlackSettings | undefined> {
-    const row = await this.deps.db.selectFrom('notify_channels').selectAll().where('tenant_id', '=', tenantId).where('id', '=', channelId).where('type', '=', 'slack').executeTakeFirst();
-    const config = row ? (openChannel(this.deps.box, row).config as unknown as SlackSettings) : undefined;
-    return config && hasSlackApp(config as unknown as Record<string, unknown>) ? config : undefined;
+    return (await this.appsOf(tenantId, channelId))[0]?.settings;
   }
 
   /** The tenant and Slack app whose signing secret the request was signed with, through the execution its button names. */
   private async signerOf(executionId: string, timestamp: string, raw: string, signature: string | undefined): Promise<{ tenantId: string; channelId: string; settings: SlackSettings } | null> {
-    const db: Kysely<Database> = this.deps.db;
-    const execution = await db.selectFrom('executions').select('tenant_id').where('id', '=', executionId).executeTakeFirst();
+    const execution = await this.deps.db.selectFrom('executions').select('tenant_id').where('id', '=', executionId).executeTakeFirst();
     if (!execution) return null;
-    const rows = await db.selectFrom('notify_channels').selectAll().where('tenant_id', '=', execution.tenant_id).where('type', '=', 'slack').execute();
-    const apps = rows.map((row) => ({ channelId: row.id, config: openChannel(this.deps.box, row).config })).filter((app) => hasSlackApp(app.config));
-    const index = signedWith(apps.map((app) => (app.config as unknown as SlackSettings).signingSecret!), timestamp, raw, signature);
-    return index < 0 ? null : { tenantId: execution.tenant_id, channelId: apps[index]!.channelId, settings: apps[index]!.config as unknown as SlackSettings };
+    const apps = await this.appsOf(execution.tenant_id);
+    const index = signedWith(apps.map((app) => app.settings.signingSecret!), timestamp, raw, signature);
+    return index < 0 ? null : { tenantId: execution.tenant_id, ...apps[index]! };
+  }
+
+  /** The tenant's Slack channels that have an app (one channel's, given its id), opened. */
+  private async appsOf(tenantId: string, channelId?: string): Promise<Array<{ channelId: string; settings: SlackSettings }>> {
+    let query = this.deps.db.selectFrom('notify_channels').selectAll().where('tenant_id', '=', tenantId).where('type', '=', 'slack');
+    if (channelId !== undefined) query = query.where('id', '=', channelId);
+    const rows = await query.execute();
+    return rows
+      .map((row) => ({ channelId: row.id, config: openChannel(this.deps.box, row).config }))
+      .filter((app) => hasSlackApp(app.config))
+      .map((app) => ({ channelId: app.channelId, settings: app.config as unknown as SlackSettings }));
   }
 }
 

@@ -63,6 +63,14 @@ describe.each(['sqlite', 'postgres'] as const)('Statements on %s', (dialect) => 
     expect(second.parameters).not.toEqual(first.parameters);
   });
 
+  it('keeps apart shapes whose rows lack columns in different places, a full row among them', () => {
+    const full = transition('t1');
+    const lacking = { id: 't2', execution_id: 'e1', to_state: 'queued', at: 2 };
+    for (const rows of [[full, lacking], [lacking, full], [lacking, lacking, full], [full, full, lacking]]) {
+      same(statements.insert('execution_transitions', rows), db.insertInto('execution_transitions').values(rows).compile());
+    }
+  });
+
   it('numbers placeholders for IN lists after the ones before them', () => {
     expect(statements.list(3, 2)).toBe(dialect === 'postgres' ? '$3, $4, $5' : '?, ?, ?');
   });

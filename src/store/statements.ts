@@ -24,6 +24,9 @@ export const MAX_PARAMETERS: Readonly<Record<Dialect, number>> = { sqlite: 32_76
  */
 const MAX_KEPT_ROWS = 1000;
 
+/** A row that sets every column, in the shape of an insert's rows (one character, not one per column). */
+const FULL = '+';
+
 export class Statements {
   private readonly texts = new Map<string, string>();
 
@@ -49,24 +52,29 @@ export class Statements {
 
   /** One INSERT for all the rows: within MAX_PARAMETERS, or use `inserts`. */
   insert<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery {
-    const columns = columnsOf(rows as ReadonlyArray<Record<string, unknown>>);
-    const parameters: unknown[] = [];
-    const shape: string[] = [];
-    for (const row of rows as ReadonlyArray<Record<string, unknown>>) {
-      let mask = '';
-      for (const column of columns) {
-        const value = row[column];
-        if (value === undefined) mask += '0';
+    const records = rows as ReadonlyArray<Record<string, unknown>>;
+    const columns = columnsOf(records);
+    const parameters: unknown[] = new Array(records.length * columns.length);
+    let n = 0;
+    // Each row's part of the text: FULL when it sets every column (a batch's usual row), else its mask.
+    let shape = '';
+    for (let r = 0; r < records.length; r++) {
+      const row = records[r]!;
+      let mask: string | undefined;
+      for (let c = 0; c < columns.length; c++) {
+        const value = row[columns[c]!];
+        if (value === undefined) mask = (mask ?? '1'.repeat(c)) + '0';
         else {
-          mask += '1';
-          parameters.push(value);
+          parameters[n++] = value;
+          if (mask !== undefined) mask += '1';
         }
       }
-      shape.push(mask);
+      shape += mask ?? FULL;
     }
+    parameters.length = n;
     // The text of a fan-out's thousands of rows is made for its one use, not kept (see MAX_KEPT_ROWS).
     if (rows.length > MAX_KEPT_ROWS) return CompiledQuery.raw(this.insertText(table, columns, shape), parameters);
-    const key = `insert\n${table}\n${columns.join(',')}\n${shape.join(' ')}`;
+    const key = `insert\n${table}\n${columns.join(',')}\n${shape}`;
     const text = this.texts.get(key) ?? this.remember(key, this.insertText(table, columns, shape));
     return CompiledQuery.raw(text, parameters);
   }
@@ -92,10 +100,16 @@ export class Statements {
     return `update ${quote(table)} set ${assignments} where ${where}`;
   }
 
-  private insertText(table: string, columns: string[], shape: string[]): string {
+  /** `shape`: per row, FULL or a mask of one character per column ('1' set, '0' missing). */
+  private insertText(table: string, columns: string[], shape: string): string {
     let n = 0;
     const missing = this.dialect === 'postgres' ? 'default' : 'null';
-    const values = shape.map((mask) => `(${[...mask].map((bit) => (bit === '1' ? this.placeholder(++n) : missing)).join(', ')})`);
+    const values: string[] = [];
+    for (let at = 0; at < shape.length;) {
+      const mask = shape[at] === FULL ? '1'.repeat(columns.length) : shape.slice(at, at + columns.length);
+      at += shape[at] === FULL ? 1 : columns.length;
+      values.push(`(${[...mask].map((bit) => (bit === '1' ? this.placeholder(++n) : missing)).join(', ')})`);
+    }
     return `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}`;
   }
 

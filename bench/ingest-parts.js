@@ -18,10 +18,14 @@ const builds = { base: path.resolve(basePath), this: path.resolve(import.meta.di
 
 const BOUNDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const ROUTE = '/api/v1/trigger/channel/webhook/:apiKey/:triggerId';
+const BATCH = 37;
 const BODY = '{"HostName":"web-1","AlarmName":"disk_full","Severity":"critical","Act":true,"MetaData":{"Key1":"Value1"}}';
 
 async function partsOf(root) {
-  const [ids, decide, alarm, payload] = await Promise.all(['store/ids.js', 'engine/decide.js', 'incidents/webhook-alarm.js', 'ingress/payload.js'].map((f) => load(root, f)));
+  const [ids, decide, alarm, payload, statements] = await Promise.all(['store/ids.js', 'engine/decide.js', 'incidents/webhook-alarm.js', 'ingress/payload.js', 'store/statements.js'].map((f) => load(root, f)));
+  const sqlite = new statements.Statements('sqlite');
+  // A group commit's events as the bench's calls make them (~37 a batch), per row.
+  const batch = Array.from({ length: BATCH }, () => eventRow(ids.newId(Date.now())));
   const metrics = await load(root, 'metrics/request-durations.js').catch(() => undefined);
   const observe = metrics
     ? ((d) => () => d.observe('POST', ROUTE, 202, 0.0123))(new metrics.RequestDurations('x', 'x', BOUNDS, new Registry()))
@@ -35,10 +39,23 @@ async function partsOf(root) {
     hostKey: () => decide.hostKey('web-1'),
     webhookIncidentKey: () => alarm.webhookIncidentKey('disk_full', 'web-1'),
     'JSON.parse + parseAlertPayload': () => payload.parseAlertPayload(JSON.parse(BODY)),
+    // Per event: the batch's insert divided by its rows (run once every BATCH calls).
+    'events insert (per row)': () => (calls += 1) % BATCH === 0 && sqlite.inserts('events', batch),
+    'placeholder list (per batch, 5)': () => (calls += 1) % BATCH === 0 && [1, 1, 2, 1, 3].map((n, i) => sqlite.list(n, i)),
   };
 }
 
 const N = 200_000;
+
+function eventRow(id) {
+  const incident = '0190aaaa-0000-7000-8000-000000000000';
+  return {
+    id, tenant_id: '0190aaaa-0000-7000-8000-00000000000a', rule_id: '0190aaaa-0000-7000-8000-00000000000b', api_key_id: '0190aaaa-0000-7000-8000-00000000000c',
+    outcome: 'no_target', reason: 'no host named "web-1" has an agent in this tenant', received_at: Date.now(), source: 'webhook', requested_by: undefined,
+    source_ip: '127.0.0.1', payload: BODY, env: '{"HostName":"web-1","AlarmName":"disk_full","Severity":"critical","Act":"true","Key1":"Value1"}', skipped_env: '[]',
+    host_key: 'web-1', alarm_state: null, state_changed: 0, idempotency_key: null, incident_id: incident, incident_previous_id: id,
+  };
+}
 const parts = { base: await partsOf(builds.base), this: await partsOf(builds.this) };
 const ns = {};
 for (let round = 0; round < 5; round += 1) {

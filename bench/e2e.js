@@ -960,9 +960,9 @@ function reportPeers({ rounds, ingest }, byId) {
   log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
   log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
   log();
-  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'other procs']];
+  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'bench (client) CPU/reply', 'other procs']];
   ingest.forEach((r, i) => {
-    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
+    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${perRun(r.idle, 'bench')}, ${perRun(r.executing, 'bench')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
   });
   log(table(irows));
   log('  replies ÷ (last 202 − first sent). No agent: its executions wait queued (the agent stopped, started again after the round to run them);');

@@ -545,6 +545,7 @@ async function main() {
     let misfires = 0;
     const records = [];
     const c0 = cpuSnapshot(cpuGroups());
+    const s0 = schedStat(server.pid);
     await new Promise((resolve) => {
       const next = () => {
         if (sent >= count) return;
@@ -559,9 +560,11 @@ async function main() {
       for (let i = 0; i < Math.min(window, count); i++) next();
     });
     const c1 = cpuSnapshot(cpuGroups());
+    const s1 = schedStat(server.pid);
     expectedExecutions += count - misfires;
     const seconds = (Math.max(...records.map((r) => r.sentPerf + r.replyMs)) - Math.min(...records.map((r) => r.sentPerf))) / 1000;
-    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1) };
+    const thread = s0 && s1 && { running: (s1.runNs - s0.runNs) / 1e6 / (c1.wall - c0.wall), waiting: (s1.waitNs - s0.waitNs) / 1e6 / (c1.wall - c0.wall) };
+    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1), thread };
   }
 
   async function ingestRounds() {
@@ -960,15 +963,28 @@ function reportPeers({ rounds, ingest }, byId) {
   log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
   log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
   log();
-  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'bench (client) CPU/reply', 'other procs']];
+  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'bench (client) CPU/reply', 'server thread run / wait', 'other procs']];
   ingest.forEach((r, i) => {
-    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${perRun(r.idle, 'bench')}, ${perRun(r.executing, 'bench')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
+    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${perRun(r.idle, 'bench')}, ${perRun(r.executing, 'bench')}`, `${threadShares(r.idle.thread)}; ${threadShares(r.executing.thread)}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
   });
   log(table(irows));
   log('  replies ÷ (last 202 − first sent). No agent: its executions wait queued (the agent stopped, started again after the round to run them);');
   log('  executing: the agent runs them meanwhile. The server\'s CPU while executing includes dispatching and recording them.');
+  log('  Server thread: the share of the round its main thread ran, and waited runnable for a core (/proc/PID/schedstat); the rest it slept.');
   log();
 }
+
+/** The main thread's time on a core and waiting runnable for one, in ns since it started; undefined without schedstat. */
+function schedStat(pid) {
+  try {
+    const [runNs, waitNs] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { runNs, waitNs };
+  } catch {
+    return undefined;
+  }
+}
+
+const threadShares = (t) => (t ? `${fmtPct(t.running)} / ${fmtPct(t.waiting)}` : '-');
 
 /** The rates of the first and the second half of the ends, `ends` in ms from the round's start. */
 function halfRates(ends) {

@@ -136,7 +136,11 @@ function benchCgroups() {
       fs.mkdirSync(dir);
       made.push(dir);
     }
-    fs.writeFileSync(`${dir}/cgroup.procs`, String(pid));
+    try {
+      fs.writeFileSync(`${dir}/cgroup.procs`, String(pid));
+    } catch (error) {
+      if (error.code !== 'ESRCH') throw error; // exited already: its exit is reported as usual
+    }
   };
   onCleanup(() => {
     fs.writeFileSync(`${base}/cgroup.procs`, String(process.pid));

@@ -125,13 +125,12 @@ function benchCgroups() {
   if (v2 ? !fs.readFileSync(`${base}/cgroup.controllers`, 'utf8').split(/\s+/).includes('cpu') : !fs.existsSync(`${base}/tasks`)) {
     throw new Error('BENCH_CGROUPS=1 needs a cgroup CPU controller (v1 at /sys/fs/cgroup/cpu, or cpu in v2\'s cgroup.controllers)');
   }
-  const root = path.join(base, `pitcrew-bench-${process.pid}`);
   if (v2) fs.writeFileSync(`${base}/cgroup.subtree_control`, '+cpu');
-  fs.mkdirSync(root);
-  if (v2) fs.writeFileSync(`${root}/cgroup.subtree_control`, '+cpu');
+  // Each at the top, beside everything else on the machine, as systemd's units are siblings: nested
+  // under one cgroup of the bench's, the whole bench would weigh as one unit against the rest.
   const made = [];
   const enter = (name, pid) => {
-    const dir = path.join(root, name.replace(/\W+/g, '-'));
+    const dir = path.join(base, `pitcrew-bench-${process.pid}-${name.replace(/\W+/g, '-')}`);
     if (!fs.existsSync(dir)) {
       fs.mkdirSync(dir);
       made.push(dir);
@@ -144,7 +143,7 @@ function benchCgroups() {
   };
   onCleanup(() => {
     fs.writeFileSync(`${base}/cgroup.procs`, String(process.pid));
-    for (const dir of [...made.reverse(), root]) {
+    for (const dir of made.reverse()) {
       try {
         fs.rmdirSync(dir);
       } catch {
@@ -153,7 +152,7 @@ function benchCgroups() {
     }
   });
   enter('bench', process.pid);
-  return { enter, describe: `a CPU cgroup each (${v2 ? 'v2' : 'v1'}, ${root})` };
+  return { enter, describe: `a CPU cgroup each, beside the machine's others (${v2 ? 'v2' : 'v1'}, ${base}/pitcrew-bench-${process.pid}-*)` };
 }
 
 /** How the bench's children are scheduled, for the report's header. */

@@ -23,7 +23,7 @@ import { codeVersion, envNumber, fmtInt, fmtMs, fmtPct, table } from './common.j
 import { percentile } from './load.js';
 import { startNodeRed, NODE_RED_VERSION } from './node-red.js';
 import { startPitcrew } from './pitcrew.js';
-import { allProcessSeconds, childrenOf, cpuSeconds, ioCalls, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, spawnChild, waitFor } from './procs.js';
+import { allProcessSeconds, childrenOf, cpuSeconds, ioCalls, machineProcessSeconds, onCleanup, ownCpuSeconds, processLabel, runBench, scheduling, spawnChild, waitFor } from './procs.js';
 
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -376,7 +376,7 @@ async function main() {
     const last = await lastStoredAt();
     const ok = amount - misfires;
     await sleep(300); // let the writers settle before the next run
-    return { kind: 'e2e', phase, amount, ok, misfires, window, seconds: (last - firstSent) / 1000, rate: ok / ((last - firstSent) / 1000), cpu: cpuShares(c0, c1) };
+    return { kind: 'e2e', phase, amount, ok, misfires, window, firstSent, seconds: (last - firstSent) / 1000, rate: ok / ((last - firstSent) / 1000), cpu: cpuShares(c0, c1) };
   }
 
   /** The baseline: `processes` spawners, `count` spawns in all, `window` in flight in all. */
@@ -497,6 +497,7 @@ async function main() {
     const c0 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
     const t0 = performance.now();
     let last = t0;
+    const ends = [];
     await new Promise((resolve) => {
       const next = () => {
         if (sent >= count) return;
@@ -521,6 +522,7 @@ async function main() {
       const done = () => {
         finished += 1;
         last = performance.now();
+        ends.push(last - t0);
         if (finished === count) resolve();
         else next();
       };
@@ -529,7 +531,7 @@ async function main() {
     const c1 = cpuSnapshot({ ...cpuGroups(), peer: [peer.child.pid] });
     if (ok !== count) throw new Error(`Node-RED answered ${ok} of ${count} requests 200 (${errors.join('; ')})`);
     await sleep(300);
-    return { kind: 'peer', ok, seconds: (last - t0) / 1000, rate: ok / ((last - t0) / 1000), cpu: cpuShares(c0, c1) };
+    return { kind: 'peer', ok, seconds: (last - t0) / 1000, rate: ok / ((last - t0) / 1000), halves: halfRates(ends), cpu: cpuShares(c0, c1) };
   }
 
   /**
@@ -543,6 +545,7 @@ async function main() {
     let misfires = 0;
     const records = [];
     const c0 = cpuSnapshot(cpuGroups());
+    const s0 = schedStat(server.pid);
     await new Promise((resolve) => {
       const next = () => {
         if (sent >= count) return;
@@ -557,9 +560,11 @@ async function main() {
       for (let i = 0; i < Math.min(window, count); i++) next();
     });
     const c1 = cpuSnapshot(cpuGroups());
+    const s1 = schedStat(server.pid);
     expectedExecutions += count - misfires;
     const seconds = (Math.max(...records.map((r) => r.sentPerf + r.replyMs)) - Math.min(...records.map((r) => r.sentPerf))) / 1000;
-    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1) };
+    const thread = s0 && s1 && { running: (s1.runNs - s0.runNs) / 1e6 / (c1.wall - c0.wall), waiting: (s1.waitNs - s0.waitNs) / 1e6 / (c1.wall - c0.wall) };
+    return { ok: count - misfires, seconds, rate: (count - misfires) / seconds, cpu: cpuShares(c0, c1), thread };
   }
 
   async function ingestRounds() {
@@ -788,6 +793,7 @@ function report({ storage, cold, peers, phases, ratePhases, verification: v, ser
   log(`  storage      ${storage.describe}`);
   log(`  machine      ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${os.platform()} ${os.release()}, node ${process.version}`);
   log(`  code         ${codeAtStart} (at the start); load average before the run ${loadBefore}`);
+  log(`  scheduling   ${scheduling()}`);
   log(`  agents       dist/pitcrew-agent.mjs over TLS (pinned) on loopback; rule target trigger_host, script \`true\` (sh)`);
   log(`  load         node:http keep-alive from this process; max runs keep ${WINDOW} executions in flight (fired, not yet finished), ~${DURATION} s each`);
   log(`  baseline     \`/bin/sh -c true\` spawned the agent's way (bench/spawn-baseline.js), one spawner process per agent, ${WINDOW} in flight in all`);
@@ -943,26 +949,61 @@ function aboveSpawn(run, spawner) {
 
 /** pitcrew (webhook → stored result, one agent) against Node-RED (webhook → exec → reply), round by round. */
 function reportPeers({ rounds, ingest }, byId) {
-  const rows = [[`round (${PEER_COUNT} each, ${PEER_WINDOW} in flight)`, 'pitcrew/s', `Node-RED ${NODE_RED_VERSION}/s`, 'ratio', 'pitcrew CPU/command', 'Node-RED CPU/command', 'results/commit', 'other procs']];
+  const rows = [[`round (${PEER_COUNT} each, ${PEER_WINDOW} in flight)`, 'pitcrew/s', `Node-RED ${NODE_RED_VERSION}/s`, 'ratio', '1st / 2nd half/s: pitcrew; Node-RED', 'pitcrew CPU/command', 'Node-RED CPU/command', 'results/commit', 'other procs']];
   rounds.forEach((r, i) => {
     const ours = (cpuPerRun(r.pitcrew, 'server') + cpuPerRun(r.pitcrew, 'agents')) * 1e6;
     const theirs = cpuPerRun(r.nodeRed, 'peer') * 1e6;
-    rows.push([`${i + 1} (${i % 2 === 0 ? 'pitcrew first' : 'Node-RED first'})`, fmtInt(r.pitcrew.rate), fmtInt(r.nodeRed.rate), fmtX(r.pitcrew.rate / r.nodeRed.rate), `${fmtInt(ours)} µs`, `${fmtInt(theirs)} µs`, resultsPerCommit(byId, `peers round ${i + 1}`), `${fmtPct(r.pitcrew.cpu.other)} / ${fmtPct(r.nodeRed.cpu.other)}`]);
+    const halves = (h) => h.map(fmtInt).join(' / ');
+    rows.push([`${i + 1} (${i % 2 === 0 ? 'pitcrew first' : 'Node-RED first'})`, fmtInt(r.pitcrew.rate), fmtInt(r.nodeRed.rate), fmtX(r.pitcrew.rate / r.nodeRed.rate), `${halves(storedHalves(byId, `peers round ${i + 1}`, r.pitcrew))}; ${halves(r.nodeRed.halves)}`, `${fmtInt(ours)} µs`, `${fmtInt(theirs)} µs`, resultsPerCommit(byId, `peers round ${i + 1}`), `${fmtPct(r.pitcrew.cpu.other)} / ${fmtPct(r.nodeRed.cpu.other)}`]);
   });
   log(table(rows));
   log('  results/commit: the round\'s results ÷ the distinct times of their `succeeded` transitions (one per ledger commit; two commits in one');
-  log('  millisecond count once, so it is an upper bound).');
+  log('  millisecond count once, so it is an upper bound). Halves: the rate until half the round\'s commands had ended (pitcrew: results');
+  log('  stored), and the rate of the rest: a round that starts slow, or slows down, shows here.');
   log('  pitcrew: webhooks ÷ (last result stored − first sent), CPU = server + agent + its helper and shells; Node-RED: replies ÷ (last reply −');
   log('  first sent), its reply sent once `true` ended, CPU = its process and its shells. Same client, same keep-alive sockets, same body.');
   log();
-  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'other procs']];
+  const irows = [[`webhook 202s (${PEER_INGEST_COUNT} each, ${PEER_WINDOW} awaiting a reply)`, 'no agent/s', 'executing/s', 'kept', 'server CPU/reply idle, executing', 'bench (client) CPU/reply', 'server thread run / wait', 'other procs']];
   ingest.forEach((r, i) => {
-    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
+    irows.push([`round ${i + 1} (${i % 2 === 0 ? 'no agent first' : 'executing first'})`, fmtInt(r.idle.rate), fmtInt(r.executing.rate), fmtPct(r.executing.rate / r.idle.rate), `${perRun(r.idle, 'server')}, ${perRun(r.executing, 'server')}`, `${perRun(r.idle, 'bench')}, ${perRun(r.executing, 'bench')}`, `${threadShares(r.idle.thread)}; ${threadShares(r.executing.thread)}`, `${fmtPct(r.idle.cpu.other)} / ${fmtPct(r.executing.cpu.other)}`]);
   });
   log(table(irows));
   log('  replies ÷ (last 202 − first sent). No agent: its executions wait queued (the agent stopped, started again after the round to run them);');
   log('  executing: the agent runs them meanwhile. The server\'s CPU while executing includes dispatching and recording them.');
+  log('  Server thread: the share of the round its main thread ran, and waited runnable for a core (/proc/PID/schedstat); the rest it slept.');
   log();
+}
+
+/** The main thread's time on a core and waiting runnable for one, in ns since it started; undefined without schedstat. */
+function schedStat(pid) {
+  try {
+    const [runNs, waitNs] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { runNs, waitNs };
+  } catch {
+    return undefined;
+  }
+}
+
+const threadShares = (t) => (t ? `${fmtPct(t.running)} / ${fmtPct(t.waiting)}` : '-');
+
+/** The rates of the first and the second half of the ends, `ends` in ms from the round's start. */
+function halfRates(ends) {
+  const sorted = [...ends].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  if (half === 0) return [NaN, NaN];
+  const mid = sorted[half - 1];
+  return [(half / mid) * 1000, ((sorted.length - half) / (sorted.at(-1) - mid)) * 1000];
+}
+
+/** halfRates of a pitcrew round: its results' `succeeded` times from its first webhook sent. */
+function storedHalves(byId, phase, round) {
+  const ends = [];
+  for (const row of byId.values()) {
+    if (row.fire?.phase !== phase) continue;
+    const ended = row.transitions.find((t) => t.to_state === 'succeeded');
+    if (ended) ends.push(Number(ended.at));
+  }
+  return halfRates(ends.map((at) => at - round.firstSent));
 }
 
 /** About how many results each ledger commit stored: every transition of a commit has the commit's time. */

@@ -111,11 +111,69 @@ export function makeTempDir(prefix) {
 const OWN_SESSIONS = process.env.BENCH_OWN_SESSIONS === '1';
 
 /**
+ * BENCH_CGROUPS=1 (root, a cgroup CPU controller): the bench and each child run in a CPU cgroup of
+ * their own, all of one weight, as systemd runs each service in a cgroup of its own (or a
+ * container runtime each container). The kernel's autogroup then no longer applies (it only
+ * shares out the root cgroup), and a child's children (the agent's helper and scripts,
+ * Node-RED's shells) share their parent's cgroup, whatever sessions they lead.
+ */
+const cgroups = process.env.BENCH_CGROUPS === '1' ? benchCgroups() : undefined;
+
+function benchCgroups() {
+  const v2 = fs.existsSync('/sys/fs/cgroup/cgroup.controllers');
+  const base = v2 ? '/sys/fs/cgroup' : '/sys/fs/cgroup/cpu';
+  if (v2 ? !fs.readFileSync(`${base}/cgroup.controllers`, 'utf8').split(/\s+/).includes('cpu') : !fs.existsSync(`${base}/tasks`)) {
+    throw new Error('BENCH_CGROUPS=1 needs a cgroup CPU controller (v1 at /sys/fs/cgroup/cpu, or cpu in v2\'s cgroup.controllers)');
+  }
+  if (v2) fs.writeFileSync(`${base}/cgroup.subtree_control`, '+cpu');
+  // Each at the top, beside everything else on the machine, as systemd's units are siblings: nested
+  // under one cgroup of the bench's, the whole bench would weigh as one unit against the rest.
+  const made = [];
+  const enter = (name, pid) => {
+    const dir = path.join(base, `pitcrew-bench-${process.pid}-${name.replace(/\W+/g, '-')}`);
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(dir);
+      made.push(dir);
+    }
+    try {
+      fs.writeFileSync(`${dir}/cgroup.procs`, String(pid));
+    } catch (error) {
+      if (error.code !== 'ESRCH') throw error; // exited already: its exit is reported as usual
+    }
+  };
+  onCleanup(() => {
+    fs.writeFileSync(`${base}/cgroup.procs`, String(process.pid));
+    for (const dir of made.reverse()) {
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // a process still in it (a script left behind): the directory goes with the machine
+      }
+    }
+  });
+  enter('bench', process.pid);
+  return { enter, describe: `a CPU cgroup each, beside the machine's others (${v2 ? 'v2' : 'v1'}, ${base}/pitcrew-bench-${process.pid}-*)` };
+}
+
+/** How the bench's children are scheduled, for the report's header. */
+export function scheduling() {
+  let autogroup = 'unknown';
+  try {
+    autogroup = fs.readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' ? 'on' : 'off';
+  } catch {
+    // not Linux, or no autogroup in this kernel
+  }
+  return `autogroup ${autogroup}; children ${cgroups ? cgroups.describe : OWN_SESSIONS ? 'in a session each' : "in the bench's session"}`;
+}
+
+/**
  * Spawns a node child (no shell, so child.pid is the node process) that is killed on cleanup.
  * Keeps the last lines of its output for error messages; `onLine` sees every line.
  */
 export function spawnChild(name, args, { env, cwd, onLine }) {
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_SESSIONS });
+  // node takes tens of ms to start: moved here, it has not started a child of its own yet.
+  if (cgroups && child.pid !== undefined) cgroups.enter(`${name}-${child.pid}`, child.pid);
   // BENCH_CHILD_LOG_DIR keeps each child's whole output (e.g. a restarted server's log lines with their times).
   const logDir = process.env.BENCH_CHILD_LOG_DIR;
   if (logDir) {

@@ -27,18 +27,21 @@ export function openerJson(fingerprint: string, events: readonly OpenerEvent[]):
 
 /** The events of the notifications that opened a batch's incidents, by alarm and fingerprint. */
 export class Openers {
-  private readonly byFingerprint = new Map<string, readonly OpenerEvent[]>();
+  private readonly byScope = new Map<string, string[]>();
 
   constructor(rows: readonly IncidentRow[]) {
     for (const row of rows) {
       if (row.opened_by === null) continue;
-      const { fingerprint, events } = JSON.parse(row.opened_by) as { fingerprint: string; events: OpenerEvent[] };
-      this.byFingerprint.set(`${scopeOf(row.tenant_id, row.integration_id, row.incident_key)}\n${fingerprint}`, events);
+      const scope = scopeOf(row.tenant_id, row.integration_id, row.incident_key);
+      this.byScope.set(scope, [...(this.byScope.get(scope) ?? []), row.opened_by]);
     }
   }
 
   /** The events of the notification with this fingerprint that opened an incident of the alarm, if one did. */
   of(tenantId: string, integrationId: string | null, incidentKey: string, fingerprint: string): readonly OpenerEvent[] | undefined {
-    return this.byFingerprint.get(`${scopeOf(tenantId, integrationId, incidentKey)}\n${fingerprint}`);
+    // Parsed only for a re-send: a re-firing's incident is read every batch, its opener seldom wanted.
+    const head = `{"fingerprint":${JSON.stringify(fingerprint)},`;
+    const json = this.byScope.get(scopeOf(tenantId, integrationId, incidentKey))?.find((text) => text.startsWith(head));
+    return json === undefined ? undefined : (JSON.parse(json) as { events: OpenerEvent[] }).events;
   }
 }

@@ -51,7 +51,11 @@ function message(status, alerts) {
   return `{"receiver":"pitcrew","status":"${status}","alerts":[${alerts.join(',')}],"groupLabels":{"alertname":"NodeDiskFull"},"commonLabels":{"alertname":"NodeDiskFull"},"commonAnnotations":{},"externalURL":"http://alertmanager:9093","version":"4","groupKey":"{}:{alertname=\\"NodeDiskFull\\"}","truncatedAlerts":0}`;
 }
 
-const at = (seconds) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000).toISOString();
+// Tool times from the bench's start on, as a tool sends them (an alert's startsAt is about when it
+// fired): an alert older than its receipt by more than incidents/openers.ts OPENER_SLACK_MS is a
+// backlog, whose incident does not stand in for its idempotency keys.
+const START_MS = Math.floor(Date.now() / 1000) * 1000;
+const at = (seconds) => new Date(START_MS + seconds * 1000).toISOString();
 const hex = (n) => n.toString(16).padStart(16, '0');
 
 /**

@@ -7,7 +7,7 @@
 //
 //   node bench/incident-resolution.js                       # SQLite, every variant
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/incident-resolution.js
-//   BENCH_RESOLUTION_VARIANTS=all,incidents_key node bench/incident-resolution.js
+//   BENCH_RESOLUTION_VARIANTS=all,incidents_key_resolved node bench/incident-resolution.js
 //   BENCH_RESOLUTION_VARIANTS=all,before:0041_incident_resolution_writes node bench/incident-resolution.js   # against the schema before
 import fs from 'node:fs';
 import os from 'node:os';

@@ -8,7 +8,7 @@
 //   node bench/incident-table.js base 'drop=tenant' 'drop=all' wor cluster
 //
 // Variants: `base` (as migrated); `drop=NAME+NAME` (without incidents_NAME; `all`: every index
-// but incidents_key, the one the ingest reads and the uniqueness of open incidents);
+// but incidents_open_key, the one the ingest reads and the uniqueness of open incidents);
 // `wor` (WITHOUT ROWID, clustered on id); `cluster` (WITHOUT ROWID on (tenant_id, id) in place of
 // incidents_tenant, with a unique index on id). BENCH_TABLE_ROUNDS (3), BENCH_TABLE_BATCHES (150),
 // BENCH_TABLE_PRESENT (rows present first: 20,000).
@@ -43,7 +43,7 @@ function create(file, variant, ddl) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   const dropped = /drop=([\w+]+)/.exec(variant)?.[1]?.split('+') ?? [];
-  const skipped = (type, name) => (dropped.includes('all') ? type === 'index' && name !== 'incidents_key' : dropped.some((d) => name === `incidents_${d}`))
+  const skipped = (type, name) => (dropped.includes('all') ? type === 'index' && name !== 'incidents_open_key' : dropped.some((d) => name === `incidents_${d}`))
     || (variant === 'cluster' && name === 'incidents_tenant');
   for (const { type, name, sql } of ddl) {
     if (skipped(type, name)) continue;

@@ -60,7 +60,8 @@ describe.each(testDialects())('the incidents table on %s', (dialect) => {
       : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'incidents' and indexname <> 'incidents_pkey'`.execute(store.db);
     expect(names.rows.map((r) => r.name).sort()).toEqual([
       'incidents_integration', // ?integrationId=, an import's open incidents (incidents/apply.ts), the alarm names a new rule links (rule-links.ts)
-      'incidents_key', // one open incident per alarm; the ingest's and imports' read of their alarms' open and lately resolved incidents (incidents/reads.ts)
+      'incidents_key_resolved', // the ingest's and imports' repeats of a resolution (incidents/reads.ts); partial: resolved only
+      'incidents_open_key', // one open incident per alarm, and the ingest's read of the batch's open ones (incidents/reads.ts)
       'incidents_open_webhook', // the quiet-period closer (incidents/closer.ts); partial: open webhook incidents only
       'incidents_resolved_alarm', // analytics by alarm (incidents/analytics-reads.ts); partial: resolved only
       'incidents_resolved_day', // the daily rollups by day and alarm (incidents/rollup.ts), the hosts of a short period

@@ -3,7 +3,7 @@ import type { AlarmObservation } from '../integrations/observation.js';
 import type { Database, IncidentRow } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import { IncidentBook, scopeOf, type Sighting } from './book.js';
-import { knownIncidents, lockAlarms, openFirst, settingsOf } from './reads.js';
+import { lockAlarms, settingsOf } from './reads.js';
 import { incidentWrites } from './writes.js';
 
 /** What applying a page did. */
@@ -60,12 +60,12 @@ export async function applyObservations(
     }
     const since = order.length > 0 ? Math.min(order[0]!.at, receivedAt) : receivedAt;
     const known = new Map<string, IncidentRow>();
-    const dialect = postgres ? 'postgres' : 'sqlite';
     for (let start = 0; start < keys.length; start += KEYS_PER_READ) {
       const some = keys.slice(start, start + KEYS_PER_READ);
-      // The open ones, and the resolved ones the page may repeat: those that ended at or after its first observation.
-      const ofKeys = knownIncidents(new Statements(dialect), dialect, { keys: some, tenants: [tenantId], integrations: [integrationId] }, since - 1);
-      for (const row of openFirst((await tx.executeQuery(ofKeys)).rows as IncidentRow[])) known.set(row.id, row);
+      const ofKeys = tx.selectFrom('incidents').selectAll().where('tenant_id', '=', tenantId).where('integration_id', '=', integrationId).where('incident_key', 'in', some);
+      for (const row of await ofKeys.where('state', '=', 'open').execute()) known.set(row.id, row);
+      // Resolved ones the page may repeat: those that ended at or after its first observation.
+      for (const row of await ofKeys.where('state', '=', 'resolved').where('resolved_at', '>=', since).execute()) known.set(row.id, row);
     }
     if (options.openKeys) for (const row of await openOfIntegration()) known.set(row.id, row);
     const settings = await tx.selectFrom('tenants').select(['id', 'incident_automation_seconds', 'incident_quiet_seconds']).where('id', '=', tenantId).execute();

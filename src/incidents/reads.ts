@@ -42,9 +42,9 @@ interface SettingsRow {
 
 /**
  * What a batch of sightings needs read, in the ingest transaction's first trip (no trip of its
- * own): the lock of each alarm (PostgreSQL), the open incidents of their alarms and those resolved
+ * own): the lock of each alarm (PostgreSQL), the open incidents of their keys, those resolved
  * within REPEAT_WINDOW_MS (a repeat after the resolution is recognised), and their tenants'
- * settings. Three statements whatever the batch's size, none when it has no sighting.
+ * settings. Four statements whatever the batch's size, none when it has no sighting.
  */
 export class IncidentReads {
   readonly queries: CompiledQuery[];
@@ -59,14 +59,14 @@ export class IncidentReads {
       this.queries = [];
       return;
     }
+    const keys = [...new Set(sightings.map((s) => s.observation.incidentKey))];
     const tenants = [...new Set(sightings.map((s) => s.tenantId))];
+    const ofKeys = `"incident_key" in (${statements.list(keys.length)}) and "tenant_id" in (${statements.list(tenants.length, keys.length)})`;
+    const at = keys.length + tenants.length + 1;
     this.queries = [
       ...(dialect === 'postgres' ? [lockAlarms(scopesOf(sightings))] : []),
-      knownIncidents(statements, dialect, {
-        keys: [...new Set(sightings.map((s) => s.observation.incidentKey))],
-        tenants,
-        integrations: [...new Set(sightings.map((s) => s.integrationId))],
-      }, now - REPEAT_WINDOW_MS),
+      CompiledQuery.raw(`select * from "incidents" ${indexedBy(dialect, 'incidents_open_key')} where "state" = 'open' and ${ofKeys}`, [...keys, ...tenants]),
+      CompiledQuery.raw(`select * from "incidents" ${indexedBy(dialect, 'incidents_key_resolved')} where "state" = 'resolved' and ${ofKeys} and "resolved_at" > ${dialect === 'postgres' ? `$${at}` : '?'}`, [...keys, ...tenants, now - REPEAT_WINDOW_MS]),
       CompiledQuery.raw(`select "id", "incident_automation_seconds", "incident_quiet_seconds" from "tenants" where "id" in (${statements.list(tenants.length)})`, tenants),
     ];
   }
@@ -74,43 +74,18 @@ export class IncidentReads {
   /** The book of the batch, from the results of `queries` (the last of the trip's results). */
   book(results: readonly QueryResult<unknown>[]): IncidentBook {
     if (this.sightings.length === 0) return new IncidentBook([], () => DEFAULT_SETTINGS);
-    const [known, tenants] = results.slice(results.length - 2);
-    return new IncidentBook(openFirst(known!.rows as IncidentRow[]), settingsOf(tenants!.rows as SettingsRow[]));
+    const [open, resolved, tenants] = results.slice(results.length - 3);
+    return new IncidentBook([...(open!.rows as IncidentRow[]), ...(resolved!.rows as IncidentRow[])], settingsOf(tenants!.rows as SettingsRow[]));
   }
 }
 
-/** Where `incidents_key` sorts an open incident: after any time an incident resolves at (migration 0043). */
-const OPEN_AT = '9007199254740991';
-
 /**
- * The incidents of these alarms (every key in every tenant and integration given) that are open or
- * resolved after `since`: one range of `incidents_key` per alarm (migration 0043), whose fourth
- * column is when the incident resolved and, for an open one, OPEN_AT (after every resolution).
- * The expressions are the index's own, or neither database takes it. On SQLite named with
- * `indexed by`: without statistics (pitcrew never runs ANALYZE) it read a tenant's open incidents
- * through another index and filtered the keys, every open incident of the tenant per batch (11 ms
- * a batch at 10,000 open, bench/alerts.js).
+ * SQLite without statistics (pitcrew never runs ANALYZE) reads a tenant's open incidents through
+ * `incidents_tenant_state` and filters the keys: every open incident of the tenant, per batch
+ * (11 ms a batch at 10,000 open, bench/alerts.js), where the keys' own index finds the batch's few.
  */
-export function knownIncidents(
-  statements: Statements,
-  dialect: Dialect,
-  alarms: { keys: readonly string[]; tenants: readonly string[]; integrations: ReadonlyArray<string | null> },
-  since: number,
-): CompiledQuery {
-  const { keys, tenants } = alarms;
-  const integrations = [...new Set(alarms.integrations.map((id) => id ?? ''))];
-  const at = keys.length + tenants.length + integrations.length + 1;
-  return CompiledQuery.raw(
-    `select * from "incidents" ${dialect === 'sqlite' ? 'indexed by "incidents_key"' : ''} where "incident_key" in (${statements.list(keys.length)})
-      and "tenant_id" in (${statements.list(tenants.length, keys.length)}) and coalesce("integration_id", '') in (${statements.list(integrations.length, keys.length + tenants.length)})
-      and (case when "state" = 'open' then ${OPEN_AT} else "resolved_at" end) > ${dialect === 'postgres' ? `$${at}` : '?'}`,
-    [...keys, ...tenants, ...integrations, since],
-  );
-}
-
-/** The book's known incidents, open ones first as it has always been given them (the index puts an alarm's open one after its resolved ones). */
-export function openFirst(rows: readonly IncidentRow[]): IncidentRow[] {
-  return [...rows.filter((row) => row.state === 'open'), ...rows.filter((row) => row.state !== 'open')];
+function indexedBy(dialect: Dialect, index: 'incidents_open_key' | 'incidents_key_resolved'): string {
+  return dialect === 'sqlite' ? `indexed by "${index}"` : '';
 }
 
 /** Tenants' settings by id, from their rows; a tenant not among them has the defaults. */

@@ -8,7 +8,7 @@
 //   node bench/incident-book.js [ROOT ...]        (default: this checkout)
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/incident-book.js . /tmp/pre
 //
-// BENCH_BOOK_VARIANTS (`new alarms,re-firing`), BENCH_BOOK_ROUNDS (3), BENCH_BOOK_BATCHES (100 per variant and round), BENCH_BOOK_PRESENT
+// BENCH_BOOK_VARIANTS (`new alarms,re-firing`; also `fire+resolve`: a batch of new alarms, then a batch resolving them), BENCH_BOOK_ROUNDS (3), BENCH_BOOK_BATCHES (100 per variant and round), BENCH_BOOK_PRESENT
 // (incidents present before the rounds: 20,000).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -69,11 +69,20 @@ async function setUp(root, index) {
       await tx.commit(incidentWrites(statements, store.dialect, book));
     });
     await committed.durable;
+    return sightings.length;
+  };
+  const resolved = (fired) => fired.map((s) => {
+    const at = ++clock;
+    return { ...s, receivedAt: at, repeat: { by: 'notification', fingerprint: crypto.randomBytes(8).toString('hex') }, observation: { ...s.observation, state: 'resolved', at } };
+  });
+  const fireAndResolve = async () => {
+    const fired = fresh();
+    return (await batch(fired)) + (await batch(resolved(fired)));
   };
   for (let n = 0; n < PRESENT / SIZE; n++) await batch(fresh());
   const refire = () => batch(hot.map((key, i) => sighting(key, `web-${i}`)));
   await refire();
-  return { root, store, dataDir, work: { 'new alarms': () => batch(fresh()), 're-firing': refire } };
+  return { root, store, dataDir, work: { 'new alarms': () => batch(fresh()), 're-firing': refire, 'fire+resolve': fireAndResolve } };
 }
 
 const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
@@ -85,8 +94,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const variant of VARIANTS) {
     for (const s of order) {
       const start = cpu();
-      for (let b = 0; b < BATCHES; b++) await s.work[variant]();
-      const perAlarm = (cpu() - start) / (BATCHES * SIZE);
+      let alarms = 0;
+      for (let b = 0; b < BATCHES; b++) alarms += await s.work[variant]();
+      const perAlarm = (cpu() - start) / alarms;
       const key = `${variant}\n${s.root}`;
       results.set(key, [...(results.get(key) ?? []), perAlarm]);
       console.log(`round ${round}  ${variant.padEnd(10)}  ${perAlarm.toFixed(1).padStart(6)} µs per alarm  ${s.root}`);

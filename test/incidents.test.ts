@@ -168,6 +168,15 @@ describe.each(testDialects())('incidents on %s', (dialect) => {
       `ee02@${backlog.startsAt}:firing`, `ee02@${backlog.startsAt}:firing`,
     ]);
     expect(eventsOf(await post(am, [backlog])).map((e) => e.outcome)).toEqual(['duplicate', 'duplicate']);
+    // A key is kept 24 h; so is the opener: a re-send a day later, its incident still open, is recorded anew.
+    const day = amAlert('ee03', 'opener-3', 'firing', now - MIN);
+    const opened = eventsOf(await post(am, [day]));
+    expect(opened.map((e) => e.outcome)).not.toContain('duplicate');
+    now += 24 * 60 * MIN - 2 * MIN;
+    expect(eventsOf(await post(am, [day])).map((e) => e.outcome)).toEqual(['duplicate', 'duplicate']);
+    now += 3 * MIN;
+    const dayLater = eventsOf(await post(am, [day]));
+    expect(dayLater.map((e) => e.outcome)).toEqual(opened.map((e) => e.outcome));
   });
 
   it('an incident\'s page shows its newest 100 alerts and events of more, counts them all, and ends where the alert log was pruned', async () => {

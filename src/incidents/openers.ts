@@ -1,4 +1,4 @@
-import type { StoredOutcome } from '../engine/decide.js';
+import { IDEMPOTENCY_TTL_MS, type StoredOutcome } from '../engine/decide.js';
 import type { IncidentRow } from '../store/schema.js';
 import { scopeOf } from './book.js';
 
@@ -21,15 +21,20 @@ export type OpenerEvent = readonly [string, string, StoredOutcome];
  */
 export const OPENER_SLACK_MS = 3_600_000;
 
-export function openerJson(fingerprint: string, events: readonly OpenerEvent[]): string {
-  return JSON.stringify({ fingerprint, events });
+/** `at`: when pitcrew received it; a re-send tells it for IDEMPOTENCY_TTL_MS after, as a key would. */
+export function openerJson(fingerprint: string, at: number, events: readonly OpenerEvent[]): string {
+  return JSON.stringify({ fingerprint, at, events });
 }
 
 /** The events of the notifications that opened a batch's incidents, by alarm and fingerprint. */
 export class Openers {
   private readonly byScope = new Map<string, string[]>();
 
-  constructor(rows: readonly IncidentRow[]) {
+  constructor(
+    rows: readonly IncidentRow[],
+    /** When a batch's alerts came: an opener received IDEMPOTENCY_TTL_MS before is no longer their original. */
+    private readonly now: number,
+  ) {
     for (const row of rows) {
       if (row.opened_by === null) continue;
       const scope = scopeOf(row.tenant_id, row.integration_id, row.incident_key);
@@ -42,6 +47,8 @@ export class Openers {
     // Parsed only for a re-send: a re-firing's incident is read every batch, its opener seldom wanted.
     const head = `{"fingerprint":${JSON.stringify(fingerprint)},`;
     const json = this.byScope.get(scopeOf(tenantId, integrationId, incidentKey))?.find((text) => text.startsWith(head));
-    return json === undefined ? undefined : (JSON.parse(json) as { events: OpenerEvent[] }).events;
+    if (json === undefined) return undefined;
+    const { at, events } = JSON.parse(json) as { at: number; events: OpenerEvent[] };
+    return at > this.now - IDEMPOTENCY_TTL_MS ? events : undefined;
   }
 }

@@ -84,9 +84,9 @@ export class IncidentReads {
 
   /** The notifications that opened the incidents read (openers.ts), from the same results. */
   openers(results: readonly QueryResult<unknown>[]): Openers {
-    if (this.sightings.length === 0) return new Openers([]);
+    if (this.sightings.length === 0) return new Openers([], this.now);
     const [open, resolved] = results.slice(results.length - 3);
-    return new Openers([...(open!.rows as IncidentRow[]), ...(resolved!.rows as IncidentRow[])]);
+    return new Openers([...(open!.rows as IncidentRow[]), ...(resolved!.rows as IncidentRow[])], this.now);
   }
 }
 

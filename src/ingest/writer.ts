@@ -321,7 +321,7 @@ function keptByIncident(book: IncidentBook, incidentId: string, sighting: Sighti
   const kept = events.flatMap((e): OpenerEvent[] => (e.status === 'stored' && e.outcome !== 'duplicate' ? [[e.ruleId, e.eventId, e.outcome]] : []));
   if (kept.length === 0 || sighting.repeat.by !== 'notification') return false;
   const { fingerprint } = sighting.repeat;
-  return book.keepOpener(incidentId, sighting, sighting.receivedAt - OPENER_SLACK_MS, () => openerJson(fingerprint, kept));
+  return book.keepOpener(incidentId, sighting, sighting.receivedAt - OPENER_SLACK_MS, () => openerJson(fingerprint, sighting.receivedAt, kept));
 }
 
 /**

@@ -7,7 +7,6 @@ import { createLogger } from '../http/logging.js';
 import { expiryNotice, loadTlsMaterial } from '../http/tls.js';
 import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
-import { CHECKPOINT_WORKER } from '../store/checkpointer.js';
 import { keyFingerprint, loadSecretKey } from '../identity/secret-box.js';
 import { ScheduledBackups } from '../backups/schedule.js';
 import { migrateToLatest } from '../store/migrations.js';
@@ -28,7 +27,6 @@ export async function runServer(config: Config): Promise<number> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
-    checkpointWorker: CHECKPOINT_WORKER,
     onConnectionLost: (error) => logger.warn({ err: error }, 'PostgreSQL ended a connection (a failover or restart?); work on it is answered 503 or retried, new connections are opened as needed'),
   });
   const { applied } = await migrateToLatest(store);

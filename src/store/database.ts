@@ -3,7 +3,6 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { WalCheckpointer, type CheckpointWorkerEntry } from './checkpointer.js';
 import { serverDurability, walDurability, type Durability } from './durability.js';
 import type { Database } from './schema.js';
 
@@ -16,8 +15,6 @@ export interface StoreOptions {
   sqliteBusyTimeoutMs?: number;
   /** PostgreSQL only: told of each connection the server ended (a failover, pg_terminate_backend). */
   onConnectionLost?: ((error: Error) => void) | undefined;
-  /** SQLite only: checkpoint the WAL on a thread of its own (store/checkpointer.ts), for the server; others leave it to SQLite. */
-  checkpointWorker?: CheckpointWorkerEntry | undefined;
 }
 
 export interface Store {
@@ -57,11 +54,9 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  const checkpointer = options.checkpointWorker ? new WalCheckpointer(sqlite, file, options.checkpointWorker) : undefined;
-  const durability = walDurability(`${file}-wal`, () => checkpointer?.committed());
+  const durability = walDurability(`${file}-wal`);
   const close = async () => {
     durability.close();
-    await checkpointer?.close();
     await db.destroy();
   };
   const backup = async (target: string, pagesPerStep: number) => {

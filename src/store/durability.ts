@@ -36,9 +36,8 @@ export const serverDurability: Durability = {
  * it held it for 28 % of the ingest benchmark's time (bench/, BENCH_CPU_PROF=1). Every other
  * write keeps synchronous=FULL. SQLite keeps the database consistent under NORMAL by itself (it
  * syncs the WAL before each checkpoint); the flush adds the durability of each acknowledged commit.
- * `committed` is told of each flush: the checkpointer's cue (store/checkpointer.ts).
  */
-export function walDurability(walPath: string, committed: () => void = () => undefined): Durability {
+export function walDurability(walPath: string): Durability {
   const flusher = new WalFlusher(walPath);
   const relax = CompiledQuery.raw('pragma synchronous = NORMAL');
   const restore = CompiledQuery.raw('pragma synchronous = FULL');
@@ -48,10 +47,7 @@ export function walDurability(walPath: string, committed: () => void = () => und
     rollback: [CompiledQuery.raw('rollback'), restore],
     relax: [relax],
     restore: [restore],
-    flush: () => {
-      committed();
-      return flusher.flush();
-    },
+    flush: () => flusher.flush(),
     close: () => flusher.close(),
   };
 }

@@ -54,8 +54,14 @@ function message(status, alerts) {
 // Tool times from the bench's start on, as a tool sends them (an alert's startsAt is about when it
 // fired): an alert older than its receipt by more than incidents/openers.ts OPENER_SLACK_MS is a
 // backlog, whose incident does not stand in for its idempotency keys.
-const START_MS = Math.floor(Date.now() / 1000) * 1000;
-const at = (seconds) => new Date(START_MS + seconds * 1000).toISOString();
+// A step of 10 ms per notification keeps each firing's time its own and behind the clock (a run
+// sends a few thousand per variant over minutes): with a second per step they ran into the future,
+// which no tool sends. BENCH_ALERTS_OLD_TIMES=1 sends the times of sessions 26-29 (from 1 January
+// 2026, a second a step: months before their receipt), with which the baseline costs more per
+// alert (bench/README.md, session 30's quiet run).
+const START_MS = env.BENCH_ALERTS_OLD_TIMES === '1' ? Date.UTC(2026, 0, 1) : Math.floor(Date.now() / 1000) * 1000;
+const STEP_MS = env.BENCH_ALERTS_OLD_TIMES === '1' ? 1000 : 10;
+const at = (steps) => new Date(START_MS + steps * STEP_MS).toISOString();
 const hex = (n) => n.toString(16).padStart(16, '0');
 
 /**

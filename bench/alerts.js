@@ -52,9 +52,7 @@ function message(status, alerts) {
 }
 
 // Tool times from the bench's start on, as a tool sends them (an alert's startsAt is about when it
-// fired): an alert older than its receipt by more than incidents/openers.ts OPENER_SLACK_MS is a
-// backlog, whose incident does not stand in for its idempotency keys.
-// A step of 10 ms per notification keeps each firing's time its own and behind the clock (a run
+// fired). A step of 10 ms per notification keeps each firing's time its own and behind the clock (a run
 // sends a few thousand per variant over minutes): with a second per step they ran into the future,
 // which no tool sends. BENCH_ALERTS_OLD_TIMES=1 sends the times of sessions 26-29 (from 1 January
 // 2026, a second a step: months before their receipt), with which the baseline costs more per

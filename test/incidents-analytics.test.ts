@@ -83,7 +83,7 @@ function rowOf(tenantId: string, integrationId: string, seed: Seed): IncidentRow
     alarm_name: seed.alarm, severity: seed.severity, hostname: seed.host, host_key: seed.host ? hostKey(seed.host) : '',
     opened_at: opened, resolved_at: resolved, last_seen_at: resolved ?? opened, last_fired_at: opened, last_fingerprint: null, occurrences: 1,
     resolved_by: seed.open ? null : seed.by ?? 'tool', resolved_by_user: null, last_fix_at: null, rule_ids: '[]', execution_ids: '[]', execution_count: 0,
-    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0, opened_by: null,
+    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0,
   };
 }
 

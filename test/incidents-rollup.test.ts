@@ -27,7 +27,7 @@ function incident(tenantId: string, integrationId: string | null, key: string, a
     alarm_name: alarm, severity, hostname: host, host_key: host ?? '',
     opened_at: openedAt, resolved_at: resolvedAt, last_seen_at: resolvedAt, last_fired_at: openedAt, last_fingerprint: null, occurrences: 1,
     resolved_by: by, resolved_by_user: null, last_fix_at: null, rule_ids: '[]', execution_ids: '[]', execution_count: 0,
-    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0, opened_by: null,
+    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0,
   };
 }
 

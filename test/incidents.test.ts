@@ -132,53 +132,6 @@ describe.each(testDialects())('incidents on %s', (dialect) => {
     expect(again.events.map((e) => e.outcome)).toEqual(['duplicate', 'rule_off']);
   });
 
-  it('a new alarm\'s incident, not an idempotency key, tells its re-send: open or resolved, each rule\'s duplicate names that rule\'s first event', async () => {
-    const am = await integration('openers');
-    const rules = [await alertRule(am), await alertRule(am)];
-    const { db } = env.store;
-    const keysOf = async () => (await db.selectFrom('idempotency_keys').select('key').where('rule_id', 'in', rules).execute()).map((k) => k.key).sort();
-    const eventsOf = (reply: Awaited<ReturnType<typeof post>>) => reply.alerts[0]!.events;
-    const byRule = async (events: Array<{ eventId: string }>) =>
-      new Map((await db.selectFrom('events').select(['id', 'rule_id', 'reason']).where('id', 'in', events.map((e) => e.eventId)).execute()).map((e) => [e.rule_id, e]));
-    const t = now;
-    const first = eventsOf(await post(am, [amAlert('ee01', 'opener-1', 'firing', t - MIN)]));
-    expect(first.map((e) => e.outcome)).not.toContain('duplicate');
-    expect(await keysOf()).toEqual([]);
-    const firstOf = await byRule(first);
-    const namesFirst = async (events: Array<{ eventId: string }>) => {
-      const of = await byRule(events);
-      for (const rule of rules) expect(of.get(rule)?.reason).toContain(`(event ${firstOf.get(rule)!.id})`);
-    };
-    // Re-sent while it is open, then after its resolution: recorded, acted on by neither rule.
-    now += MIN;
-    const again = eventsOf(await post(am, [amAlert('ee01', 'opener-1', 'firing', t - MIN)]));
-    expect(again.map((e) => [e.outcome, e.executionIds.length])).toEqual([['duplicate', 0], ['duplicate', 0]]);
-    await namesFirst(again);
-    now += MIN;
-    await post(am, [amAlert('ee01', 'opener-1', 'resolved', t - MIN, t + MIN)]);
-    now += MIN;
-    const late = eventsOf(await post(am, [amAlert('ee01', 'opener-1', 'firing', t - MIN)]));
-    expect(late.map((e) => e.outcome)).toEqual(['duplicate', 'duplicate']);
-    await namesFirst(late);
-    // The resolution, and an alert that says its alarm began hours before it came, keep their keys.
-    const backlog = amAlert('ee02', 'opener-2', 'firing', now - 3 * 60 * MIN);
-    await post(am, [backlog]);
-    expect(await keysOf()).toEqual([
-      `ee01@${new Date(t - MIN).toISOString()}:resolved`, `ee01@${new Date(t - MIN).toISOString()}:resolved`,
-      `ee02@${backlog.startsAt}:firing`, `ee02@${backlog.startsAt}:firing`,
-    ]);
-    expect(eventsOf(await post(am, [backlog])).map((e) => e.outcome)).toEqual(['duplicate', 'duplicate']);
-    // A key is kept 24 h; so is the opener: a re-send a day later, its incident still open, is recorded anew.
-    const day = amAlert('ee03', 'opener-3', 'firing', now - MIN);
-    const opened = eventsOf(await post(am, [day]));
-    expect(opened.map((e) => e.outcome)).not.toContain('duplicate');
-    now += 24 * 60 * MIN - 2 * MIN;
-    expect(eventsOf(await post(am, [day])).map((e) => e.outcome)).toEqual(['duplicate', 'duplicate']);
-    now += 3 * MIN;
-    const dayLater = eventsOf(await post(am, [day]));
-    expect(dayLater.map((e) => e.outcome)).toEqual(opened.map((e) => e.outcome));
-  });
-
   it('an incident\'s page shows its newest 100 alerts and events of more, counts them all, and ends where the alert log was pruned', async () => {
     const am = await integration('long');
     await alertRule(am);

@@ -50,7 +50,7 @@ describe('IncidentBook', () => {
       id, tenant_id: 't', integration_id: 'i', incident_key: id, state: 'open', alarm_name: 'a', severity: null, hostname: null, host_key: '',
       opened_at: T, resolved_at: null, last_seen_at: T, last_fired_at: T, last_fingerprint: 'f', occurrences: 1, resolved_by: null,
       resolved_by_user: null, last_fix_at: fixAt, rule_ids: '[]', execution_ids: '[]', execution_count: 0,
-    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0, opened_by: null,
+    last_alert_id: null, alert_count: 0, last_event_id: null, event_count: 0,
     });
     const book = new IncidentBook([open('fixed', T + MIN), open('late', T + MIN), open('unfixed', null), open('after', T + 20 * MIN)], settings);
     const resolve = (key: string, at: number) => book.sight({ ...alert('resolved', at, 'r'), observation: { ...observation('resolved', at, key) } });

@@ -107,19 +107,6 @@ export class IncidentBook {
   }
 
   /**
-   * Keeps on the incident a notification opened in this batch what tells the notification's re-send
-   * (`opened_by`, openers.ts), unless its alarm began before `since`: true when kept.
-   */
-  keepOpener(incidentId: string, s: Sighting, since: number, openedBy: () => string): boolean {
-    const tracked = this.byId.get(incidentId);
-    if (!tracked || tracked.stored !== 'no' || s.repeat.by !== 'notification') return false;
-    const { row } = tracked;
-    if (row.opened_by !== null || row.last_fingerprint !== s.repeat.fingerprint || row.opened_at < since) return false;
-    row.opened_by = openedBy();
-    return true;
-  }
-
-  /**
    * Puts an alert (or an event: `part`) at the head of its incident's chain; returns the one it
    * follows, what the new row's `incident_previous_id` names (migration 0032).
    */
@@ -264,7 +251,6 @@ export class IncidentBook {
       alert_count: 0,
       last_event_id: null,
       event_count: 0,
-      opened_by: null,
     };
     this.track(row, 'no', scope);
     return row.id;

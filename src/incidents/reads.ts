@@ -3,7 +3,6 @@ import type { Dialect } from '../store/database.js';
 import type { IncidentRow } from '../store/schema.js';
 import type { Statements } from '../store/statements.js';
 import { DEFAULT_SETTINGS, IncidentBook, scopeOf, type IncidentSettings, type Sighting } from './book.js';
-import { OPENER_SLACK_MS, Openers } from './openers.js';
 
 /** A namespace of PostgreSQL's two-key advisory locks (rules: 0x70637231, retention: 0x70637232). */
 const INCIDENT_LOCK_CLASS = 0x70637233;
@@ -44,9 +43,8 @@ interface SettingsRow {
 /**
  * What a batch of sightings needs read, in the ingest transaction's first trip (no trip of its
  * own): the lock of each alarm (PostgreSQL), the open incidents of their keys, those resolved
- * within REPEAT_WINDOW_MS (a repeat after the resolution is recognised; OPENER_SLACK_MS more for
- * the notifications that opened them, openers.ts), and their tenants' settings. Four statements
- * whatever the batch's size, none when it has no sighting.
+ * within REPEAT_WINDOW_MS (a repeat after the resolution is recognised), and their tenants'
+ * settings. Four statements whatever the batch's size, none when it has no sighting.
  */
 export class IncidentReads {
   readonly queries: CompiledQuery[];
@@ -55,7 +53,7 @@ export class IncidentReads {
     statements: Statements,
     dialect: Dialect,
     private readonly sightings: readonly Sighting[],
-    private readonly now: number,
+    now: number,
   ) {
     if (sightings.length === 0) {
       this.queries = [];
@@ -68,7 +66,7 @@ export class IncidentReads {
     this.queries = [
       ...(dialect === 'postgres' ? [lockAlarms(scopesOf(sightings))] : []),
       CompiledQuery.raw(`select * from "incidents" ${indexedBy(dialect, 'incidents_open_key')} where "state" = 'open' and ${ofKeys}`, [...keys, ...tenants]),
-      CompiledQuery.raw(`select * from "incidents" ${indexedBy(dialect, 'incidents_key_resolved')} where "state" = 'resolved' and ${ofKeys} and "resolved_at" > ${dialect === 'postgres' ? `$${at}` : '?'}`, [...keys, ...tenants, now - REPEAT_WINDOW_MS - OPENER_SLACK_MS]),
+      CompiledQuery.raw(`select * from "incidents" ${indexedBy(dialect, 'incidents_key_resolved')} where "state" = 'resolved' and ${ofKeys} and "resolved_at" > ${dialect === 'postgres' ? `$${at}` : '?'}`, [...keys, ...tenants, now - REPEAT_WINDOW_MS]),
       CompiledQuery.raw(`select "id", "incident_automation_seconds", "incident_quiet_seconds" from "tenants" where "id" in (${statements.list(tenants.length)})`, tenants),
     ];
   }
@@ -77,16 +75,7 @@ export class IncidentReads {
   book(results: readonly QueryResult<unknown>[]): IncidentBook {
     if (this.sightings.length === 0) return new IncidentBook([], () => DEFAULT_SETTINGS);
     const [open, resolved, tenants] = results.slice(results.length - 3);
-    const since = this.now - REPEAT_WINDOW_MS;
-    const lately = (resolved!.rows as IncidentRow[]).filter((row) => Number(row.resolved_at) > since);
-    return new IncidentBook([...(open!.rows as IncidentRow[]), ...lately], settingsOf(tenants!.rows as SettingsRow[]));
-  }
-
-  /** The notifications that opened the incidents read (openers.ts), from the same results. */
-  openers(results: readonly QueryResult<unknown>[]): Openers {
-    if (this.sightings.length === 0) return new Openers([], this.now);
-    const [open, resolved] = results.slice(results.length - 3);
-    return new Openers([...(open!.rows as IncidentRow[]), ...(resolved!.rows as IncidentRow[])], this.now);
+    return new IncidentBook([...(open!.rows as IncidentRow[]), ...(resolved!.rows as IncidentRow[])], settingsOf(tenants!.rows as SettingsRow[]));
   }
 }
 

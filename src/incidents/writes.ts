@@ -57,14 +57,13 @@ export function incidentWrites(statements: Statements, dialect: Dialect, book: I
 }
 
 /** Columns a new incident often leaves empty; null is their default. */
-const START_EMPTY = ['resolved_at', 'resolved_by', 'resolved_by_user', 'last_fix_at', 'last_alert_id', 'last_event_id', 'opened_by'] as const;
+const START_EMPTY = ['resolved_at', 'resolved_by', 'resolved_by_user', 'last_fix_at', 'last_alert_id', 'last_event_id'] as const;
 
 /**
  * The new incidents without the START_EMPTY columns none of them sets: the insert leaves those to
- * their default instead of binding a null per row (an open incident of the ingest: 22 parameters
- * with the notification that opened it, not 26). Only columns empty in every row, so a batch's rows
- * keep one shape: the statement's text varies by which of the seven are left out, a few shapes in
- * practice (store/statements.ts keeps each).
+ * their default instead of binding a null per row (an open incident of the ingest: 21 parameters,
+ * not 25). Only columns empty in every row, so a batch's rows keep one shape: the statement's text
+ * varies by which of the six are left out, a few shapes in practice (store/statements.ts keeps each).
  */
 function withoutEmpty(rows: IncidentRow[]): Array<Insertable<IncidentsTable>> {
   const empty = START_EMPTY.filter((column) => rows.every((row) => row[column] === null));

@@ -110,16 +110,6 @@ export class BatchWrites {
     this.alerts.push(row);
   }
 
-  /** Where the idempotency keys kept so far end: those of what is decided next start there (forgetKeys). */
-  keyMark(): number {
-    return this.keys.length;
-  }
-
-  /** Leaves out the keys kept since `keyMark`: an incident keeps what tells their repeat (incidents/openers.ts). */
-  forgetKeys(mark: number): void {
-    this.keys.length = mark;
-  }
-
   /** Where the events kept so far end: the events of what is decided next start there (linkIncident). */
   mark(): number {
     return this.events.length;

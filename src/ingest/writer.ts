@@ -26,7 +26,6 @@ import type { IncidentBook, Sighting } from '../incidents/book.js';
 import { incidentLinkWrites } from '../incidents/links.js';
 import { IncidentReads } from '../incidents/reads.js';
 import { incidentWrites } from '../incidents/writes.js';
-import { OPENER_SLACK_MS, openerJson, type OpenerEvent, type Openers } from '../incidents/openers.js';
 
 /** What became of one rule an occurrence raised. */
 export type RaisedEvent =
@@ -173,7 +172,6 @@ export class EventWriter {
         if (hostsQuery) hosts = hostsByTenant(found[0]!.rows as HostCandidate[]);
         safety.load(found, history);
       }
-      rememberOpeners(batch, incidents.openers(first), history);
       const { results, writes, givesNotifierWork, givesServiceWork, givesRunbookWork } = this.decideAll(batch, raised, reads, hosts, history, queued, { book, sightings });
       work = { notifier: givesNotifierWork, service: givesServiceWork, runbook: givesRunbookWork };
       const stale = staleKeys(reads.usedKeys());
@@ -254,7 +252,6 @@ function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: Ba
   const refusal = reads.refusal(s);
   if (refusal) return { status: refusal };
   const mark = writes.mark();
-  const keys = writes.keyMark();
   const decideEach = () => raises.map((raise) => decideRaise(raise, kinds, hosts, history, writes, queued));
   const sighted = (events: RaisedEvent[]): string | null => {
     const incidentId = incident.sighting ? incident.book.sight(incident.sighting) : null;
@@ -267,8 +264,6 @@ function decideOne(s: Occurrence, raises: Raise[], kinds: ActionKinds, reads: Ba
   if (s.rule.by === 'integration') {
     const events = decideEach();
     const incidentId = sighted(events);
-    // A new alarm's incident keeps what its keys would: a re-send finds it with the incident (incidents/openers.ts).
-    if (incidentId !== null && keptByIncident(incident.book, incidentId, incident.sighting!, events)) writes.forgetKeys(keys);
     writes.addAlert(s, s.rule, events, incidentId === null ? null : { id: incidentId, book: incident.book });
     return { status: 'alert', events };
   }
@@ -314,29 +309,6 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
     history.remember(rule.id, repeat.key, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
   }
   return { status: 'stored', ruleId: rule.id, eventId: event.id, outcome: recorded.outcome, reason: recorded.reason, executionIds, skippedEnv: s.payload.skippedEnv };
-}
-
-/** Whether the incident the alert opened keeps its events for a re-send, in place of their idempotency keys. */
-function keptByIncident(book: IncidentBook, incidentId: string, sighting: Sighting, events: RaisedEvent[]): boolean {
-  const kept = events.flatMap((e): OpenerEvent[] => (e.status === 'stored' && e.outcome !== 'duplicate' ? [[e.ruleId, e.eventId, e.outcome]] : []));
-  if (kept.length === 0 || sighting.repeat.by !== 'notification') return false;
-  const { fingerprint } = sighting.repeat;
-  return book.keepOpener(incidentId, sighting, sighting.receivedAt - OPENER_SLACK_MS, () => openerJson(fingerprint, sighting.receivedAt, kept));
-}
-
-/**
- * The alerts of the batch that re-send a notification which opened an incident: each rule's event
- * of it is their original, as an idempotency key would have said (a key read for the pair wins).
- */
-function rememberOpeners(batch: Occurrence[], openers: Openers, history: BatchHistory): void {
-  for (const o of batch) {
-    if (o.alarm === undefined || o.alertFingerprint === undefined) continue;
-    const events = openers.of(o.tenantId, o.alarm.integrationId, o.alarm.observation.incidentKey, o.alertFingerprint);
-    for (const [ruleId, eventId, outcome] of events ?? []) {
-      if (history.remembers(ruleId, o.alertFingerprint)) continue;
-      history.remember(ruleId, o.alertFingerprint, { original: { eventId, outcome, reason: null, executionIds: [] }, fingerprint: '', skippedEnv: [] });
-    }
-  }
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */

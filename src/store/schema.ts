@@ -548,8 +548,6 @@ export interface IncidentsTable {
   alert_count: number;
   last_event_id: string | null;
   event_count: number;
-  /** JSON: the notification that opened it, `{"fingerprint", "events": [[ruleId, eventId, outcome], …]}`, what tells its re-send (migration 0042, incidents/openers.ts). */
-  opened_by: string | null;
 }
 
 /**

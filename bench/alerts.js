@@ -55,8 +55,7 @@ function message(status, alerts) {
 // fired). A step of 10 ms per notification keeps each firing's time its own and behind the clock (a run
 // sends a few thousand per variant over minutes): with a second per step they ran into the future,
 // which no tool sends. BENCH_ALERTS_OLD_TIMES=1 sends the times of sessions 26-29 (from 1 January
-// 2026, a second a step: months before their receipt), with which the baseline costs more per
-// alert (bench/README.md, session 30's quiet run).
+// 2026, a second a step: months before their receipt), to compare with their figures.
 const START_MS = env.BENCH_ALERTS_OLD_TIMES === '1' ? Date.UTC(2026, 0, 1) : Math.floor(Date.now() / 1000) * 1000;
 const STEP_MS = env.BENCH_ALERTS_OLD_TIMES === '1' ? 1000 : 10;
 const at = (steps) => new Date(START_MS + steps * STEP_MS).toISOString();

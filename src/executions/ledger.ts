@@ -152,7 +152,8 @@ export class ExecutionLedger {
         if (host) queuedByHost.set(host, batch.map((row) => row.id));
       });
       const fanouts = this.fanoutQueries(ending, rows);
-      if (fanouts.length > 0) for (const result of await tx.read(fanouts)) for (const row of result.rows as Current[]) rows.set(row.id, row);
+      const fanoutRows = fanouts.length > 0 ? (await tx.read(fanouts)).flatMap((result) => result.rows as Current[]) : [];
+      for (const row of fanoutRows) rows.set(row.id, row);
       const planned = planLedger([...rows.values()], queuedByHost, ops, now);
       const outboxWrites = planned.transitions.length > 0 ? this.outboxes.map((outbox) => outbox.writes(planned.transitions, now)) : [];
       const own = this.writes(planned, now);

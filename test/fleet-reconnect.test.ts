@@ -62,9 +62,11 @@ describe.each(testDialects())('a fleet reconnecting after a service outage on %s
 
     const back = agents.map((agent) => welcomes(agent)[1]! - listeningAt);
     expect(Math.max(...back), `reconnected after ${back.join(', ')} ms`).toBeLessThan(BACK_WITHIN_MS);
-    // Spread, not in step: five uniform draws over the ceiling land tens of ms apart or more.
-    expect(new Set(back).size, `reconnected after ${back.join(', ')} ms`).toBe(AGENTS);
-    expect(Math.max(...back) - Math.min(...back)).toBeGreaterThan(100);
+    // Spread, not in step: agents in step would all come back at one moment. Not five distinct
+    // moments, though: the service answers the hellos of one event-loop turn together
+    // (agents/hello-reads.ts), so agents that knocked while it warmed up share a welcome
+    // millisecond (the CI failure 'reconnected after 751, 111, 112, 2180, 112 ms').
+    expect(Math.max(...back) - Math.min(...back), `reconnected after ${back.join(', ')} ms`).toBeGreaterThan(100);
     await waitFor(async () => (await onlineCount()) === AGENTS, 'every agent online in the API', 10_000);
   }, 120_000);
 });

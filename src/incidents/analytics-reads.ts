@@ -204,9 +204,12 @@ export class AnalyticsReads {
     return rows.rows;
   }
 
-  /** How the host is named on its latest incident that names it (its key is the name without case). */
+  /**
+   * How the host is named on its latest resolved incident that names it (its key is the name
+   * without case): the analytics count resolved ones, and only those have an index by host (migration 0042).
+   */
   private async hostnameOf(key: string): Promise<string> {
-    const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('host_key', '=', key)
+    const named = await this.db.selectFrom('incidents').select('hostname').where('tenant_id', '=', this.tenantId).where('state', '=', 'resolved').where('host_key', '=', key)
       .where('hostname', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
     return named?.hostname ?? key;
   }

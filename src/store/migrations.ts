@@ -38,6 +38,7 @@ import * as chatMessageRefs from './migrations/0036_chat_message_refs.js';
 import * as chatRefsIndex from './migrations/0038_chat_refs_index.js';
 import * as slackClicks from './migrations/0040_slack_clicks.js';
 import * as incidentResolutionWrites from './migrations/0041_incident_resolution_writes.js';
+import * as incidentOpenIndexes from './migrations/0042_incident_open_indexes.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '0038_chat_refs_index': chatRefsIndex,
   '0040_slack_clicks': slackClicks,
   '0041_incident_resolution_writes': incidentResolutionWrites,
+  '0042_incident_open_indexes': incidentOpenIndexes,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

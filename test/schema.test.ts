@@ -59,7 +59,7 @@ describe.each(testDialects())('the incidents table on %s', (dialect) => {
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'incidents' and sql is not null`.execute(store.db)
       : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'incidents' and indexname <> 'incidents_pkey'`.execute(store.db);
     expect(names.rows.map((r) => r.name).sort()).toEqual([
-      'incidents_integration', // ?integrationId=, an import's open incidents (incidents/apply.ts), the alarm names a new rule links (rule-links.ts)
+      'incidents_integration_resolved', // ?integrationId= of resolved incidents; partial: an open incident's filters read incidents_tenant_open (migration 0042)
       'incidents_key_resolved', // the ingest's and imports' repeats of a resolution (incidents/reads.ts); partial: resolved only
       'incidents_open_key', // one open incident per alarm, and the ingest's read of the batch's open ones (incidents/reads.ts)
       'incidents_open_webhook', // the quiet-period closer (incidents/closer.ts); partial: open webhook incidents only
@@ -68,8 +68,8 @@ describe.each(testDialects())('the incidents table on %s', (dialect) => {
       'incidents_resolved_day_host', // the daily rollup by host, analytics for one host (a probe per day); partial: resolved incidents that name a host
       'incidents_tenant', // the list, newest first, unfiltered or ?state=resolved (incidents/repository.ts)
       'incidents_tenant_alarm', // ?alarmName=, the incidents a new rule for the alarm links (incidents/links.ts)
-      'incidents_tenant_host', // ?hostname=, a host's name in the analytics
-      'incidents_tenant_open', // ?state=open: the dashboard's open incidents; partial: a resolution only deletes its entry
+      'incidents_tenant_host_resolved', // ?hostname= of resolved incidents, a host's name in the analytics; partial, as incidents_integration_resolved
+      'incidents_tenant_open', // ?state=open: the dashboard's open incidents, and the open ones by host or integration (an import's); partial: a resolution only deletes its entry
     ]);
   });
 });

@@ -9,11 +9,13 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/incident-book.js . /tmp/pre
 //
 // BENCH_BOOK_VARIANTS (`new alarms,re-firing`; also `fire+resolve`: a batch of new alarms, then a batch resolving them), BENCH_BOOK_ROUNDS (3), BENCH_BOOK_BATCHES (100 per variant and round), BENCH_BOOK_PRESENT
-// (incidents present before the rounds: 20,000).
+// (incidents present before the rounds: 20,000). BENCH_BOOK_WAL=1 (SQLite): instead of the CPU, the WAL
+// pages each batch's commit wrote, per alarm (the WAL emptied before each batch): what load does not move.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 
 const env = process.env;
@@ -88,6 +90,23 @@ async function setUp(root, index) {
 const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
 const subjects = [];
 for (const [i, root] of roots.entries()) subjects.push(await setUp(root, i));
+if (env.BENCH_BOOK_WAL === '1') {
+  const pragma = async (s, text) => (await s.store.db.executeQuery(CompiledQuery.raw(text))).rows[0];
+  for (const variant of VARIANTS) {
+    for (const s of subjects) {
+      const pages = [];
+      for (let b = 0; b < BATCHES; b++) {
+        await pragma(s, 'pragma wal_checkpoint(TRUNCATE)');
+        const alarms = await s.work[variant]();
+        pages.push((await pragma(s, 'pragma wal_checkpoint(PASSIVE)')).log / alarms);
+      }
+      pages.sort((a, b) => a - b);
+      console.log(`${variant.padEnd(12)} WAL pages per alarm: median ${pages[Math.floor(BATCHES / 2)].toFixed(2)} (least ${pages[0].toFixed(2)}, most ${pages[BATCHES - 1].toFixed(2)})  ${s.root}`);
+    }
+  }
+  for (const s of subjects) { await s.store.close(); fs.rmSync(s.dataDir, { recursive: true, force: true }); }
+  process.exit(0);
+}
 const results = new Map();
 for (let round = 1; round <= ROUNDS; round++) {
   const order = round % 2 === 1 ? subjects : [...subjects].reverse();

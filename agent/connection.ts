@@ -201,7 +201,8 @@ export class Connection {
           const reported = hello?.interrupted.map((i) => i.executionId) ?? [];
           void executor.connected({ send }, { hostId: message.hostId, tenantId: message.tenantId }, reported).catch((error: unknown) => log.error('could not resume after connecting', { error: (error as Error).message }));
           const heartbeat = setInterval(() => {
-            // The service pings every heartbeat; silence for three means a half-open connection.
+            // The service answers this ping (and pings a connection it has not heard from): silence
+            // for three heartbeats means a half-open connection (docs/agent.md, "Liveness").
             if (Date.now() - lastHeard > 3 * beat) {
               log.warn('the service has been silent for three heartbeats; reconnecting');
               return socket.terminate();

@@ -1,9 +1,10 @@
 // The baseline of the fleet benchmark: a bare HTTPS server with `ws` on the agents' path, using
 // pitcrew's own certificate and key (the same TLS cost), that speaks just enough of the agent
 // protocol for the same simulated agents to count it as "online": it answers a hello with a
-// welcome, pings every heartbeat as pitcrew's gateway does, and on request sends every connected
-// agent one `execute` and waits for all the `finished`. No auth, no storage, no validation, no
-// logging: what N TLS WebSockets cost on this machine, measured in the same run.
+// welcome, pings a connection silent for a heartbeat as pitcrew's gateway does
+// (src/agents/liveness.ts), and on request sends every connected agent one `execute` and waits for
+// all the `finished`. No auth, no storage, no validation, no logging: what N TLS WebSockets cost
+// on this machine, measured in the same run.
 //
 // Started by bench/fleet.js as a child process: PORT (127.0.0.1 only), CERT_FILE, KEY_FILE, TICKET_KEYS and
 // HEARTBEAT_SECONDS from the environment. Prints {"ready":true,"port":N,"at":MS} once it listens (`at`: when, by its own clock).
@@ -33,6 +34,10 @@ server.on('upgrade', (request, socket, head) => {
   if (!request.url?.startsWith('/api/v1/agents/connect')) return socket.destroy();
   wss.handleUpgrade(request, socket, head, (ws) => {
     const hostId = randomUUID();
+    const heard = () => heardSinceCheck.add(ws);
+    heard();
+    ws.on('ping', heard);
+    ws.on('pong', heard);
     ws.on('message', (data) => {
       const message = JSON.parse(String(data));
       if (message.type === 'hello') {
@@ -62,8 +67,19 @@ function fanOut(response, hosts) {
   if (fan.sent === 0) fan.done();
 }
 
+// The agents ping every heartbeat: only a connection not heard from for an interval is pinged, and
+// dropped if still silent at the next check.
+const heardSinceCheck = new WeakSet();
+const pinged = new WeakSet();
 setInterval(() => {
-  for (const ws of wss.clients) ws.ping();
+  for (const ws of wss.clients) {
+    if (heardSinceCheck.delete(ws)) pinged.delete(ws);
+    else if (pinged.has(ws)) ws.terminate();
+    else {
+      pinged.add(ws);
+      ws.ping();
+    }
+  }
 }, heartbeatSeconds * 1000).unref();
 
 const stop = () => process.exit(0);

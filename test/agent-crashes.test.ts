@@ -225,6 +225,24 @@ describe.each(testDialects())('crashes on %s', (dialect) => {
     expect(runs(marker)).toBe(1);
   });
 
+  it('keeps an idle agent connected on its own pings: the service pings only a connection it has not heard from', async () => {
+    const idle = agent('idle-1');
+    await online('idle-1');
+    await waitFor(() => idle.output().includes('"connected to the service"'), 'the agent to be welcomed');
+    const welcomed = Date.now();
+    // Last-seen times come from the agent's heartbeat messages: six heartbeats, twice the agent's
+    // silence limit and past the service's drop of a connection it stopped hearing from.
+    await waitFor(async () => {
+      const host = (await api('GET', '/api/v1/hosts?hostname=idle-1')).body.items[0] as { lastSeenAt: string | null };
+      return host.lastSeenAt !== null && Date.parse(host.lastSeenAt) > welcomed + 6_000;
+    }, 'six heartbeats heard from the idle agent');
+    expect(idle.output()).not.toContain('silent for three heartbeats');
+    expect(idle.output().match(/"connected to the service"/g)).toHaveLength(1);
+    const id = await fire('idle-1', 'echo still');
+    expect((await until(id, (e) => e.state === 'succeeded', 'work on the same connection')).stdout).toBe('still\n');
+    expect(idle.output().match(/"connected to the service"/g)).toHaveLength(1);
+  });
+
   it('reconnects when the service falls silent for three heartbeats, and takes work once it answers again', async () => {
     const waiting = agent('silent-1');
     await online('silent-1');

@@ -7,6 +7,7 @@ import type { ExecutionSpec } from '../executions/repository.js';
 import { agentAuthenticator, isDeleted, touchHosts } from '../hosts/repository.js';
 import type { HostRow } from '../store/schema.js';
 import { HelloReads } from './hello-reads.js';
+import { Liveness } from './liveness.js';
 import { AgentSession, type AgentServices } from './session.js';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
@@ -22,7 +23,7 @@ export class AgentGateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   private readonly seenHosts = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly alive = new WeakSet<WebSocket>();
+  private readonly liveness = new Liveness<WebSocket>();
   private readonly authenticate: (token: string) => Promise<HostRow | undefined>;
   private readonly helloReads: HelloReads;
 
@@ -30,7 +31,7 @@ export class AgentGateway {
     this.authenticate = agentAuthenticator(deps.db);
     this.helloReads = new HelloReads(deps.db);
     const beat = deps.heartbeatSeconds * 1000;
-    this.timers.push(setInterval(() => this.pingAll(), beat).unref());
+    this.timers.push(setInterval(() => this.liveness.check(this.wss.clients), beat).unref());
     // Last-seen times are for people: written in one statement every few heartbeats, not per message.
     this.timers.push(setInterval(() => void this.flushSeen(), beat * 3).unref());
   }
@@ -145,8 +146,10 @@ export class AgentGateway {
 
   private accept(ws: WebSocket, host: HostRow): void {
     this.sessions.get(host.id)?.close(4001, 'replaced by a newer connection of the same host');
-    this.alive.add(ws);
-    ws.on('pong', () => this.alive.add(ws));
+    const heard = () => this.liveness.heard(ws);
+    heard();
+    ws.on('ping', heard);
+    ws.on('pong', heard);
     const session = new AgentSession(ws, host, {
       ...this.deps,
       ledger: this.deps.ledger.forHost(host.id),
@@ -157,18 +160,6 @@ export class AgentGateway {
       },
     });
     this.sessions.set(host.id, session);
-  }
-
-  /** A connection that missed a whole ping interval is dead (a half-open TCP): drop it. */
-  private pingAll(): void {
-    for (const ws of this.wss.clients) {
-      if (!this.alive.has(ws)) {
-        ws.terminate();
-        continue;
-      }
-      this.alive.delete(ws);
-      ws.ping();
-    }
   }
 
   private async flushSeen(): Promise<void> {

@@ -110,8 +110,11 @@ describe('the incident dashboard in the web UI', () => {
     await expect.poll(shown).toBe(`looking at ${HOST} for HighMemoryUsage`);
     const [open] = await incidents('state=open');
     expect(open!.executionIds).toHaveLength(1);
-    const running = (await env.api('GET', `/api/v1/executions/${open!.executionIds[0]}`)).json();
-    expect(running).toMatchObject({ state: 'running', hostname: HOST, runbook: { runbookId: runbook.id } });
+    // Polled: the agent's output goes out live as it comes, while its `started` is still on its way
+    // to the database (a group commit), so the first line can show a moment before `running` reads back.
+    const execution = async () => (await env.api('GET', `/api/v1/executions/${open!.executionIds[0]}`)).json();
+    await expect.poll(async () => (await execution()).state).toBe('running');
+    expect(await execution()).toMatchObject({ state: 'running', hostname: HOST, runbook: { runbookId: runbook.id } });
     expect(await panel.locator('.live-indicator').count()).toBeGreaterThan(0);
     fs.writeFileSync(go, '');
     await expect.poll(shown).toBe(`looking at ${HOST} for HighMemoryUsage\ndone looking`);

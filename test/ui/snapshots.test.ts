@@ -201,7 +201,9 @@ scrape_configs:
       await graphs.getByLabel('Graph secret').fill(token);
       await graphs.getByRole('button', { name: 'Save graph settings' }).click();
       await graphs.getByText('A graph secret is set (never shown).').waitFor();
-      expect(await graphs.getByLabel('Graph secret').inputValue()).toBe('');
+      // Polled: the saved integration (the hint) can render a moment before the form's own
+      // onSuccess empties the field (TanStack Query runs the hook's callbacks before mutate()'s).
+      await expect.poll(() => graphs.getByLabel('Graph secret').inputValue()).toBe('');
       expect(await page.content()).not.toContain(token);
       expect((await env.api('GET', `/api/v1/integrations/${id}`)).json()).toMatchObject({ config: { grafanaUrl: grafana.url }, hasGraphSecret: true });
       const preview = await env.api('POST', '/api/v1/snapshots/preview', { integrationId: id, graphs: ['hosts/2'] });

@@ -99,7 +99,7 @@ export class AnalyticsReads {
     if (this.filter.hostKey !== undefined) {
       const rows = await sql<GroupRow>`select resolved_at / ${sql.raw(String(DAY_MS))} as day, coalesce(integration_id, '') as integration_id, alarm_name, coalesce(severity, '') as severity,
           count(*) as resolved, sum(case when resolved_by = 'automation' then 1 else 0 end) as automated, sum(resolved_at - opened_at) as total_ms, max(resolved_at - opened_at) as max_ms
-        from incidents ${this.index(this.hostIndex())} where ${this.resolvedWithin()}
+        from incidents ${indexed(this.dialect, this.hostIndex())} where ${this.resolvedWithin()}
         group by 1, 2, 3, 4`.execute(this.db);
       return rows.rows.map(groupOf);
     }
@@ -153,7 +153,7 @@ export class AnalyticsReads {
       : [sql`percentile_cont(${duration}, 0.5)`, sql`percentile_cont(${duration}, 0.9)`];
     const index = this.filter.hostKey !== undefined ? this.hostIndex() : 'incidents_resolved_alarm';
     const rows = await sql<{ alarm_name: string; p50: number | string; p90: number | string }>`select alarm_name, ${p50} as p50, ${p90} as p90
-      from incidents ${this.index(index)}
+      from incidents ${indexed(this.dialect, index)}
       where ${this.resolvedWithin()} and alarm_name in (${sql.join([...alarmNames])})
       group by alarm_name`.execute(this.db);
     return rows.rows.map((r) => ({ alarmName: r.alarm_name, p50Ms: Number(r.p50), p90Ms: Number(r.p90) }));
@@ -198,7 +198,7 @@ export class AnalyticsReads {
     const byDay = this.filter.hostKey === undefined && index !== 'incidents_resolved_alarm'
       ? sql` and ${sql.raw(DAY_SQL)} >= ${this.query.period.firstDay} and ${sql.raw(DAY_SQL)} < ${this.query.period.endDay}` : sql``;
     const rows = await sql<HostCountRow>`select host_key, count(*) as count
-      from incidents ${this.index(index)}
+      from incidents ${indexed(this.dialect, index)}
       where ${this.resolvedWithin()}${byDay} and host_key <> ''
       group by host_key order by count(*) desc, host_key limit ${this.query.limit}`.execute(this.db);
     return rows.rows;
@@ -239,7 +239,7 @@ export class AnalyticsReads {
           sum(case when resolved_at < ${rule.createdAt} then resolved_at - opened_at else 0 end) as before_ms,
           sum(case when resolved_at >= ${rule.createdAt} then 1 else 0 end) as after_count,
           sum(case when resolved_at >= ${rule.createdAt} then resolved_at - opened_at else 0 end) as after_ms
-        from incidents ${this.index(this.filter.hostKey !== undefined ? this.hostIndex() : 'incidents_resolved_alarm')}
+        from incidents ${indexed(this.dialect, this.filter.hostKey !== undefined ? this.hostIndex() : 'incidents_resolved_alarm')}
         where ${this.resolvedWithin({ firstDay: day, endDay: day + 1 })} and alarm_name = ${alarmName}
         group by 1, 2`.execute(this.db);
       const split: CreationDaySplit = { ruleId: rule.id, alarmName, before: { count: 0, totalMs: 0 }, after: { count: 0, totalMs: 0 } };
@@ -261,7 +261,7 @@ export class AnalyticsReads {
    */
   async typicalHost(integrationId: string, alarmName: string): Promise<{ hostname: string; count: number; of: number } | null> {
     const rows = await sql<{ host_key: string; count: number | string; of: number | string }>`select host_key, count(*) as count, sum(count(*)) over () as of
-      from (select host_key from incidents ${this.index('incidents_resolved_alarm')}
+      from (select host_key from incidents ${indexed(this.dialect, 'incidents_resolved_alarm')}
         where ${this.resolvedWithin()} and alarm_name = ${alarmName} and integration_id = ${integrationId}
         order by resolved_at desc limit 1000) as latest
       group by host_key order by count(*) desc, host_key`.execute(this.db);
@@ -277,7 +277,7 @@ export class AnalyticsReads {
    * only ever imported: walking all its incidents took 0.8–1.2 s over a million (bench/incidents-analytics.js).
    */
   async newestLabelNames(integrationId: string, alarmName: string): Promise<string[]> {
-    const index = sql.raw(this.dialect === 'sqlite' ? 'indexed by incidents_tenant_alarm' : '');
+    const index = indexed(this.dialect, 'incidents_tenant_alarm');
     const rows = await sql<{ labels: string }>`select alerts.labels from (select id, last_alert_id from incidents ${index}
         where tenant_id = ${this.tenantId} and alarm_name = ${alarmName} and integration_id = ${integrationId}
         order by id desc limit ${LABEL_INCIDENTS}) as latest
@@ -318,11 +318,6 @@ export class AnalyticsReads {
     const probes = this.dialect === 'postgres' ? sql`${sql.raw(DAY_SQL)} = any(cast(${days} as bigint[]))`
       : sql`${sql.raw(DAY_SQL)} in (select value from json_each(${JSON.stringify(days)}))`;
     return [sql`host_key <> ''`, probes];
-  }
-
-  /** SQLite: the index to read (see the top of this file); PostgreSQL's planner has statistics and picks. */
-  private index(name: 'incidents_resolved_day' | 'incidents_resolved_alarm' | 'incidents_resolved_day_host'): RawBuilder<unknown> {
-    return sql.raw(this.dialect === 'sqlite' ? `indexed by ${name}` : '');
   }
 }
 

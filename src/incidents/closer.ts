@@ -5,6 +5,7 @@ import type { Database } from '../store/schema.js';
 import { Statements } from '../store/statements.js';
 import { IncidentBook, scopeOf } from './book.js';
 import { lockAlarms, settingsOf } from './reads.js';
+import { indexed } from './rollup.js';
 import { incidentWrites } from './writes.js';
 
 export interface QuietCloserDeps {
@@ -46,7 +47,7 @@ export class QuietCloser {
     const { db, dialect } = this.deps;
     // SQLite without statistics scanned every open incident (incidents_tenant_open) once the
     // integration index stopped holding open ones (migration 0042); the webhook's own are few.
-    const index = sql.raw(dialect === 'sqlite' ? 'indexed by incidents_open_webhook' : '');
+    const index = indexed(dialect, 'incidents_open_webhook');
     const { rows: quiet } = await sql<{ id: string; tenant_id: string; incident_key: string }>`select incidents.id, incidents.tenant_id, incidents.incident_key
       from incidents ${index} join tenants on tenants.id = incidents.tenant_id
       where incidents.state = 'open' and incidents.integration_id is null and incidents.last_seen_at + tenants.incident_quiet_seconds * 1000 < ${now}

@@ -159,8 +159,11 @@ export function resolvedOnDays(tenantId: string, first: number, end: number): Ra
   return sql`tenant_id = ${tenantId} and state = 'resolved' and ${DAY} >= ${first} and ${DAY} < ${end}`;
 }
 
+/** The incidents' indexes a read names on SQLite. */
+export type IncidentIndex = 'incidents_resolved_day' | 'incidents_resolved_day_host' | 'incidents_resolved_alarm' | 'incidents_tenant_alarm' | 'incidents_open_webhook';
+
 /** SQLite: the index to read (without statistics its planner may take another, analytics-reads.ts); PostgreSQL picks. */
-export function indexed(dialect: Dialect, name: 'incidents_resolved_day' | 'incidents_resolved_day_host'): RawBuilder<unknown> {
+export function indexed(dialect: Dialect, name: IncidentIndex): RawBuilder<unknown> {
   return sql.raw(dialect === 'sqlite' ? `indexed by ${name}` : '');
 }
 

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors/catalogue.js';
@@ -15,18 +15,23 @@ const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false, removeAdditi
 // Query strings and path parameters arrive as text: numbers and booleans are coerced.
 const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array', removeAdditional: false }));
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+/** A route part's Ajv validator, compiled now (http/route-schemas.ts defers it to the route's first request). */
+export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 /**
  * A body check for values assembled in code (a PATCH merged onto what is stored), with the same
- * strictness and messages as request bodies. Compiled once, where it is declared.
+ * strictness and messages as request bodies. Compiled once, at its first use: declared at import,
+ * they would add their compiles to every start (bench/start.js).
  */
 export function compileBodyCheck(schema: object, part = 'body'): (value: unknown) => FieldError[] {
-  const validate = bodyAjv.compile(schema);
-  return (value) => (validate(value) ? [] : describeValidationErrors(validate.errors ?? [], part));
+  let validate: ValidateFunction | undefined;
+  return (value) => {
+    validate ??= bodyAjv.compile(schema);
+    return validate(value) ? [] : describeValidationErrors(validate.errors ?? [], part);
+  };
 }
 
 /** Turns Ajv's errors into messages a person can act on, each at a JSON pointer. */

@@ -117,7 +117,7 @@ import { trackKeyedRoutes } from '../http/keyed-routes.js';
 import { ProblemSchema } from '../http/schemas.js';
 import { closeWithin, SHUTDOWN_GRACE_MS } from '../http/shutdown.js';
 import type { Api } from '../http/types.js';
-import { validatorCompiler } from '../http/validation.js';
+import { RouteSchemas } from '../http/route-schemas.js';
 import { isWebUiBuilt, registerWebUi, spaFallback } from '../http/web.js';
 
 export interface AppDeps {
@@ -240,6 +240,8 @@ export interface App {
   /** /metrics alone, for the metrics listener (PITCREW_METRICS_ADDR); not listening yet. */
   metricsServer: Api;
   context: Services;
+  /** Route schemas compile on each route's first request; `compileAll()` compiles the rest (a test does, for every route). */
+  routeSchemas: RouteSchemas;
   /** Starts the background duties (node heartbeat, recovery, expiry); call once before listening. */
   start(): Promise<void>;
   /** Stops taking requests and agent connections, finishes what was accepted; leaves the store open. */
@@ -394,7 +396,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...approvals, box: secretBox, logger: deps.logger, reach: { apiUrl: notifySettings.slackApiUrl, egress, timeoutMs: notifySettings.sendTimeoutMs },
   });
 
+  const routeSchemas = new RouteSchemas();
   const server = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: routeSchemas.buildSerializer } },
     loggerInstance: deps.logger,
     logController: new AccessLog(),
     childLoggerFactory: lazyChildLogger,
@@ -418,7 +422,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       headers: { 'Retry-After': '1', Connection: 'close' },
     }));
   });
-  server.setValidatorCompiler(validatorCompiler);
+  server.setValidatorCompiler(routeSchemas.validatorCompiler);
   server.setErrorHandler(errorHandler);
   // The API takes JSON only: a text/plain body gets the 415 that says so, not "must be object".
   server.removeContentTypeParser('text/plain');
@@ -528,6 +532,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     server,
     metricsServer,
     context,
+    routeSchemas,
     start: async () => {
       disk?.start();
       await wakeups.start();

@@ -1,3 +1,5 @@
+import type { ApprovalOutcome } from '../executions/approval-outcomes.js';
+
 /**
  * What pitcrew tells people, independent of the channel that carries it. Built once from durable
  * records and stored with its message (notify_messages.body), so every retry sends the same thing;
@@ -145,12 +147,6 @@ export interface ApprovalNotification {
   timedOut?: boolean;
   /** Set on the update of a chat message that asked (notify/slack/outcome-updates.ts): how each listed execution was decided, by id; absent ones still wait. */
   outcomes?: Record<string, ApprovalOutcome>;
-}
-
-/** How a person's decision, or the deadline, ended an execution's wait, in words: "approved by ana@example.com (slack): go". */
-export interface ApprovalOutcome {
-  decision: 'approved' | 'rejected' | 'expired' | 'cancelled';
-  words: string;
 }
 
 export interface TestNotification {

@@ -1,6 +1,7 @@
+import type { ApprovalOutcome } from '../../executions/approval-outcomes.js';
 import { digest } from './digest.js';
 import { clip, escapeMrkdwn, slackPayload } from './slack.js';
-import type { ApprovalNotification, ApprovalOutcome } from '../notification.js';
+import type { ApprovalNotification } from '../notification.js';
 
 /*
  * The approval request as a Slack app posts it (chat.postMessage), with Approve and Reject buttons

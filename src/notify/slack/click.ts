@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { Verdict } from '../../executions/approval-decision.js';
+import { approvalStandings, outcomesOf } from '../../executions/approval-outcomes.js';
 import type { ExecutionRow } from '../../store/schema.js';
 import { approvalRequestOf } from '../approval-request.js';
 import { chatMember, decideFromChat, type ChatDecisionDeps } from '../chat-decision.js';
 import { slackApprovalMessage } from '../messages/slack-approval.js';
-import { outcomesOf } from './outcome-updates.js';
 import type { SlackSettings } from '../senders/slack-app.js';
 import { callSlack, respondToSlack, type SlackReach } from '../senders/slack-web-api.js';
 
@@ -74,7 +74,7 @@ async function emailOf(deps: ClickDeps, click: Click): Promise<{ address: string
 async function replaceMessage(deps: ClickDeps, click: Click, row: ExecutionRow): Promise<void> {
   const request = await approvalRequestOf(deps.db, row.event_id);
   if (!request) return answer(deps, click, { response_type: 'ephemeral', replace_original: false, text: `${done(click.verdict)} ${row.hostname}` });
-  const outcomes = await outcomesOf(deps.db, request.executions.map((e) => e.id));
+  const outcomes = outcomesOf(await approvalStandings(deps.db, request.executions.map((e) => e.id)));
   await answer(deps, click, { replace_original: true, ...slackApprovalMessage({ ...request, outcomes }) });
 }
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
+import { approvalStandings, outcomesOf } from '../../executions/approval-outcomes.js';
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
-import type { ApprovalNotification, ApprovalOutcome } from '../notification.js';
+import type { ApprovalNotification } from '../notification.js';
 
 /** The approval's longest wait (7 days, rules/approval.ts) and a day to spare: older requests are settled. */
 const LOOK_BACK_MS = 8 * 86_400_000;
 /** Past its deadline and this, every run of a request has been decided or expired, and told: the request is not read again. */
 const SETTLED_AFTER_MS = 3_600_000;
-const DECISIONS: Record<string, ApprovalOutcome['decision']> = { rejected: 'rejected', expired: 'expired', cancelled: 'cancelled' };
 
 /**
  * Queues the update of each chat message that asked for an approval since decided (issue 42 step 4;
@@ -37,7 +37,7 @@ export async function queueOutcomeUpdates(db: Kysely<Database>, now = Date.now()
   for (const delivery of asked) {
     const request = JSON.parse(delivery.body) as ApprovalNotification;
     if (request.timedOut || Date.parse(request.deadline) + SETTLED_AFTER_MS < now) continue;
-    const outcomes = await outcomesOf(db, request.executions.map((e) => e.id));
+    const outcomes = outcomesOf(await approvalStandings(db, request.executions.map((e) => e.id)));
     const due = await notYetTold(db, Object.keys(outcomes).map((executionId) => updateKey(executionId, delivery.id)));
     for (const executionId of Object.keys(outcomes)) {
       if (!due.has(updateKey(executionId, delivery.id))) continue;
@@ -57,23 +57,6 @@ async function notYetTold(db: Kysely<Database>, keys: string[]): Promise<Set<str
   const written = await db.selectFrom('notify_messages').select('dedupe_key').where('dedupe_key', 'in', keys).execute();
   const taken = new Set(written.map((row) => row.dedupe_key));
   return new Set(keys.filter((key) => !taken.has(key)));
-}
-
-/** How each of these executions left its wait, in the words of its history, for those that did. */
-export async function outcomesOf(db: Kysely<Database>, executionIds: string[]): Promise<Record<string, ApprovalOutcome>> {
-  if (executionIds.length === 0) return {};
-  const moves = await db
-    .selectFrom('execution_transitions')
-    .select(['execution_id', 'to_state', 'reason'])
-    .where('execution_id', 'in', executionIds)
-    .where('from_state', '=', 'awaiting_approval')
-    .execute();
-  const outcomes: Record<string, ApprovalOutcome> = {};
-  for (const move of moves) {
-    const decision = move.to_state === 'queued' ? 'approved' : DECISIONS[move.to_state];
-    if (decision) outcomes[move.execution_id] = { decision, words: move.reason ?? decision };
-  }
-  return outcomes;
 }
 
 interface AskedDelivery {

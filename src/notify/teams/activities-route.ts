@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PitcrewError } from '../../errors/catalogue.js';
 import type { Verdict } from '../../executions/approval-decision.js';
+import { approvalStandings } from '../../executions/approval-outcomes.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import { problems } from '../../http/schemas.js';
 import type { Api } from '../../http/types.js';
@@ -120,7 +121,7 @@ async function answerClick(deps: TeamsActivityDeps, request: FastifyRequest, act
   const note = await decideAs(deps, request, activity, channel, execution.id, verdict);
   const notification = await approvalRequestOf(deps.db, execution.event_id);
   if (!notification) return noticeCard(note.text);
-  return approvalCard(notification, await cardStates(deps.db, notification.executions.map((e) => e.id)), note);
+  return approvalCard(notification, cardStates(await approvalStandings(deps.db, notification.executions.map((e) => e.id))), note);
 }
 
 async function decideAs(deps: TeamsActivityDeps, request: FastifyRequest, activity: Activity, channel: BotChannel, executionId: string, verdict: Verdict): Promise<{ text: string; attention: boolean }> {

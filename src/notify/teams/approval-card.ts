@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { ApprovalStanding } from '../../executions/approval-outcomes.js';
 import { digest } from '../messages/digest.js';
 import type { ApprovalNotification } from '../notification.js';
 
@@ -20,19 +19,13 @@ export interface CardState {
   words: string;
 }
 
-/** Reads the states of a request's executions and who decided them. */
-export async function cardStates(db: Kysely<Database>, ids: string[]): Promise<Map<string, CardState>> {
-  const states = new Map<string, CardState>();
-  if (ids.length === 0) return states;
-  const rows = await db.selectFrom('executions').select(['id', 'state', 'reason']).where('id', 'in', ids).execute();
-  const approvals = await db.selectFrom('execution_transitions').select(['execution_id', 'reason'])
-    .where('execution_id', 'in', ids).where('from_state', '=', 'awaiting_approval').where('to_state', '=', 'queued').execute();
-  const approvedBy = new Map(approvals.map((t) => [t.execution_id, t.reason]));
-  for (const row of rows) states.set(row.id, { state: row.state, words: wordsOf(row.state, row.reason, approvedBy.get(row.id) ?? null) });
-  return states;
+/** How the request's executions stand (executions/approval-outcomes.ts), each in words for the card. */
+export function cardStates(standings: Map<string, ApprovalStanding>): Map<string, CardState> {
+  return new Map([...standings].map(([id, standing]) => [id, { state: standing.state, words: wordsOf(standing) }]));
 }
 
-function wordsOf(state: string, reason: string | null, approval: string | null): string {
+function wordsOf({ state, reason, outcome }: ApprovalStanding): string {
+  const approval = outcome?.decision === 'approved' ? outcome.words : null;
   switch (state) {
     case 'awaiting_approval':
       return '⏸️ awaiting approval';

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { approvalStandings } from '../../executions/approval-outcomes.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import type { Database } from '../../store/schema.js';
 import { openChannel } from '../channels.js';
@@ -43,7 +44,7 @@ export async function refreshTeamsCards(deps: CardRefreshDeps): Promise<number> 
 }
 
 async function refreshOne(deps: CardRefreshDeps, deliveryId: string, channelId: string, ref: TeamsCardRef, notification: ApprovalNotification): Promise<boolean> {
-  const states = await cardStates(deps.db, notification.executions.map((e) => e.id));
+  const states = cardStates(await approvalStandings(deps.db, notification.executions.map((e) => e.id)));
   const shown = shownOf(notification, states);
   if (shown === ref.shown) return false;
   const settled = allDecided(notification, states);

@@ -325,8 +325,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
 // isolation, alerts, cron, cloud, cli, git or fleet runs one of them; BENCH_ONLY=api, imports,
 // incidents, snapshots (bench/snapshots.js, with Debian's Prometheus), backup
-// (bench/backup-latency.js) or peers (bench/peers.js, Node-RED from the npm registry) runs one not
-// in the default set.
+// (bench/backup-latency.js), peers (bench/peers.js, Node-RED from the npm registry) or start
+// (bench/start.js) runs one not in the default set.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -344,52 +344,17 @@ function runChildBench(file) {
   });
 }
 
-const runE2e = () => runChildBench('e2e.js');
-const runIsolation = () => runChildBench('isolation.js');
-const runFleet = () => runChildBench('fleet.js');
-const runAlerts = () => runChildBench('alerts.js');
-const runCron = () => runChildBench('cron.js');
-const runCloud = () => runChildBench('cloud.js');
-const runCli = () => runChildBench('cli.js');
-const runGit = () => runChildBench('git-sources.js');
-const runApi = () => runChildBench('api.js');
-const runImports = () => runChildBench('imports.js');
-const runIncidents = () => runChildBench('incidents-analytics.js');
-const runSnapshots = () => runChildBench('snapshots.js');
-const runBackup = () => runChildBench('backup-latency.js');
-const runPeers = () => runChildBench('peers.js');
+/** The benchmarks after this one, in the order `npm run bench` runs them, by their BENCH_ONLY name. */
+const DEFAULT_SET = { e2e: 'e2e.js', isolation: 'isolation.js', alerts: 'alerts.js', cron: 'cron.js', cloud: 'cloud.js', cli: 'cli.js', git: 'git-sources.js', fleet: 'fleet.js' };
+/** Those run only by name. */
+const BY_NAME_ONLY = { api: 'api.js', imports: 'imports.js', incidents: 'incidents-analytics.js', snapshots: 'snapshots.js', backup: 'backup-latency.js', peers: 'peers.js', start: 'start.js' };
+const ONE_BENCH = { ...DEFAULT_SET, ...BY_NAME_ONLY };
 
-if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli', 'git', 'api', 'imports', 'incidents', 'snapshots', 'backup', 'peers'].includes(ONLY)) {
-  progress(`BENCH_ONLY must be ingest, e2e, isolation, fleet, alerts, cron, cloud, cli, git, api, imports, incidents, snapshots, backup or peers (or unset for all but api, imports, incidents, snapshots, backup and peers), got "${ONLY}"`);
+if (ONLY !== '' && ONLY !== 'ingest' && !Object.hasOwn(ONE_BENCH, ONLY)) {
+  progress(`BENCH_ONLY must be ingest, ${Object.keys(ONE_BENCH).join(', ')} (or unset for all but ${Object.keys(BY_NAME_ONLY).join(', ')}), got "${ONLY}"`);
   process.exit(2);
-} else if (ONLY === 'peers') {
-  runPeers().then((code) => process.exit(code));
-} else if (ONLY === 'backup') {
-  runBackup().then((code) => process.exit(code));
-} else if (ONLY === 'snapshots') {
-  runSnapshots().then((code) => process.exit(code));
-} else if (ONLY === 'incidents') {
-  runIncidents().then((code) => process.exit(code));
-} else if (ONLY === 'imports') {
-  runImports().then((code) => process.exit(code));
-} else if (ONLY === 'api') {
-  runApi().then((code) => process.exit(code));
-} else if (ONLY === 'git') {
-  runGit().then((code) => process.exit(code));
-} else if (ONLY === 'cli') {
-  runCli().then((code) => process.exit(code));
-} else if (ONLY === 'cloud') {
-  runCloud().then((code) => process.exit(code));
-} else if (ONLY === 'cron') {
-  runCron().then((code) => process.exit(code));
-} else if (ONLY === 'alerts') {
-  runAlerts().then((code) => process.exit(code));
-} else if (ONLY === 'fleet') {
-  runFleet().then((code) => process.exit(code));
-} else if (ONLY === 'e2e') {
-  runE2e().then((code) => process.exit(code));
-} else if (ONLY === 'isolation') {
-  runIsolation().then((code) => process.exit(code));
+} else if (Object.hasOwn(ONE_BENCH, ONLY)) {
+  runChildBench(ONE_BENCH[ONLY]).then((code) => process.exit(code));
 } else {
   budgetSeconds(BUDGET_SECONDS, progress);
 
@@ -403,23 +368,12 @@ if (!['', 'ingest', 'e2e', 'isolation', 'fleet', 'alerts', 'cron', 'cloud', 'cli
   const then = async (code) => {
     if (ONLY === 'ingest') process.exit(code);
     for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, onSignal);
-    log();
-    const e2e = await runE2e();
-    log();
-    const isolation = await runIsolation();
-    log();
-    const alerts = await runAlerts();
-    log();
-    const cron = await runCron();
-    log();
-    const cloud = await runCloud();
-    log();
-    const cli = await runCli();
-    log();
-    const git = await runGit();
-    log();
-    const fleet = await runFleet();
-    process.exit(Math.max(code, e2e, isolation, alerts, cron, cloud, cli, git, fleet));
+    const codes = [code];
+    for (const file of Object.values(DEFAULT_SET)) {
+      log();
+      codes.push(await runChildBench(file));
+    }
+    process.exit(Math.max(...codes));
   };
 
   main().then(

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Secret } from '../../credentials/schema.js';
 import type { PolicyFetch } from '../../egress/fetch.js';
 
@@ -10,6 +9,18 @@ const ROLE_SESSIONS = 50;
 const REFRESH_BEFORE_MS = 5 * 60_000;
 
 type RoleCredentials = Awaited<ReturnType<typeof assumeRole>>;
+
+type CloudwatchSdk = typeof import('@aws-sdk/client-cloudwatch');
+let sdk: Promise<CloudwatchSdk> | undefined;
+
+/**
+ * The CloudWatch SDK, loaded by the first import page or graph (STS's by the first role assumed):
+ * the two took ~0.1 s of CPU at every start, before the service listened, for tenants most of
+ * which read nothing from CloudWatch.
+ */
+export function cloudwatchSdk(): Promise<CloudwatchSdk> {
+  return (sdk ??= import('@aws-sdk/client-cloudwatch'));
+}
 
 /**
  * The CloudWatch clients of pitcrew's reads (the import, import.ts; the graph source, graph.ts):
@@ -22,7 +33,8 @@ export class CloudwatchClients {
   constructor(private readonly settings: { awsEndpoint?: string | undefined; stsEndpoint?: string | undefined } = {}) {}
 
   /** A CloudWatch client with the credential (or its role's), every request through `fetch`. */
-  client(region: string, secret: Secret<'aws'>, fetch: PolicyFetch, signal: AbortSignal): CloudWatchClient {
+  async client(region: string, secret: Secret<'aws'>, fetch: PolicyFetch, signal: AbortSignal): Promise<CloudWatchClient> {
+    const { CloudWatchClient } = await cloudwatchSdk();
     const requestHandler = policyRequestHandler(fetch, signal);
     const keys = { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
     const credentials = secret.roleArn ? () => this.roleCredentials(secret, region, requestHandler, signal) : keys;
@@ -79,6 +91,7 @@ export function policyRequestHandler(fetch: PolicyFetch, signal: AbortSignal) {
 
 /** The role's temporary credentials, assumed at STS with the keys, through the same handler. */
 async function assumeRole(secret: Secret<'aws'>, region: string, stsEndpoint: string | undefined, requestHandler: ReturnType<typeof policyRequestHandler>, signal: AbortSignal) {
+  const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
   const sts = new STSClient({ region, ...(stsEndpoint ? { endpoint: stsEndpoint } : {}), credentials: { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) }, requestHandler, maxAttempts: 3 });
   try {
     const command = new AssumeRoleCommand({ RoleArn: secret.roleArn, RoleSessionName: 'pitcrew-import', DurationSeconds: 3600, ...(secret.externalId ? { ExternalId: secret.externalId } : {}) });

@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import type { Discovered, DiscoveryMemo } from './oidc.js';
 import type { SsoProviderRow } from './providers.js';
 
@@ -45,7 +45,7 @@ export class OidcDiscoveryCache {
   keep(row: SsoProviderRow, issuer: string, discovered: Discovered): void {
     const earlier = this.entries.get(row.id);
     const fetchedAt = earlier && earlier.document === discovered.document && discovered.reused ? earlier.fetchedAt : this.clock();
-    const jwks = client.getJwksCache(discovered.config);
+    const jwks = discovered.jwks();
     this.entries.set(row.id, { issuer, updatedAt: row.updated_at, fetchedAt, document: discovered.document, jwks: jwks ? structuredClone(jwks) : earlier?.jwks });
   }
 

@@ -1,6 +1,18 @@
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import type { Claims } from './role-mapping.js';
 import { isLoopbackUrl } from './urls.js';
+
+type OpenidClient = typeof import('openid-client');
+/** Set by the first sign-in that loads openid-client: no error of it can exist before. */
+let loaded: OpenidClient | undefined;
+
+/**
+ * openid-client, and jose with it, loaded by the first OpenID sign-in: they took ~0.1 s of CPU at
+ * every start, before the service listened, for tenants most of which have no OpenID provider.
+ */
+async function openidClient(): Promise<OpenidClient> {
+  return (loaded ??= await import('openid-client'));
+}
 
 /** An OpenID provider as a tenant configured it (the client secret opened, when it has one). */
 export interface OidcSettings {
@@ -67,6 +79,8 @@ export interface Discovered {
   reused: boolean;
   /** The token endpoint's answer, once the code was exchanged (to check again with fresh keys). */
   tokenAnswer(): RecordedAnswer | undefined;
+  /** The provider's keys as fetched so far, to keep for the next sign-in. */
+  jwks(): client.ExportedJWKSCache | undefined;
 }
 
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -79,6 +93,7 @@ const DISCOVERY_PATH = '/.well-known/openid-configuration';
  * answered from there, and the token endpoint's answer is recorded (or, given, replayed).
  */
 export async function discover(settings: OidcSettings, deps: OidcDeps, memo: DiscoveryMemo = {}): Promise<Discovered> {
+  const client = await openidClient();
   const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((deps.now() - Date.now()) / 1000) };
   if (settings.clientSecret) metadata.client_secret = settings.clientSecret;
   const authentication = settings.clientSecret ? client.ClientSecretBasic(settings.clientSecret) : client.None();
@@ -112,16 +127,17 @@ export async function discover(settings: OidcSettings, deps: OidcDeps, memo: Dis
   });
   endpoints.token = config.serverMetadata().token_endpoint;
   if (memo.jwks) client.setJwksCache(config, memo.jwks);
-  return { config, document: document!, reused: memo.document !== undefined || memo.jwks !== undefined, tokenAnswer: () => tokenAnswer };
+  return { config, document: document!, reused: memo.document !== undefined || memo.jwks !== undefined, tokenAnswer: () => tokenAnswer, jwks: () => client.getJwksCache(config) };
 }
 
 /** openid-client's refusal of an ID token signed with a key the provider's key set (as known) does not hold. */
 export function signedWithUnknownKey(error: unknown): boolean {
-  return error instanceof client.ClientError && error.code === 'OAUTH_KEY_SELECTION_FAILED';
+  return loaded !== undefined && error instanceof loaded.ClientError && error.code === 'OAUTH_KEY_SELECTION_FAILED';
 }
 
 /** Where to send the browser: the authorization code flow with PKCE (S256), a fresh state and nonce. */
 export async function authorizationRequest(config: client.Configuration, settings: OidcSettings, redirectUri: string): Promise<{ url: string; pending: OidcPending }> {
+  const client = await openidClient();
   const pending = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
@@ -141,6 +157,7 @@ export async function authorizationRequest(config: client.Configuration, setting
  * only). The ID token's own claims win over userinfo's.
  */
 export async function finishSignIn(config: client.Configuration, callbackUrl: URL, pending: OidcPending): Promise<Claims> {
+  const client = await openidClient();
   const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
     pkceCodeVerifier: pending.codeVerifier,
     expectedState: pending.state,
@@ -158,14 +175,15 @@ export async function finishSignIn(config: client.Configuration, callbackUrl: UR
  * both values, or the provider's own error. Never the tokens, the code or the client secret.
  */
 export function explainOidcFailure(error: unknown, settings: OidcSettings): string {
-  if (error instanceof client.AuthorizationResponseError) {
+  const client = loaded;
+  if (client && error instanceof client.AuthorizationResponseError) {
     return `the identity provider refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`;
   }
-  if (error instanceof client.ResponseBodyError) {
+  if (client && error instanceof client.ResponseBodyError) {
     const hint = error.error === 'invalid_client' ? '; check the client id and secret' : '';
     return `the identity provider refused the code exchange: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}${hint}`;
   }
-  if (error instanceof client.ClientError) {
+  if (client && error instanceof client.ClientError) {
     // openid-client wraps oauth4webapi's error, whose own cause names the failed claim.
     const inner = error.cause instanceof Error ? error.cause : undefined;
     if (isClaimFailure(inner?.cause)) return explainClaim(inner.cause, settings);

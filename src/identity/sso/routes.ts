@@ -111,7 +111,7 @@ function registerSignInFlows(app: Api, deps: SsoRouteDeps, discovery: OidcDiscov
   }, async (request, reply) => {
     const row = await findProvider(db, request.params.providerId);
     if (!row || row.type !== 'saml') throw new PitcrewError('PITCREW_ERR_NOT_FOUND', `no SAML provider ${request.params.providerId}`);
-    const xml = samlMetadata(await idpOf(row), serviceProviderFor(baseUrl(deps.publicUrl, request), row.id));
+    const xml = await samlMetadata(await idpOf(row), serviceProviderFor(baseUrl(deps.publicUrl, request), row.id));
     return reply.type('application/samlmetadata+xml').send(xml);
   });
 

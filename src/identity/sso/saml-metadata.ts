@@ -1,5 +1,3 @@
-import { parseStringPromise, processors } from 'xml2js';
-
 const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** What pitcrew needs of a SAML identity provider, read from the metadata XML an admin pastes. */
@@ -16,6 +14,8 @@ interface Node { $?: Record<string, string>; _?: string; [child: string]: unknow
 
 /** The IdP's entity id, sign-in URL and signing certificates, or what is missing from the XML. */
 export async function parseIdpMetadata(xml: string): Promise<IdpMetadata | { problem: string }> {
+  // Loaded here, not at start (saml.ts says why).
+  const { parseStringPromise, processors } = await import('xml2js');
   let root: Record<string, Node>;
   try {
     root = (await parseStringPromise(xml, { tagNameProcessors: [processors.stripPrefix], explicitRoot: true })) as Record<string, Node>;

@@ -1,6 +1,5 @@
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import type { Kysely } from 'kysely';
-import { parseStringPromise, processors } from 'xml2js';
 import type { Database } from '../../store/schema.js';
 import { hasPending, savePending, takePending, type PendingSignIn } from './pending.js';
 import type { Claims } from './role-mapping.js';
@@ -24,13 +23,25 @@ export class SamlRefusal extends Error {}
 
 const ASSERTION_MAX_AGE_MS = 10 * 60 * 1000;
 
+type NodeSaml = typeof import('@node-saml/node-saml');
+let loadingNodeSaml: Promise<NodeSaml> | undefined;
+
+/**
+ * node-saml with its XML signature and encryption libraries, and xml2js below, are loaded by the
+ * first SAML sign-in or metadata read: they took ~0.1 s of CPU at every start, before the service
+ * listened, for tenants most of which have no SAML provider.
+ */
+function nodeSaml(): Promise<NodeSaml> {
+  return (loadingNodeSaml ??= import('@node-saml/node-saml'));
+}
+
 /**
  * node-saml, configured to refuse what DESIGN §7 and issue 37 say it must: assertions unsigned by
  * the IdP's certificate (wantAssertionsSigned), for another audience (the SP entity id), past
  * NotOnOrAfter, or answering no request this service made (InResponseTo always checked against
  * the pending sign-ins in the database, so any node of a cluster can receive the answer).
  */
-function samlFor(idp: IdpMetadata, sp: SamlServiceProvider, cache: CacheProvider): SAML {
+function samlFor({ SAML, ValidateInResponseTo }: NodeSaml, idp: IdpMetadata, sp: SamlServiceProvider, cache: CacheProvider): SAML {
   return new SAML({
     issuer: sp.entityId,
     callbackUrl: sp.acsUrl,
@@ -66,13 +77,13 @@ function pendingCache(db: Kysely<Database>, pending: PendingSignIn | undefined, 
 
 /** Where to send the browser: the IdP's sign-in URL with a deflated AuthnRequest whose id is remembered. */
 export async function samlAuthorizeUrl(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider, pending: PendingSignIn, now: number): Promise<string> {
-  return samlFor(idp, sp, pendingCache(db, pending, now)).getAuthorizeUrlAsync('', undefined, {});
+  return samlFor(await nodeSaml(), idp, sp, pendingCache(db, pending, now)).getAuthorizeUrlAsync('', undefined, {});
 }
 
 /** The SP metadata the IdP admin loads: entity id, ACS (HTTP-POST), and that assertions must be signed. */
-export function samlMetadata(idp: IdpMetadata, sp: SamlServiceProvider): string {
+export async function samlMetadata(idp: IdpMetadata, sp: SamlServiceProvider): Promise<string> {
   const unused: CacheProvider = { saveAsync: async () => null, getAsync: async () => null, removeAsync: async () => null };
-  return samlFor(idp, sp, unused).generateServiceProviderMetadata(null, null);
+  return samlFor(await nodeSaml(), idp, sp, unused).generateServiceProviderMetadata(null, null);
 }
 
 /**
@@ -82,9 +93,10 @@ export function samlMetadata(idp: IdpMetadata, sp: SamlServiceProvider): string 
  * assertion made for another service provider is not accepted here.
  */
 export async function acceptSamlResponse(db: Kysely<Database>, idp: IdpMetadata, sp: SamlServiceProvider, providerId: string, body: Record<string, string>, now: number): Promise<{ claims: Claims; pending: PendingSignIn }> {
+  const lib = await nodeSaml();
   let profile: Profile | null;
   try {
-    ({ profile } = await samlFor(idp, sp, pendingCache(db, undefined, now)).validatePostResponseAsync(body));
+    ({ profile } = await samlFor(lib, idp, sp, pendingCache(db, undefined, now)).validatePostResponseAsync(body));
   } catch (error) {
     throw new SamlRefusal(explainSamlFailure(error));
   }
@@ -125,6 +137,7 @@ type XmlNode = { $?: Record<string, string>; [child: string]: unknown };
 
 async function parse(xml: string): Promise<XmlNode> {
   if (!xml) return {};
+  const { parseStringPromise, processors } = await import('xml2js');
   return (await parseStringPromise(xml, { tagNameProcessors: [processors.stripPrefix] })) as XmlNode;
 }
 

@@ -85,7 +85,7 @@ async function authenticate(deps: TeamsActivityDeps, request: FastifyRequest, ac
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   try {
     if (!token) throw new BotTokenRefused('no bearer token: the Bot Connector signs every activity it sends');
-    const appId = BotTokenCheck.claimedAudience(token);
+    const appId = await BotTokenCheck.claimedAudience(token);
     const channels = (await botChannels(deps.db, deps.box)).filter((c) => c.bot.appId === appId);
     if (channels.length === 0) throw new BotTokenRefused(`no Teams channel here has the bot app id ${appId}: set botAppId on the channel`);
     await deps.tokens.verify(token, appId, activity);

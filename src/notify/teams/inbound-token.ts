@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeJwt, errors, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
+import type { JSONWebKeySet, JWK } from 'jose';
 import type { PolicyFetch } from '../../egress/fetch.js';
 import { BOT_CONNECTOR_ISSUER } from './endpoints.js';
 
@@ -22,6 +22,17 @@ const KEYS_FOR_MS = 24 * 3600_000;
 /** A token signed by a key not (yet) listed reads the list again, at most this often. */
 const REREAD_AFTER_MS = 5 * 60_000;
 
+type Jose = typeof import('jose');
+let loadingJose: Promise<Jose> | undefined;
+
+/**
+ * jose, loaded by the first Teams activity: it took ~0.06 s of CPU at every start, before the
+ * service listened (OpenID sign-ins load it too, with openid-client: identity/sso/oidc.ts).
+ */
+function jose(): Promise<Jose> {
+  return (loadingJose ??= import('jose'));
+}
+
 export interface VerifiedBotToken {
   appId: string;
   serviceUrl: string;
@@ -34,7 +45,8 @@ export class BotTokenCheck {
   constructor(private readonly fetch: PolicyFetch, private readonly metadataUrl: string, private readonly timeoutMs: number) {}
 
   /** The audience the token claims, unverified: which bot (channel) to check it for. */
-  static claimedAudience(token: string): string {
+  static async claimedAudience(token: string): Promise<string> {
+    const { decodeJwt } = await jose();
     try {
       const aud = decodeJwt(token).aud;
       const one = Array.isArray(aud) ? aud[0] : aud;
@@ -48,17 +60,18 @@ export class BotTokenCheck {
 
   /** Verifies the token for the bot `appId` and the activity's channel and serviceUrl; throws BotTokenRefused. */
   async verify(token: string, appId: string, activity: { channelId: string; serviceUrl: string }): Promise<VerifiedBotToken> {
+    const { errors } = await jose();
     let keys = await this.keySet(false);
     let result;
     try {
       result = await this.check(token, appId, keys);
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey)) throw refusal(error);
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw refusal(error, errors);
       keys = await this.keySet(true);
       try {
         result = await this.check(token, appId, keys);
       } catch (again) {
-        throw refusal(again);
+        throw refusal(again, errors);
       }
     }
     const key = keys.find((k) => k.kid === result.protectedHeader.kid);
@@ -74,7 +87,8 @@ export class BotTokenCheck {
     return { appId, serviceUrl };
   }
 
-  private check(token: string, appId: string, keys: EndorsedKey[]) {
+  private async check(token: string, appId: string, keys: EndorsedKey[]) {
+    const { jwtVerify, createLocalJWKSet } = await jose();
     return jwtVerify(token, createLocalJWKSet({ keys } as JSONWebKeySet), { issuer: BOT_CONNECTOR_ISSUER, audience: appId, clockTolerance: CLOCK_SKEW_SECONDS, algorithms: ['RS256'] });
   }
 
@@ -107,7 +121,7 @@ export class BotTokenCheck {
   }
 }
 
-function refusal(error: unknown): BotTokenRefused {
+function refusal(error: unknown, errors: Jose['errors']): BotTokenRefused {
   if (error instanceof errors.JWTExpired) return new BotTokenRefused('the bearer token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return new BotTokenRefused("the bearer token's audience is not this bot's app id");

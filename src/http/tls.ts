@@ -2,7 +2,6 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import selfsigned from 'selfsigned';
 import { ConfigError } from '../config/config.js';
 import { counted } from '../errors/counts.js';
 
@@ -69,7 +68,9 @@ function checkPair(cert: string, certFile: string, key: string, keyFile: string)
   return certificate;
 }
 
+/** Loads selfsigned here, for a first run only: it and its X.509 libraries took ~0.13 s of CPU at every start. */
 async function generateSelfSigned() {
+  const { default: selfsigned } = await import('selfsigned');
   const now = new Date();
   const notAfter = new Date(now);
   notAfter.setFullYear(now.getFullYear() + 5);

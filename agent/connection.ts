@@ -1,7 +1,6 @@
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import WebSocket, { type ClientOptions } from 'ws';
-import { parseServiceMessage } from '../src/agents/protocol-check.js';
-import { PROTOCOL_VERSION, type AgentMessage, type Hello } from '../src/agents/protocol.js';
+import { PROTOCOL_VERSION, parseServiceMessage, type AgentMessage, type Hello } from '../src/agents/protocol.js';
 import { turnBatched } from '../src/agents/turn-batch.js';
 import { Backoff } from './backoff.js';
 import type { CredentialStore, Credentials } from './credentials.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAgentMessage } from '../src/agents/protocol-check.js';
+import { parseAgentMessage } from '../src/agents/protocol.js';
 import { signalGroup } from './process-group.js';
 import { ScriptRun, type RunnerSettings, type RunSpec } from './runner.js';
 import { isAlive, runnerSettings, useTempDirs, waitFor } from './testing/helpers.js';

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseAgentMessage } from '../../src/agents/protocol-check.js';
-import { PROTOCOL_VERSION, type AgentMessage, type ServiceMessage } from '../../src/agents/protocol.js';
+import { parseAgentMessage, PROTOCOL_VERSION, type AgentMessage, type ServiceMessage } from '../../src/agents/protocol.js';
 
 /**
  * A stand-in for the pitcrew service, speaking the agent contract over plain HTTP on loopback:

@@ -14,10 +14,6 @@ export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
 
 export type GatewayDeps = AgentServices;
 
-type ProtocolCheck = typeof import('./protocol-check.js');
-/** Loaded for the first agent to connect, not at start (protocol-check.ts says why). */
-let protocolCheck: Promise<ProtocolCheck> | undefined;
-
 /**
  * The agents' side door: WebSocket connections on the HTTPS port, one session per host.
  * Dispatch is a push on the host's socket (DESIGN.md §5), never a poll by the agent.
@@ -145,12 +141,10 @@ export class AgentGateway {
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const host = token ? await this.authenticate(token) : undefined;
     if (!host || isDeleted(host)) return refuse(socket, 401, 'the agent credential is unknown or was revoked; enrol again with the API key');
-    // Before the upgrade: the session reads its first frame with it.
-    const { parseAgentMessage } = await (protocolCheck ??= import('./protocol-check.js'));
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, host, parseAgentMessage));
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, host));
   }
 
-  private accept(ws: WebSocket, host: HostRow, parseAgentMessage: ProtocolCheck['parseAgentMessage']): void {
+  private accept(ws: WebSocket, host: HostRow): void {
     this.sessions.get(host.id)?.close(4001, 'replaced by a newer connection of the same host');
     const heard = () => this.liveness.heard(ws);
     heard();
@@ -161,7 +155,6 @@ export class AgentGateway {
       ledger: this.deps.ledger.forHost(host.id),
       helloReads: this.helloReads,
       seen: (hostId) => this.seenHosts.add(hostId),
-      parseAgentMessage,
       closed: (closed) => {
         if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);
       },

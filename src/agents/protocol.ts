@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { ExecutionResult } from '../executions/result.js';
 
 /*
  * The agent wire protocol: JSON messages over one WebSocket per agent, each a member of a union
  * told apart by `type`. Shared by the service and the agent (which bundles this file), validated
- * on receipt (protocol-check.ts). PROTOCOL_VERSION changes when a message changes incompatibly.
+ * on receipt. PROTOCOL_VERSION changes when a message changes incompatibly.
  */
 export const PROTOCOL_VERSION = 1;
 
@@ -79,6 +80,28 @@ export type AgentMessage = Static<typeof AgentMessage>;
 export type ServiceMessage = Static<typeof ServiceMessage>;
 export type Execute = Static<typeof Execute>;
 export type Welcome = Static<typeof Welcome>;
+
+const agentMessage = Compile(AgentMessage);
+const serviceMessage = Compile(ServiceMessage);
+
+/** Parses and validates one frame; undefined for anything that is not a known message. */
+export function parseAgentMessage(text: string): AgentMessage | undefined {
+  return parseWith(text, (value) => agentMessage.Check(value));
+}
+
+export function parseServiceMessage(text: string): ServiceMessage | undefined {
+  return parseWith(text, (value) => serviceMessage.Check(value));
+}
+
+function parseWith<T>(text: string, check: (value: unknown) => boolean): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return check(value) ? (value as T) : undefined;
+}
 
 export function assertNever(value: never): never {
   throw new Error(`unexpected message ${JSON.stringify(value)}`);

@@ -12,7 +12,7 @@ import { lazyChildLogger } from '../http/logging.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
 import type { HelloReads, OwedWork } from './hello-reads.js';
-import { PROTOCOL_VERSION, assertNever, type AgentMessage, type Hello, type ServiceMessage } from './protocol.js';
+import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
 import { turnBatched } from './turn-batch.js';
 
 /** What the gateway and each agent session work with. */
@@ -41,8 +41,6 @@ export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
   /** Notes that the host was heard from, for its last-seen time. */
   seen(hostId: string): void;
   closed(session: AgentSession): void;
-  /** Parses and validates one frame (protocol-check.ts, loaded by the gateway before the first connection). */
-  parseAgentMessage(text: string): AgentMessage | undefined;
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
@@ -166,7 +164,7 @@ export class AgentSession {
   }
 
   private async receive(text: string): Promise<void> {
-    const message = this.deps.parseAgentMessage(text);
+    const message = parseAgentMessage(text);
     if (!message) {
       this.log.warn({ size: text.length }, 'ignored a frame that is not a protocol message');
       return;

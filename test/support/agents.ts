@@ -5,8 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { WebSocket } from 'ws';
-import { parseServiceMessage } from '../../src/agents/protocol-check.js';
-import { PROTOCOL_VERSION, type Hello, type ServiceMessage } from '../../src/agents/protocol.js';
+import { PROTOCOL_VERSION, parseServiceMessage, type Hello, type ServiceMessage } from '../../src/agents/protocol.js';
 import { waitFor } from './wait.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -12,7 +12,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * they were static imports (bench/README.md, session 32).
  */
 const LOADED_AT_FIRST_USE = [
-  'node_modules/typebox/build/compile/',
   'node_modules/@aws-sdk/',
   'node_modules/@azure/',
   'node_modules/@google-cloud/',

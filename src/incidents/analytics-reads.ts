@@ -7,7 +7,7 @@ import {
   type AlertRuleFacts, type AnalyticsView, type CreationDaySplit, type DayGroup, type HostCount, type Period, type RuleAlarm, type Spread,
 } from './analytics.js';
 import { rankCandidates, withAlertLabels, type Candidate, type CandidateOptions } from './candidates.js';
-import { DAY_MS, DAY_SQL, dayGroupsOfIncidents, indexed, refreshIncidentDays, resolvedOnDays, runs, staleDaysWithin } from './rollup.js';
+import { DAY_MS, DAY_SQL, dayGroupsOfIncidents, duringAnalyticsCall, indexed, refreshIncidentDays, resolvedOnDays, runs, staleDaysWithin } from './rollup.js';
 
 /*
  * The analytics' reads (docs/incidents.md#analytics), the same on SQLite and PostgreSQL but for
@@ -45,6 +45,10 @@ const LABEL_INCIDENTS = 100;
 
 /** The analytics of a tenant's resolved incidents over the query's period and filters. */
 export async function readIncidentAnalytics(db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery): Promise<AnalyticsView> {
+  return duringAnalyticsCall(() => readAnalytics(db, dialect, tenantId, query));
+}
+
+async function readAnalytics(db: Kysely<Database>, dialect: Dialect, tenantId: string, query: AnalyticsQuery): Promise<AnalyticsView> {
   const reads = new AnalyticsReads(db, dialect, tenantId, query);
   const groups = await reads.groups();
   const totals = totalsByAlarm(groups);

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { refreshIncidentDays, tenantsWithStaleDays } from './rollup.js';
+import { afterAnalyticsCalls, refreshIncidentDays, tenantsWithStaleDays } from './rollup.js';
 
 export interface RollupRefresherDeps {
   db: Kysely<Database>;
@@ -28,6 +28,9 @@ const DAYS_PER_TRANSACTION: Record<Dialect, number> = { sqlite: 2, postgres: 7 }
  * analytics (auto_explain, bench/README.md); with them it hashes them in memory.
  */
 const ANALYZE_AFTER_DAYS = 7;
+
+/** How long a transaction waits for this process's analytics calls to end (rollup.ts afterAnalyticsCalls). */
+const GIVE_WAY_TO_CALLS_MS = 2000;
 
 /** Tenants looked at per pass; the others in the next. */
 const TENANTS_PER_PASS = 100;
@@ -97,6 +100,7 @@ export class RollupRefresher {
     let days = 0;
     for (const tenantId of await tenantsWithStaleDays(db, TENANTS_PER_PASS)) {
       for (;;) {
+        await afterAnalyticsCalls(GIVE_WAY_TO_CALLS_MS);
         if (this.stopping) return days;
         const maxDays = DAYS_PER_TRANSACTION[dialect];
         const done = await refreshIncidentDays(db, dialect, tenantId, { maxDays, wait: false });

@@ -39,39 +39,32 @@ async function pitcrewBuild(name, buildRoot) {
   const { code } = await boot.exited;
   if (code !== 0) throw new Error(`${name}: bootstrap failed (exit ${code}):\n${boot.output()}`);
   const start = async () => {
-    const ports = { PORT: await freePort(), PITCREW_TLS_PORT: await freePort(), metrics: await freePort() };
-    let listened;
-    const spawnedAt = Date.now();
-    const child = spawnChild(`${name} server`, ['bin/pitcrew.js', 'server'], {
-      cwd: buildRoot,
-      env: { ...serverEnv, HOST: '127.0.0.1', PORT: String(ports.PORT), PITCREW_TLS_PORT: String(ports.PITCREW_TLS_PORT), PITCREW_METRICS_ADDR: `127.0.0.1:${ports.metrics}` },
-      // The line that says where agents connect is written once both ports listen.
-      onLine: (line) => {
-        if (listened === undefined && line.includes('"https":"')) listened = { ms: Date.now() - spawnedAt, cpu: cpuSeconds(child.pid) };
-      },
-    });
-    await waitFor(child, async () => listened !== undefined, TIMEOUT_MS, `${name} listening`, 5);
-    return { child, ...listened };
+    const ports = { http: await freePort(), tls: await freePort(), metrics: await freePort() };
+    const startEnv = { ...serverEnv, HOST: '127.0.0.1', PORT: String(ports.http), PITCREW_TLS_PORT: String(ports.tls), PITCREW_METRICS_ADDR: `127.0.0.1:${ports.metrics}` };
+    // The line that says where agents connect is written once both ports listen.
+    return timedStart(`${name} server`, ['bin/pitcrew.js', 'server'], { cwd: buildRoot, env: startEnv, readyText: '"https":"' });
   };
   return { name, start };
 }
 
 function bareBuild() {
-  const start = async () => {
-    const port = await freePort();
-    let listened;
-    const spawnedAt = Date.now();
-    const child = spawnChild('bare server', [path.join(benchDir, 'bare-server.js')], {
-      cwd: root,
-      env: { ...env, PORT: String(port) },
-      onLine: (line) => {
-        if (listened === undefined && line.includes('"ready":true')) listened = { ms: Date.now() - spawnedAt, cpu: cpuSeconds(child.pid) };
-      },
-    });
-    await waitFor(child, async () => listened !== undefined, TIMEOUT_MS, 'the bare server listening', 5);
-    return { child, ...listened };
-  };
+  const start = async () => timedStart('bare server', [path.join(benchDir, 'bare-server.js')], { cwd: root, env: { ...env, PORT: String(await freePort()) }, readyText: '"ready":true' });
   return { name: 'bare Fastify', start };
+}
+
+/** Spawns a server; resolves at its first line holding `readyText`, with the wall ms and CPU seconds it took to get there. */
+async function timedStart(name, args, { cwd, env: childEnv, readyText }) {
+  let listened;
+  const spawnedAt = Date.now();
+  const child = spawnChild(name, args, {
+    cwd,
+    env: childEnv,
+    onLine: (line) => {
+      if (listened === undefined && line.includes(readyText)) listened = { ms: Date.now() - spawnedAt, cpu: cpuSeconds(child.pid) };
+    },
+  });
+  await waitFor(child, async () => listened !== undefined, TIMEOUT_MS, `${name} listening`, 5);
+  return { child, ...listened };
 }
 
 const least = (xs) => Math.min(...xs);

@@ -24,16 +24,13 @@ export class SamlRefusal extends Error {}
 const ASSERTION_MAX_AGE_MS = 10 * 60 * 1000;
 
 type NodeSaml = typeof import('@node-saml/node-saml');
-let loadingNodeSaml: Promise<NodeSaml> | undefined;
 
 /**
  * node-saml with its XML signature and encryption libraries, and xml2js below, are loaded by the
  * first SAML sign-in or metadata read: they took ~0.1 s of CPU at every start, before the service
  * listened, for tenants most of which have no SAML provider.
  */
-function nodeSaml(): Promise<NodeSaml> {
-  return (loadingNodeSaml ??= import('@node-saml/node-saml'));
-}
+const nodeSaml = (): Promise<NodeSaml> => import('@node-saml/node-saml');
 
 /**
  * node-saml, configured to refuse what DESIGN §7 and issue 37 say it must: assertions unsigned by

@@ -10,18 +10,6 @@ const REFRESH_BEFORE_MS = 5 * 60_000;
 
 type RoleCredentials = Awaited<ReturnType<typeof assumeRole>>;
 
-type CloudwatchSdk = typeof import('@aws-sdk/client-cloudwatch');
-let sdk: Promise<CloudwatchSdk> | undefined;
-
-/**
- * The CloudWatch SDK, loaded by the first import page or graph (STS's by the first role assumed):
- * the two took ~0.1 s of CPU at every start, before the service listened, for tenants most of
- * which read nothing from CloudWatch.
- */
-export function cloudwatchSdk(): Promise<CloudwatchSdk> {
-  return (sdk ??= import('@aws-sdk/client-cloudwatch'));
-}
-
 /**
  * The CloudWatch clients of pitcrew's reads (the import, import.ts; the graph source, graph.ts):
  * the stored AWS credential, or the role it names assumed at STS and kept until near expiry,
@@ -34,7 +22,9 @@ export class CloudwatchClients {
 
   /** A CloudWatch client with the credential (or its role's), every request through `fetch`. */
   async client(region: string, secret: Secret<'aws'>, fetch: PolicyFetch, signal: AbortSignal): Promise<CloudWatchClient> {
-    const { CloudWatchClient } = await cloudwatchSdk();
+    // The SDK loads with the first import page or graph (STS's with the first role assumed), not at
+    // start: the two took ~0.1 s of CPU at every start, for tenants most of which read nothing from CloudWatch.
+    const { CloudWatchClient } = await import('@aws-sdk/client-cloudwatch');
     const requestHandler = policyRequestHandler(fetch, signal);
     const keys = { accessKeyId: secret.accessKeyId, secretAccessKey: secret.secretAccessKey, ...(secret.sessionToken ? { sessionToken: secret.sessionToken } : {}) };
     const credentials = secret.roleArn ? () => this.roleCredentials(secret, region, requestHandler, signal) : keys;

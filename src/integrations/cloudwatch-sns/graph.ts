@@ -3,7 +3,7 @@ import type { Secret } from '../../credentials/schema.js';
 import type { Graph, GraphCapture, GraphSource } from '../graph-source.js';
 import { graphSettingError, MAX_IMAGE_BYTES, toolRefused } from '../tool-api.js';
 import { isRecord } from '../values.js';
-import { CloudwatchClients, cloudwatchSdk } from './client.js';
+import { CloudwatchClients } from './client.js';
 import { credentialParts, regionOf, sender } from './import.js';
 
 /*
@@ -60,7 +60,7 @@ export class CloudwatchGraphSource implements GraphSource {
     const secrets = credentialParts(secret);
     const endpoint = this.settings.awsEndpoint ?? `https://monitoring.${region}.amazonaws.com`;
     const widgets = request.graphs.length > 0 ? request.graphs.map((graph) => ruleWidget(graph, request)) : [alarmWidget(alarm, request)];
-    const { GetMetricDataCommand, GetMetricWidgetImageCommand } = await cloudwatchSdk();
+    const { GetMetricDataCommand, GetMetricWidgetImageCommand } = await import('@aws-sdk/client-cloudwatch');
     const client = await this.clients.client(region, secret, request.fetch, request.signal);
     const send = sender(endpoint, secrets, request.signal);
     try {

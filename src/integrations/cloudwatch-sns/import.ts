@@ -3,7 +3,7 @@ import type { Secret } from '../../credentials/schema.js';
 import type { AlarmObservation, Importer, ImportPage, ImportRequest } from '../observation.js';
 import { importSecretError, importSettingError, readCursor, toolRefused, toolUnavailable, windowEnd, writeCursor } from '../tool-api.js';
 import { isRecord } from '../values.js';
-import { CloudwatchClients, cloudwatchSdk } from './client.js';
+import { CloudwatchClients } from './client.js';
 
 export { policyRequestHandler } from './client.js';
 
@@ -78,7 +78,7 @@ export class CloudwatchImporter implements Importer {
     const secret = awsSecret(request.secret);
     const state: CloudwatchCursor = readCursor(TOOL, request.cursor, isCursor) ?? { phase: 'alarms', from: request.since, to: null, token: null, arnPrefix: null };
     const to = state.to ?? windowEnd(state.from, request.now);
-    const { DescribeAlarmHistoryCommand, DescribeAlarmsCommand } = await cloudwatchSdk();
+    const { DescribeAlarmHistoryCommand, DescribeAlarmsCommand } = await import('@aws-sdk/client-cloudwatch');
     const client = await this.clients.client(region, secret, request.fetch, request.signal);
     const send = sender(this.settings.awsEndpoint ?? `https://monitoring.${region}.amazonaws.com`, credentialParts(secret), request.signal);
     try {

@@ -23,15 +23,12 @@ const KEYS_FOR_MS = 24 * 3600_000;
 const REREAD_AFTER_MS = 5 * 60_000;
 
 type Jose = typeof import('jose');
-let loadingJose: Promise<Jose> | undefined;
 
 /**
  * jose, loaded by the first Teams activity: it took ~0.06 s of CPU at every start, before the
  * service listened (OpenID sign-ins load it too, with openid-client: identity/sso/oidc.ts).
  */
-function jose(): Promise<Jose> {
-  return (loadingJose ??= import('jose'));
-}
+const jose = (): Promise<Jose> => import('jose');
 
 export interface VerifiedBotToken {
   appId: string;

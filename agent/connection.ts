@@ -7,6 +7,7 @@ import type { CredentialStore, Credentials } from './credentials.js';
 import { endpoint, enrol, EnrolmentRefused, problemDetail, readBody, type HostDescription } from './enrol.js';
 import type { Executor } from './executor.js';
 import type { Logger } from './log.js';
+import { ServiceSilence } from './service-silence.js';
 import { ServerTrust, trustAdvice, type Trust } from './tls.js';
 
 export interface ConnectionDeps {
@@ -153,7 +154,7 @@ export class Connection {
     return new Promise<SessionEnd>((resolve) => {
       let end: SessionEnd | undefined;
       let welcomedAt: number | undefined;
-      let lastHeard = Date.now();
+      const silence = new ServiceSilence();
       let hello: Hello | undefined;
       let opened = false;
       let failure: Error | undefined;
@@ -183,10 +184,10 @@ export class Connection {
           }
         }, WELCOME_TIMEOUT_MS));
       });
-      socket.on('ping', () => (lastHeard = Date.now()));
-      socket.on('pong', () => (lastHeard = Date.now()));
+      socket.on('ping', () => silence.heard());
+      socket.on('pong', () => silence.heard());
       socket.on('message', (data) => {
-        lastHeard = Date.now();
+        silence.heard();
         const text = String(data);
         const message = parseServiceMessage(text);
         if (!message) return log.warn('ignored a frame that is not a known service message', { size: text.length });
@@ -201,9 +202,8 @@ export class Connection {
           const reported = hello?.interrupted.map((i) => i.executionId) ?? [];
           void executor.connected({ send }, { hostId: message.hostId, tenantId: message.tenantId }, reported).catch((error: unknown) => log.error('could not resume after connecting', { error: (error as Error).message }));
           const heartbeat = setInterval(() => {
-            // The service answers this ping (and pings a connection it has not heard from): silence
-            // for three heartbeats means a half-open connection (docs/agent.md, "Liveness").
-            if (Date.now() - lastHeard > 3 * beat) {
+            // The service answers this ping (and pings a connection it has not heard from).
+            if (silence.check()) {
               log.warn('the service has been silent for three heartbeats; reconnecting');
               return socket.terminate();
             }

@@ -1,5 +1,6 @@
 import { WebSocket } from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Sweeper } from '../src/executions/sweeper.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 
@@ -64,6 +65,28 @@ describe.each(testDialects())('the hello timeout on %s', (dialect) => {
       socket.once('error', () => undefined);
     })));
     expect(outcomes).toEqual([...hosts.slice(0, 3).map((h) => `welcome ${h.hostId}`), 'refused 401', 'refused 401']);
+  });
+
+  it('checks for dead service nodes once for the hellos read in one turn, welcoming each', async () => {
+    const hosts = await Promise.all(['turn-1', 'turn-2', 'turn-3'].map((name) => env.enrol(name)));
+    const url = `${env.listening!.httpsUrl.replace(/^https/, 'wss')}/api/v1/agents/connect`;
+    const sockets = await Promise.all(hosts.map((host) => new Promise<WebSocket>((resolve) => {
+      const socket = new WebSocket(url, { headers: { authorization: `Bearer ${host.token}` }, rejectUnauthorized: false });
+      socket.once('open', () => resolve(socket));
+    })));
+    const checks = vi.spyOn(Sweeper.prototype, 'recoverFromDeadNodes');
+    try {
+      const welcomes = sockets.map((socket) => new Promise<string>((resolve) => socket.once('message', (data) => resolve((JSON.parse(String(data)) as { hostId: string }).hostId))));
+      sockets.forEach((socket, i) => socket.send(JSON.stringify({ type: 'hello', v: 1, hostname: `turn-${i + 1}`, tags: [], os: 'Linux', arch: 'x64', version: 'test', running: [], interrupted: [] })));
+      // The three hellos are in the service's sockets when its loop comes back: read in one turn.
+      busy(100);
+      expect(await Promise.all(welcomes)).toEqual(hosts.map((host) => host.hostId));
+      // A hello's check waits for a node in doubt (settle); the sweeper's own pass does not.
+      expect(checks.mock.calls.filter(([, settle]) => settle === true)).toHaveLength(1);
+    } finally {
+      checks.mockRestore();
+      for (const socket of sockets) socket.close();
+    }
   });
 
   it('still closes a connection that sends no hello', async () => {

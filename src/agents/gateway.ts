@@ -6,9 +6,10 @@ import type { QueuedExecution } from '../ingest/writer.js';
 import type { ExecutionSpec } from '../executions/repository.js';
 import { agentAuthenticator, isDeleted, touchHosts } from '../hosts/repository.js';
 import type { HostRow } from '../store/schema.js';
+import { sharedWithinTurn } from '../store/turn-loader.js';
 import { HelloReads } from './hello-reads.js';
 import { Liveness } from './liveness.js';
-import { AgentSession, type AgentServices } from './session.js';
+import { AgentSession, type AgentServices, type SessionDeps } from './session.js';
 
 export const AGENT_CONNECT_PATH = '/api/v1/agents/connect';
 
@@ -25,11 +26,22 @@ export class AgentGateway {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly liveness = new Liveness<WebSocket>();
   private readonly authenticate: (token: string) => Promise<HostRow | undefined>;
-  private readonly helloReads: HelloReads;
+  /** What every session gets: made once, not per connection. */
+  private readonly sessionDeps: SessionDeps;
 
   constructor(private readonly deps: GatewayDeps) {
     this.authenticate = agentAuthenticator(deps.db);
-    this.helloReads = new HelloReads(deps.db);
+    const { ledger: _ledger, ...services } = deps;
+    this.sessionDeps = {
+      ...services,
+      helloReads: new HelloReads(deps.db),
+      // The hellos of one turn share one dead-node check: on PostgreSQL a query of the nodes each.
+      recoverFromDeadNodes: sharedWithinTurn(deps.recoverFromDeadNodes),
+      seen: (hostId) => this.seenHosts.add(hostId),
+      closed: (closed) => {
+        if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);
+      },
+    };
     const beat = deps.heartbeatSeconds * 1000;
     this.timers.push(setInterval(() => this.liveness.check(this.wss.clients), beat).unref());
     // Last-seen times are for people: written in one statement every few heartbeats, not per message.
@@ -150,15 +162,7 @@ export class AgentGateway {
     heard();
     ws.on('ping', heard);
     ws.on('pong', heard);
-    const session = new AgentSession(ws, host, {
-      ...this.deps,
-      ledger: this.deps.ledger.forHost(host.id),
-      helloReads: this.helloReads,
-      seen: (hostId) => this.seenHosts.add(hostId),
-      closed: (closed) => {
-        if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);
-      },
-    });
+    const session = new AgentSession(ws, host, this.sessionDeps, this.deps.ledger.forHost(host.id));
     this.sessions.set(host.id, session);
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { preparedListQuery } from '../store/prepared.js';
 import { TurnLoader } from '../store/turn-loader.js';
 
 export interface HeldExecution {
@@ -14,6 +15,12 @@ export interface OwedWork {
   cancels: string[];
 }
 
+const activeOfHosts = preparedListQuery((db, hostIds) => db.selectFrom('executions').select(['id', 'host_id', 'state'])
+  .where('host_id', 'in', hostIds).where('state', 'in', ['dispatched', 'running']));
+const owedToHosts = preparedListQuery((db, hostIds) => db.selectFrom('executions').select(['id', 'host_id', 'state'])
+  .where('host_id', 'in', hostIds).where('state', 'in', ['queued', 'dispatched', 'running'])
+  .where((eb) => eb.or([eb.and([eb('state', '=', 'queued'), eb('held', '=', 0)]), eb('cancel_requested_at', 'is not', null)])));
+
 /**
  * What a hello reads, many hosts' at once: the hellos arriving in one turn of the event loop
  * share each statement (TurnLoader) instead of running one each. The lists name the states
@@ -24,18 +31,8 @@ export class HelloReads {
   private readonly owed: TurnLoader<string, { id: string; state: string }>;
 
   constructor(db: Kysely<Database>) {
-    this.active = new TurnLoader(async (hostIds) => {
-      const rows = await db.selectFrom('executions').select(['id', 'host_id', 'state'])
-        .where('host_id', 'in', hostIds).where('state', 'in', ['dispatched', 'running']).execute();
-      return rows.map((row) => [row.host_id!, { id: row.id, state: row.state }]);
-    });
-    this.owed = new TurnLoader(async (hostIds) => {
-      const rows = await db.selectFrom('executions').select(['id', 'host_id', 'state'])
-        .where('host_id', 'in', hostIds).where('state', 'in', ['queued', 'dispatched', 'running'])
-        .where((eb) => eb.or([eb.and([eb('state', '=', 'queued'), eb('held', '=', 0)]), eb('cancel_requested_at', 'is not', null)]))
-        .execute();
-      return rows.map((row) => [row.host_id!, { id: row.id, state: row.state }]);
-    });
+    this.active = new TurnLoader(async (hostIds) => (await activeOfHosts(db, hostIds)).map((row) => [row.host_id!, { id: row.id, state: row.state }]));
+    this.owed = new TurnLoader(async (hostIds) => (await owedToHosts(db, hostIds)).map((row) => [row.host_id!, { id: row.id, state: row.state }]));
   }
 
   /** The host's executions the service holds as sent to it (dispatched or running). */

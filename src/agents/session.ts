@@ -34,8 +34,6 @@ export interface AgentServices {
 }
 
 export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
-  /** The ledger narrowed to this session's host (ExecutionLedger.forHost): all an agent may change. */
-  ledger: HostLedger;
   /** The hello's reads, shared by the hellos of one turn. */
   helloReads: HelloReads;
   /** Notes that the host was heard from, for its last-seen time. */
@@ -82,6 +80,8 @@ export class AgentSession {
     private readonly socket: WebSocket,
     private readonly host: HostRow,
     private readonly deps: SessionDeps,
+    /** The ledger narrowed to this session's host (ExecutionLedger.forHost): all an agent may change. */
+    private readonly ledger: HostLedger,
   ) {
     this.hostId = host.id;
     this.sendText = turnBatched(socket);
@@ -131,10 +131,10 @@ export class AgentSession {
       this.queuedMeanwhile ||= !this.closed;
       return;
     }
-    const claimed = await this.deps.ledger.claim(ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
+    const claimed = await this.ledger.claim(ids, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     if (this.closed) {
       // The connection ended while the claim committed: give them back for the next connection.
-      await this.deps.ledger.move(claimed.map((c) => c.id), 'queued', 'the agent connection ended before delivery', ['dispatched']);
+      await this.ledger.move(claimed.map((c) => c.id), 'queued', 'the agent connection ended before delivery', ['dispatched']);
       return;
     }
     for (const { id, spec } of claimed) this.sendExecute(id, spec);
@@ -178,7 +178,7 @@ export class AgentSession {
         return;
       case 'started':
         // Another host's execution is refused, and reported, by the ledger.
-        await this.deps.ledger.started(message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
+        await this.ledger.started(message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
         return;
       case 'output':
         if (this.assigned.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);
@@ -188,7 +188,7 @@ export class AgentSession {
         this.assigned.delete(message.result.executionId);
         // Another host's execution is refused, and reported, by the ledger; acknowledged either
         // way, so the agent stops offering it.
-        await this.deps.ledger.result(message.result);
+        await this.ledger.result(message.result);
         this.send({ type: 'recorded', executionId: message.result.executionId });
         return;
       }
@@ -244,7 +244,8 @@ export class AgentSession {
    * host's executions count: any other id the agent names is reported and ignored.
    */
   private async reconcile(hello: Hello): Promise<void> {
-    const { db, ledger } = this.deps;
+    const { db } = this.deps;
+    const { ledger } = this;
     const active = await this.deps.helloReads.activeOf(this.hostId);
     const owned = await this.ownedOf([...hello.running, ...hello.interrupted.map((i) => i.executionId), ...(hello.finished ?? [])]);
     const running = new Set(hello.running.filter((id) => owned.has(id)));
@@ -294,7 +295,7 @@ export class AgentSession {
     this.deps.closed(this);
     await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await undeliveredOfSession(this.deps.db, this.hostId, this.sessionId);
-    await this.deps.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
+    await this.ledger.move(undelivered.map((r) => r.id), 'queued', 'the agent connection ended before the agent started it', ['dispatched']);
     this.deps.logger.info(this.bindings(), 'agent disconnected');
   }
 }

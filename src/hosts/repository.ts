@@ -3,6 +3,7 @@ import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { hostKey, shortName } from '../engine/decide.js';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
 import { newId } from '../store/ids.js';
+import { preparedListQuery } from '../store/prepared.js';
 import type { PageRequest } from '../store/pagination.js';
 import { chunksWithin } from '../store/statements.js';
 import { TurnLoader } from '../store/turn-loader.js';
@@ -115,6 +116,8 @@ export async function hostEnrolments(db: Db, tenantId: string, hostId: string, p
   return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
 }
 
+const hostsByTokenHash = preparedListQuery((db, hashes) => db.selectFrom('hosts').selectAll().where('token_hash', 'in', hashes));
+
 /**
  * The host an agent's credential belongs to, if any: the credentials presented in one turn of the
  * event loop are looked up in one statement (TurnLoader). After a restart every agent reconnects within
@@ -122,7 +125,7 @@ export async function hostEnrolments(db: Db, tenantId: string, hostId: string, p
  */
 export function agentAuthenticator(db: Kysely<Database>): (token: string) => Promise<HostRow | undefined> {
   const hosts = new TurnLoader<string, HostRow>(async (hashes) => {
-    const rows = await db.selectFrom('hosts').selectAll().where('token_hash', 'in', hashes).execute();
+    const rows = await hostsByTokenHash(db, hashes);
     return rows.map((row) => [row.token_hash, row]);
   });
   return async (token) => {

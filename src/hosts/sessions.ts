@@ -3,9 +3,13 @@ import { inBatchTransaction, type Committed } from '../store/batch.js';
 import type { Durability } from '../store/durability.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { Database, HostRow } from '../store/schema.js';
+import { preparedListStatement } from '../store/prepared.js';
 import { Statements } from '../store/statements.js';
 import type { Dialect } from '../store/database.js';
 import { attachedRow, tagWrites, type AgentFacts } from './repository.js';
+
+// Built once per size class of the batch: a group commit of hellos comes in every size up to 256.
+const hostsById = preparedListStatement((db, ids) => db.selectFrom('hosts').selectAll().where('id', 'in', ids));
 
 type SessionChange =
   | { kind: 'attach'; hostId: string; facts: AgentFacts; sessionId: string; nodeId: string }
@@ -48,7 +52,7 @@ export class HostSessions {
     const now = Date.now();
     const attaching = [...new Set(changes.filter((c) => c.kind === 'attach').map((c) => c.hostId))];
     const { durable } = await inBatchTransaction(this.db, this.durability, async (tx) => {
-      const reads = attaching.length > 0 ? [this.db.selectFrom('hosts').selectAll().where('id', 'in', attaching).compile()] : [];
+      const reads = attaching.length > 0 ? [hostsById(this.db, attaching)] : [];
       const [found] = await tx.begin(reads);
       const rows = new Map((found?.rows as HostRow[] | undefined ?? []).map((row) => [row.id, row]));
       await tx.commit(changes.flatMap((change) => this.writes(change, rows, now)));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './database.js';
 import { migrateToLatest } from './migrations.js';
-import { preparedQuery } from './prepared.js';
+import { preparedListQuery, preparedQuery } from './prepared.js';
 
 describe('preparedQuery', () => {
   let dir: string;
@@ -49,5 +49,20 @@ describe('preparedQuery', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('builds a list query once per power of two of its length, answering each list its own rows', async () => {
+    const sizes: number[] = [];
+    const named = preparedListQuery((db, ids) => {
+      sizes.push(ids.length);
+      return db.selectFrom('tenants').select('name').where('id', 'in', ids).where('name', '!=', 'three').orderBy('name');
+    });
+    expect(await named(store.db, ['t1'])).toEqual([{ name: 'one' }]);
+    expect(await named(store.db, ['t2', 'none', 't1'])).toEqual([{ name: 'one' }, { name: 'two' }]);
+    expect(await named(store.db, ['t3', 't2', 'none', 'none'])).toEqual([{ name: 'two' }]);
+    expect(await named(store.db, ['t2', 't1', 'none'])).toEqual([{ name: 'one' }, { name: 'two' }]);
+    expect(await named(store.db, [])).toEqual([]);
+    // Three lists of 3 or 4 keys shared one build; 1 and 4 are classes of their own.
+    expect(sizes).toEqual([1, 4]);
   });
 });

@@ -35,3 +35,35 @@ export function preparedStatement<Args extends unknown[], Row>(build: (db: Kysel
     return { ...entry.query, parameters };
   };
 }
+
+/**
+ * A query over a list of keys (`where … in (…)`), built and compiled once per size class: the
+ * list is padded to the next power of two with its last key again, which changes no answer. The
+ * reads shared by a turn's hellos (store/turn-loader.ts) come with every count from 1 to 500;
+ * Kysely built each anew (0.05 ms of CPU per agent back after a restart, bench/README.md session
+ * 33), and SQLite's statement cache (database.ts) would hold hundreds of texts instead of ten.
+ */
+export function preparedListStatement<Row>(build: (db: Kysely<Database>, keys: string[]) => Compilable<Row>): (db: Kysely<Database>, keys: readonly string[]) => CompiledQuery<Row> {
+  const bySize = new Map<number, (db: Kysely<Database>, ...keys: string[]) => CompiledQuery<Row>>();
+  return (db, keys) => {
+    if (keys.length === 0) throw new Error('preparedListStatement: an empty list has no query');
+    const size = sizeClass(keys.length);
+    let statement = bySize.get(size);
+    if (!statement) {
+      statement = preparedStatement((builder, ...standIns: string[]) => build(builder, standIns));
+      bySize.set(size, statement);
+    }
+    const padded = keys.concat(new Array<string>(size - keys.length).fill(keys[keys.length - 1]!));
+    return statement(db, ...padded);
+  };
+}
+
+/** The same, run. */
+export function preparedListQuery<Row>(build: (db: Kysely<Database>, keys: string[]) => Compilable<Row>): (db: Kysely<Database>, keys: readonly string[]) => Promise<Row[]> {
+  const statement = preparedListStatement(build);
+  return async (db, keys) => (keys.length === 0 ? [] : (await db.executeQuery<Row>(statement(db, keys))).rows);
+}
+
+function sizeClass(count: number): number {
+  return 2 ** Math.ceil(Math.log2(count));
+}

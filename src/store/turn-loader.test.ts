@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnLoader } from './turn-loader.js';
+import { sharedWithinTurn, TurnLoader } from './turn-loader.js';
 
 describe('TurnLoader', () => {
   it('reads the keys asked for in one turn in one call, each once, and answers each its own rows', async () => {
@@ -34,5 +34,31 @@ describe('TurnLoader', () => {
     const [bad, good] = await Promise.allSettled([loader.load('bad'), loader.load('good')]);
     expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'the database is down' } });
     expect(good).toEqual({ status: 'fulfilled', value: ['good'] });
+  });
+});
+
+describe('sharedWithinTurn', () => {
+  it('runs once for the callers of one turn, again in a later turn', async () => {
+    let runs = 0;
+    const shared = sharedWithinTurn(async () => ++runs);
+    const first = shared();
+    // A caller in a microtask of the same turn (after an await) joins too.
+    const joined = await Promise.resolve().then(() => shared());
+    expect(await Promise.all([first, shared()])).toEqual([1, 1]);
+    expect(joined).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await shared()).toBe(2);
+  });
+
+  it('fails the callers of the turn whose run failed; the next turn runs again', async () => {
+    let runs = 0;
+    const shared = sharedWithinTurn(async () => {
+      runs += 1;
+      if (runs === 1) throw new Error('database down');
+      return runs;
+    });
+    await expect(Promise.all([shared(), shared()])).rejects.toThrow('database down');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await shared()).toBe(2);
   });
 });

@@ -49,3 +49,20 @@ export class TurnLoader<K, V> {
     }
   }
 }
+
+/**
+ * One call of `run` for all callers of one turn of the event loop: the first caller starts it, the
+ * others of the turn wait for the same promise; a caller of a later turn starts another.
+ */
+export function sharedWithinTurn<T>(run: () => Promise<T>): () => Promise<T> {
+  let current: Promise<T> | undefined;
+  return () => {
+    if (!current) {
+      current = run();
+      setImmediate(() => {
+        current = undefined;
+      });
+    }
+    return current;
+  };
+}

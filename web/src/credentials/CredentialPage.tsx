@@ -7,7 +7,7 @@ import { PageHeader } from '../ui/PageHeader';
 import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
 import { CredentialSettings } from './CredentialSettings';
-import { LastTest } from './LastTest';
+import { LastTest } from '../ui/LastTest';
 import { PROVIDER_INFO, summaryRows } from './providers';
 import { useCredential, useDeleteCredential, useRulesUsing } from './queries';
 import { TestCredential } from './TestCredential';

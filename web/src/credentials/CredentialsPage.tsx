@@ -4,7 +4,7 @@ import { PROVIDERS, type Provider } from '../api/credential-types';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { AddCredential } from './AddCredential';
-import { LastTest } from './LastTest';
+import { LastTest } from '../ui/LastTest';
 import { PROVIDER_INFO, summaryRows } from './providers';
 import { useCredentials } from './queries';
 

@@ -3,7 +3,7 @@ import { Can } from '../auth/useRole';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { AddRepository } from './AddRepository';
-import { LastTest } from './LastTest';
+import { LastTest } from '../ui/LastTest';
 import { useRepositories } from './queries';
 import { AUTH_LABELS } from './repository-form';
 

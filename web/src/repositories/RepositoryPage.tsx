@@ -6,7 +6,7 @@ import { Definitions, optionalRow } from '../ui/Definitions';
 import { PageHeader } from '../ui/PageHeader';
 import { Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
-import { LastTest } from './LastTest';
+import { LastTest } from '../ui/LastTest';
 import { useDeleteRepository, useRepository, useRulesReading } from './queries';
 import { RepositoryFilesPanel } from './RepositoryFilesPanel';
 import { RepositorySettings } from './RepositorySettings';

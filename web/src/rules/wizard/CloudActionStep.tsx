@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import type { CloudOperation } from '../../api/types';
-import { LastTest } from '../../credentials/LastTest';
+import { LastTest } from '../../ui/LastTest';
 import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/providers';
 import { useCredentials } from '../../credentials/queries';
 import { Field } from '../../ui/Field';

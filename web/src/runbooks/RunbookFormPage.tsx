@@ -7,7 +7,7 @@ import { INTERPRETER_LABELS } from '../rules/describe';
 import { ScriptEditor } from '../rules/wizard/ScriptEditor';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
-import { Loadable } from '../ui/states';
+import { FormBanner, Loadable } from '../ui/states';
 import { checkRunbookForm, emptyRunbookForm, formFromRunbook, runbookFieldOf, toRunbookInput, type RunbookErrors, type RunbookField, type RunbookForm } from './form';
 import { Markdown } from './Markdown';
 import { useCreateRunbook, useRunbook, useSaveRunbook } from './queries';
@@ -83,11 +83,7 @@ function RunbookEditor({ initial, runbook }: { initial: RunbookForm; runbook?: R
         }
       />
       <form className="panel runbook-form" ref={body} onSubmit={submit} aria-label={runbook ? 'edit the runbook' : 'new runbook'} noValidate>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <RunbookFields form={form} update={update} errors={errors} />
         <div className="wizard-nav">
           <Link to={runbook ? `/runbooks/${runbook.id}` : '/runbooks'} className="button button-quiet">

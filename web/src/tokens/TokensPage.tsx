@@ -7,7 +7,7 @@ import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
 import { PagedList } from '../ui/PagedList';
-import { EmptyState } from '../ui/states';
+import { EmptyState, FormBanner } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useIssueToken, useRevokeToken, useTokens, type IssuedToken, type PersonalToken } from './queries';
 
@@ -84,11 +84,7 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: IssuedToken) => void }
       <button type="submit" className="button button-primary" disabled={issue.isPending}>
         {issue.isPending ? 'Creating…' : 'Create token'}
       </button>
-      {errors.banner ? (
-        <p className="banner banner-error" role="alert">
-          {errors.banner}
-        </p>
-      ) : null}
+      <FormBanner banner={errors.banner} />
     </form>
   );
 }

@@ -64,7 +64,7 @@ export function Loadable<T>({ query, what, isEmpty, empty, children }: LoadableP
 }
 
 /** A form's problem that no field holds: the service's refusal, said in a banner. */
-export function FormBanner({ banner }: { banner: string | null }) {
+export function FormBanner({ banner }: { banner: string | null | undefined }) {
   if (!banner) return null;
   return (
     <p className="banner banner-error" role="alert">

@@ -3,7 +3,7 @@ import { EditableBy } from '../../auth/useRole';
 import type { Channel, EscalationContacts } from '../../api/channel-types';
 import { ApiProblem, messageOf } from '../../api/problem';
 import { Field } from '../../ui/Field';
-import { Loadable, Loading } from '../../ui/states';
+import { FormBanner, Loadable, Loading } from '../../ui/states';
 import { Time } from '../../ui/Time';
 import { badAddress, splitAddresses } from '../addresses';
 import { TYPE_LABELS } from '../labels';
@@ -75,11 +75,7 @@ function ContactsForm({ contacts, channels }: { contacts: EscalationContacts; ch
   return (
     <form onSubmit={submit} noValidate>
       <EditableBy do="configure">
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="columns">
           <div>
             <Field label="On-call addresses" error={errors.emails} hint="One a line.">

@@ -6,6 +6,7 @@ import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
+import { RevokedOrActive } from '../ui/RevokedOrActive';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState, FormBanner } from '../ui/states';
 import { Time } from '../ui/Time';
@@ -116,13 +117,7 @@ function TokensTable({ tokens }: { tokens: PersonalToken[] }) {
               <Time iso={token.lastUsedAt} />
             </td>
             <td>
-              {token.revokedAt ? (
-                <span className="muted">
-                  revoked <Time iso={token.revokedAt} />
-                </span>
-              ) : (
-                'active'
-              )}
+              <RevokedOrActive revokedAt={token.revokedAt} />
             </td>
             <td>{token.revokedAt ? null : <RevokeToken token={token} />}</td>
           </tr>

@@ -2,8 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { problemAtFields } from '../api/problem';
 import type { RunbookSaved, RunbookView } from '../api/runbook-types';
-import type { Interpreter } from '../api/types';
-import { INTERPRETER_LABELS } from '../rules/describe';
+import { InterpreterField } from '../rules/wizard/InterpreterField';
 import { ScriptEditor } from '../rules/wizard/ScriptEditor';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
@@ -107,15 +106,7 @@ export function RunbookFields({ form, update, errors }: { form: RunbookForm; upd
         <Field label="Name" hint="Unique in the tenant; rules and executions show it." error={errors.name}>
           <input value={form.name} onChange={(event) => update({ name: event.target.value })} maxLength={200} autoComplete="off" />
         </Field>
-        <Field label="Interpreter" error={errors.interpreter}>
-          <select value={form.interpreter} onChange={(event) => update({ interpreter: event.target.value as Interpreter })}>
-            {Object.entries(INTERPRETER_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <InterpreterField value={form.interpreter} onChange={(interpreter) => update({ interpreter })} error={errors.interpreter} />
       </div>
       <Field label="Script" error={errors.script} hint="Kept byte for byte; its SHA-256 tells versions apart.">
         <ScriptEditor value={form.script} onChange={(script) => update({ script })} interpreter={form.interpreter} />

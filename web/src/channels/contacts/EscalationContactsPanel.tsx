@@ -3,6 +3,7 @@ import { EditableBy } from '../../auth/useRole';
 import type { Channel, EscalationContacts } from '../../api/channel-types';
 import { ApiProblem, messageOf } from '../../api/problem';
 import { Field } from '../../ui/Field';
+import { NamedOptions } from '../../ui/Options';
 import { FormBanner, Loadable, Loading } from '../../ui/states';
 import { Time } from '../../ui/Time';
 import { badAddress, splitAddresses } from '../addresses';
@@ -88,11 +89,7 @@ function ContactsForm({ contacts, channels }: { contacts: EscalationContacts; ch
             >
               <select value={emailChannelId} onChange={(event) => setEmailChannelId(event.target.value)}>
                 <option value="">{emailChannels[0] ? `The first email channel (${emailChannels[0].name})` : 'No email channel yet'}</option>
-                {emailChannels.map((channel) => (
-                  <option key={channel.id} value={channel.id}>
-                    {channel.name}
-                  </option>
-                ))}
+                <NamedOptions items={emailChannels} />
               </select>
             </Field>
           </div>

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page, Route } from 'playwright-core';
+import { expect } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
 
 /** Where browser tests leave the pictures of what they checked, for a person to look at (not committed). */
@@ -95,4 +96,25 @@ export async function failResponses(page: Page, pattern: string, detail: string)
   };
   await page.route(pattern, handler);
   return () => page.unroute(pattern, handler);
+}
+
+/** Keeps the text of every API answer the page receives from now on, to check that none holds a write-only secret. */
+export function watchApiAnswers(page: Page): { expectNoneShown(secrets: string[]): Promise<void> } {
+  const answers: Array<Promise<string>> = [];
+  page.on('response', (response) => {
+    // A live stream never ends: its text would never come.
+    if (response.url().includes('/api/') && !response.url().includes('/stream')) answers.push(response.text().catch(() => ''));
+  });
+  return {
+    /** Neither the page's HTML nor any API answer it received holds one of `secrets`. */
+    async expectNoneShown(secrets) {
+      const html = await page.content();
+      const texts = await Promise.all(answers);
+      expect(texts.length).toBeGreaterThan(0);
+      for (const secret of secrets) {
+        expect(html).not.toContain(secret);
+        expect(texts.filter((text) => text.includes(secret))).toEqual([]);
+      }
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../support/app.js';
-import { openBrowser, signInAs, type BrowserSession } from '../support/browser.js';
+import { openBrowser, signInAs, watchApiAnswers, type BrowserSession } from '../support/browser.js';
 import { startEc2Emulator, type Ec2Emulator } from '../support/ec2-emulator.js';
 
 // Issue 19, point 5, in Chromium against a real server whose EC2 calls go to the emulator
@@ -21,8 +21,7 @@ describe('credentials and cloud actions in the web UI', () => {
   let browser: BrowserSession;
   let page: Page;
   let base: string;
-  /** Every API answer the page received, as text: none may hold a secret. */
-  const answers: Array<Promise<string>> = [];
+  let answers: ReturnType<typeof watchApiAnswers>;
   // What the tests provoke, and Chromium logs: a short secret (400), AWS's refusal (502), deleting a used credential (409).
   const refused = /Failed to load resource: the server responded with a status of (400|409|502)/;
 
@@ -34,10 +33,7 @@ describe('credentials and cloud actions in the web UI', () => {
     base = env.listening!.httpUrl;
     browser = await openBrowser();
     page = browser.page;
-    page.on('response', (response) => {
-      // A live stream never ends: its text would never come.
-      if (response.url().includes('/api/') && !response.url().includes('/stream')) answers.push(response.text().catch(() => ''));
-    });
+    answers = watchApiAnswers(page);
   });
   afterAll(async () => {
     await browser?.close();
@@ -50,16 +46,7 @@ describe('credentials and cloud actions in the web UI', () => {
     browser.consoleErrors.length = 0;
   });
 
-  /** Neither the page's HTML nor any API answer it received holds a secret value. */
-  const expectNoSecretShown = async () => {
-    const html = await page.content();
-    const texts = await Promise.all(answers);
-    expect(texts.length).toBeGreaterThan(0);
-    for (const secret of SECRETS) {
-      expect(html).not.toContain(secret);
-      expect(texts.filter((text) => text.includes(secret))).toEqual([]);
-    }
-  };
+  const expectNoSecretShown = () => answers.expectNoneShown(SECRETS);
   const credentialId = async () => (await env.api('GET', '/api/v1/credentials')).json().items[0].id as string;
   const outcome = () => page.locator('[data-test-outcome]');
 

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent, waitOnline, type AgentProcess } from '../support/agents.js';
 import { startTestEnv, type TestEnv } from '../support/app.js';
-import { openBrowser, signInAs, type BrowserSession } from '../support/browser.js';
+import { openBrowser, signInAs, watchApiAnswers, type BrowserSession } from '../support/browser.js';
 import { startGitServers, type GitServers, type TestRepository } from '../support/git-server.js';
 
 // Issue 20, points 2 to 4 and 6, in Chromium against a real server, real git servers (git
@@ -24,8 +24,7 @@ describe('git repositories in the web UI', () => {
   let browser: BrowserSession;
   let page: Page;
   let base: string;
-  /** Every API answer the page received, as text: none may hold a secret. */
-  const answers: Array<Promise<string>> = [];
+  let answers: ReturnType<typeof watchApiAnswers>;
   // What the tests provoke, and Chromium logs: a URL refused (400), deleting a repository in use (409).
   const refused = /Failed to load resource: the server responded with a status of (400|409)/;
 
@@ -39,9 +38,7 @@ describe('git repositories in the web UI', () => {
     await waitOnline(env.api, 'web-1');
     browser = await openBrowser();
     page = browser.page;
-    page.on('response', (response) => {
-      if (response.url().includes('/api/') && !response.url().includes('/stream')) answers.push(response.text().catch(() => ''));
-    });
+    answers = watchApiAnswers(page);
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,16 +51,7 @@ describe('git repositories in the web UI', () => {
     browser.consoleErrors.length = 0;
   });
 
-  /** Neither the page's HTML nor any API answer it received holds a token. */
-  const expectNoSecretShown = async () => {
-    const html = await page.content();
-    const texts = await Promise.all(answers);
-    expect(texts.length).toBeGreaterThan(0);
-    for (const secret of [servers.token, WRONG_TOKEN]) {
-      expect(html).not.toContain(secret);
-      expect(texts.filter((text) => text.includes(secret))).toEqual([]);
-    }
-  };
+  const expectNoSecretShown = () => answers.expectNoneShown([servers.token, WRONG_TOKEN]);
   const repositoryId = async () => (await env.api('GET', '/api/v1/repositories')).json().items[0].id as string;
   const outcome = () => page.locator('[data-test-outcome]');
 
@@ -140,11 +128,7 @@ describe('git repositories in the web UI', () => {
     await expect.poll(() => page.locator('.settings').first().innerText()).toMatch(/Credential\s+SSH deploy key\s+Known hosts\s+\S+/);
     await page.getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => outcome().innerText()).toMatch(new RegExp(`^ok at .*: .* main is at commit ${head}`));
-    const html = await page.content();
-    const texts = await Promise.all(answers);
-    const keyBody = servers.deployKey.privateKey.split('\n')[1]!;
-    expect(html).not.toContain(keyBody);
-    expect(texts.filter((text) => text.includes(keyBody))).toEqual([]);
+    await answers.expectNoneShown([servers.deployKey.privateKey.split('\n')[1]!]);
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete repository' }).click();

@@ -6,6 +6,7 @@ import { RadioChoices } from '../ui/RadioChoices';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
+import { RevokedOrActive } from '../ui/RevokedOrActive';
 import { EmptyState, Loadable } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useApiKeys, useIssueApiKey, useRevokeApiKey } from './queries';
@@ -102,14 +103,7 @@ function KeysTable({ keys, onIssued }: { keys: ApiKey[]; onIssued: (key: IssuedA
               <Time iso={key.lastUsedAt} />
             </td>
             <td>
-              {key.revokedAt ? (
-                <span className="muted">
-                  revoked <Time iso={key.revokedAt} />
-                  {key.replacedBy ? ` · replaced by …${names.get(key.replacedBy) ?? ''}` : ''}
-                </span>
-              ) : (
-                'active'
-              )}
+              <RevokedOrActive revokedAt={key.revokedAt}>{key.replacedBy ? ` · replaced by …${names.get(key.replacedBy) ?? ''}` : ''}</RevokedOrActive>
             </td>
             <td>{key.revokedAt ? null : <Can do="configure"><RevokeKey apiKey={key} onIssued={onIssued} /></Can>}</td>
           </tr>

@@ -62,6 +62,11 @@ export function problemAtFields<Field extends PropertyKey>(error: unknown, field
   return { errors, banner };
 }
 
+/** problemAtFields for a mutation's last try: no problem while it has not failed. */
+export function mutationProblem<Field extends PropertyKey>(mutation: { isError: boolean; error: unknown }, fieldOf: (path: string) => Field | undefined): { errors: Partial<Record<Field, string>>; banner: string | null } {
+  return mutation.isError ? problemAtFields(mutation.error, fieldOf) : { errors: {}, banner: null };
+}
+
 export function networkProblem(error: unknown): ApiProblem {
   const reason = error instanceof Error ? error.message : String(error);
   return new ApiProblem(0, 'NETWORK', `the service did not answer (${reason}); check that pitcrew server is running and reachable`);

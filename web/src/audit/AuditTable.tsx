@@ -1,10 +1,11 @@
-import { Fragment, useState } from 'react';
+import { Fragment } from 'react';
+import { ExpandableRow, useOpenRow } from '../ui/ExpandableRow';
 import { Time } from '../ui/Time';
 import { fieldChanges } from './changes';
 import type { AuditActor, AuditEntry } from './queries';
 
 export function AuditTable({ entries }: { entries: AuditEntry[] }) {
-  const [open, setOpen] = useState<string | null>(null);
+  const { open, toggle } = useOpenRow();
   return (
     <table className="table">
       <thead>
@@ -20,7 +21,7 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
       </thead>
       <tbody>
         {entries.map((entry) => (
-          <Fragment key={entry.id}>
+          <ExpandableRow key={entry.id} open={open === entry.id} detail={<Changes entry={entry} />} columns={7} detailClassName="audit-changes">
             <tr data-action={entry.action}>
               <td>
                 <Time iso={entry.at} />
@@ -35,20 +36,13 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
               </td>
               <td>
                 {entry.before !== undefined || entry.after !== undefined ? (
-                  <button type="button" className="link-button" aria-expanded={open === entry.id} onClick={() => setOpen(open === entry.id ? null : entry.id)}>
+                  <button type="button" className="link-button" aria-expanded={open === entry.id} onClick={() => toggle(entry.id)}>
                     {open === entry.id ? 'Hide changes' : 'Changes'}
                   </button>
                 ) : null}
               </td>
             </tr>
-            {open === entry.id ? (
-              <tr className="audit-changes">
-                <td colSpan={7}>
-                  <Changes entry={entry} />
-                </td>
-              </tr>
-            ) : null}
-          </Fragment>
+          </ExpandableRow>
         ))}
       </tbody>
     </table>

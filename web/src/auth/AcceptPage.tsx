@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { messageOf, problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
-import { Loading } from '../ui/states';
+import { FormBanner, Loading } from '../ui/states';
 import type { Me } from './me';
 import { keepCookieSession } from './signed-in';
 import { SignInCard } from './SignInCard';
@@ -99,11 +99,7 @@ function AcceptForm({ invite, link }: { invite: string; link: LinkView }) {
       ) : link.purpose === 'reset' ? (
         <p className="field-hint">For {link.email}: the new password replaces the old one, and every session of yours ends.</p>
       ) : null}
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
+      <FormBanner banner={banner} />
       {askEmail ? (
         <Field label="E-mail" error={errors.email} hint="You are the first owner: this is the e-mail you will sign in with.">
           <input type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" autoFocus />

@@ -5,7 +5,7 @@ import { messageOf, problemAtFields } from '../api/problem';
 import { CodeBlock } from '../ui/CodeBlock';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
-import { ErrorBanner, Loading } from '../ui/states';
+import { ErrorBanner, FormBanner, Loading } from '../ui/states';
 import { ME_KEY, useMe } from './me';
 
 /** A secret offered by POST /me/totp: nothing is stored until a code from the app confirms it. */
@@ -80,11 +80,7 @@ function TurnOn() {
       <Field label="Code from the app" error={errors.code} hint="Nothing changes until a code matches.">
         <input value={code} onChange={(event) => setCode(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={8} />
       </Field>
-      {errors.banner ? (
-        <p className="banner banner-error" role="alert">
-          {errors.banner}
-        </p>
-      ) : null}
+      <FormBanner banner={errors.banner} />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={confirm.isPending}>
           {confirm.isPending ? 'Checking…' : 'Turn on the second factor'}
@@ -125,11 +121,7 @@ function TurnOff() {
       <Field label="Code from the app" error={errors.code} hint="To turn it off, show you still hold it: the code it shows now.">
         <input value={code} onChange={(event) => setCode(event.target.value)} inputMode="numeric" autoComplete="one-time-code" maxLength={8} />
       </Field>
-      {errors.banner ? (
-        <p className="banner banner-error" role="alert">
-          {errors.banner}
-        </p>
-      ) : null}
+      <FormBanner banner={errors.banner} />
       <button type="submit" className="button button-danger" disabled={remove.isPending}>
         {remove.isPending ? 'Checking…' : 'Turn off the second factor'}
       </button>

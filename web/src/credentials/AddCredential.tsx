@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { PROVIDERS, type Provider } from '../api/credential-types';
-import { problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
+import { useSecretSubmit } from '../ui/useSecretSubmit';
 import { PROVIDER_INFO } from './providers';
 import { useCreateCredential } from './queries';
 import { SecretFields } from './SecretFields';
@@ -13,40 +14,24 @@ export function AddCredential({ initialProvider = 'aws' }: { initialProvider?: P
   const [name, setName] = useState('');
   const [provider, setProvider] = useState<Provider>(initialProvider);
   const [values, setValues] = useState(() => emptySecret(initialProvider));
-  const [errors, setErrors] = useState<CredentialErrors>({});
-  const [banner, setBanner] = useState<string | null>(null);
   const create = useCreateCredential();
+  const { errors, banner, submit: send, clearErrors } = useSecretSubmit(create, credentialFieldOf);
   const navigate = useNavigate();
 
-  const clearError = (field: string) => setErrors(({ [field]: _gone, ...rest }) => rest);
   const choose = (next: Provider) => {
     setProvider(next);
     setValues(emptySecret(next));
-    setErrors({});
+    clearErrors();
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found: CredentialErrors = { ...(name.trim() ? {} : { name: 'name the credential, e.g. “aws prod”' }), ...missingSecretFields(provider, values) };
-    setErrors(found);
-    setBanner(null);
-    if (Object.keys(found).length > 0) return;
-    create.mutate(
-      { name: name.trim(), provider, secret: toSecret(provider, values) },
-      {
-        onSuccess: (made) => {
-          // The secret leaves the page's state as soon as the service holds it.
-          setValues(emptySecret(provider));
-          setName('');
-          create.reset();
-          void navigate(`/credentials/${made.id}`);
-        },
-        onError: (error) => {
-          const placed = problemAtFields(error, credentialFieldOf);
-          setErrors(placed.errors);
-          setBanner(placed.banner);
-        },
-      },
-    );
+    send(found, { name: name.trim(), provider, secret: toSecret(provider, values) }, (made) => {
+      // The secret leaves the page's state as soon as the service holds it.
+      setValues(emptySecret(provider));
+      setName('');
+      void navigate(`/credentials/${made.id}`);
+    });
   };
   return (
     <section className="panel">
@@ -54,7 +39,7 @@ export function AddCredential({ initialProvider = 'aws' }: { initialProvider?: P
       <form onSubmit={submit} className="credential-form" aria-label="store a credential" noValidate>
         <div className="field-row">
           <Field label="Name" hint="How rules name it, e.g. “aws prod”." error={errors.name}>
-            <input value={name} onChange={(event) => { setName(event.target.value); clearError('name'); }} maxLength={200} autoComplete="off" />
+            <input value={name} onChange={(event) => { setName(event.target.value); clearErrors(['name']); }} maxLength={200} autoComplete="off" />
           </Field>
           <Field label="Provider" hint={PROVIDER_INFO[provider].what} error={errors.provider}>
             <select value={provider} onChange={(event) => choose(event.target.value as Provider)}>
@@ -72,15 +57,11 @@ export function AddCredential({ initialProvider = 'aws' }: { initialProvider?: P
           errors={errors}
           onChange={(field, value) => {
             setValues((current) => ({ ...current, [field]: value }));
-            clearError(field);
+            clearErrors([field]);
           }}
         />
         <p className="field-hint">Write-only: the service stores the secret encrypted and never shows it again, here or in the API.</p>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            <span>{banner}</span>
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={create.isPending}>
             {create.isPending ? 'Storing…' : 'Store credential'}

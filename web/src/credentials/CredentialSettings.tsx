@@ -1,11 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import type { Credential } from '../api/credential-types';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
+import { useSecretSubmit } from '../ui/useSecretSubmit';
 import { PROVIDER_INFO } from './providers';
 import { useUpdateCredential } from './queries';
 import { SecretFields } from './SecretFields';
-import { credentialFieldOf, emptySecret, missingSecretFields, toSecret, type CredentialErrors } from './secret-form';
+import { credentialFieldOf, emptySecret, missingSecretFields, toSecret } from './secret-form';
 
 /** Rename, and rotate the secret: each saved on its own (PATCH name, PATCH secret). */
 export function CredentialSettings({ credential }: { credential: Credential }) {
@@ -21,7 +23,7 @@ function Rename({ credential }: { credential: Credential }) {
   const [name, setName] = useState(credential.name);
   const [saved, setSaved] = useState(false);
   const update = useUpdateCredential(credential.id);
-  const { errors, banner } = update.isError ? problemAtFields(update.error, credentialFieldOf) : { errors: {} as CredentialErrors, banner: null };
+  const { errors, banner } = mutationProblem(update, credentialFieldOf);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
@@ -39,7 +41,7 @@ function Rename({ credential }: { credential: Credential }) {
         </button>
       </form>
       {saved ? <p className="saved" role="status">Renamed. Rules keep using it.</p> : null}
-      {banner ? <p className="banner banner-error" role="alert">{banner}</p> : null}
+      <FormBanner banner={banner} />
     </section>
   );
 }
@@ -48,33 +50,17 @@ function Rename({ credential }: { credential: Credential }) {
 function RotateSecret({ credential }: { credential: Credential }) {
   const { provider } = credential;
   const [values, setValues] = useState(() => emptySecret(provider));
-  const [errors, setErrors] = useState<CredentialErrors>({});
-  const [banner, setBanner] = useState<string | null>(null);
   const [done, setDone] = useState(false);
   const update = useUpdateCredential(credential.id);
+  const { errors, banner, submit: send, clearErrors } = useSecretSubmit(update, credentialFieldOf);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBanner(null);
     setDone(false);
-    const found = missingSecretFields(provider, values);
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    update.mutate(
-      { secret: toSecret(provider, values) },
-      {
-        onSuccess: () => {
-          // The new secret leaves the page: the fields go blank, and the mutation forgets what it sent.
-          setValues(emptySecret(provider));
-          update.reset();
-          setDone(true);
-        },
-        onError: (error) => {
-          const placed = problemAtFields(error, credentialFieldOf);
-          setErrors(placed.errors);
-          setBanner(placed.banner);
-        },
-      },
-    );
+    send(missingSecretFields(provider, values), { secret: toSecret(provider, values) }, () => {
+      // The new secret leaves the page: the fields go blank.
+      setValues(emptySecret(provider));
+      setDone(true);
+    });
   };
   return (
     <section className="panel">
@@ -90,15 +76,11 @@ function RotateSecret({ credential }: { credential: Credential }) {
           errors={errors}
           onChange={(field, value) => {
             setValues((current) => ({ ...current, [field]: value }));
-            setErrors(({ [field]: _gone, ...rest }) => rest);
+            clearErrors([field]);
             setDone(false);
           }}
         />
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            <span>{banner}</span>
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="form-actions">
           <button type="submit" className="button" disabled={update.isPending}>
             {update.isPending ? 'Replacing…' : 'Replace secret'}

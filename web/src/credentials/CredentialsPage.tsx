@@ -1,10 +1,10 @@
 import { Link, useSearchParams } from 'react-router';
 import { Can } from '../auth/useRole';
 import { PROVIDERS, type Provider } from '../api/credential-types';
+import { LastTest } from '../ui/LastTest';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { AddCredential } from './AddCredential';
-import { LastTest } from './LastTest';
 import { PROVIDER_INFO, summaryRows } from './providers';
 import { useCredentials } from './queries';
 

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { Link } from 'react-router';
 import type { Analytics } from '../api/incident-types';
 import { useIntegrations } from '../integrations/queries';
+import { NamedOptions } from '../ui/Options';
 import { Loadable } from '../ui/states';
 import { TableScroll } from '../ui/TableScroll';
 import { Chart, type ChartProps } from './Chart';
@@ -43,11 +44,7 @@ export default function AnalyticsSection() {
         ) : null}
         <select aria-label="Integration" value={filters.integrationId ?? ''} onChange={(event) => set('integration', event.target.value)}>
           <option value="">Every integration</option>
-          {(integrations.data?.items ?? []).map((integration) => (
-            <option key={integration.id} value={integration.id}>
-              {integration.name}
-            </option>
-          ))}
+          <NamedOptions items={integrations.data?.items ?? []} />
         </select>
         <input type="search" aria-label="Host" placeholder="Host" value={params.get('host') ?? ''} onChange={(event) => set('host', event.target.value.trim())} />
         <input type="search" aria-label="Alarm name" placeholder="Alarm name (exact)" value={params.get('alarm') ?? ''} onChange={(event) => set('alarm', event.target.value.trim())} />

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import type { Incident } from '../api/incident-types';
 import { useRuleNames } from '../rules/queries';
 import { OutcomeBadge } from '../ui/Badge';
 import { Dialog } from '../ui/Dialog';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
 import { LiveRun } from './LiveRun';
 import { useFixNow } from './queries';
 
@@ -35,7 +36,7 @@ function FixNowForm({ incident, onClose }: { incident: Incident; onClose: () => 
   const [ruleId, setRuleId] = useState(incident.ruleIds[0] ?? '');
   const [dryRun, setDryRun] = useState(false);
   const fix = useFixNow(incident.id);
-  const { errors, banner } = fix.isError ? problemAtFields(fix.error, (path) => (path.startsWith('/body/ruleId') ? 'ruleId' : undefined)) : { errors: {} as { ruleId?: string }, banner: null };
+  const { errors, banner } = mutationProblem(fix, (path) => (path.startsWith('/body/ruleId') ? 'ruleId' : undefined));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (ruleId) fix.mutate({ ruleId, ...(dryRun ? { act: false } : {}) });
@@ -81,11 +82,7 @@ function FixNowForm({ incident, onClose }: { incident: Incident; onClose: () => 
         <label className="checkbox">
           <input type="checkbox" checked={dryRun} onChange={(event) => setDryRun(event.target.checked)} /> Dry run: record the event, run nothing
         </label>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         {fix.isSuccess ? (
           <div aria-live="polite">
             <p className="banner banner-info" role="status" aria-label="what the fix did">

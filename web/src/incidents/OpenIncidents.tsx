@@ -1,7 +1,7 @@
-import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import type { Incident } from '../api/incident-types';
 import { Can } from '../auth/useRole';
+import { ExpandableRow, useOpenRow } from '../ui/ExpandableRow';
 import { absoluteTime, relativeTime } from '../ui/format';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState } from '../ui/states';
@@ -38,7 +38,7 @@ export function OpenIncidents() {
 
 function IncidentsTable({ incidents }: { incidents: Incident[] }) {
   const now = useNow(1000);
-  const [troubleshooting, setTroubleshooting] = useState<string | null>(null);
+  const { open: troubleshooting, toggle } = useOpenRow();
   return (
     <TableScroll>
       <table className="table incidents-table">
@@ -57,7 +57,13 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
         </thead>
         <tbody>
           {incidents.map((incident) => (
-            <Fragment key={incident.id}>
+            <ExpandableRow
+              key={incident.id}
+              open={troubleshooting === incident.id}
+              detail={<TroubleshootPanel incident={incident} />}
+              columns={7}
+              detailClassName="incident-panel"
+            >
               <tr data-incident={incident.id}>
                 <td>
                   <Link to={`/incidents/${incident.id}`}>{incident.alarmName}</Link>
@@ -79,7 +85,7 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
                       type="button"
                       className="button"
                       aria-expanded={troubleshooting === incident.id}
-                      onClick={() => setTroubleshooting((current) => (current === incident.id ? null : incident.id))}
+                      onClick={() => toggle(incident.id)}
                     >
                       Troubleshoot now
                     </button>
@@ -87,14 +93,7 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
                   </Can>
                 </td>
               </tr>
-              {troubleshooting === incident.id ? (
-                <tr className="incident-panel">
-                  <td colSpan={7}>
-                    <TroubleshootPanel incident={incident} />
-                  </td>
-                </tr>
-              ) : null}
-            </Fragment>
+            </ExpandableRow>
           ))}
         </tbody>
       </table>

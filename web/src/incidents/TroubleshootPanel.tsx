@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import type { Incident } from '../api/incident-types';
 import { useRunbookChoices, useRunbookLibrary } from '../runbooks/queries';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
 import { LiveRun } from './LiveRun';
 import { useTroubleshoot, type RunbookChoice } from './queries';
 
@@ -32,7 +33,7 @@ export function TroubleshootPanel({ incident, suggested }: { incident: Incident;
   const [hostname, setHostname] = useState(incident.hostname ?? '');
   const troubleshoot = useTroubleshoot(incident.id);
   const [runs, setRuns] = useState<string[]>([]);
-  const { errors, banner } = troubleshoot.isError ? problemAtFields(troubleshoot.error, fieldOf) : { errors: {} as Partial<Record<FormField, string>>, banner: null };
+  const { errors, banner } = mutationProblem(troubleshoot, fieldOf);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -73,11 +74,7 @@ export function TroubleshootPanel({ incident, suggested }: { incident: Incident;
           {troubleshoot.isPending ? 'Starting…' : runs.length > 0 ? 'Run again' : 'Run'}
         </button>
       </form>
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
+      <FormBanner banner={banner} />
       {runs.map((id) => (
         <LiveRun key={id} executionId={id} />
       ))}

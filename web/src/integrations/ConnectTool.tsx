@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { INTEGRATION_TYPES, type IntegrationType } from '../api/integration-types';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
 import { useCreateIntegration } from './queries';
 import { TOOLS } from './tools';
 
@@ -13,7 +14,7 @@ export function ConnectTool() {
   const [secret, setSecret] = useState('');
   const create = useCreateIntegration();
   const navigate = useNavigate();
-  const { errors, banner } = create.isError ? problemAtFields(create.error, fieldOf) : { errors: {}, banner: null };
+  const { errors, banner } = mutationProblem(create, fieldOf);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(
@@ -43,11 +44,7 @@ export function ConnectTool() {
             <input type="password" value={secret} onChange={(event) => setSecret(event.target.value)} autoComplete="new-password" />
           </Field>
         ) : null}
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            <span>{banner}</span>
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div>
           <button type="submit" className="button button-primary" disabled={create.isPending || !name.trim()}>
             {create.isPending ? 'Connecting…' : 'Connect'}

@@ -4,6 +4,7 @@ import { messageOf } from '../api/problem';
 import { Can, EditableBy } from '../auth/useRole';
 import { useCredentials } from '../credentials/queries';
 import { Field } from '../ui/Field';
+import { NamedOptions } from '../ui/Options';
 import { SaveOutcome } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useImportNow, useImports, useUpdateImport } from './queries';
@@ -77,11 +78,7 @@ function ImportSettingsForm({ integration }: { integration: Integration }) {
         <Field label="Credential" hint={`a stored ${providers.join(' or ')} credential (Credentials page)`}>
           <select value={credentialId} onChange={(event) => setCredentialId(event.target.value)}>
             <option value="">none</option>
-            {usable.map((credential) => (
-              <option key={credential.id} value={credential.id}>
-                {credential.name}
-              </option>
-            ))}
+            <NamedOptions items={usable} />
           </select>
         </Field>
       ) : (

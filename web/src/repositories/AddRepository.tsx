@@ -1,26 +1,22 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
+import { useSecretSubmit } from '../ui/useSecretSubmit';
 import { AccessFields } from './AccessFields';
 import { useCreateRepository } from './queries';
-import { checkRepositoryForm, emptyRepositoryForm, looksLikeSsh, NO_SECRETS, repositoryFieldOf, toRepositoryInput, type RepositoryErrors, type RepositoryField, type RepositoryForm } from './repository-form';
+import { checkRepositoryForm, emptyRepositoryForm, looksLikeSsh, NO_SECRETS, repositoryFieldOf, toRepositoryInput, type RepositoryField, type RepositoryForm } from './repository-form';
 
 /** Connects a repository: its URL, the ref runbooks are read at, and the credential, sealed by the service and never shown again. */
 export function AddRepository() {
   const [form, setForm] = useState(emptyRepositoryForm);
-  const [errors, setErrors] = useState<RepositoryErrors>({});
-  const [banner, setBanner] = useState<string | null>(null);
   const create = useCreateRepository();
+  const { errors, banner, submit: send, clearErrors } = useSecretSubmit(create, repositoryFieldOf);
   const navigate = useNavigate();
 
   const update = (patch: Partial<RepositoryForm>) => {
     setForm((current) => ({ ...current, ...patch }));
-    setErrors((current) => {
-      const next = { ...current };
-      for (const field of Object.keys(patch) as RepositoryField[]) delete next[field];
-      return next;
-    });
+    clearErrors(Object.keys(patch) as RepositoryField[]);
   };
   // An SSH URL takes a deploy key: the access follows the URL as it is typed, until someone picks it.
   const [accessPicked, setAccessPicked] = useState(false);
@@ -28,22 +24,10 @@ export function AddRepository() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const found = checkRepositoryForm(form);
-    setErrors(found);
-    setBanner(null);
-    if (Object.keys(found).length > 0) return;
-    create.mutate(toRepositoryInput(form), {
-      onSuccess: (made) => {
-        // The secret leaves the page's state as soon as the service holds it.
-        setForm(emptyRepositoryForm());
-        create.reset();
-        void navigate(`/repositories/${made.id}`);
-      },
-      onError: (error) => {
-        const placed = problemAtFields(error, repositoryFieldOf);
-        setErrors(placed.errors);
-        setBanner(placed.banner);
-      },
+    send(checkRepositoryForm(form), toRepositoryInput(form), (made) => {
+      // The secret leaves the page's state as soon as the service holds it.
+      setForm(emptyRepositoryForm());
+      void navigate(`/repositories/${made.id}`);
     });
   };
   return (
@@ -71,11 +55,7 @@ export function AddRepository() {
           }}
         />
         <p className="field-hint">pitcrew only reads: it fetches the files runbooks name, at the commit a ref points to, and never pushes. Give it a read-only credential.</p>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            <span>{banner}</span>
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={create.isPending}>
             {create.isPending ? 'Connecting…' : 'Connect repository'}

@@ -1,9 +1,9 @@
 import { Link } from 'react-router';
 import { Can } from '../auth/useRole';
+import { LastTest } from '../ui/LastTest';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, Loadable } from '../ui/states';
 import { AddRepository } from './AddRepository';
-import { LastTest } from './LastTest';
 import { useRepositories } from './queries';
 import { AUTH_LABELS } from './repository-form';
 

@@ -1,11 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import type { Repository } from '../api/repository-types';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
+import { useSecretSubmit } from '../ui/useSecretSubmit';
 import { AccessFields } from './AccessFields';
 import { useUpdateRepository } from './queries';
-import { looksLikeSsh, missingAccess, NO_SECRETS, repositoryFieldOf, toCredential, toRepositoryPatch, type AccessForm, type RepositoryErrors } from './repository-form';
+import { looksLikeSsh, missingAccess, NO_SECRETS, repositoryFieldOf, toCredential, toRepositoryPatch, type AccessForm } from './repository-form';
 
 /** Change where it is (name, URL, ref, host keys), and replace or remove the credential: each saved on its own. */
 export function RepositorySettings({ repository }: { repository: Repository }) {
@@ -21,7 +23,7 @@ function ChangeRepository({ repository }: { repository: Repository }) {
   const [form, setForm] = useState({ name: repository.name, url: repository.url, ref: repository.ref, knownHosts: repository.knownHosts ?? '' });
   const [saved, setSaved] = useState(false);
   const update = useUpdateRepository(repository.id);
-  const { errors, banner } = update.isError ? problemAtFields(update.error, repositoryFieldOf) : { errors: {} as RepositoryErrors, banner: null };
+  const { errors, banner } = mutationProblem(update, repositoryFieldOf);
   const patch = toRepositoryPatch(repository, form);
   const change = (next: Partial<typeof form>) => {
     setForm((current) => ({ ...current, ...next }));
@@ -49,11 +51,7 @@ function ChangeRepository({ repository }: { repository: Repository }) {
             <textarea className="mono" rows={3} value={form.knownHosts} onChange={(event) => change({ knownHosts: event.target.value })} spellCheck={false} />
           </Field>
         ) : null}
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="form-actions">
           <button type="submit" className="button" disabled={update.isPending || Object.keys(patch).length === 0}>
             {update.isPending ? 'Saving…' : 'Save changes'}
@@ -73,34 +71,18 @@ function ChangeRepository({ repository }: { repository: Repository }) {
 function ReplaceCredential({ repository }: { repository: Repository }) {
   const first: AccessForm = { access: repository.auth === 'none' ? 'token' : repository.auth, ...NO_SECRETS, knownHosts: '' };
   const [form, setForm] = useState(first);
-  const [errors, setErrors] = useState<RepositoryErrors>({});
-  const [banner, setBanner] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const update = useUpdateRepository(repository.id);
   const remove = useUpdateRepository(repository.id);
+  const { errors, banner, submit: send, clearErrors } = useSecretSubmit(update, repositoryFieldOf);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBanner(null);
     setDone(null);
-    const found = missingAccess(form, false);
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    update.mutate(
-      { credential: toCredential(form) ?? null },
-      {
-        onSuccess: () => {
-          // The new secret leaves the page: the fields go blank, and the mutation forgets what it sent.
-          setForm((current) => ({ ...current, ...NO_SECRETS }));
-          update.reset();
-          setDone('Credential replaced. Its last test was cleared: test the connection again.');
-        },
-        onError: (error) => {
-          const placed = problemAtFields(error, repositoryFieldOf);
-          setErrors(placed.errors);
-          setBanner(placed.banner);
-        },
-      },
-    );
+    send(missingAccess(form, false), { credential: toCredential(form) ?? null }, () => {
+      // The new secret leaves the page: the fields go blank.
+      setForm((current) => ({ ...current, ...NO_SECRETS }));
+      setDone('Credential replaced. Its last test was cleared: test the connection again.');
+    });
   };
   return (
     <section className="panel">
@@ -116,15 +98,11 @@ function ReplaceCredential({ repository }: { repository: Repository }) {
           withKnownHosts={false}
           onChange={(patch) => {
             setForm((current) => ({ ...current, ...patch, ...(patch.access && patch.access !== current.access ? NO_SECRETS : {}) }));
-            setErrors({});
+            clearErrors();
             setDone(null);
           }}
         />
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            <span>{banner}</span>
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="form-actions">
           <button type="submit" className="button" disabled={update.isPending}>
             {update.isPending ? 'Replacing…' : form.access === 'none' ? 'Save: public' : 'Replace credential'}

@@ -1,7 +1,8 @@
-import { Fragment, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { OUTCOMES, type Outcome, type RuleEvent, type TriggerType } from '../api/types';
 import { OUTCOME_HELP, OutcomeBadge } from '../ui/Badge';
+import { ExpandableRow, useOpenRow } from '../ui/ExpandableRow';
 import { PagedList } from '../ui/PagedList';
 import { EmptyState } from '../ui/states';
 import { Time } from '../ui/Time';
@@ -70,7 +71,7 @@ function EventsTable({ events, ruleId }: { events: RuleEvent[]; ruleId: string }
   // A link to #event-<id> (from an execution, or the schedule's last tick) opens that event and shows it.
   const { hash } = useLocation();
   const linked = hash.startsWith('#event-') ? hash.slice(7) : null;
-  const [open, setOpen] = useState<string | null>(linked);
+  const { open, setOpen, toggle } = useOpenRow(linked);
   const [followed, setFollowed] = useState(linked);
   if (linked !== followed) {
     setFollowed(linked);
@@ -102,7 +103,13 @@ function EventsTable({ events, ruleId }: { events: RuleEvent[]; ruleId: string }
             const expanded = open === event.id;
             const host = hostOf(event);
             return (
-              <Fragment key={event.id}>
+              <ExpandableRow
+                key={event.id}
+                open={expanded}
+                detail={<EventDetail event={event} />}
+                columns={5 + Number(hostColumn) + Number(skippedColumn)}
+                detailClassName="row-detail"
+              >
                 <tr id={`event-${event.id}`} data-outcome={event.outcome} className={expanded ? 'row-expanded' : undefined}>
                   <td>
                     <Time iso={event.receivedAt} />
@@ -150,49 +157,49 @@ function EventsTable({ events, ruleId }: { events: RuleEvent[]; ruleId: string }
                     )}
                   </td>
                   <td>
-                    <button type="button" className="link-button" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : event.id)}>
+                    <button type="button" className="link-button" aria-expanded={expanded} onClick={() => toggle(event.id)}>
                       {expanded ? 'Hide' : 'Payload'}
                     </button>
                   </td>
                 </tr>
-                {expanded ? (
-                  <tr className="row-detail">
-                    <td colSpan={5 + Number(hostColumn) + Number(skippedColumn)}>
-                      <div className="event-detail">
-                        <div>
-                          <h4>Payload as posted</h4>
-                          <pre>{JSON.stringify(event.payload, null, 2)}</pre>
-                        </div>
-                        <div>
-                          <h4>Environment of the runbook</h4>
-                          <pre>{Object.entries(event.env).map(([name, value]) => `${name}=${value}`).join('\n') || '(none)'}</pre>
-                          {event.skippedEnv.length > 0 ? (
-                            <>
-                              <h4>Not exported</h4>
-                              <ul>
-                                {event.skippedEnv.map((skipped) => (
-                                  <li key={skipped.name}>
-                                    <code>{skipped.name}</code>: {skipped.reason}
-                                  </li>
-                                ))}
-                              </ul>
-                            </>
-                          ) : null}
-                          <p className="muted">
-                            {event.source === 'manual' ? 'Run now · ' : ''}From {event.sourceIp ?? (event.source === 'cron' ? 'the schedule' : 'an unknown address')} · event {event.id}
-                            {event.idempotencyKey ? ` · Idempotency-Key ${event.idempotencyKey}` : ''}
-                          </p>
-                        </div>
-                      </div>
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
+              </ExpandableRow>
             );
           })}
         </tbody>
       </table>
     </TableScroll>
+  );
+}
+
+/** What an event brought: its payload as posted, the runbook's environment, the names not exported, where it came from. */
+function EventDetail({ event }: { event: RuleEvent }) {
+  return (
+    <div className="event-detail">
+      <div>
+        <h4>Payload as posted</h4>
+        <pre>{JSON.stringify(event.payload, null, 2)}</pre>
+      </div>
+      <div>
+        <h4>Environment of the runbook</h4>
+        <pre>{Object.entries(event.env).map(([name, value]) => `${name}=${value}`).join('\n') || '(none)'}</pre>
+        {event.skippedEnv.length > 0 ? (
+          <>
+            <h4>Not exported</h4>
+            <ul>
+              {event.skippedEnv.map((skipped) => (
+                <li key={skipped.name}>
+                  <code>{skipped.name}</code>: {skipped.reason}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        <p className="muted">
+          {event.source === 'manual' ? 'Run now · ' : ''}From {event.sourceIp ?? (event.source === 'cron' ? 'the schedule' : 'an unknown address')} · event {event.id}
+          {event.idempotencyKey ? ` · Idempotency-Key ${event.idempotencyKey}` : ''}
+        </p>
+      </div>
+    </div>
   );
 }
 

@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { Can } from '../auth/useRole';
 import type { Rule, TriggerType } from '../api/types';
 import { OutcomeBadge, StateBadge } from '../ui/Badge';
+import { LabelOptions } from '../ui/Options';
 import { PagedList } from '../ui/PagedList';
 import { PageHeader } from '../ui/PageHeader';
 import { EmptyState, NoMatch } from '../ui/states';
@@ -49,11 +50,7 @@ export default function RulesPage() {
         </select>
         <select aria-label="Trigger" value={trigger} onChange={(event) => setParam('trigger', event.target.value)}>
           <option value="">Any trigger</option>
-          {Object.entries(TRIGGER_LABELS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+          <LabelOptions labels={TRIGGER_LABELS} />
         </select>
       </div>
       <PagedList

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { problemAtFields } from '../api/problem';
+import { mutationProblem } from '../api/problem';
 import type { Rule } from '../api/types';
 import { OutcomeBadge } from '../ui/Badge';
 import { Dialog } from '../ui/Dialog';
 import { Field } from '../ui/Field';
-import { Loadable } from '../ui/states';
+import { FormBanner, Loadable } from '../ui/states';
 import { initialForm, runBody, useRunFields, useRunNow, type RunFields, type RunForm, type RunReply } from './run-now';
 
 /**
@@ -45,7 +45,7 @@ function fieldOf(path: string): FormField | undefined {
 function RunNowForm({ rule, fields, onClose }: { rule: Rule; fields: RunFields; onClose: () => void }) {
   const [form, setForm] = useState<RunForm>(() => initialForm(fields));
   const run = useRunNow(rule.id);
-  const { errors, banner } = run.isError ? problemAtFields(run.error, fieldOf) : { errors: {} as Partial<Record<FormField, string>>, banner: null };
+  const { errors, banner } = mutationProblem(run, fieldOf);
   const set = (change: Partial<RunForm>) => setForm((current) => ({ ...current, ...change }));
   const setRow = (at: number, change: Partial<RunForm['metaData'][number]>) => set({ metaData: form.metaData.map((row, i) => (i === at ? { ...row, ...change } : row)) });
   const submit = (event: FormEvent) => {
@@ -97,11 +97,7 @@ function RunNowForm({ rule, fields, onClose }: { rule: Rule; fields: RunFields; 
           nothing
         </label>
       </div>
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
+      <FormBanner banner={banner} />
       <div aria-live="polite" className="test-outcome">
         {run.isSuccess ? <RunOutcome ruleId={rule.id} reply={run.data} onClose={onClose} /> : null}
       </div>

@@ -2,12 +2,11 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { problemAtFields } from '../api/problem';
 import type { RunbookSaved, RunbookView } from '../api/runbook-types';
-import type { Interpreter } from '../api/types';
-import { INTERPRETER_LABELS } from '../rules/describe';
+import { InterpreterField } from '../rules/wizard/InterpreterField';
 import { ScriptEditor } from '../rules/wizard/ScriptEditor';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
-import { Loadable } from '../ui/states';
+import { FormBanner, Loadable } from '../ui/states';
 import { checkRunbookForm, emptyRunbookForm, formFromRunbook, runbookFieldOf, toRunbookInput, type RunbookErrors, type RunbookField, type RunbookForm } from './form';
 import { Markdown } from './Markdown';
 import { useCreateRunbook, useRunbook, useSaveRunbook } from './queries';
@@ -83,11 +82,7 @@ function RunbookEditor({ initial, runbook }: { initial: RunbookForm; runbook?: R
         }
       />
       <form className="panel runbook-form" ref={body} onSubmit={submit} aria-label={runbook ? 'edit the runbook' : 'new runbook'} noValidate>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <RunbookFields form={form} update={update} errors={errors} />
         <div className="wizard-nav">
           <Link to={runbook ? `/runbooks/${runbook.id}` : '/runbooks'} className="button button-quiet">
@@ -111,15 +106,7 @@ export function RunbookFields({ form, update, errors }: { form: RunbookForm; upd
         <Field label="Name" hint="Unique in the tenant; rules and executions show it." error={errors.name}>
           <input value={form.name} onChange={(event) => update({ name: event.target.value })} maxLength={200} autoComplete="off" />
         </Field>
-        <Field label="Interpreter" error={errors.interpreter}>
-          <select value={form.interpreter} onChange={(event) => update({ interpreter: event.target.value as Interpreter })}>
-            {Object.entries(INTERPRETER_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <InterpreterField value={form.interpreter} onChange={(interpreter) => update({ interpreter })} error={errors.interpreter} />
       </div>
       <Field label="Script" error={errors.script} hint="Kept byte for byte; its SHA-256 tells versions apart.">
         <ScriptEditor value={form.script} onChange={(script) => update({ script })} interpreter={form.interpreter} />

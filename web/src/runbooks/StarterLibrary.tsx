@@ -4,7 +4,7 @@ import { problemAtFields } from '../api/problem';
 import type { LibraryItem } from '../api/runbook-types';
 import { INTERPRETER_LABELS } from '../rules/describe';
 import { Field } from '../ui/Field';
-import { Loadable } from '../ui/states';
+import { FormBanner, Loadable } from '../ui/states';
 import { Markdown } from './Markdown';
 import { useInstallRunbook, useRunbookLibrary } from './queries';
 import type { SavedState } from './RunbookPage';
@@ -74,11 +74,7 @@ function LibraryEntry({ item }: { item: LibraryItem }) {
           {install.isPending ? 'Installing…' : 'Install'}
         </button>
       </form>
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
+      <FormBanner banner={banner} />
     </li>
   );
 }

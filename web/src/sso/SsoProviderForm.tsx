@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { problemAtFields } from '../api/problem';
 import { Field } from '../ui/Field';
+import { FormBanner } from '../ui/states';
 import { useSaveSsoProvider, type RoleMapping, type SsoProvider, type SsoProviderInput } from './queries';
 
 /** What the service asks for when none are given (src/identity/sso/providers.ts). */
@@ -54,11 +55,7 @@ export function SsoProviderForm({ provider, onDone }: { provider: SsoProvider | 
 
   return (
     <form className="panel" onSubmit={submit} noValidate aria-label={provider ? `Edit ${provider.name}` : 'New provider'}>
-      {banner ? (
-        <p className="banner banner-error" role="alert">
-          {banner}
-        </p>
-      ) : null}
+      <FormBanner banner={banner} />
       {provider ? null : (
         <Field label="Type">
           <select

@@ -6,8 +6,9 @@ import { ConfirmedAction } from '../ui/ConfirmedAction';
 import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
+import { RevokedOrActive } from '../ui/RevokedOrActive';
 import { PagedList } from '../ui/PagedList';
-import { EmptyState } from '../ui/states';
+import { EmptyState, FormBanner } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useIssueToken, useRevokeToken, useTokens, type IssuedToken, type PersonalToken } from './queries';
 
@@ -84,11 +85,7 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: IssuedToken) => void }
       <button type="submit" className="button button-primary" disabled={issue.isPending}>
         {issue.isPending ? 'Creating…' : 'Create token'}
       </button>
-      {errors.banner ? (
-        <p className="banner banner-error" role="alert">
-          {errors.banner}
-        </p>
-      ) : null}
+      <FormBanner banner={errors.banner} />
     </form>
   );
 }
@@ -120,13 +117,7 @@ function TokensTable({ tokens }: { tokens: PersonalToken[] }) {
               <Time iso={token.lastUsedAt} />
             </td>
             <td>
-              {token.revokedAt ? (
-                <span className="muted">
-                  revoked <Time iso={token.revokedAt} />
-                </span>
-              ) : (
-                'active'
-              )}
+              <RevokedOrActive revokedAt={token.revokedAt} />
             </td>
             <td>{token.revokedAt ? null : <RevokeToken token={token} />}</td>
           </tr>

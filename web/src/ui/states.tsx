@@ -63,6 +63,16 @@ export function Loadable<T>({ query, what, isEmpty, empty, children }: LoadableP
   return <>{children(query.data)}</>;
 }
 
+/** A form's problem that no field holds: the service's refusal, said in a banner. */
+export function FormBanner({ banner }: { banner: string | null | undefined }) {
+  if (!banner) return null;
+  return (
+    <p className="banner banner-error" role="alert">
+      <span>{banner}</span>
+    </p>
+  );
+}
+
 /** What became of a form's save: its problem, or `saved` once it succeeded. Announced politely. */
 export function SaveOutcome({ mutation, saved }: { mutation: { isError: boolean; isSuccess: boolean; error: unknown }; saved: ReactNode }) {
   return (

@@ -7,7 +7,7 @@ import { Field } from '../ui/Field';
 import { PageHeader } from '../ui/PageHeader';
 import { RevealOnce } from '../ui/RevealOnce';
 import { PagedList } from '../ui/PagedList';
-import { EmptyState } from '../ui/states';
+import { EmptyState, FormBanner } from '../ui/states';
 import { Time } from '../ui/Time';
 import { useChangeRole, useInvite, useMembers, useRemoveMember, useResetLink, useResetSecondFactor, type Emailed, type InvitedMember, type Member, type SecondFactorReset } from './queries';
 
@@ -111,11 +111,7 @@ function InviteForm({ grantable, onInvited }: { grantable: Role[]; onInvited: (m
       <button type="submit" className="button button-primary" disabled={invite.isPending}>
         {invite.isPending ? 'Inviting…' : 'Invite'}
       </button>
-      {errors.banner ? (
-        <p className="banner banner-error" role="alert">
-          {errors.banner}
-        </p>
-      ) : null}
+      <FormBanner banner={errors.banner} />
     </form>
   );
 }

@@ -3,7 +3,8 @@ import { EditableBy } from '../../auth/useRole';
 import type { Channel, EscalationContacts } from '../../api/channel-types';
 import { ApiProblem, messageOf } from '../../api/problem';
 import { Field } from '../../ui/Field';
-import { Loadable, Loading } from '../../ui/states';
+import { NamedOptions } from '../../ui/Options';
+import { FormBanner, Loadable, Loading } from '../../ui/states';
 import { Time } from '../../ui/Time';
 import { badAddress, splitAddresses } from '../addresses';
 import { TYPE_LABELS } from '../labels';
@@ -75,11 +76,7 @@ function ContactsForm({ contacts, channels }: { contacts: EscalationContacts; ch
   return (
     <form onSubmit={submit} noValidate>
       <EditableBy do="configure">
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         <div className="columns">
           <div>
             <Field label="On-call addresses" error={errors.emails} hint="One a line.">
@@ -92,11 +89,7 @@ function ContactsForm({ contacts, channels }: { contacts: EscalationContacts; ch
             >
               <select value={emailChannelId} onChange={(event) => setEmailChannelId(event.target.value)}>
                 <option value="">{emailChannels[0] ? `The first email channel (${emailChannels[0].name})` : 'No email channel yet'}</option>
-                {emailChannels.map((channel) => (
-                  <option key={channel.id} value={channel.id}>
-                    {channel.name}
-                  </option>
-                ))}
+                <NamedOptions items={emailChannels} />
               </select>
             </Field>
           </div>

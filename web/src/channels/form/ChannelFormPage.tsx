@@ -4,7 +4,7 @@ import { CHANNEL_MODES, CHANNEL_TYPES, type Channel } from '../../api/channel-ty
 import { ApiProblem, messageOf } from '../../api/problem';
 import { Field } from '../../ui/Field';
 import { PageHeader } from '../../ui/PageHeader';
-import { Loadable } from '../../ui/states';
+import { FormBanner, Loadable } from '../../ui/states';
 import { MODE_HELP, MODE_LABELS, TYPE_HELP, TYPE_LABELS } from '../labels';
 import { useChannel, useCreateChannel, useUpdateChannel } from '../queries';
 import { ChatFields } from './ChatFields';
@@ -98,11 +98,7 @@ function ChannelEditor({ initial, channel }: { initial: ChannelForm; channel?: C
         subtitle={channel ? `${TYPE_LABELS[channel.type]} channel. Secrets stay as they are unless you type new ones.` : 'Where pitcrew tells people what it did. Send a test message once it is saved.'}
       />
       <form className="panel channel-form" ref={body} onSubmit={submit} noValidate>
-        {banner ? (
-          <p className="banner banner-error" role="alert">
-            {banner}
-          </p>
-        ) : null}
+        <FormBanner banner={banner} />
         {channel ? null : (
           <RadioChoices legend="Where it posts" layout="choices-three" choices={TYPE_CHOICES} value={form.type} onChange={(type) => update({ type })} error={errors.type} />
         )}

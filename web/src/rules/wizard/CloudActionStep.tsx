@@ -1,11 +1,11 @@
-import { Link } from 'react-router';
 import type { CloudOperation } from '../../api/types';
-import { LastTest } from '../../credentials/LastTest';
 import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/providers';
 import { useCredentials } from '../../credentials/queries';
 import { Field } from '../../ui/Field';
+import { LastTest } from '../../ui/LastTest';
 import { INFRASTRUCTURE_LABELS } from '../describe';
 import { FanOutFields } from './FanOutFields';
+import { ListPicker } from './ListPicker';
 import type { StepProps } from './step';
 
 const OPERATIONS: Array<{ value: CloudOperation; title: string; text: string }> = [
@@ -106,32 +106,16 @@ function CredentialPicker({ form, update, errors }: StepProps) {
   const fitting = (credentials.data?.items ?? []).filter((credential) => credential.provider === provider);
   const chosen = fitting.find((credential) => credential.id === form.credentialId);
   const title = PROVIDER_INFO[provider].title;
-  const hint = (
+  const lastTest = chosen ? (
     <>
-      {credentials.isSuccess && fitting.length === 0 ? `No ${title} credential is stored yet. ` : null}
-      <Link to={`/credentials?provider=${provider}`} target="_blank" rel="noopener">
-        Store a new {title} credential
-      </Link>{' '}
-      (opens in a new tab; this list refreshes when you come back).
-      {chosen ? (
-        <>
-          {' '}
-          Last test: <LastTest test={chosen.lastTest} />
-        </>
-      ) : null}
+      {' '}
+      Last test: <LastTest test={chosen.lastTest} />
     </>
-  );
+  ) : null;
   return (
-    <Field label="Credential" error={errors.credentialId ?? (credentials.isError ? 'could not list the credentials: reload to try again' : undefined)} hint={hint}>
-      <select value={chosen ? chosen.id : ''} onChange={(event) => update({ credentialId: event.target.value })}>
-        <option value="">{credentials.isPending ? 'Loading…' : `Choose ${/^[AEIOU]/.test(title) ? 'an' : 'a'} ${title} credential`}</option>
-        {fitting.map((credential) => (
-          <option key={credential.id} value={credential.id}>
-            {credential.name}
-          </option>
-        ))}
-      </select>
-    </Field>
+    <ListPicker label="Credential" what="credentials" list={credentials} items={fitting} value={form.credentialId} choose={`Choose ${/^[AEIOU]/.test(title) ? 'an' : 'a'} ${title} credential`}
+      none={`No ${title} credential is stored yet. `} make={{ to: `/credentials?provider=${provider}`, label: `Store a new ${title} credential` }} more={lastTest}
+      error={errors.credentialId} onChange={(credentialId) => update({ credentialId })} />
   );
 }
 

@@ -1,10 +1,9 @@
-import { Link } from 'react-router';
-import type { Interpreter } from '../../api/types';
 import { messageOf } from '../../api/problem';
 import { useRepositories, useRepositoryFiles } from '../../repositories/queries';
 import { Field } from '../../ui/Field';
 import { useDebounced } from '../../ui/useDebounced';
-import { INTERPRETER_LABELS } from '../describe';
+import { InterpreterField } from './InterpreterField';
+import { ListPicker } from './ListPicker';
 import type { StepProps } from './step';
 
 /** A script file in one of the tenant's git repositories, fetched (read-only) before each run. */
@@ -12,41 +11,15 @@ export function RepositoryFileFields({ form, update, errors }: StepProps) {
   const repositories = useRepositories();
   const all = repositories.data?.items ?? [];
   const chosen = all.find((repository) => repository.id === form.repositoryId);
-  const hint = (
-    <>
-      {repositories.isSuccess && all.length === 0 ? 'No repository is connected yet. ' : null}
-      <Link to="/repositories" target="_blank" rel="noopener">
-        Connect a repository
-      </Link>{' '}
-      (opens in a new tab; this list refreshes when you come back).
-    </>
-  );
   return (
     <>
       <div className="field-row">
-        <Field label="Repository" error={errors.repositoryId ?? (repositories.isError ? 'could not list the repositories: reload to try again' : undefined)} hint={hint}>
-          <select value={chosen ? chosen.id : form.repositoryId} onChange={(event) => update({ repositoryId: event.target.value })}>
-            <option value="">{repositories.isPending ? 'Loading…' : 'Choose a repository'}</option>
-            {form.repositoryId && !chosen && repositories.isSuccess ? <option value={form.repositoryId}>repository {form.repositoryId} (no longer listed)</option> : null}
-            {all.map((repository) => (
-              <option key={repository.id} value={repository.id}>
-                {repository.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <ListPicker label="Repository" what="repositories" list={repositories} items={all} value={form.repositoryId} choose="Choose a repository" unlisted="repository"
+          none="No repository is connected yet. " make={{ to: '/repositories', label: 'Connect a repository' }} error={errors.repositoryId} onChange={(repositoryId) => update({ repositoryId })} />
         <Field label="Ref" error={errors.repositoryRef} hint={chosen ? `Branch, tag or commit; empty: the repository’s own (${chosen.ref}).` : 'Branch, tag or commit; empty: the repository’s own.'}>
           <input className="mono" value={form.repositoryRef} onChange={(event) => update({ repositoryRef: event.target.value })} placeholder={chosen?.ref ?? 'main'} autoComplete="off" spellCheck={false} />
         </Field>
-        <Field label="Interpreter" error={errors.interpreter}>
-          <select value={form.interpreter} onChange={(event) => update({ interpreter: event.target.value as Interpreter })}>
-            {Object.entries(INTERPRETER_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <InterpreterField value={form.interpreter} onChange={(interpreter) => update({ interpreter })} error={errors.interpreter} />
       </div>
       <PathPicker form={form} update={update} errors={errors} />
     </>

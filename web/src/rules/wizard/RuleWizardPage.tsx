@@ -3,7 +3,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { problemAtFields } from '../../api/problem';
 import type { Rule } from '../../api/types';
 import { PageHeader } from '../../ui/PageHeader';
-import { EmptyState, Loadable } from '../../ui/states';
+import { EmptyState, FormBanner, Loadable } from '../../ui/states';
 import { useCreateRunbook } from '../../runbooks/queries';
 import { useCreateRule, useReplaceRule, useRule, useScheduleCheck } from '../queries';
 import { previewFieldOf, previewInputOf } from '../schedule';
@@ -223,11 +223,7 @@ function Wizard({ initial, rule, intro }: { initial: RuleForm; rule?: Rule; intr
               {notice}
             </p>
           ) : null}
-          {banner ? (
-            <p className="banner banner-error" role="alert">
-              {banner}
-            </p>
-          ) : null}
+          <FormBanner banner={banner} />
           <h2 ref={heading} tabIndex={-1}>
             {stepTitle(step, form)}
           </h2>

@@ -1,8 +1,8 @@
-import type { Flavour, Interpreter } from '../../api/types';
+import type { Flavour } from '../../api/types';
 import { Field } from '../../ui/Field';
 import { RadioChoices, type Choice } from '../../ui/RadioChoices';
-import { INTERPRETER_LABELS } from '../describe';
 import { CliCredentialsField } from './CliCredentialsField';
+import { InterpreterField } from './InterpreterField';
 import { RepositoryFileFields } from './RepositoryFileFields';
 import type { RunbookSource } from './runbook-form';
 import { ScriptEditor } from './ScriptEditor';
@@ -36,7 +36,7 @@ export function RunbookStep(props: StepProps) {
         </Field>
       ) : null}
       <div className="field-row">
-        {form.runbookSource === 'inline' || form.runbookSource === 'new' ? <InterpreterField {...props} /> : null}
+        {form.runbookSource === 'inline' || form.runbookSource === 'new' ? <InterpreterField value={form.interpreter} onChange={(interpreter) => update({ interpreter })} error={errors.interpreter} /> : null}
         <Field label="Timeout (seconds)" error={errors.timeoutSeconds} hint={`Past it, the ${cli ? 'service' : 'agent'} kills the script's process group.`}>
           <input inputMode="numeric" value={form.timeoutSeconds} onChange={(event) => update({ timeoutSeconds: event.target.value })} />
         </Field>
@@ -44,20 +44,6 @@ export function RunbookStep(props: StepProps) {
       {form.runbookSource === 'inline' || form.runbookSource === 'new' ? <WrittenRunbookFields {...props} /> : null}
       {form.runbookSource === 'new' ? <VersionChoice {...props} latest={1} /> : null}
     </>
-  );
-}
-
-function InterpreterField({ form, update, errors }: StepProps) {
-  return (
-    <Field label="Interpreter" error={errors.interpreter}>
-      <select value={form.interpreter} onChange={(event) => update({ interpreter: event.target.value as Interpreter })}>
-        {Object.entries(INTERPRETER_LABELS).map(([value, label]) => (
-          <option key={value} value={value}>
-            {label}
-          </option>
-        ))}
-      </select>
-    </Field>
   );
 }
 

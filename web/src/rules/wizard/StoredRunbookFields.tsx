@@ -3,8 +3,8 @@ import { Sha256 } from '../../runbooks/RunbookFacts';
 import { useRunbookChoices, useRunbookVersion } from '../../runbooks/queries';
 import { VersionSelect } from '../../runbooks/RunbookVersions';
 import { CodeBlock } from '../../ui/CodeBlock';
-import { Field } from '../../ui/Field';
 import { RadioChoices } from '../../ui/RadioChoices';
+import { ListPicker } from './ListPicker';
 import type { StepProps } from './step';
 
 /** A stored runbook, picked by name: the rule follows its latest version, or runs one version only. */
@@ -14,31 +14,11 @@ export function StoredRunbookFields({ form, update, errors }: StepProps) {
   const chosen = all.find((runbook) => runbook.id === form.runbookId);
   const pinned = form.runbookPin === 'pinned';
   const version = pinned ? Number(form.runbookVersion) : chosen?.version;
-  const hint = (
-    <>
-      {runbooks.isSuccess && all.length === 0 ? 'No runbook is stored yet: save what you write as a new runbook instead, or ' : null}
-      <Link to="/runbooks/new" target="_blank" rel="noopener">
-        write a runbook
-      </Link>{' '}
-      (opens in a new tab; this list refreshes when you come back).
-    </>
-  );
   return (
     <>
-      <Field label="Runbook" error={errors.runbookId ?? (runbooks.isError ? 'could not list the runbooks: reload to try again' : undefined)} hint={hint}>
-        <select
-          value={chosen ? chosen.id : form.runbookId}
-          onChange={(event) => update({ runbookId: event.target.value, runbookVersion: String(all.find((r) => r.id === event.target.value)?.version ?? '') })}
-        >
-          <option value="">{runbooks.isPending ? 'Loading…' : 'Choose a runbook'}</option>
-          {form.runbookId && !chosen && runbooks.isSuccess ? <option value={form.runbookId}>runbook {form.runbookId} (no longer listed)</option> : null}
-          {all.map((runbook) => (
-            <option key={runbook.id} value={runbook.id}>
-              {runbook.name}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <ListPicker label="Runbook" what="runbooks" list={runbooks} items={all} value={form.runbookId} choose="Choose a runbook" unlisted="runbook" error={errors.runbookId}
+        none="No runbook is stored yet: save what you write as a new runbook instead, or " make={{ to: '/runbooks/new', label: 'write a runbook' }}
+        onChange={(runbookId) => update({ runbookId, runbookVersion: String(all.find((runbook) => runbook.id === runbookId)?.version ?? '') })} />
       {chosen ? (
         <>
           <VersionChoice form={form} update={update} errors={errors} latest={chosen.version} />

@@ -1,6 +1,7 @@
 import type { InfrastructureType, TargetPick } from '../../api/types';
 import { PROVIDER_INFO, providerOfInfrastructure } from '../../credentials/providers';
 import { Field } from '../../ui/Field';
+import { LabelOptions } from '../../ui/Options';
 import { INFRASTRUCTURE_LABELS } from '../describe';
 import { HostFanOutFields } from './FanOutFields';
 import { CLI_SAMPLE_SCRIPT, pickOf, sampleScriptFor, type RuleForm } from './form';
@@ -39,11 +40,7 @@ export function TargetStep(props: StepProps) {
     <>
       <Field label="Infrastructure type" error={errors.infrastructureType} hint="Where the target hosts run. A cloud offers its cloud action: start, stop, reboot or terminate instances.">
         <select value={form.infrastructureType} onChange={(event) => chooseInfrastructure(event.target.value as InfrastructureType)}>
-          {Object.entries(INFRASTRUCTURE_LABELS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+          <LabelOptions labels={INFRASTRUCTURE_LABELS} />
         </select>
       </Field>
       <fieldset className="choices choices-inline" aria-describedby={errors.actionType ? 'action-type-error' : undefined}>

@@ -33,7 +33,7 @@ describe.each(testDialects())('idle duties on %s', (dialect) => {
     const ran = vi.spyOn(store.db.getExecutor(), 'executeQuery');
     const polled = (fragment: string, times: number) => waitFor(() => ran.mock.calls.filter(([query]) => (query as CompiledQuery).sql.includes(fragment)).length >= times, `${times} polls running ${fragment}`);
     const timed = async (times: number) => {
-      await polled('"cancel_requested_at" is not null', times);
+      await polled('select "id", "tenant_id", "queued_at", "approval" from "executions"', times);
       await polled('"awaiting_runbook"', times);
       await polled('min("next_at")', times);
     };
@@ -45,6 +45,8 @@ describe.each(testDialects())('idle duties on %s', (dialect) => {
     await passes();
     await timed(2);
     expect(compiled.mock.results.map((result) => (result.value as CompiledQuery).sql)).toEqual([]);
+    // With no agent connected here, the sweep does not look for work to send on connections here.
+    expect(ran.mock.calls.filter(([query]) => (query as CompiledQuery).sql.includes('"hosts"."node_id"'))).toEqual([]);
   });
 
   it('a statement built once reads what the query built anew reads, with each call its own values', async () => {

@@ -23,6 +23,8 @@ export interface ConnectedAgents {
   sendUnsent(executions: Array<{ id: string; hostId: string; sessionId: string | null; spec: ExecutionSpec }>): void;
   cancel(hostId: string, executionId: string): boolean;
   reconnectAll(reason: string): void;
+  /** Whether any agent connection is held here: without one, what redispatch finds has nowhere to go. */
+  holdsAny(): boolean;
 }
 
 export interface SweeperDeps {
@@ -208,6 +210,8 @@ export class Sweeper {
    */
   private async redispatch(now: number): Promise<void> {
     const { db, gateway, nodeId } = this.deps;
+    // All three only send on this node's connections: an idle node without agents reads nothing.
+    if (!gateway.holdsAny()) return;
     const queued = await queuedHere(db, nodeId);
     gateway.dispatch(queued.map((row) => ({ id: row.id, hostId: row.host_id! })));
     const unsent = await unsentHere(db, nodeId, now - UNSENT_AFTER_MS);

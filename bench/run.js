@@ -325,8 +325,8 @@ function report({ storage, phases, warm, totals, stored, setupEvents, stopped, p
 // git sources one, bench/git-sources.js, run before the fleet one). BENCH_ONLY=ingest, e2e,
 // isolation, alerts, cron, cloud, cli, git or fleet runs one of them; BENCH_ONLY=api, imports,
 // incidents, snapshots (bench/snapshots.js, with Debian's Prometheus), backup
-// (bench/backup-latency.js), peers (bench/peers.js, Node-RED from the npm registry) or start
-// (bench/start.js) runs one not in the default set.
+// (bench/backup-latency.js), peers (bench/peers.js, Node-RED from the npm registry), start
+// (bench/start.js) or idle (bench/idle.js) runs one not in the default set.
 
 const ONLY = env.BENCH_ONLY ?? '';
 
@@ -347,7 +347,7 @@ function runChildBench(file) {
 /** The benchmarks after this one, in the order `npm run bench` runs them, by their BENCH_ONLY name. */
 const DEFAULT_SET = { e2e: 'e2e.js', isolation: 'isolation.js', alerts: 'alerts.js', cron: 'cron.js', cloud: 'cloud.js', cli: 'cli.js', git: 'git-sources.js', fleet: 'fleet.js' };
 /** Those run only by name. */
-const BY_NAME_ONLY = { api: 'api.js', imports: 'imports.js', incidents: 'incidents-analytics.js', snapshots: 'snapshots.js', backup: 'backup-latency.js', peers: 'peers.js', start: 'start.js' };
+const BY_NAME_ONLY = { api: 'api.js', imports: 'imports.js', incidents: 'incidents-analytics.js', snapshots: 'snapshots.js', backup: 'backup-latency.js', peers: 'peers.js', start: 'start.js', idle: 'idle.js' };
 const ONE_BENCH = { ...DEFAULT_SET, ...BY_NAME_ONLY };
 
 if (ONLY !== '' && ONLY !== 'ingest' && !Object.hasOwn(ONE_BENCH, ONLY)) {

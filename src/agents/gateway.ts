@@ -65,6 +65,11 @@ export class AgentGateway {
     return count;
   }
 
+  /** Whether this node holds any agent connection (Sweeper.redispatch). */
+  holdsAny(): boolean {
+    return this.sessions.size > 0;
+  }
+
   /** Whether this node holds the host's agent connection. */
   holds(hostId: string): boolean {
     return this.sessions.has(hostId);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Store } from '../store/database.js';
+import { preparedQuery, preparedStatement } from '../store/prepared.js';
 
 /** Without a lock to test (a node cut off from the database), a heartbeat this old means dead. */
 export const NODE_DEAD_AFTER_MS = 15_000;
@@ -62,9 +63,9 @@ export class NodeRegistry {
     if (this.store.dialect === 'sqlite') return false;
     try {
       if (this.store.dedicatedConnection && !this.lockHolder) await this.holdLock();
-      const updated = await this.store.db.updateTable('nodes').set({ heartbeat_at: now }).where('id', '=', this.nodeId).executeTakeFirst();
+      const updated = await this.store.db.executeQuery(heartbeat(this.store.db, this.nodeId, now));
       this.healthySince ??= now;
-      if (Number(updated.numUpdatedRows) > 0) return false;
+      if (Number(updated.numAffectedRows) > 0) return false;
       await this.store.db.insertInto('nodes').values({ id: this.nodeId, started_at: now, heartbeat_at: now }).execute();
       return true;
     } catch (error) {
@@ -107,7 +108,7 @@ export class NodeRegistry {
   }
 
   private others() {
-    return this.store.db.selectFrom('nodes').select(['id', 'heartbeat_at']).where('id', '!=', this.nodeId).execute();
+    return otherNodes(this.store.db, this.nodeId);
   }
 
   /** Takes this node's lock on a connection of its own; when that connection breaks, the next beat takes it again. */
@@ -137,3 +138,8 @@ export class NodeRegistry {
     });
   }
 }
+
+// Every sweep's statements (built once: store/prepared.ts).
+const heartbeat = preparedStatement((db, nodeId: string, now: number) => db.updateTable('nodes').set({ heartbeat_at: now }).where('id', '=', nodeId));
+
+const otherNodes = preparedQuery((db, nodeId: string) => db.selectFrom('nodes').select(['id', 'heartbeat_at']).where('id', '!=', nodeId));

@@ -4,6 +4,7 @@ import { hostKey, resolveTargets, type HostFacts } from '../engine/decide.js';
 import { hostsByTenant, latestPick, type HostCandidate } from '../engine/host-facts.js';
 import type { Database } from '../store/schema.js';
 import type { ExecutionLedger } from './ledger.js';
+import { preparedQuery } from '../store/prepared.js';
 
 /** A queued run placed on one host of a tag target, whose host has no agent connected now. */
 export interface StrandedRun {
@@ -48,6 +49,18 @@ export function planMoves(runs: readonly StrandedRun[], hosts: ReadonlyMap<strin
   return moves;
 }
 
+/** Every sweep's read (built once: store/prepared.ts). */
+const strandedRuns = preparedQuery((db) => db
+  .selectFrom('executions as e')
+  .innerJoin('hosts as h', 'h.id', 'e.host_id')
+  .select(['e.id', 'e.tenant_id', 'e.host_id', 'e.placement', 'h.hostname'])
+  .where('e.state', '=', 'queued')
+  .where('e.held', '=', 0)
+  .where('e.placement', 'is not', null)
+  .where('h.session_id', 'is', null)
+  .orderBy('e.id')
+  .limit(PER_SWEEP));
+
 /**
  * Keeps a one-host target's promise, "any one healthy host of the tags" (DESIGN.md §3): a run
  * placed on a host that went offline before the run started (its agent disconnected; a run the
@@ -76,17 +89,7 @@ export class Placement {
   }
 
   private async stranded(): Promise<StrandedRun[]> {
-    const rows = await this.deps.db
-      .selectFrom('executions as e')
-      .innerJoin('hosts as h', 'h.id', 'e.host_id')
-      .select(['e.id', 'e.tenant_id', 'e.host_id', 'e.placement', 'h.hostname'])
-      .where('e.state', '=', 'queued')
-      .where('e.held', '=', 0)
-      .where('e.placement', 'is not', null)
-      .where('h.session_id', 'is', null)
-      .orderBy('e.id')
-      .limit(PER_SWEEP)
-      .execute();
+    const rows = await strandedRuns(this.deps.db);
     return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id, fromHostId: row.host_id!, fromHostname: row.hostname, tags: JSON.parse(row.placement!) as string[] }));
   }
 

@@ -4,6 +4,7 @@ import type { FetchedRunbook, RunbookSource } from '../runbooks/git/sources.js';
 import type { Database } from '../store/schema.js';
 import type { RunbookRecord } from './repository.js';
 import type { RunbookRead } from './runbook-read.js';
+import { preparedQuery } from '../store/prepared.js';
 
 /**
  * Reads runbook files of the tenant's own repositories (runbooks/git/, passed in by server/app.ts).
@@ -79,8 +80,7 @@ export class RunbookStage {
   }
 
   private async runOnce(): Promise<void> {
-    const rows = await this.deps.db.selectFrom('executions').select(['tenant_id', 'event_id', 'host_id', 'spec'])
-      .where('state', '=', 'queued').where('awaiting_runbook', '=', 1).orderBy('id').limit(PER_PASS).execute();
+    const rows = await awaitingRunbook(this.deps.db);
     const events = new Map<string, Waiting>();
     for (const row of rows) {
       if (this.reading.has(row.event_id)) continue;
@@ -127,3 +127,7 @@ export class RunbookStage {
     }
   }
 }
+
+/** Read every poll (built once: store/prepared.ts). */
+const awaitingRunbook = preparedQuery((db) => db.selectFrom('executions').select(['tenant_id', 'event_id', 'host_id', 'spec'])
+  .where('state', '=', 'queued').where('awaiting_runbook', '=', 1).orderBy('id').limit(PER_PASS));

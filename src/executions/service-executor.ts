@@ -4,6 +4,7 @@ import type { Database, ExecutionRow } from '../store/schema.js';
 import type { Recorded } from './plan.js';
 import type { ExecutionResult } from './result.js';
 import type { ExecutionState } from './states.js';
+import { preparedQuery } from '../store/prepared.js';
 
 /**
  * How a run by the service ended: a state and its reason, or a process's result (exit code and
@@ -171,12 +172,7 @@ export class ServiceExecutor {
 
   /** Every tenant's oldest queued runs by the service (window functions: SQLite 3.25+, PostgreSQL). */
   private async queuedByTenant(): Promise<ExecutionRow[]> {
-    const { rows } = await sql<ExecutionRow>`
-      select * from (
-        select e.*, row_number() over (partition by e.tenant_id order by e.id) as turn
-        from executions e where e.state = 'queued' and e.host_id is null and e.held = 0
-      ) queued where turn <= ${PER_TENANT_PASS} order by id limit ${PER_PASS}`.execute(this.deps.db);
-    return rows;
+    return queuedForService(this.deps.db);
   }
 
   private async runOne(runner: ServiceRunner, row: ExecutionRow): Promise<void> {
@@ -234,7 +230,7 @@ export class ServiceExecutor {
   /** Hand-offs that never settled end `timed_out` after their spec's timeoutSeconds since dispatch. */
   private async timeOut(): Promise<void> {
     const now = this.now();
-    const waiting = await this.deps.db.selectFrom('executions').selectAll().where('state', '=', 'dispatched').where('host_id', 'is', null).where('dispatched_at', '<', now - 1000).limit(1000).execute();
+    const waiting = await handedOffBefore(this.deps.db, now - 1000);
     const overdue = waiting.filter((row) => this.runnerOf(row)?.mode === 'hand_off' && now - row.dispatched_at! > timeoutSecondsOf(row) * 1000);
     for (const row of overdue) {
       await this.deps.ledger.move([row.id], 'timed_out', `no end was known ${timeoutSecondsOf(row)} s after it was handed off (its timeout)`, ['dispatched']);
@@ -263,3 +259,14 @@ function timeoutSecondsOf(row: ExecutionRow): number {
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+// Read every poll (built once: store/prepared.ts).
+const queuedForService = preparedQuery((db) => ({
+  compile: () => sql<ExecutionRow>`
+    select * from (
+      select e.*, row_number() over (partition by e.tenant_id order by e.id) as turn
+      from executions e where e.state = 'queued' and e.host_id is null and e.held = 0
+    ) queued where turn <= ${PER_TENANT_PASS} order by id limit ${PER_PASS}`.compile(db),
+}));
+
+const handedOffBefore = preparedQuery((db, dispatchedBefore: number) => db.selectFrom('executions').selectAll().where('state', '=', 'dispatched').where('host_id', 'is', null).where('dispatched_at', '<', dispatchedBefore).limit(1000));

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { IDEMPOTENCY_TTL_MS } from '../engine/decide.js';
+import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import { UNDECIDED_ESCALATED, storedTerms } from './approvals.js';
 import type { ExecutionLedger } from './ledger.js';
@@ -22,6 +23,8 @@ export interface ConnectedAgents {
   sendUnsent(executions: Array<{ id: string; hostId: string; sessionId: string | null; spec: ExecutionSpec }>): void;
   cancel(hostId: string, executionId: string): boolean;
   reconnectAll(reason: string): void;
+  /** Whether any agent connection is held here: without one, what redispatch finds has nowhere to go. */
+  holdsAny(): boolean;
 }
 
 export interface SweeperDeps {
@@ -124,7 +127,7 @@ export class Sweeper {
     // Before expiry: a run that can go to another host goes there rather than expire.
     await this.deps.placement?.run(now);
     // A held fan-out execution waits for its turn, not for an agent: it expires only once released.
-    const expired = await db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('held', '=', 0).where('expires_at', '<=', now).limit(1000).execute();
+    const expired = await expiredQueued(db, now);
     for (const row of expired) {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       await ledger.move([row.id], 'expired', `no agent of its host connected to take it within ${minutes} min (PITCREW_EXECUTION_EXPIRY_SECONDS); it never ran`, ['queued']);
@@ -140,7 +143,7 @@ export class Sweeper {
 
   /** Executions nobody approved or rejected by their deadline: they never run (docs/approvals.md). */
   private async expireUndecided(now: number): Promise<void> {
-    const overdue = await this.deps.db.selectFrom('executions').select(['id', 'tenant_id', 'queued_at', 'approval']).where('state', '=', 'awaiting_approval').where('expires_at', '<=', now).limit(1000).execute();
+    const overdue = await expiredUndecided(this.deps.db, now);
     for (const row of overdue) {
       const minutes = Math.round((now - row.queued_at) / 60_000);
       const escalates = storedTerms(row)?.onTimeout === 'escalate';
@@ -206,25 +209,37 @@ export class Sweeper {
    * `dispatched` until taken for lost. An agent ignores an execution it already has.
    */
   private async redispatch(now: number): Promise<void> {
-    const { gateway } = this.deps;
-    const queued = await this.onHostsHere().select(['executions.id', 'executions.host_id']).where('executions.state', '=', 'queued').where('executions.held', '=', 0).limit(1000).execute();
+    const { db, gateway, nodeId } = this.deps;
+    // All three only send on this node's connections: an idle node without agents reads nothing.
+    if (!gateway.holdsAny()) return;
+    const queued = await queuedHere(db, nodeId);
     gateway.dispatch(queued.map((row) => ({ id: row.id, hostId: row.host_id! })));
-    const unsent = await this.onHostsHere().select(['executions.id', 'executions.host_id', 'executions.session_id', 'executions.spec'])
-      .where('executions.state', '=', 'dispatched').where('executions.dispatched_at', '<=', now - UNSENT_AFTER_MS).limit(1000).execute();
+    const unsent = await unsentHere(db, nodeId, now - UNSENT_AFTER_MS);
     gateway.sendUnsent(unsent.map((row) => ({ id: row.id, hostId: row.host_id!, sessionId: row.session_id, spec: JSON.parse(row.spec) as ExecutionSpec })));
-    const cancels = await this.onHostsHere().select(['executions.id', 'executions.host_id'])
-      .where('executions.state', 'in', ['dispatched', 'running']).where('executions.cancel_requested_at', 'is not', null).execute();
+    const cancels = await cancelsOwedHere(db, nodeId);
     for (const row of cancels) gateway.cancel(row.host_id!, row.id);
   }
-
-  /**
-   * Executions of the hosts connected to this node, found from the executions' state (few rows:
-   * work waiting or under way) and joined to their host. Naming the connected hosts instead put
-   * one bound parameter per host into each of these queries, every second: 10,000 of them at
-   * 10,000 agents, built and bound each time (idle server CPU 10-15 % with them, 7-11 % without,
-   * bench/fleet.js), and past SQLite's 32,766 or PostgreSQL's 65,535 the sweep would fail every time.
-   */
-  private onHostsHere() {
-    return this.deps.db.selectFrom('executions').innerJoin('hosts', 'hosts.id', 'executions.host_id').where('hosts.node_id', '=', this.deps.nodeId);
-  }
 }
+
+// The sweep's every-second reads, built and compiled once (store/prepared.ts): an idle server
+// spent most of its CPU building the same queries again (bench/idle.js).
+const expiredQueued = preparedQuery((db, now: number) => db.selectFrom('executions').select(['id', 'queued_at']).where('state', '=', 'queued').where('held', '=', 0).where('expires_at', '<=', now).limit(1000));
+
+const expiredUndecided = preparedQuery((db, now: number) => db.selectFrom('executions').select(['id', 'tenant_id', 'queued_at', 'approval']).where('state', '=', 'awaiting_approval').where('expires_at', '<=', now).limit(1000));
+
+/**
+ * Executions of the hosts connected to this node, found from the executions' state (few rows:
+ * work waiting or under way) and joined to their host. Naming the connected hosts instead put
+ * one bound parameter per host into each of these queries, every second: 10,000 of them at
+ * 10,000 agents, built and bound each time (idle server CPU 10-15 % with them, 7-11 % without,
+ * bench/fleet.js), and past SQLite's 32,766 or PostgreSQL's 65,535 the sweep would fail every time.
+ */
+const onHostsHere = (db: Kysely<Database>, nodeId: string) => db.selectFrom('executions').innerJoin('hosts', 'hosts.id', 'executions.host_id').where('hosts.node_id', '=', nodeId);
+
+const queuedHere = preparedQuery((db, nodeId: string) => onHostsHere(db, nodeId).select(['executions.id', 'executions.host_id']).where('executions.state', '=', 'queued').where('executions.held', '=', 0).limit(1000));
+
+const unsentHere = preparedQuery((db, nodeId: string, sentBefore: number) => onHostsHere(db, nodeId).select(['executions.id', 'executions.host_id', 'executions.session_id', 'executions.spec'])
+  .where('executions.state', '=', 'dispatched').where('executions.dispatched_at', '<=', sentBefore).limit(1000));
+
+const cancelsOwedHere = preparedQuery((db, nodeId: string) => onHostsHere(db, nodeId).select(['executions.id', 'executions.host_id'])
+  .where('executions.state', 'in', ['dispatched', 'running']).where('executions.cancel_requested_at', 'is not', null));

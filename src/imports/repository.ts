@@ -4,6 +4,7 @@ import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Database, ImportRow } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique.js';
+import { preparedQuery } from '../store/prepared.js';
 
 type Db = Kysely<Database>;
 
@@ -39,9 +40,8 @@ export async function activeImport(db: Db, integrationId: string): Promise<Pick<
   return db.selectFrom('imports').select(['id', 'state']).where('integration_id', '=', integrationId).where('state', 'in', ['queued', 'running']).executeTakeFirst();
 }
 
-export async function queuedImports(db: Db, limit: number): Promise<ImportRow[]> {
-  return db.selectFrom('imports').selectAll().where('state', '=', 'queued').orderBy('id').limit(limit).execute();
-}
+/** Read by every pass of every node (built once: store/prepared.ts). */
+export const queuedImports = preparedQuery((db, limit: number) => db.selectFrom('imports').selectAll().where('state', '=', 'queued').orderBy('id').limit(limit));
 
 /** queued → running for this node, under a claim token its pages must show: the one caller that moved it gets true. */
 export async function claimImport(db: Db, row: ImportRow, nodeId: string, claim: string, now: number): Promise<boolean> {
@@ -98,9 +98,11 @@ export async function releaseImport(db: Db, row: Pick<ImportRow, 'id' | 'integra
  * tells dead nodes by their lock and heartbeat), or by this node without a run behind them (a
  * failure to record the end): queued again, to continue from their cursor.
  */
+const runningImports = preparedQuery((db) => db.selectFrom('imports').select(['id', 'node_id']).where('state', '=', 'running'));
+
 export async function requeueOrphans(db: Db, nodeId: string, runningHere: readonly string[]): Promise<number> {
   // A read first: every pass of every node asks, and there is rarely anything to do.
-  const running = await db.selectFrom('imports').select(['id', 'node_id']).where('state', '=', 'running').execute();
+  const running = await runningImports(db);
   if (!running.some((row) => row.node_id !== nodeId || !runningHere.includes(row.id))) return 0;
   return db.transaction().execute(async (tx) => {
     const requeued = await tx.updateTable('imports').set({ state: 'queued', node_id: null, claim: null })

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../store/database.js';
 import type { Database } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared.js';
 
 /** A UTC day in milliseconds: incident_days.day is resolved_at divided by it. */
 export const DAY_MS = 86_400_000;
@@ -110,9 +111,12 @@ export async function staleDaysWithin(db: Kysely<Database>, tenantId: string, pe
 
 /** The tenants with stale days, at most `limit`. */
 export async function tenantsWithStaleDays(db: Kysely<Database>, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('incident_days_stale').select('tenant_id').distinct().limit(limit).execute();
+  const rows = await staleTenants(db, limit);
   return rows.map((row) => row.tenant_id);
 }
+
+/** Read every second by the refresher (built once: store/prepared.ts). */
+const staleTenants = preparedQuery((db, limit: number) => db.selectFrom('incident_days_stale').select('tenant_id').distinct().limit(limit));
 
 async function lockTenant(tx: Kysely<Database>, tenantId: string, wait: boolean): Promise<boolean> {
   if (wait) {

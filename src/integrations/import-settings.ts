@@ -6,6 +6,7 @@ import type { Database, IntegrationImportRow, IntegrationRow } from '../store/sc
 import { importNeeds, IMPORTING_TOOLS } from './import-needs.js';
 import { IMPORT_DEFAULTS, type ImportPatch, type ImportSettingsView, type ImportState } from './import-schema.js';
 import type { IntegrationType } from './schema.js';
+import { preparedQuery } from '../store/prepared.js';
 
 /**
  * The storage of an integration's import settings (import-schema.ts) and of its last import's
@@ -153,17 +154,15 @@ export async function advanceImport(db: Kysely<Database>, integrationId: string,
 }
 
 /** Imports whose schedule is due, of integrations not deleted. */
-export async function dueImports(db: Kysely<Database>, now: number, limit: number): Promise<Array<Pick<IntegrationImportRow, 'integration_id' | 'tenant_id' | 'next_at' | 'interval_seconds'>>> {
-  return db.selectFrom('integration_imports')
-    .innerJoin('integrations', 'integrations.id', 'integration_imports.integration_id')
-    .select(['integration_imports.integration_id', 'integration_imports.tenant_id', 'integration_imports.next_at', 'integration_imports.interval_seconds'])
-    .where('integration_imports.enabled', '=', 1)
-    .where('integration_imports.next_at', '<=', now)
-    .where('integrations.deleted_at', 'is', null)
-    .orderBy('integration_imports.next_at')
-    .limit(limit)
-    .execute();
-}
+export const dueImports: (db: Kysely<Database>, now: number, limit: number) => Promise<Array<Pick<IntegrationImportRow, 'integration_id' | 'tenant_id' | 'next_at' | 'interval_seconds'>>> = preparedQuery((db, now: number, limit: number) => db
+  .selectFrom('integration_imports')
+  .innerJoin('integrations', 'integrations.id', 'integration_imports.integration_id')
+  .select(['integration_imports.integration_id', 'integration_imports.tenant_id', 'integration_imports.next_at', 'integration_imports.interval_seconds'])
+  .where('integration_imports.enabled', '=', 1)
+  .where('integration_imports.next_at', '<=', now)
+  .where('integrations.deleted_at', 'is', null)
+  .orderBy('integration_imports.next_at')
+  .limit(limit));
 
 /** Moves a due schedule on, compare-and-set on the time it was due: true for the one caller that moved it. */
 export async function moveImportSchedule(db: Kysely<Database>, integrationId: string, dueAt: number, nextAt: number): Promise<boolean> {

@@ -7,6 +7,7 @@ import { MAX_LISTED, type ApprovalNotification } from './notification.js';
 import { enqueue, routingOf } from './outbox.js';
 import { route } from './routing.js';
 import { eventRef, type DescribeAction } from './run-notification.js';
+import { preparedQuery } from '../store/prepared.js';
 
 const EVENTS_PER_PASS = 100;
 
@@ -26,16 +27,7 @@ export interface ApprovalAsking {
  * is soon enough for a person who has minutes to decide. Returns how many messages it wrote.
  */
 export async function askForApprovals(db: Kysely<Database>, asking: ApprovalAsking, now = Date.now()): Promise<number> {
-  const due = await db
-    .selectFrom('executions as e')
-    .select(['e.event_id', 'e.tenant_id'])
-    .where('e.state', '=', 'awaiting_approval')
-    .where('e.expires_at', '>', now)
-    .where(({ exists, not, selectFrom }) => not(exists(selectFrom('notify_messages as m').select('m.id').whereRef('m.dedupe_key', '=', sql<string>`${'approval:'} || e.event_id`))))
-    .where(({ exists, selectFrom }) => exists(selectFrom('notify_channels as c').select('c.id').whereRef('c.tenant_id', '=', 'e.tenant_id').where('c.mode', '!=', 'disabled')))
-    .groupBy(['e.event_id', 'e.tenant_id'])
-    .limit(EVENTS_PER_PASS)
-    .execute();
+  const due = await eventsToAsk(db, now);
   let written = 0;
   for (const { event_id: eventId, tenant_id: tenantId } of due) {
     if (await askForEvent(db, asking, tenantId, eventId, now)) written += 1;
@@ -89,3 +81,14 @@ export async function approvalNotification(db: Kysely<Database>, { links, linkKe
     total: waiting.length,
   };
 }
+
+/** Read by every notifier pass (built once: store/prepared.ts). */
+const eventsToAsk = preparedQuery((db, now: number) => db
+  .selectFrom('executions as e')
+  .select(['e.event_id', 'e.tenant_id'])
+  .where('e.state', '=', 'awaiting_approval')
+  .where('e.expires_at', '>', now)
+  .where(({ exists, not, selectFrom }) => not(exists(selectFrom('notify_messages as m').select('m.id').whereRef('m.dedupe_key', '=', sql<string>`${'approval:'} || e.event_id`))))
+  .where(({ exists, selectFrom }) => exists(selectFrom('notify_channels as c').select('c.id').whereRef('c.tenant_id', '=', 'e.tenant_id').where('c.mode', '!=', 'disabled')))
+  .groupBy(['e.event_id', 'e.tenant_id'])
+  .limit(EVENTS_PER_PASS));

@@ -6,6 +6,7 @@ import { enqueue, routingOf, type TenantRouting } from './outbox.js';
 import { route } from './routing.js';
 import { listedOf, runNotification, type DescribeAction } from './run-notification.js';
 import { activeOf, graphNote, readyToReport, snapshotRefs, type SnapshotLinking } from './run-graphs.js';
+import { preparedQuery } from '../store/prepared.js';
 
 const GROUPS_PER_PASS = 200;
 
@@ -45,14 +46,7 @@ export class RunCollector {
   /** One pass; returns how many messages it wrote. */
   async collect(now = Date.now()): Promise<number> {
     const { db } = this;
-    const groups = await db
-      .selectFrom('notify_pending')
-      .select(['event_id', 'tenant_id'])
-      .select((eb) => eb.fn.min('at').as('first_at'))
-      .groupBy(['event_id', 'tenant_id'])
-      .orderBy('first_at')
-      .limit(GROUPS_PER_PASS)
-      .execute();
+    const groups = await pendingGroups(db);
     if (groups.length === 0) return 0;
     const active = await activeOf(db, groups.map((g) => g.event_id));
     const ready = groups.filter((g) => readyToReport(g.event_id, Number(g.first_at), active, this.groupWaitMs, now));
@@ -102,3 +96,12 @@ export class RunCollector {
     });
   }
 }
+
+/** Read by every notifier pass (built once: store/prepared.ts). */
+const pendingGroups = preparedQuery((db) => db
+  .selectFrom('notify_pending')
+  .select(['event_id', 'tenant_id'])
+  .select((eb) => eb.fn.min('at').as('first_at'))
+  .groupBy(['event_id', 'tenant_id'])
+  .orderBy('first_at')
+  .limit(GROUPS_PER_PASS));

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
 import type { Database, NotifyDeliveryRow } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared.js';
 import { recordAttempt } from './attempts.js';
 import { backoffMs } from './backoff.js';
 import { openChannel } from './channels.js';
@@ -77,27 +78,29 @@ export class Deliverer {
   }
 
   private claim(limit: number, now: number): Promise<NotifyDeliveryRow[]> {
-    const { db, dialect, options } = this.deps;
+    const { db, options } = this.deps;
     // A lease outlives the longest send (an SMTP session has three timeouts) with room to record it.
     const leaseUntil = now + options.sendTimeoutMs * 4 + 10_000;
-    return db
-      .updateTable('notify_deliveries')
-      .set({ state: 'sending', lease_owner: options.nodeId, lease_until: leaseUntil })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('notify_deliveries')
-          .select('id')
-          .where((w) => w.or([
-            w.and([w('state', '=', 'pending'), w('next_attempt_at', '<=', now)]),
-            w.and([w('state', '=', 'sending'), w('lease_until', '<', now)]),
-          ]))
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      })
-      .returningAll()
-      .execute();
+    return this.claimDue(db, limit, now, options.nodeId, leaseUntil);
   }
+
+  /** Run by every notifier pass: built once (store/prepared.ts). */
+  private readonly claimDue = preparedQuery((db, limit: number, now: number, nodeId: string, leaseUntil: number) => db
+    .updateTable('notify_deliveries')
+    .set({ state: 'sending', lease_owner: nodeId, lease_until: leaseUntil })
+    .where('id', 'in', (eb) => {
+      const due = eb
+        .selectFrom('notify_deliveries')
+        .select('id')
+        .where((w) => w.or([
+          w.and([w('state', '=', 'pending'), w('next_attempt_at', '<=', now)]),
+          w.and([w('state', '=', 'sending'), w('lease_until', '<', now)]),
+        ]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+      return this.deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .returningAll());
 
   private async deliver(delivery: NotifyDeliveryRow): Promise<void> {
     const { db, box, options } = this.deps;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ActionLimit, Action } from '../rules/schema.js';
 import type { Database } from '../store/schema.js';
 import type { Escalation } from './escalate.js';
+import { preparedQuery } from '../store/prepared.js';
 
 const PER_PASS = 100;
 
@@ -21,14 +22,7 @@ export class EscalationRelay {
   ) {}
 
   async run(): Promise<void> {
-    const pending = await this.db
-      .selectFrom('escalations')
-      .innerJoin('rules', 'rules.id', 'escalations.rule_id')
-      .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.window_end', 'escalations.limit_max', 'escalations.not_done', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
-      .where('escalations.state', '=', 'pending')
-      .orderBy('escalations.id')
-      .limit(PER_PASS)
-      .execute();
+    const pending = await pendingEscalations(this.db);
     for (const row of pending) {
       const limit = limitOf(row);
       if (limit) {
@@ -59,3 +53,12 @@ function limitOf(row: { window_start: number; window_end: number; limit_max: num
   const max = row.limit_max ?? (row.action_limit ? (JSON.parse(row.action_limit) as ActionLimit).max : undefined);
   return max === undefined ? undefined : { max, windowSeconds };
 }
+
+/** Read by every notifier pass (built once: store/prepared.ts). */
+const pendingEscalations = preparedQuery((db) => db
+  .selectFrom('escalations')
+  .innerJoin('rules', 'rules.id', 'escalations.rule_id')
+  .select(['escalations.id', 'escalations.tenant_id', 'escalations.rule_id', 'escalations.hostname', 'escalations.window_start', 'escalations.window_end', 'escalations.limit_max', 'escalations.not_done', 'escalations.first_event_id', 'rules.action_limit', 'rules.action'])
+  .where('escalations.state', '=', 'pending')
+  .orderBy('escalations.id')
+  .limit(PER_PASS));

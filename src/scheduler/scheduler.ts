@@ -7,6 +7,7 @@ import { MAX_DATE_MS, planTick, type CronTrigger, type TickPlan } from '../rules
 import { ACTIVE_STATES } from '../executions/states.js';
 import type { Database } from '../store/schema.js';
 import { chunksWithin } from '../store/statements.js';
+import { preparedQuery } from '../store/prepared.js';
 
 export interface SchedulerDeps {
   db: Kysely<Database>;
@@ -100,7 +101,7 @@ export class Scheduler {
       this.failed = false;
       return this.deps.intervalMs;
     }
-    const row = await this.deps.db.selectFrom('schedules').select((eb) => eb.fn.min('next_at').as('next')).executeTakeFirst();
+    const [row] = await nextTick(this.deps.db);
     const next = row?.next === null || row?.next === undefined ? Infinity : Number(row.next);
     // A timer may fire a little early (its clock is the event loop's cached time): the pass then finds nothing and the next aims again.
     return Math.max(MIN_DELAY_MS, Math.min(this.deps.intervalMs, next - this.deps.clock()));
@@ -108,14 +109,10 @@ export class Scheduler {
 
   /** Fires every tick due at `now`; resolves with how many schedules it handled. */
   async pass(now = this.deps.clock()): Promise<number> {
-    const rows = () => this.deps.db
-      .selectFrom('schedules')
-      .innerJoin('rules', 'rules.id', 'schedules.rule_id')
-      .select(['schedules.rule_id', 'schedules.tenant_id', 'schedules.next_at', 'schedules.waiting_tick', 'rules.trigger']);
-    const due = (await rows().where('schedules.next_at', '<=', now).orderBy('schedules.next_at').limit(PASS_LIMIT).execute()) as DueRow[];
+    const due = (await dueTicks(this.deps.db, now)) as DueRow[];
     // Ticks that wait for a previous run to end (overlap queue): few, looked at every pass.
     const seen = new Set(due.map((row) => row.rule_id));
-    const waiting = (await rows().where('schedules.waiting_tick', 'is not', null).limit(PASS_LIMIT).execute()) as DueRow[];
+    const waiting = (await waitingTicks(this.deps.db)) as DueRow[];
     due.push(...waiting.filter((row) => !seen.has(row.rule_id)));
     const parsed = due.map((row) => ({ row, trigger: JSON.parse(row.trigger) as CronTrigger }));
     const unfinished = await this.unfinishedRuns(parsed.filter(({ row, trigger }) => watchesRuns(row, trigger, now)).map(({ row }) => row.rule_id));
@@ -261,3 +258,15 @@ function logFailures(logger: FastifyBaseLogger, ruleId: string, results: Occurre
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+// Every pass's reads (built once: store/prepared.ts).
+const nextTick = preparedQuery((db) => db.selectFrom('schedules').select((eb) => eb.fn.min('next_at').as('next')));
+
+const tickRows = (db: Kysely<Database>) => db
+  .selectFrom('schedules')
+  .innerJoin('rules', 'rules.id', 'schedules.rule_id')
+  .select(['schedules.rule_id', 'schedules.tenant_id', 'schedules.next_at', 'schedules.waiting_tick', 'rules.trigger']);
+
+const dueTicks = preparedQuery((db, now: number) => tickRows(db).where('schedules.next_at', '<=', now).orderBy('schedules.next_at').limit(PASS_LIMIT));
+
+const waitingTicks = preparedQuery((db) => tickRows(db).where('schedules.waiting_tick', 'is not', null).limit(PASS_LIMIT));

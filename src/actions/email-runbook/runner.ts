@@ -8,6 +8,7 @@ import { eventRef } from '../../notify/run-notification.js';
 import type { Database, ExecutionRow } from '../../store/schema.js';
 import { placeholderFields, renderRunbook } from './render.js';
 import { isEmailRunbookSpec, type EmailRunbookSpec } from './kind.js';
+import { preparedQuery } from '../../store/prepared.js';
 
 const PER_PASS = 100;
 
@@ -47,15 +48,7 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
   }
 
   async settle(): Promise<Array<RunState & { id: string }>> {
-    const sent = await this.db
-      .selectFrom('executions')
-      .innerJoin('notify_messages', 'notify_messages.execution_id', 'executions.id')
-      .innerJoin('notify_deliveries', 'notify_deliveries.message_id', 'notify_messages.id')
-      .select(['executions.id', 'notify_deliveries.state', 'notify_deliveries.last_error', 'notify_deliveries.recipients'])
-      .where('executions.state', '=', 'dispatched')
-      .where('executions.host_id', 'is', null)
-      .limit(PER_PASS)
-      .execute();
+    const sent = await sentRunbooks(this.db);
     const ends: Array<RunState & { id: string }> = [];
     for (const delivery of sent) {
       if (delivery.state === 'delivered') {
@@ -85,3 +78,13 @@ export function runbookNotification(spec: EmailRunbookSpec, executionId: string,
     missing: rendered.missing,
   };
 }
+
+/** Read every poll of the service executor (built once: store/prepared.ts). */
+const sentRunbooks = preparedQuery((db) => db
+  .selectFrom('executions')
+  .innerJoin('notify_messages', 'notify_messages.execution_id', 'executions.id')
+  .innerJoin('notify_deliveries', 'notify_deliveries.message_id', 'notify_messages.id')
+  .select(['executions.id', 'notify_deliveries.state', 'notify_deliveries.last_error', 'notify_deliveries.recipients'])
+  .where('executions.state', '=', 'dispatched')
+  .where('executions.host_id', 'is', null)
+  .limit(PER_PASS));

@@ -3,6 +3,7 @@ import { approvalStandings, outcomesOf } from '../../executions/approval-outcome
 import { newId } from '../../store/ids.js';
 import type { Database } from '../../store/schema.js';
 import type { ApprovalNotification } from '../notification.js';
+import { preparedQuery } from '../../store/prepared.js';
 
 /** The approval's longest wait (7 days, rules/approval.ts) and a day to spare: older requests are settled. */
 const LOOK_BACK_MS = 8 * 86_400_000;
@@ -21,18 +22,7 @@ const SETTLED_AFTER_MS = 3_600_000;
  * deliverer sends it (chat.update), retried and recorded as any send. Returns how many it wrote.
  */
 export async function queueOutcomeUpdates(db: Kysely<Database>, now = Date.now()): Promise<number> {
-  const asked = await db
-    .selectFrom('notify_deliveries as d')
-    .innerJoin('notify_messages as m', 'm.id', 'd.message_id')
-    // Slack's messages only: another platform's kept place is that platform's to update.
-    .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
-    .where('c.type', '=', 'slack')
-    .select(['d.id', 'd.tenant_id', 'd.channel_id', 'd.message_ref', 'm.dedupe_key', 'm.body', 'm.rule_id'])
-    .where('d.message_ref', 'is not', null)
-    .where('m.kind', '=', 'approval')
-    .where('m.dedupe_key', 'like', 'approval:%')
-    .where('m.created_at', '>', now - LOOK_BACK_MS)
-    .execute();
+  const asked = await askedOnSlack(db, now - LOOK_BACK_MS);
   let written = 0;
   for (const delivery of asked) {
     const request = JSON.parse(delivery.body) as ApprovalNotification;
@@ -85,3 +75,16 @@ async function writeUpdate(db: Kysely<Database>, delivery: AskedDelivery, execut
     return true;
   });
 }
+
+/** Read by every notifier pass (built once: store/prepared.ts). */
+const askedOnSlack = preparedQuery((db, createdAfter: number) => db
+  .selectFrom('notify_deliveries as d')
+  .innerJoin('notify_messages as m', 'm.id', 'd.message_id')
+  // Slack's messages only: another platform's kept place is that platform's to update.
+  .innerJoin('notify_channels as c', 'c.id', 'd.channel_id')
+  .where('c.type', '=', 'slack')
+  .select(['d.id', 'd.tenant_id', 'd.channel_id', 'd.message_ref', 'm.dedupe_key', 'm.body', 'm.rule_id'])
+  .where('d.message_ref', 'is not', null)
+  .where('m.kind', '=', 'approval')
+  .where('m.dedupe_key', 'like', 'approval:%')
+  .where('m.created_at', '>', createdAfter));

@@ -8,6 +8,7 @@ import type { ApprovalNotification } from '../notification.js';
 import { allDecided, approvalCard, cardStates, shownOf } from './approval-card.js';
 import { teamsBotOf, type TeamsCardRef } from './bot-settings.js';
 import { ConnectorError, type BotConnector } from './connector.js';
+import { preparedQuery } from '../../store/prepared.js';
 
 const CARDS_PER_PASS = 50;
 
@@ -28,7 +29,7 @@ export interface CardRefreshDeps {
 export async function refreshTeamsCards(deps: CardRefreshDeps): Promise<number> {
   const { db } = deps;
   // Channels with a bot first (few, and usually none): the deliveries are then read by channel (its index).
-  const bots = await db.selectFrom('notify_channels').select('id').where('type', '=', 'teams').where('config', 'like', '%"botAppId"%').execute();
+  const bots = await teamsBots(db);
   if (bots.length === 0) return 0;
   const open = await db.selectFrom('notify_deliveries as d')
     .innerJoin('notify_messages as m', 'm.id', 'd.message_id')
@@ -67,3 +68,6 @@ async function keep(deps: CardRefreshDeps, deliveryId: string, ref: TeamsCardRef
   await deps.db.updateTable('notify_deliveries').set({ message_ref: JSON.stringify(ref) }).where('id', '=', deliveryId).execute();
   return false;
 }
+
+/** Read by every notifier pass (built once: store/prepared.ts). */
+const teamsBots = preparedQuery((db) => db.selectFrom('notify_channels').select('id').where('type', '=', 'teams').where('config', 'like', '%"botAppId"%'));

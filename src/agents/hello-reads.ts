@@ -28,11 +28,11 @@ const owedToHosts = preparedListQuery((db, hostIds) => db.selectFrom('executions
  */
 export class HelloReads {
   private readonly active: TurnLoader<string, HeldExecution>;
-  private readonly owed: TurnLoader<string, { id: string; state: string }>;
+  private readonly owed: TurnLoader<string, HeldExecution>;
 
   constructor(db: Kysely<Database>) {
-    this.active = new TurnLoader(async (hostIds) => (await activeOfHosts(db, hostIds)).map((row) => [row.host_id!, { id: row.id, state: row.state }]));
-    this.owed = new TurnLoader(async (hostIds) => (await owedToHosts(db, hostIds)).map((row) => [row.host_id!, { id: row.id, state: row.state }]));
+    this.active = new TurnLoader(async (hostIds) => byHost(await activeOfHosts(db, hostIds)));
+    this.owed = new TurnLoader(async (hostIds) => byHost(await owedToHosts(db, hostIds)));
   }
 
   /** The host's executions the service holds as sent to it (dispatched or running). */
@@ -45,4 +45,8 @@ export class HelloReads {
     const rows = await this.owed.load(hostId);
     return { queued: rows.some((row) => row.state === 'queued'), cancels: rows.filter((row) => row.state !== 'queued').map((row) => row.id) };
   }
+}
+
+function byHost(rows: Array<{ id: string; host_id: string | null; state: string }>): Array<[string, HeldExecution]> {
+  return rows.map((row) => [row.host_id!, { id: row.id, state: row.state }]);
 }

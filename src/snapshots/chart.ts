@@ -1,4 +1,5 @@
 import type { GraphSeries } from '../integrations/graph-source.js';
+import { downsample } from './downsample.js';
 
 /** What one picture shows: a graph's series over the capture's window. */
 export interface ChartRequest {
@@ -14,6 +15,8 @@ export interface ChartRequest {
   /** Pixels: the picture's width, and the plot's height above the legend. */
   width: number;
   height: number;
+  /** How many series the graph has, when `series` holds only those drawn (`drawable`). */
+  seriesCount?: number;
 }
 
 /** ECharts' default palette, set explicitly so the colours are a contract a test can check. */
@@ -32,6 +35,17 @@ export function plotArea(height: number): { top: number; bottom: number } {
 
 const PLOT_TOP = 64;
 const AXIS_LABELS = 36;
+
+/**
+ * What drawing the picture takes of its request: the series drawn, each as its line looks at the
+ * picture's width (downsample.ts), and how many there are in all. It is what the renderer's thread
+ * is handed: bounded by the picture's size, not by what the tool returned for the window, since a
+ * message too large for the thread's heap ends the whole process, not the thread.
+ */
+export function drawable(request: ChartRequest): ChartRequest {
+  const series = request.series.slice(0, MAX_SERIES).map((drawn) => ({ ...drawn, points: downsample(drawn.points, request.from, request.to, request.width) }));
+  return { ...request, series, seriesCount: request.seriesCount ?? request.series.length };
+}
 
 export function legendLines(series: readonly GraphSeries[]): number {
   return Math.min(series.length, MAX_SERIES);
@@ -75,8 +89,8 @@ export function chartOption(request: ChartRequest, legendLinePx: number): Record
 
 function subtitle(request: ChartRequest): string {
   const window = `${utc(request.from)} – ${utc(request.to)} UTC`;
-  const hidden = request.series.length - MAX_SERIES;
-  return hidden > 0 ? `${window}; ${MAX_SERIES} of ${request.series.length} series shown` : window;
+  const count = request.seriesCount ?? request.series.length;
+  return count > MAX_SERIES ? `${window}; ${MAX_SERIES} of ${count} series shown` : window;
 }
 
 function utc(epochMs: number): string {

@@ -2,15 +2,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RENDER_DEFAULTS, type RenderSettings } from '../config/config.js';
 import { PitcrewError } from '../errors/catalogue.js';
 import type { GraphSeries } from '../integrations/graph-source.js';
-import { SOURCE_RENDER_WORKER } from '../../test/support/render-worker.js';
+import { EXHAUSTING_RENDER_WORKER, EXHAUSTING_TITLE, SOURCE_RENDER_WORKER } from '../../test/support/render-worker.js';
 import { renderPng, type ChartRequest } from './render.js';
-import { RenderPool } from './render-pool.js';
+import { RenderPool, type RenderWorkerEntry } from './render-pool.js';
 
 const START = Date.UTC(2026, 10, 28, 20, 0);
 const STEP = 15_000;
 
 function wave(instance: string, points: number): GraphSeries {
   return { name: `{instance="${instance}"}`, labels: { instance }, points: Array.from({ length: points }, (_, i): [number, number] => [START + i * STEP, 50 + 30 * Math.sin(i / 20)]) };
+}
+
+/** `points` points spread over the window `request` draws. */
+function dense(instance: string, points: number): GraphSeries {
+  const step = (240 * STEP) / points;
+  return { name: `{instance="${instance}"}`, labels: { instance }, points: Array.from({ length: points }, (_, i): [number, number] => [START + i * step, 50 + 30 * Math.sin(i / 20_000)]) };
 }
 
 function request(title: string, points = 240): ChartRequest {
@@ -24,8 +30,8 @@ async function failure(drawing: Promise<unknown>): Promise<PitcrewError> {
 }
 
 const pools: RenderPool[] = [];
-function pool(settings: Partial<RenderSettings> = {}): RenderPool {
-  const made = new RenderPool({ ...RENDER_DEFAULTS, ...settings }, SOURCE_RENDER_WORKER);
+function pool(settings: Partial<RenderSettings> = {}, entry: RenderWorkerEntry = SOURCE_RENDER_WORKER): RenderPool {
+  const made = new RenderPool({ ...RENDER_DEFAULTS, ...settings }, entry);
   pools.push(made);
   return made;
 }
@@ -73,14 +79,22 @@ describe('RenderPool', () => {
   });
 
   it('fails only the picture whose thread ran out of memory, saying so, and draws the next on a new thread', { timeout: 60_000 }, async () => {
-    const renderer = pool({ workers: 1, maxHeapMb: 64 });
-    // Two million points: a series no window draws, past the thread's 64 MB.
-    const huge = { ...request('huge'), series: [wave('web-1', 2_000_000)] };
-    const died = await failure(renderer.renderPng(huge));
+    const renderer = pool({ workers: 1, maxHeapMb: 64 }, EXHAUSTING_RENDER_WORKER);
+    const died = await failure(renderer.renderPng(request(EXHAUSTING_TITLE)));
     expect(died.code).toBe('PITCREW_ERR_INTERNAL');
-    expect(died.message).toBe('the chart renderer stopped while drawing the graph "huge": it ran out of its 64 MB of memory (PITCREW_SNAPSHOT_RENDER_HEAP_MB); the graph was not drawn, and a new renderer thread draws the next one');
+    expect(died.message).toBe(`the chart renderer stopped while drawing the graph "${EXHAUSTING_TITLE}": it ran out of its 64 MB of memory (PITCREW_SNAPSHOT_RENDER_HEAP_MB); the graph was not drawn, and a new renderer thread draws the next one`);
     const next = await renderer.renderPng(request('after'));
     expect(Buffer.from(next.bytes).equals(Buffer.from((await renderPng(request('after'))).bytes))).toBe(true);
+  });
+
+  it('draws a series far past its thread\'s memory as the picture shows it: what it hands the thread is bounded by the picture', { timeout: 60_000 }, async () => {
+    const renderer = pool({ workers: 1, maxHeapMb: 64 });
+    // Two million points, ~130 MB as JavaScript arrays: handed whole to a 64 MB thread, the message
+    // alone exhausted its heap as it arrived, and that ended the process (Node 24), not the thread.
+    const huge = { ...request('huge'), series: [dense('web-1', 2_000_000), ...Array.from({ length: 20 }, (_, i) => wave(`web-${i + 2}`, 240))] };
+    const drawn = await renderer.renderPng(huge);
+    expect(Buffer.from(drawn.bytes).equals(Buffer.from((await renderPng(huge)).bytes))).toBe(true);
+    expect(drawn.height).toBe(300 + 10 * 18);
   });
 
   it('fails the pictures drawing and waiting when it is closed, and those asked after, as the service stops', async () => {

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RenderSettings } from '../config/config.js';
 import { PitcrewError } from '../errors/catalogue.js';
+import { drawable } from './chart.js';
 import type { ChartRequest, RenderedGraph } from './render.js';
 import type { RenderAnswer, RenderJob } from './render-worker.js';
 
@@ -131,7 +132,8 @@ class RenderThread {
       this.drawing = { title: request.title, resolve, reject };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.worker.ref();
-      this.worker.postMessage({ request } satisfies RenderJob);
+      // Only what the picture shows: a message past the thread's heap aborts the process as it arrives.
+      this.worker.postMessage({ request: drawable(request) } satisfies RenderJob);
     }).finally(() => {
       signal?.removeEventListener('abort', onAbort);
       if (this.alive) this.worker.unref();

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { chartOption, legendLines, type ChartRequest } from './chart.js';
+import { chartOption, drawable, legendLines, type ChartRequest } from './chart.js';
 
 /*
  * Series drawn by pitcrew, without a browser (docs/graph-snapshots.md, "Rendering"): Apache
@@ -28,7 +28,8 @@ export function chartHeight(request: Pick<ChartRequest, 'height' | 'series'>): n
 const LEGEND_LINE_PX = 18;
 
 /** The chart as SVG text, `width` × chartHeight(request) pixels. */
-export async function renderSvg(request: ChartRequest): Promise<string> {
+export async function renderSvg(asked: ChartRequest): Promise<string> {
+  const request = drawable(asked);
   const echarts = await import('echarts');
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: request.width, height: chartHeight(request) });
   try {

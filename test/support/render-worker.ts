@@ -9,3 +9,12 @@ export const SOURCE_RENDER_WORKER: RenderWorkerEntry = {
   url: new URL('../../src/snapshots/render-worker.ts', import.meta.url),
   execArgv: ['--import', new URL('./ts-worker-register.mjs', import.meta.url).href],
 };
+
+/** The picture exhausting-render-worker.ts runs out of memory on; it draws the others. */
+export const EXHAUSTING_TITLE = 'exhausting';
+
+/** The renderer's thread that runs out of its memory on the picture titled EXHAUSTING_TITLE. */
+export const EXHAUSTING_RENDER_WORKER: RenderWorkerEntry = {
+  url: new URL('./exhausting-render-worker.ts', import.meta.url),
+  execArgv: SOURCE_RENDER_WORKER.execArgv,
+};

@@ -40,7 +40,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Stop = { ending: 'timed_out' | 'cancelled'; reason: string };
 type Prepared = { program: Program; dir: RunDir; artifactsDir: string | undefined; env: Record<string, string> };
-type Exit = { exitCode: number | null; signal: string | null; startedAt: number } | { error: string };
+type Exit = { exitCode: number | null; signal: string | null; startedAt: number | null } | { error: string };
 
 let spawnTurns: Promise<void> = Promise.resolve();
 
@@ -159,7 +159,8 @@ export class ScriptRun {
 
   private spawnAndWait({ program, dir: { script, cwd }, env }: Prepared): Promise<Exit> {
     return new Promise((resolve) => {
-      let startedAt = 0;
+      // Until the launcher says the script runs: a run lost before (its helper died) never started.
+      let startedAt: number | null = null;
       let timer: NodeJS.Timeout | undefined;
       const settle = (value: Exit) => {
         clearTimeout(timer);

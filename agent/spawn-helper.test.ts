@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DirectLauncher } from './launcher.js';
+import { DirectLauncher, type Launcher } from './launcher.js';
 import type { Logger } from './log.js';
 import { statFields } from './process-group.js';
 import { ScriptRun, type RunSpec } from './runner.js';
@@ -26,7 +26,7 @@ function helperLauncher() {
 }
 
 let nextId = 1;
-async function start(launcher: HelperLauncher, script: string, overrides: Partial<Parameters<typeof runnerSettings>[1]> = {}) {
+async function start(launcher: Launcher, script: string, overrides: Partial<Parameters<typeof runnerSettings>[1]> = {}) {
   const spec: RunSpec = { executionId: `exec-${nextId++}`, flavour: 'autofix', interpreter: 'sh', script, env: {}, context: {}, timeoutSeconds: 60 };
   let pgid: number | undefined;
   const live: string[] = [];
@@ -96,6 +96,25 @@ describe('HelperLauncher', () => {
     const ranUnder = Number((await next.run.result).stdout);
     expect(ranUnder).toBe(launcher.helperPid);
     expect(ranUnder).not.toBe(helper);
+  });
+
+  it('reports a run whose helper died before saying it started as never started: no start time', async () => {
+    const { launcher } = helperLauncher();
+    launcher.start();
+    const helper = launcher.helperPid!;
+    // Killed as the launch is sent: the helper never reads it, so the script never runs.
+    const killing: Launcher = {
+      launch: (spec, events) => {
+        const launched = launcher.launch(spec, events);
+        process.kill(helper, 'SIGKILL');
+        return launched;
+      },
+      close: () => launcher.close(),
+    };
+    const { run, pgid } = await start(killing, 'echo should-not-run');
+    const result = await run.result;
+    expect(result).toMatchObject({ ending: 'cancelled', exitCode: null, stdout: '', startedAt: null });
+    expect(pgid()).toBeUndefined();
   });
 
   it('starts scripts from the agent itself once its helper keeps dying', async () => {

@@ -88,7 +88,7 @@ class AttemptSlots {
   }
 }
 
-/** The agent's backoff, telling the fleet each time an attempt failed (its next delay is asked for). */
+/** The agent's backoff, telling the fleet each time an attempt failed (its next delay is asked for), and how ('refused' or 'other'). */
 class NotingBackoff extends Backoff {
   constructor(onFailure) {
     super();
@@ -96,7 +96,7 @@ class NotingBackoff extends Backoff {
   }
 
   next(failure) {
-    this.onFailure();
+    this.onFailure(failure);
     return super.next(failure);
   }
 }
@@ -131,6 +131,9 @@ export class Fleet {
     this.resumed = 0;
     /** false: the agents make a full TLS handshake each time, offering no session (ConnectionDeps.resumeTls) */
     this.resumeTls = true;
+    /** connection attempts (each reads the credentials first, agent/connection.ts), and the failed ones by kind: 'refused' (nothing listened), 'other' */
+    this.attempts = 0;
+    this.failures = { refused: 0, other: 0 };
     this.recorded = 0;
     this.misaddressed = 0;
     /** execution id → host names that ran it */
@@ -156,6 +159,7 @@ export class Fleet {
         path: '(in memory)',
         load: async () => {
           // Read at the start of every attempt (agent/connection.ts).
+          this.attempts += 1;
           await this.slots?.take(agent);
           return agent.credentials;
         },
@@ -165,7 +169,10 @@ export class Fleet {
       const host = { hostname: agent.hostname, tags: agent.tags, os: 'Linux (simulated)', arch: 'x64', version: 'bench' };
       const deps = {
         server, trust: { kind: 'pin', fingerprint }, apiKey: undefined, host, credentials: store,
-        executor: new SimExecutor(agent, this), log: agentLogger(agent, this), backoff: new NotingBackoff(() => this.slots?.give(agent)),
+        executor: new SimExecutor(agent, this), log: agentLogger(agent, this), backoff: new NotingBackoff((failure) => {
+          this.failures[failure === 'refused' ? 'refused' : 'other'] += 1;
+          this.slots?.give(agent);
+        }),
       };
       // Read at each connection: the bench restarts the server with and without resumption.
       Object.defineProperty(deps, 'resumeTls', { get: () => this.resumeTls, enumerable: true });

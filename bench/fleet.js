@@ -20,7 +20,7 @@ import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeVersion, envNumber, fetchMetrics, fmtInt, fmtPct, histogramBound, table } from './common.js';
@@ -56,7 +56,13 @@ const BUDGET_SECONDS = number('BENCH_FLEET_TIMEOUT', 240 + 0.12 * total + restar
 const PHASE_TIMEOUT_MS = Math.max(120_000, total * 12);
 const TARGET_BACK_AFTER_READY_S = 10;
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
-const nodeFlags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(benchDir, 'profiles')}`] : [];
+// Both servers count what reaches their agent port (bench/tls-counts.mjs), in BENCH_TLS_COUNTS_DIR (made by main).
+const nodeFlags = ['--import', pathToFileURL(path.join(benchDir, 'tls-counts.mjs')).href, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.join(benchDir, 'profiles')}`] : [])];
+// Extra node flags for one server only (space-separated), e.g. V8's `--trace-gc-nvp` or `--max-semi-space-size=32`:
+// with BENCH_CHILD_LOG_DIR a trace lands in each server's log file. Each server's flags are printed with the report.
+const flagList = (text) => (text ?? '').split(/\s+/).filter(Boolean);
+const SERVER_FLAGS = flagList(env.BENCH_FLEET_SERVER_FLAGS);
+const BARE_FLAGS = flagList(env.BENCH_FLEET_BARE_FLAGS);
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const progress = (line) => process.stderr.write(`bench-fleet: ${line}\n`);
@@ -155,12 +161,28 @@ async function connectAndIdle(fleet, pid, url, fingerprint, alive) {
   return { connect, rss: rssBytes(pid), idleCpu: idle.cpu };
 }
 
+/** A server's counts (bench/tls-counts.mjs) as written at or after `at`; undefined if none came within 5 s. */
+async function tlsCounts(pid, at) {
+  const file = path.join(env.BENCH_TLS_COUNTS_DIR, `${pid}.json`);
+  for (let tries = 0; tries < 250; tries += 1) {
+    try {
+      const counts = JSON.parse(fs.readFileSync(file, 'utf8'));
+      if (counts.at >= at) return counts;
+    } catch {
+      // not written yet, or being written
+    }
+    await sleep(20);
+  }
+  return undefined;
+}
+
 /** Kill (SIGKILL) and start again; the times until every agent was welcomed again. */
 async function restart(fleet, current, start, alive, mode) {
   await untilStable(fleet);
   fleet.problems.clear();
   fleet.resumeTls = mode === 'on';
   const resumedBefore = fleet.resumed;
+  const attemptsBefore = { attempts: fleet.attempts, ...fleet.failures };
   const killedAt = Date.now();
   progress(`SIGKILL to the server at ${new Date(killedAt).toISOString()}`);
   // CPU from the moment the server listened, sampled on threads of their own: this process's
@@ -176,10 +198,15 @@ async function restart(fleet, current, start, alive, mode) {
   const window = (lastAt - readyAt) / 1000;
   const serverSeconds = serverCpu.between(readyAt, lastAt);
   const benchSeconds = benchCpu.between(readyAt, lastAt);
+  const serverThreads = await serverCpu.threads(readyAt, lastAt);
   await Promise.all([serverCpu.stop(), benchCpu.stop()]);
+  // Counts, which do not depend on the machine's load: the agents' attempts since the kill (each agent's
+  // session ended once with it: the 'other' ends beyond N are failed attempts), and what reached the server.
+  const attempts = { attempts: fleet.attempts - attemptsBefore.attempts, refused: fleet.failures.refused - attemptsBefore.refused, other: fleet.failures.other - attemptsBefore.other };
+  const counts = await tlsCounts(next.pid, lastAt);
   const cpu = { server: serverSeconds / window, bench: benchSeconds / window, other: late.other, serverSeconds, benchSeconds };
   const firstAt = fleet.firstWelcome(killedAt);
-  return { mode, resumed: fleet.resumed - resumedBefore, handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
+  return { mode, resumed: fleet.resumed - resumedBefore, attempts, counts, serverThreads, listeningAt: readyAt, handle: next, fromKill: lastAt - killedAt, fromReady: lastAt - readyAt, firstFromReady: firstAt - readyAt, downMs: readyAt - killedAt, cpu, benchLagMs, problems: fleet.problemText() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,7 +215,7 @@ async function bareRun(n, fleet, { certFile, keyFile, fingerprint, ticketKeys })
   const port = await freePort();
   // A restart waits as long as pitcrew's may: 10,000 agents retrying at once hold this process's loop for seconds.
   const start = async ({ healthTimeoutMs = 15_000, onSpawn = () => {} } = {}) => {
-    const child = spawnChild('bare ws server', [...nodeFlags, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, TICKET_KEYS: ticketKeys, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
+    const child = spawnChild('bare ws server', [...nodeFlags, ...BARE_FLAGS, path.join(benchDir, 'bare-ws-server.js')], { cwd: root, env: { ...env, PORT: String(port), CERT_FILE: certFile, KEY_FILE: keyFile, TICKET_KEYS: ticketKeys, HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS) } });
     onSpawn(child.pid);
     let readyAt;
     await waitFor(child, async () => (readyAt = /"ready":true,"port":\d+,"at":(\d+)/.exec(child.output())?.[1]) !== undefined, healthTimeoutMs, 'the bare ws server to listen', 10);
@@ -302,7 +329,7 @@ async function pitcrewRun(n, fleet, pc, rules) {
 
 async function runSize(n) {
   // At info, as a server runs by default: its log line says when it listened (bench/pitcrew.js).
-  const pc = await startPitcrew({ root, env, tempPrefix: 'pitcrew-fleet-', ruleName: 'fleet-trigger-host', nodeFlags, logLevel: env.PITCREW_LOG_LEVEL ?? 'info', progress });
+  const pc = await startPitcrew({ root, env, tempPrefix: 'pitcrew-fleet-', ruleName: 'fleet-trigger-host', nodeFlags: [...nodeFlags, ...SERVER_FLAGS], logLevel: env.PITCREW_LOG_LEVEL ?? 'info', progress });
   const tlsDir = path.join(pc.dataDir, 'tls');
   const certFile = path.join(tlsDir, 'cert.pem');
   const keyFile = path.join(tlsDir, 'key.pem');
@@ -333,8 +360,8 @@ async function runSize(n) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-/** The rows of one restart of each server, with the same TLS resumption setting. */
-function restartRows(rows, n, a, b) {
+/** The rows of one restart of each server, with the same TLS resumption setting; idle: each server's idle CPU (share of a core). */
+function restartRows(rows, n, a, b, idle) {
   rows.push(['', `restart (SIGKILL), TLS resumption ${a.mode}: down until listening`, fmtS(a.downMs), fmtS(b.downMs), '']);
   rows.push(['', '  agents welcomed on a resumed TLS session', `${fmtInt(a.resumed)} of ${fmtInt(n)}`, `${fmtInt(b.resumed)} of ${fmtInt(n)}`, '']);
   rows.push(['', '  all online again, from the kill', fmtS(a.fromKill), fmtS(b.fromKill), ratio(a.fromKill, b.fromKill)]);
@@ -349,6 +376,24 @@ function restartRows(rows, n, a, b) {
   // leave possible on this machine: no run can be back sooner than their CPU divided among its cores, nor sooner than
   // either process's own CPU (each does its handshakes on one thread; its GC threads make this figure a little short).
   const benchPerAgent = (x) => (x.cpu.benchSeconds * 1000) / n;
+  // Where the server's CPU went: its main thread (the event loop, TLS included) and the others (V8's GC and
+  // compiler threads, libuv's pool); and what its idle rate (heartbeats, duties) alone comes to over the window.
+  const threads = (x, main) => (1000 * (x.serverThreads ?? []).filter((t) => t.main === main).reduce((sum, t) => sum + t.seconds, 0)) / n;
+  rows.push(['', '    main thread, other threads', `${threads(a, true).toFixed(2)}, ${threads(a, false).toFixed(2)} ms`, `${threads(b, true).toFixed(2)}, ${threads(b, false).toFixed(2)} ms`, ratio(threads(a, true), threads(b, true))]);
+  const idleShare = (x, share) => (share * x.fromReady) / n;
+  rows.push(['', '    idle CPU rate × window', `${idleShare(a, idle.a).toFixed(2)} ms`, `${idleShare(b, idle.b).toFixed(2)} ms`, '']);
+  // Counts: the agents' attempts from the kill on, and what reached the restarted server's agent port in its life.
+  const tries = (x) => `${fmtInt(x.attempts.attempts)} (${fmtInt(x.attempts.refused)} refused, ${fmtInt(Math.max(0, x.attempts.other - n))} other)`;
+  rows.push(['', '  agents\' connection attempts from the kill (failed)', tries(a), tries(b), '']);
+  const taken = (x) => (x.counts ? `${fmtInt(x.counts.accepted)} / ${fmtInt(x.counts.connections)}` : 'n/a');
+  rows.push(['', '  server: TCP connections accepted / to TLS', taken(a), taken(b), '']);
+  const failedHandshakes = (x) => Object.values(x.counts?.clientErrors ?? {}).reduce((sum, k) => sum + k, 0);
+  const done = (x) => (x.counts ? `${fmtInt(x.counts.handshakes)} (${fmtInt(x.counts.resumed)} resumed), ${fmtInt(failedHandshakes(x))} failed` : 'n/a');
+  rows.push(['', '  server: TLS handshakes done, failed', done(a), done(b), '']);
+  const perAgentHandshakes = (x) => (x.counts ? x.counts.handshakes / n : NaN);
+  rows.push(['', '  server: TLS handshakes per agent back', perAgentHandshakes(a).toFixed(3), perAgentHandshakes(b).toFixed(3), ratio(perAgentHandshakes(a), perAgentHandshakes(b))]);
+  const bytes = (x) => (x.counts?.handshakes ? `${fmtInt(x.counts.handshakeBytes.read / x.counts.handshakes)} / ${fmtInt(x.counts.handshakeBytes.written / x.counts.handshakes)} B` : 'n/a');
+  rows.push(['', '  server: bytes read / written per handshake', bytes(a), bytes(b), '']);
   rows.push(['', '  bench (agents) CPU per agent back', `${benchPerAgent(a).toFixed(2)} ms`, `${benchPerAgent(b).toFixed(2)} ms`, '']);
   const floor = ({ cpu }) => 1000 * Math.max(cpu.serverSeconds, cpu.benchSeconds, (cpu.serverSeconds + cpu.benchSeconds) / os.cpus().length);
   rows.push(['', '  CPU floor: max(server, bench, both ÷ cores)', fmtS(floor(a)), fmtS(floor(b)), '']);
@@ -365,6 +410,7 @@ function report(results, seconds) {
   log('  agents       dist/agent/connection.js over TLS pinned to the server certificate, answering execute at once (no process)');
   if (SIM_CONNECTING) log(`  simulated    at most ${fmtInt(SIM_CONNECTING)} agents in a connection attempt at once (BENCH_FLEET_SIM_CONNECTING), the others wait their turn`);
   log('  baseline     bench/bare-ws-server.js: https + ws, the same certificate, hello → welcome, no auth and no storage');
+  log(`  node flags   pitcrew: ${SERVER_FLAGS.join(' ') || 'none'} (BENCH_FLEET_SERVER_FLAGS); bare: ${BARE_FLAGS.join(' ') || 'none'} (BENCH_FLEET_BARE_FLAGS)`);
   log();
   const rows = [['N', 'figure', 'pitcrew', 'bare ws', 'pitcrew / bare']];
   for (const r of results) {
@@ -386,7 +432,7 @@ function report(results, seconds) {
       const same = a.storm.executions === b.storm.executions;
       rows.push(['', '  → all their executions ended', `${fmtS(a.storm.ms)} (${fmtInt(a.storm.executions)})`, `${fmtS(b.storm.ms)} (${fmtInt(b.storm.executions)})`, same ? ratio(a.storm.ms, b.storm.ms) : '']);
     }
-    a.restarts.forEach((ar, i) => restartRows(rows, r.n, ar, b.restarts[i]));
+    a.restarts.forEach((ar, i) => restartRows(rows, r.n, ar, b.restarts[i], { a: a.idleCpu.server, b: b.idleCpu.server }));
   }
   log(table(rows));
   log('  all online: from the moment the agents start (or the server is killed) until every agent logged "connected to the service" (the welcome).');
@@ -400,6 +446,13 @@ function report(results, seconds) {
     const a = r.pitcrew;
     log(`N = ${fmtInt(r.n)}: agents' warnings while connecting: pitcrew ${a.connect.problems}; bare ${r.bare.connect.problems}`);
     a.restarts.forEach((ar, i) => log(`  during the restart (TLS resumption ${ar.mode}): pitcrew ${ar.problems}; bare ${r.bare.restarts[i].problems}`));
+    const tlsText = (c) => (c ? `${JSON.stringify(c.protocols)} ${JSON.stringify(c.ciphers)}, failed ${JSON.stringify(c.clientErrors)}` : 'n/a');
+    a.restarts.forEach((ar, i) => log(`  the restarted server's TLS (resumption ${ar.mode}): pitcrew ${tlsText(ar.counts)}; bare ${tlsText(r.bare.restarts[i].counts)}`));
+    // Each second from listening: connections handed to TLS / handshakes done.
+    const flow = (x) => Object.entries(x.counts?.perSecond ?? {}).map(([at, c]) => `${Math.round(at - x.listeningAt / 1000)}:${c.connections}/${c.handshakes}`).join(' ');
+    a.restarts.forEach((ar, i) => log(`  per second from listening, to TLS / handshakes done (resumption ${ar.mode}): pitcrew ${flow(ar)}; bare ${flow(r.bare.restarts[i])}`));
+    const threadText = (x) => (x.serverThreads ?? []).filter((t) => t.seconds > 0).map((t) => `${t.main ? 'main' : t.tid} ${t.seconds.toFixed(2)}`).join(', ');
+    a.restarts.forEach((ar, i) => log(`  its threads' CPU seconds over the window (resumption ${ar.mode}): pitcrew ${threadText(ar)}; bare ${threadText(r.bare.restarts[i])}`));
     if (!a.fanOut.ok) log(`  the fan-out webhook: ${a.fanOut.status}, ${a.fanOut.executions} executions: ${a.fanOut.detail}`);
     if (a.storm) log(`  the ${STORM_WEBHOOKS} webhooks: statuses ${JSON.stringify(a.storm.statuses)}${a.storm.firstRefusal ? `; first refusal: ${a.storm.firstRefusal}` : ''}`);
     const v = a.verify;
@@ -422,6 +475,8 @@ function consistent(r) {
 
 async function main() {
   const startedAt = Date.now();
+  env.BENCH_TLS_COUNTS_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-fleet-tls-'));
+  onCleanup(() => fs.rmSync(env.BENCH_TLS_COUNTS_DIR, { recursive: true, force: true }));
   if (!fs.existsSync(path.join(root, 'dist/agent/connection.js')) || !fs.existsSync(path.join(root, 'dist/src/cli/main.js'))) throw new Error('dist/ is not built: run npm run build first');
   const results = [];
   for (const n of SIZES) {

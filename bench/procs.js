@@ -265,6 +265,26 @@ export function cpuParts(pid) {
   return { own: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND, children: (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND };
 }
 
+/** Each thread's CPU seconds (user + system) so far, by thread id; threads that end meanwhile are left out. */
+export function threadCpu(pid) {
+  const cpu = new Map();
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    try {
+      const { fields } = procStat(pid, `/proc/${pid}/task/${tid}/stat`);
+      cpu.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return cpu;
+}
+
 /**
  * CPU seconds (user + system) of a process's main thread so far (its event loop, for node), from
  * /proc/PID/task/PID; NaN where unavailable. Worker threads and libuv's pool are left out.
@@ -293,10 +313,11 @@ export function cpuSeconds(pid, withChildren = false) {
 }
 
 // The sampling thread: [pid, count, (time, cpu seconds) × count] in shared memory, read with
-// this module's own cpuParts.
+// this module's own cpuParts; and every `threadsEveryMs` each thread's CPU seconds (threadCpu),
+// kept here and sent on request ({ from, to }: each thread's CPU between the two times).
 const CPU_TRACE_SOURCE = `
-const { workerData } = require('node:worker_threads');
-import(workerData.procs).then(({ cpuParts }) => {
+const { workerData, parentPort } = require('node:worker_threads');
+import(workerData.procs).then(({ cpuParts, threadCpu }) => {
   const s = new Float64Array(workerData.buffer);
   const max = (s.length - 2) / 2;
   setInterval(() => {
@@ -308,6 +329,19 @@ import(workerData.procs).then(({ cpuParts }) => {
     s[3 + 2 * n] = cpu;
     s[1] = n + 1;
   }, workerData.everyMs);
+  let pid = 0;
+  let threads = [];
+  setInterval(() => {
+    if (s[0] !== pid) threads = [];
+    pid = s[0];
+    if (pid) threads.push({ at: Date.now(), cpu: threadCpu(pid) });
+  }, workerData.threadsEveryMs);
+  parentPort.on('message', ({ from, to }) => {
+    const at = (time) => threads.findLast((t) => t.at <= time);
+    const a = at(from);
+    const b = at(to);
+    parentPort.postMessage(a && b ? [...b.cpu].map(([tid, cpu]) => ({ tid, main: tid === pid, seconds: cpu - (a.cpu.get(tid) ?? 0) })) : []);
+  });
 });
 `;
 
@@ -317,9 +351,9 @@ import(workerData.procs).then(({ cpuParts }) => {
  * server's CPU was first read up to ~19 s after it listened, and that part was left out.
  */
 export class CpuTrace {
-  constructor(everyMs = 20, maxSamples = 50_000) {
+  constructor(everyMs = 20, maxSamples = 50_000, threadsEveryMs = 100) {
     this.samples = new Float64Array(new SharedArrayBuffer(8 * (2 + 2 * maxSamples)));
-    this.worker = new Worker(CPU_TRACE_SOURCE, { eval: true, workerData: { buffer: this.samples.buffer, everyMs, procs: import.meta.url } });
+    this.worker = new Worker(CPU_TRACE_SOURCE, { eval: true, workerData: { buffer: this.samples.buffer, everyMs, threadsEveryMs, procs: import.meta.url } });
     this.worker.unref();
   }
 
@@ -337,6 +371,19 @@ export class CpuTrace {
       return cpu;
     };
     return at(to) - at(from);
+  }
+
+  /**
+   * Each thread's CPU seconds between two times (sampled every 100 ms: the samples at or before
+   * each), by thread id, the main thread marked: [{ tid, main, seconds }]. Node names all its
+   * threads "node"; the V8 platform's workers (GC, compilation) start with the process, libuv's
+   * pool (fs, crypto, fdatasync) at its first use.
+   */
+  threads(from, to) {
+    return new Promise((resolve) => {
+      this.worker.once('message', resolve);
+      this.worker.postMessage({ from, to });
+    });
   }
 
   stop() {

@@ -28,6 +28,8 @@ export class AgentGateway {
   private readonly authenticate: (token: string) => Promise<HostRow | undefined>;
   /** What every session gets: made once, not per connection. */
   private readonly sessionDeps: SessionDeps;
+  /** Every connection's ping and pong listener: one function, called with the connection as `this`. */
+  private readonly heard: (this: WebSocket) => void;
 
   constructor(private readonly deps: GatewayDeps) {
     this.authenticate = agentAuthenticator(deps.db);
@@ -41,6 +43,10 @@ export class AgentGateway {
       closed: (closed) => {
         if (this.sessions.get(closed.hostId) === closed) this.sessions.delete(closed.hostId);
       },
+    };
+    const liveness = this.liveness;
+    this.heard = function heard(this: WebSocket) {
+      liveness.heard(this);
     };
     const beat = deps.heartbeatSeconds * 1000;
     this.timers.push(setInterval(() => this.liveness.check(this.wss.clients), beat).unref());
@@ -163,10 +169,9 @@ export class AgentGateway {
 
   private accept(ws: WebSocket, host: HostRow): void {
     this.sessions.get(host.id)?.close(4001, 'replaced by a newer connection of the same host');
-    const heard = () => this.liveness.heard(ws);
-    heard();
-    ws.on('ping', heard);
-    ws.on('pong', heard);
+    this.liveness.heard(ws);
+    ws.on('ping', this.heard);
+    ws.on('pong', this.heard);
     const session = new AgentSession(ws, host, this.sessionDeps, this.deps.ledger.forHost(host.id));
     this.sessions.set(host.id, session);
   }

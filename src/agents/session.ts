@@ -13,7 +13,7 @@ import { preparedQuery } from '../store/prepared.js';
 import type { Database, HostRow } from '../store/schema.js';
 import type { HelloReads, OwedWork } from './hello-reads.js';
 import { PROTOCOL_VERSION, assertNever, parseAgentMessage, type Hello, type ServiceMessage } from './protocol.js';
-import { turnBatched } from './turn-batch.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** What the gateway and each agent session work with. */
 export interface AgentServices {
@@ -42,6 +42,7 @@ export interface SessionDeps extends Omit<AgentServices, 'ledger'> {
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
+const NO_OPTIONS = {};
 
 // Built once: each runs for every agent that goes (a fleet's reconnection after a restart), or claims work.
 const owedCancelsOfHost = preparedQuery((db, hostId: string) => db.selectFrom('executions').select('id')
@@ -59,17 +60,24 @@ const STARTED_MAY_WAIT_MS = 20;
 /**
  * One agent connection. It speaks for one host only: every message it sends can touch only
  * that host's executions, and everything it is sent is addressed to that host and tenant.
+ *
+ * A session lives as long as its connection, thousands at once, so it keeps only what it uses
+ * after the hello: three of the host row's fields (not the row), no spent hello timer, a logger and
+ * a set of assigned executions made when first needed (bench/README.md, session 36: heap41).
  */
 export class AgentSession {
   readonly sessionId = randomUUID();
   readonly hostId: string;
+  private readonly tenantId: string;
+  private readonly hostname: string;
+  private readonly hostnameKey: string;
   private ready = false;
   private closed = false;
   /** Executions this connection was sent or took over: the only ones whose live output it may add to. */
-  private readonly assigned = new Set<string>();
-  private readonly sendText: (text: string) => void;
-  private readonly log: FastifyBaseLogger;
-  private readonly helloTimer: NodeJS.Timeout;
+  private assigned: Set<string> | undefined;
+  private readonly batch: TurnBatch;
+  private childLog: FastifyBaseLogger | undefined;
+  private helloTimer: NodeJS.Timeout | undefined;
   private helloHeard = false;
   /** Work was queued for the host while the hello was answered: the claim after the welcome takes it. */
   private queuedMeanwhile = false;
@@ -78,16 +86,16 @@ export class AgentSession {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly host: HostRow,
+    host: HostRow,
     private readonly deps: SessionDeps,
     /** The ledger narrowed to this session's host (ExecutionLedger.forHost): all an agent may change. */
     private readonly ledger: HostLedger,
   ) {
     this.hostId = host.id;
-    this.sendText = turnBatched(socket);
-    // Made only if a line is logged: a pino child serialises its bindings, and most connections
-    // log just "agent connected" and "agent disconnected", written with the same fields (bindings).
-    this.log = lazyChildLogger(deps.logger, this.bindings(), {});
+    this.tenantId = host.tenant_id;
+    this.hostname = host.hostname;
+    this.hostnameKey = host.hostname_key;
+    this.batch = new TurnBatch(socket);
     const helloTimeoutMs = deps.helloTimeoutMs ?? HELLO_TIMEOUT_MS;
     // The timeout counts the agent's time, not ours: when it fires, a hello already in the socket
     // is read first. With the event loop saturated (thousands of agents reconnecting at once) the
@@ -113,12 +121,20 @@ export class AgentSession {
     socket.on('error', (error) => this.log.warn({ err: error }, 'agent connection error'));
   }
 
+  /**
+   * Made only if a line is logged: a pino child serialises its bindings, and most connections
+   * log just "agent connected" and "agent disconnected", written with the same fields (bindings).
+   */
+  private get log(): FastifyBaseLogger {
+    return (this.childLog ??= lazyChildLogger(this.deps.logger, this.bindings(), NO_OPTIONS));
+  }
+
   get isReady(): boolean {
     return this.ready && !this.closed;
   }
 
   send(message: ServiceMessage): void {
-    if (!this.closed) this.sendText(JSON.stringify(message));
+    if (!this.closed) this.batch.send(JSON.stringify(message));
   }
 
   close(code: number, reason: string): void {
@@ -142,17 +158,17 @@ export class AgentSession {
 
   /** Whether this connection was sent the execution (or took it over running) and has not seen it finish. */
   wasSent(executionId: string): boolean {
-    return this.assigned.has(executionId);
+    return this.assigned?.has(executionId) ?? false;
   }
 
   /** Sends an execution this session already holds as dispatched. */
   sendExecute(executionId: string, spec: ExecutionSpec): void {
-    this.assigned.add(executionId);
+    (this.assigned ??= new Set()).add(executionId);
     this.send({
       type: 'execute',
       executionId,
       hostId: this.hostId,
-      tenantId: this.host.tenant_id,
+      tenantId: this.tenantId,
       flavour: spec.flavour,
       interpreter: spec.interpreter,
       script: spec.script,
@@ -181,11 +197,11 @@ export class AgentSession {
         await this.ledger.started(message.executionId, message.startedAt, STARTED_MAY_WAIT_MS);
         return;
       case 'output':
-        if (this.assigned.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);
+        if (this.assigned?.has(message.executionId)) this.deps.live.output(message.executionId, message.stream, message.chunk);
         else this.log.warn({ executionId: message.executionId }, 'live output for an execution this connection was not given; dropped');
         return;
       case 'finished': {
-        this.assigned.delete(message.result.executionId);
+        this.assigned?.delete(message.result.executionId);
         // Another host's execution is refused, and reported, by the ledger; acknowledged either
         // way, so the agent stops offering it.
         await this.ledger.result(message.result);
@@ -202,16 +218,17 @@ export class AgentSession {
     const heardAt = performance.now();
     this.helloHeard = true;
     clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
     if (hello.v !== PROTOCOL_VERSION) return this.close(4003, `protocol version ${hello.v} is not ${PROTOCOL_VERSION}; upgrade the agent`);
-    if (hostKey(hello.hostname) !== this.host.hostname_key) {
-      return this.close(4004, `this credential belongs to host ${this.host.hostname}, not ${hello.hostname}; enrol again`);
+    if (hostKey(hello.hostname) !== this.hostnameKey) {
+      return this.close(4004, `this credential belongs to host ${this.hostname}, not ${hello.hostname}; enrol again`);
     }
     await this.deps.hostSessions.attach(this.hostId, hello, { sessionId: this.sessionId, nodeId: this.deps.nodeId });
     // A run that went through a node that died is lost, even if its agent reconnects here first.
     await this.deps.recoverFromDeadNodes();
     await this.reconcile(hello);
     const owed = await this.deps.helloReads.owedTo(this.hostId);
-    this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.host.tenant_id, heartbeatSeconds: this.deps.heartbeatSeconds });
+    this.send({ type: 'welcome', v: PROTOCOL_VERSION, hostId: this.hostId, tenantId: this.tenantId, heartbeatSeconds: this.deps.heartbeatSeconds });
     this.deps.helloSeconds.observe((performance.now() - heardAt) / 1000);
     this.ready = true;
     this.deps.logger.info({ ...this.bindings(), version: hello.version, running: hello.running.length }, 'agent connected');
@@ -235,7 +252,7 @@ export class AgentSession {
   }
 
   private bindings(): { hostId: string; hostname: string; session: string } {
-    return { hostId: this.hostId, hostname: this.host.hostname, session: this.sessionId };
+    return { hostId: this.hostId, hostname: this.hostname, session: this.sessionId };
   }
 
   /**
@@ -254,8 +271,9 @@ export class AgentSession {
     const finished = new Set(hello.finished ?? []);
     for (const [id, reason] of interrupted) await ledger.move([id], 'lost', `${reason} (reported by the agent)`, ['dispatched', 'running']);
     const continuing = active.filter((e) => running.has(e.id)).map((e) => e.id);
-    for (const id of continuing) this.assigned.add(id);
     if (continuing.length > 0) {
+      const assigned = (this.assigned ??= new Set());
+      for (const id of continuing) assigned.add(id);
       // Still running on the host: this session (on this node) holds it now.
       await db.updateTable('executions').set({ session_id: this.sessionId, node_id: this.deps.nodeId })
         .where('id', 'in', continuing).where('host_id', '=', this.hostId).where('state', 'in', ['dispatched', 'running']).execute();
@@ -292,6 +310,7 @@ export class AgentSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
     this.deps.closed(this);
     await this.deps.hostSessions.detach(this.hostId, this.sessionId);
     const undelivered = await undeliveredOfSession(this.deps.db, this.hostId, this.sessionId);

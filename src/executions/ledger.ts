@@ -51,6 +51,33 @@ export interface HostLedger {
   move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]>;
 }
 
+/**
+ * ExecutionLedger.forHost: an object of two fields whose methods are the class's, not four closures
+ * and their contexts; every agent connection keeps one for its life (bench/README.md, session 36: heap41).
+ */
+class LedgerOfHost implements HostLedger {
+  constructor(
+    private readonly ledger: ExecutionLedger,
+    readonly hostId: string,
+  ) {}
+
+  claim(ids: string[] | 'all_queued', session: { sessionId: string; nodeId: string }): Promise<Claimed[]> {
+    return this.ledger.claim(this.hostId, ids, session);
+  }
+
+  started(executionId: string, startedAt: number, mayWaitMs?: number): Promise<boolean> {
+    return this.ledger.started(this.hostId, executionId, startedAt, mayWaitMs);
+  }
+
+  result(result: ExecutionResult): Promise<Recorded> {
+    return this.ledger.result(this.hostId, result);
+  }
+
+  move(ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]> {
+    return this.ledger.moveOfHost(this.hostId, ids, to, reason, from);
+  }
+}
+
 const CURRENT_COLUMNS = ['id', 'state', 'host_id', 'started_at', 'finished_at', 'late_result', 'spec', 'event_id', 'held', 'fanout_max_concurrency', 'fanout_max_errors', 'queued_at', 'expires_at', 'awaiting_runbook'] as const;
 // The ledger's reads, written as text (store/statements.ts): they run for every batch of agent reports.
 const SELECT_CURRENT = `select ${CURRENT_COLUMNS.map((c) => `"${c}"`).join(', ')} from "executions"`;
@@ -79,13 +106,7 @@ export class ExecutionLedger {
 
   /** What an agent session of this host may do: nothing to another host's executions. */
   forHost(hostId: string): HostLedger {
-    return {
-      hostId,
-      claim: (ids, session) => this.claim(hostId, ids, session),
-      started: (executionId, startedAt, mayWaitMs) => this.started(hostId, executionId, startedAt, mayWaitMs),
-      result: (result) => this.result(hostId, result),
-      move: (ids, to, reason, from) => this.submitMove({ kind: 'move', ids, to, reason, from, hostId }),
-    };
+    return new LedgerOfHost(this, hostId);
   }
 
   /** queued → dispatched for this session; returns what to send to the agent. */
@@ -101,6 +122,11 @@ export class ExecutionLedger {
   /** Stores an agent's result; undefined when the execution is not this host's. */
   result(hostId: string, result: ExecutionResult): Promise<Recorded> {
     return this.queue.submit({ kind: 'result', hostId, result }) as Promise<Recorded>;
+  }
+
+  /** A change of one host's executions only (HostLedger.move): the others named are left alone. */
+  moveOfHost(hostId: string, ids: string[], to: ExecutionState, reason: string, from: ExecutionState[]): Promise<string[]> {
+    return this.submitMove({ kind: 'move', ids, to, reason, from, hostId });
   }
 
   /** A change the service decides (sweeper, cancel, connection ended): any execution of any host. */

@@ -56,6 +56,23 @@ describe('the handshake gate', () => {
     expect(gate.waitingCount).toBe(0);
   });
 
+  it('keeps nothing of its own on a connection whose handshake is done (its slot timer, key and listener)', async () => {
+    const { port, gate } = await gated({ inFlight: 4, maxWaiting: 100, slotMs: 60_000 });
+    const raw: net.Socket[] = [];
+    const secure = (gate as unknown as { server: https.Server }).server;
+    secure.on('connection', (socket: net.Socket) => raw.push(socket));
+    const done = new Promise<void>((resolve) => secure.once('secureConnection', () => setImmediate(resolve)));
+    // Stays open: what the gate leaves on the socket would stay for the connection's whole life.
+    const client = tls.connect({ port, host: '127.0.0.1', ca: pems.cert, servername: 'localhost' });
+    client.on('error', () => undefined);
+    closers.push(() => client.destroy());
+    await done;
+    expect(gate.handshakingCount).toBe(0);
+    expect(raw).toHaveLength(1);
+    expect(raw[0]!.destroyed).toBe(false);
+    expect(raw[0]!.listeners('close').map((listener) => listener.name)).not.toContain('release');
+  });
+
   it('gives a place back after slotMs when its peer never finishes the handshake', async () => {
     const { port, gate } = await gated({ inFlight: 1, maxWaiting: 100, slotMs: 200 });
     await silent(port);

@@ -41,7 +41,7 @@ export class HandshakeGate {
   /** A new TCP connection from the front listener (paused: nothing of it is read yet). */
   admit(socket: Socket): void {
     // A paused socket reports nothing until read; an error on one must not crash the server.
-    socket.on('error', () => socket.destroy());
+    socket.on('error', destroyOnError);
     if (this.closed || this.waiting.length >= this.options.maxWaiting) {
       socket.destroy();
       return;
@@ -80,6 +80,8 @@ export class HandshakeGate {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      // Not kept by the socket for the rest of the connection's life, with its spent timer and key.
+      socket.removeListener('close', release);
       if (this.inHandshake.get(key) === release) this.inHandshake.delete(key);
       this.next();
     };
@@ -88,6 +90,11 @@ export class HandshakeGate {
     socket.once('close', release);
     this.server.emit('connection', socket);
   }
+}
+
+/** One listener for every waiting socket, not a closure each: it is kept for the connection's life. */
+function destroyOnError(this: Socket): void {
+  this.destroy();
 }
 
 function keyOf(socket: Socket): string {

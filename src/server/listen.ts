@@ -45,9 +45,13 @@ export async function listen(app: App, options: ListenOptions): Promise<Listenin
   // finishes it (a port probe, a peer that died mid-handshake) would hold a stop for the TLS
   // handshake timeout, 120 s. Every socket is tracked here, to be cut with the rest.
   const sockets = new Set<Socket>();
+  // One listener for all (a socket closes once), not a closure and a once-wrapper kept by each connection.
+  const forget = function forget(this: Socket) {
+    sockets.delete(this);
+  };
   secure.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.on('close', forget);
   });
   secure.on('upgrade', (request, socket, head) => {
     if (!app.context.gateway.handleUpgrade(request, socket, head, true)) socket.destroy();

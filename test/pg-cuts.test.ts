@@ -50,7 +50,11 @@ describe.skipIf(!testDialects().includes('postgres'))('PostgreSQL connections cu
     for (const [i, server] of servers.entries()) {
       agents.push(spawnAgent({ server: server.httpsUrl, apiKey: tenant.apiKey, hostname: `cut-${i}`, fingerprint: server.fingerprint }));
     }
-  });
+    // Three processes started one after the other (bootstrap, then each server until it listens): 5 s,
+    // 13-16 s and 9-14 s, 28-36 s in all at load 17-20 on 2 cores, and past the 60 s default at load
+    // 12 (1-minute average) beside two other runs of the same files. Each step waits for its
+    // process's own line; 150 s bounds a start that hangs.
+  }, 150_000);
   afterAll(async () => {
     await Promise.all(agents.map((agent) => agent.kill()));
     await Promise.all(servers.map((server) => server.kill()));

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/database.js';
+import { recordedMigrations, migrateToLatest, MIGRATION_NAMES } from '../src/store/migrations.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
 import { runCli } from './support/process.js';
 
@@ -64,22 +65,60 @@ describe.each(testDialects())('the incidents table on %s', (dialect) => {
       'incidents_open_key', // one open incident per alarm, and the ingest's read of the batch's open ones (incidents/reads.ts)
       'incidents_open_webhook', // the quiet-period closer (incidents/closer.ts); partial: open webhook incidents only
       'incidents_resolved_alarm', // analytics by alarm (incidents/analytics-reads.ts); partial: resolved only
-      'incidents_resolved_day', // the daily rollups by day and alarm (incidents/rollup.ts), the hosts of a short period
       'incidents_resolved_day_host', // the daily rollup by host, analytics for one host (a probe per day); partial: resolved incidents that name a host
+      'incidents_resolved_host', // (tenant, host, id): ?hostname= of resolved incidents, a host's name in the analytics; named as 0.1.0 names its own (migration 0043)
+      'incidents_resolved_time', // by day: the daily rollups by day and alarm (incidents/rollup.ts), the hosts of a short period; named as 0.1.0 names its own (migration 0043)
       'incidents_tenant', // the list, newest first, unfiltered or ?state=resolved (incidents/repository.ts)
       'incidents_tenant_alarm', // ?alarmName=, the incidents a new rule for the alarm links (incidents/links.ts)
-      'incidents_tenant_host_resolved', // ?hostname= of resolved incidents, a host's name in the analytics; partial, as incidents_integration_resolved
       'incidents_tenant_open', // ?state=open: the dashboard's open incidents, and the open ones by host or integration (an import's); partial: a resolution only deletes its entry
     ]);
   });
 });
 
 describe.each(testDialects())('migrating a new database on %s', (dialect) => {
+  const FIRST_RELEASE = MIGRATION_NAMES.slice(0, MIGRATION_NAMES.indexOf('0031_graph_snapshots') + 1);
+
+  it('starts on the schema of a newer release, as it is; refuses one of another lineage', async () => {
+    const database = await createTestDatabase(dialect);
+    const store = database.open();
+    try {
+      await sql`insert into pitcrew_migrations_after_0_1 (name, timestamp) values ('9999_from_the_future', ${new Date().toISOString()})`.execute(store.db);
+      expect(await migrateToLatest(store)).toEqual({ applied: [], newer: ['9999_from_the_future'] });
+      const cli = await runCli(['migrate'], database.env);
+      expect(cli, cli.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('was migrated by a newer pitcrew release; this one runs on its schema unchanged') });
+      expect(cli.stdout).toContain('(9999_from_the_future)');
+
+      const last = MIGRATION_NAMES.at(-1)!;
+      await sql`delete from pitcrew_migrations_after_0_1 where name = ${last}`.execute(store.db);
+      await expect(migrateToLatest(store)).rejects.toThrow(`does not know (9999_from_the_future) but lacks some it does (${last})`);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
+  it("moves the records of a database this release migrated into one table to 0.1.0's and the later one", async () => {
+    const database = await createTestDatabase(dialect);
+    const store = database.open();
+    try {
+      await sql`insert into pitcrew_migrations (name, timestamp) select name, timestamp from pitcrew_migrations_after_0_1`.execute(store.db);
+      await sql`drop table pitcrew_migrations_after_0_1`.execute(store.db);
+      expect(await migrateToLatest(store)).toEqual({ applied: [], newer: [] });
+      expect(await recordedMigrations(store.db)).toEqual([...MIGRATION_NAMES].sort());
+      const first = await sql<{ name: string }>`select name from pitcrew_migrations order by name`.execute(store.db);
+      expect(first.rows.map((r) => r.name)).toEqual(FIRST_RELEASE);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
   const tables = async (store: Store) => (dialect === 'sqlite'
     ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(store.db)
     : await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public'`.execute(store.db)).rows.map((r) => r.name).sort();
 
-  it('three pitcrew migrate processes at once: all succeed, each migration applied once', async () => {
+  // Three processes that each load pitcrew, and every migration on a new database: 7-24 s at load 15-20.
+  it('three pitcrew migrate processes at once: all succeed, each migration applied once', { timeout: 90_000 }, async () => {
     const empty = await createTestDatabase(dialect, { empty: true });
     const reference = await createTestDatabase(dialect);
     const migrated = empty.open();
@@ -92,8 +131,10 @@ describe.each(testDialects())('migrating a new database on %s', (dialect) => {
       expect(runs.filter((run) => /applied /.test(run.stdout)).map((run) => run.stdout)).toEqual([expect.stringContaining(`applied ${names.join(', ')} to `)]);
       expect(runs.filter((run) => /is up to date/.test(run.stdout))).toHaveLength(2);
 
-      const applied = await sql<{ name: string }>`select name from pitcrew_migrations order by name`.execute(migrated.db);
-      expect(applied.rows.map((r) => r.name)).toEqual(names);
+      expect(await recordedMigrations(migrated.db)).toEqual(names);
+      // Release 0.1.0's own table holds its migrations only: it refuses to start on one that names any other.
+      const first = await sql<{ name: string }>`select name from pitcrew_migrations order by name`.execute(migrated.db);
+      expect(first.rows.map((r) => r.name)).toEqual(FIRST_RELEASE);
       expect(await tables(migrated)).toEqual(await tables(expected));
       expect(await tables(migrated)).toEqual(expect.arrayContaining(['events', 'executions', 'tenants']));
     } finally {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sealedKeyId } from '../identity/secret-box.js';
 import type { Store } from '../store/database.js';
-import { MIGRATION_NAMES, MIGRATION_TABLE } from '../store/migrations.js';
+import { LATER_MIGRATION_TABLE, MIGRATION_NAMES, MIGRATION_TABLE } from '../store/migrations.js';
 import { SEALED_COLUMNS } from '../secrets/sealed-columns.js';
 
 /** What a backup holds, read from the copy itself (docs/operations.md, "Backup and restore"). */
@@ -51,7 +51,7 @@ export function describeBackup(file: string): BackupContents {
   const db = openBackup(file);
   try {
     const count = (query: string) => (db.prepare(query).pluck().get() as number | bigint | null) ?? 0;
-    const migrations = db.prepare(`select name from ${MIGRATION_TABLE} order by name`).pluck().all() as string[];
+    const migrations = migrationsOf(db);
     return {
       file,
       bytes: fs.statSync(file).size,
@@ -72,6 +72,13 @@ export function describeBackup(file: string): BackupContents {
 export function newerMigrations(contents: BackupContents): string[] {
   const known = new Set(MIGRATION_NAMES);
   return contents.migrations.filter((name) => !known.has(name));
+}
+
+/** The migrations the backup records, in both of their tables (store/migrations.ts). */
+function migrationsOf(db: SqliteDatabase.Database): string[] {
+  const present = tablesOf(db);
+  const tables = [MIGRATION_TABLE, LATER_MIGRATION_TABLE].filter((table) => present.has(table));
+  return tables.flatMap((table) => db.prepare(`select name from ${table}`).pluck().all() as string[]).sort();
 }
 
 function openBackup(file: string): SqliteDatabase.Database {

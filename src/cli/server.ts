@@ -9,7 +9,7 @@ import { openStore } from '../store/database.js';
 import { claimDataDir } from '../store/sqlite-owner.js';
 import { keyFingerprint, loadSecretKey } from '../identity/secret-box.js';
 import { ScheduledBackups } from '../backups/schedule.js';
-import { migrateToLatest } from '../store/migrations.js';
+import { migrateToLatest, NEWER_SCHEMA } from '../store/migrations.js';
 import { STARTER_DIR } from '../runbooks/library/catalogue.js';
 import { RunbookLibrary } from '../runbooks/library/library.js';
 
@@ -18,7 +18,7 @@ import { RunbookLibrary } from '../runbooks/library/library.js';
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export async function runServer(config: Config): Promise<number> {
-  const logger = createLogger(config.logLevel, config.logFormat);
+  const logger = await createLogger(config.logLevel, config.logFormat);
   for (const warning of config.warnings) logger.warn(warning);
   const owner = config.databaseUrl ? undefined : claimDataDir(config.dataDir);
   // A certificate that cannot serve is a configuration error: refused before anything starts.
@@ -29,8 +29,9 @@ export async function runServer(config: Config): Promise<number> {
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     onConnectionLost: (error) => logger.warn({ err: error }, 'PostgreSQL ended a connection (a failover or restart?); work on it is answered 503 or retried, new connections are opened as needed'),
   });
-  const { applied } = await migrateToLatest(store);
+  const { applied, newer } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');
+  if (newer.length > 0) logger.warn({ newer }, NEWER_SCHEMA);
   const secret = loadSecretKey(config.dataDir, config.secretKey);
   logger.info({ source: secret.source }, 'channel secrets are sealed with the key from this source; back it up, secrets cannot be read without it');
   if (secret.warning) logger.warn(secret.warning);

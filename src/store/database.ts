@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { serverDurability, walDurability, type Durability } from './durability.js';
 import type { Database } from './schema.js';
 
@@ -36,8 +37,19 @@ export interface Store {
   close(): Promise<void>;
 }
 
-// int8 columns hold epoch milliseconds and counts, all well inside Number's safe range.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+let postgresDriver: typeof pg | undefined;
+
+/**
+ * node-postgres, loaded by the first PostgreSQL store: a SQLite service never needs it (~40 ms of
+ * CPU at every start, bench/README.md session 34). Synchronous (`require`), so `openStore` stays so.
+ */
+function loadPg(): typeof pg {
+  if (postgresDriver) return postgresDriver;
+  const driver = createRequire(import.meta.url)('pg') as typeof pg;
+  // int8 columns hold epoch milliseconds and counts, all well inside Number's safe range.
+  driver.types.setTypeParser(driver.types.builtins.INT8, (value) => Number(value));
+  return (postgresDriver = driver);
+}
 
 export function openStore(options: StoreOptions): Store {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options.onConnectionLost ?? (() => undefined)) : openSqlite(options);
@@ -108,7 +120,8 @@ function withStatementCache(sqlite: SqliteDatabase.Database, capacity = 500): Sq
  * client is not queryable any more, so its release drops it from the pool.
  */
 function openPostgres(databaseUrl: string, onConnectionLost: (error: Error) => void): Store {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const driver = loadPg();
+  const pool = new driver.Pool({ connectionString: databaseUrl, max: 10 });
   // A client reports one loss twice (the server's 57P01, then the socket's end): told once.
   const watch = (client: pg.Client) => client.once('error', onConnectionLost).on('error', () => undefined);
   pool.on('error', () => undefined); // the same error, also given to the client's own listener
@@ -116,7 +129,7 @@ function openPostgres(databaseUrl: string, onConnectionLost: (error: Error) => v
   const url = new URL(databaseUrl);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const dedicatedConnection = async () => {
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new driver.Client({ connectionString: databaseUrl });
     watch(client);
     await client.connect();
     return client;

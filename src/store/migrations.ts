@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationResult } from 'kysely';
 import { writeTransaction } from './write-transaction.js';
 import * as initial from './migrations/0001_initial.js';
 import * as hostsExecutions from './migrations/0002_hosts_executions.js';
@@ -39,6 +39,7 @@ import * as chatRefsIndex from './migrations/0038_chat_refs_index.js';
 import * as slackClicks from './migrations/0040_slack_clicks.js';
 import * as incidentResolutionWrites from './migrations/0041_incident_resolution_writes.js';
 import * as incidentOpenIndexes from './migrations/0042_incident_open_indexes.js';
+import * as previousReleaseIndexNames from './migrations/0043_previous_release_index_names.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '0040_slack_clicks': slackClicks,
   '0041_incident_resolution_writes': incidentResolutionWrites,
   '0042_incident_open_indexes': incidentOpenIndexes,
+  '0043_previous_release_index_names': previousReleaseIndexNames,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */
@@ -91,13 +93,45 @@ export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
 /** Where the migrations are recorded (Kysely's table, named for us). */
 export const MIGRATION_TABLE = 'pitcrew_migrations';
 
+/**
+ * Where the migrations after release 0.1.0's are recorded. 0.1.0 refuses to start when its table
+ * names a migration it does not know (Kysely: "corrupted migrations"), which made going back to its
+ * binary after an upgrade impossible (docs/operations.md, "When an upgrade fails"). Its table keeps
+ * its own migrations only; this release and later ones start on a newer release's schema (`newer`
+ * below), so no later release needs a table of its own.
+ */
+export const LATER_MIGRATION_TABLE = 'pitcrew_migrations_after_0_1';
+const FIRST_RELEASE_LAST = '0031_graph_snapshots';
+/** LOCK_ID of kysely/dist/esm/dialect/postgres/postgres-adapter.js: the advisory lock of its migrator. */
+const KYSELY_MIGRATION_LOCK = '3853314791062309107';
+
+const firstRelease = MIGRATION_NAMES.slice(0, MIGRATION_NAMES.indexOf(FIRST_RELEASE_LAST) + 1);
+const ledgers = [
+  { table: MIGRATION_TABLE, names: firstRelease },
+  { table: LATER_MIGRATION_TABLE, names: MIGRATION_NAMES.slice(firstRelease.length) },
+];
+
+/** What a node says when it starts on a newer release's schema (the migrations named beside it). */
+export const NEWER_SCHEMA = 'the database was migrated by a newer pitcrew release; this one runs on its schema unchanged. Go forward again when you can: going back more than one release is not supported (docs/operations.md)';
+
 export interface MigrationReport {
   applied: string[];
+  /** Migrations of a newer release found applied: this build runs on that release's schema, unchanged. */
+  newer: string[];
 }
 
 /** Brings the schema to the latest version; safe to run from several processes at once. */
 export async function migrateToLatest(store: Store): Promise<MigrationReport> {
-  if (store.dialect === 'postgres') return migrate(store.db);
+  if (store.dialect === 'postgres') return store.db.connection().execute(async (db) => {
+    // The lock Kysely's migrator takes, held over both tables' runs (it is re-entrant within a session):
+    // of nodes starting at once, one applies every migration and the others find them applied.
+    await sql`select pg_advisory_lock(${sql.raw(KYSELY_MIGRATION_LOCK)})`.execute(db);
+    try {
+      return await migrate(db);
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.raw(KYSELY_MIGRATION_LOCK)})`.execute(db);
+    }
+  });
   // On SQLite Kysely takes no lock and no transaction (it assumes one process), so two processes
   // both found a migration pending and the second failed with "table already exists". One
   // IMMEDIATE transaction around the whole run takes the write lock before the state is read: the
@@ -106,16 +140,66 @@ export async function migrateToLatest(store: Store): Promise<MigrationReport> {
 }
 
 async function migrate(db: Kysely<Database>): Promise<MigrationReport> {
+  await moveLaterRecords(db);
+  const recorded = await recordedMigrations(db);
+  const known = new Set(MIGRATION_NAMES);
+  const newer = recorded.filter((name) => !known.has(name));
+  if (newer.length > 0) {
+    // A newer release migrated this database: every release only adds to the schema, so this one runs on it as it is.
+    const missing = MIGRATION_NAMES.filter((name) => !recorded.includes(name));
+    if (missing.length === 0) return { applied: [], newer };
+    throw new Error(`database migration failed: the database records migrations this release does not know (${newer.join(', ')}) but lacks some it does (${missing.join(', ')}): it was not migrated by a later pitcrew release`);
+  }
+  const applied: string[] = [];
+  for (const ledger of ledgers) applied.push(...await runLedger(db, ledger.table, ledger.names));
+  return { applied, newer: [] };
+}
+
+async function runLedger(db: Kysely<Database>, table: string, names: readonly string[]): Promise<string[]> {
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: 'pitcrew_migrations_lock',
+    provider: { getMigrations: async () => Object.fromEntries(names.map((name) => [name, migrations[name]!])) },
+    migrationTableName: table,
+    migrationLockTableName: `${table}_lock`,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r: MigrationResult) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Every migration the database records, in both tables, by name. */
+export async function recordedMigrations(db: Kysely<Database>): Promise<string[]> {
+  const names: string[] = [];
+  for (const { table } of ledgers) {
+    if (!await tableExists(db, table)) continue;
+    const rows = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(db);
+    names.push(...rows.rows.map((r) => r.name));
+  }
+  return names.sort();
+}
+
+/**
+ * A database migrated by a build of this release before the tables split recorded every migration in
+ * the first: those after 0.1.0's move to the later table, under the migration lock. A stop between
+ * the copy and the delete leaves rows in both; the next start finishes the move.
+ */
+async function moveLaterRecords(db: Kysely<Database>): Promise<void> {
+  if (!await tableExists(db, MIGRATION_TABLE)) return;
+  const later = sql`name > ${FIRST_RELEASE_LAST}`;
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(MIGRATION_TABLE)} where ${later}`.execute(db);
+  if (Number(rows[0]!.n) === 0) return;
+  // Kysely's own shape for a migration table (kysely/dist/esm/migration/migrator.js).
+  await sql`create table if not exists ${sql.table(LATER_MIGRATION_TABLE)} (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(db);
+  await sql`insert into ${sql.table(LATER_MIGRATION_TABLE)} (name, timestamp) select name, timestamp from ${sql.table(MIGRATION_TABLE)} where ${later} on conflict do nothing`.execute(db);
+  await sql`delete from ${sql.table(MIGRATION_TABLE)} where ${later}`.execute(db);
+}
+
+async function tableExists(db: Kysely<Database>, table: string): Promise<boolean> {
+  const { rows } = db.getExecutor().adapter instanceof PostgresAdapter
+    ? await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(db)
+    : await sql<{ found: string | null }>`select name as found from sqlite_master where type = 'table' and name = ${table}`.execute(db);
+  return rows[0]?.found != null;
 }

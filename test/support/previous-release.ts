@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,12 +33,20 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encodi
 
 /**
  * The previous release, taken from git history and built (server and agent; no web UI), once per
- * machine and commit: later runs reuse the build in the temporary directory.
+ * commit and checkout: later runs reuse the build in the temporary directory. The build runs on this
+ * checkout's node_modules through a link, so the checkout is part of its name: a build kept from a
+ * checkout since deleted (a CI runner's earlier clone, its temporary directory kept) would link to
+ * nothing, and its server would exit at its first import.
  */
 export async function buildPreviousRelease(): Promise<PreviousBuild> {
   const release = previousRelease();
-  const dir = path.join(os.tmpdir(), `pitcrew-release-${release.commit}`);
-  if (!fs.existsSync(path.join(dir, '.built'))) await build(release.commit, dir);
+  const modules = fs.realpathSync(path.join(root, 'node_modules'));
+  const checkout = createHash('sha256').update(modules).digest('hex').slice(0, 12);
+  const dir = path.join(os.tmpdir(), `pitcrew-release-${release.commit}-${checkout}`);
+  if (!fs.existsSync(path.join(dir, '.built'))) await build(release.commit, dir, modules);
+  if (!fs.existsSync(path.join(dir, 'node_modules/.package-lock.json'))) {
+    throw new Error(`the previous release's build in ${dir} links to no installed node_modules: remove that directory and run again`);
+  }
   return {
     ...release,
     root: dir,
@@ -49,7 +58,7 @@ export async function buildPreviousRelease(): Promise<PreviousBuild> {
 
 const run = promisify(execFile);
 
-async function build(commit: string, dir: string): Promise<void> {
+async function build(commit: string, dir: string, modules: string): Promise<void> {
   if (git('rev-parse', '--is-shallow-repository') === 'true') {
     throw new Error(`this clone is shallow, so it lacks the previous release ${commit} (previous-release.json): fetch the whole history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)`);
   }
@@ -62,7 +71,7 @@ async function build(commit: string, dir: string): Promise<void> {
   const work = fs.mkdtempSync(`${dir}.part-`);
   try {
     await run('sh', ['-c', `git -C '${root}' archive ${commit} | tar -x -C '${work}'`]);
-    fs.symlinkSync(fs.realpathSync(path.join(root, 'node_modules')), path.join(work, 'node_modules'));
+    fs.symlinkSync(modules, path.join(work, 'node_modules'));
     // Server and agent only: the tests need no web UI (the server serves the API without it).
     await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: work });
     await run(process.execPath, ['agent/build.mjs'], { cwd: work });

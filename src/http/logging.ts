@@ -1,7 +1,6 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
 import type { LogFormat } from '../config/config.js';
 import { REDACTED, redactedUrl } from './keyed-routes.js';
 
@@ -19,10 +18,12 @@ export function loggerOptions(level: string): LoggerOptions {
 /**
  * The service's logger on stdout: JSON lines for a collector, or the same lines laid out for a
  * person at a terminal. Serializers and redaction run before either, so both hide the same secrets.
+ * pino-pretty loads only for the terminal's format: a service logging JSON never needs it.
  */
-export function createLogger(level: string, format: LogFormat): Logger {
+export async function createLogger(level: string, format: LogFormat): Promise<Logger> {
   const options = loggerOptions(level);
   if (format === 'json') return pino(options);
+  const { default: pretty } = await import('pino-pretty');
   // Synchronous, as pino's own stdout is: a line is out before the next one or a crash.
   return pino(options, pretty({ sync: true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname' }));
 }

@@ -1,4 +1,4 @@
-import { Marked } from 'marked';
+import type { Marked } from 'marked';
 import { escapeHtml } from '../../notify/messages/email.js';
 
 /**
@@ -14,7 +14,14 @@ const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const PRIVATE_USE = /[\uE000-\uF8FF]/g;
 
-const markdown = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+let markdown: Marked | undefined;
+
+/** marked, loaded by the first runbook emailed: a start does not need it (bench/README.md, session 34). */
+async function markdownRenderer(): Promise<Marked> {
+  if (markdown) return markdown;
+  const { Marked } = await import('marked');
+  return (markdown ??= new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } }));
+}
 
 export interface RenderedRunbook {
   html: string;
@@ -22,7 +29,7 @@ export interface RenderedRunbook {
   missing: string[];
 }
 
-export function renderRunbook(source: string, fields: Readonly<Record<string, string>>): RenderedRunbook {
+export async function renderRunbook(source: string, fields: Readonly<Record<string, string>>): Promise<RenderedRunbook> {
   const clean = source.replace(PRIVATE_USE, '');
   const missing = new Set<string>();
   const values: string[] = [];
@@ -36,7 +43,7 @@ export function renderRunbook(source: string, fields: Readonly<Record<string, st
     values.push(valueOf(literal, name));
     return `${OPEN}${values.length - 1}${CLOSE}`;
   });
-  let html = markdown.parse(marked) as string;
+  let html = (await markdownRenderer()).parse(marked) as string;
   // In link targets Markdown percent-encodes the stand-ins; both forms are replaced.
   for (const [stand, encoded] of values.map((_, i) => [`${OPEN}${i}${CLOSE}`, encodeURI(`${OPEN}${i}${CLOSE}`)] as const).reverse()) {
     const value = escapeHtml(values[Number(stand.slice(1, -1))]!);

@@ -42,7 +42,7 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
         : 'no email channel to send it with: create an email channel (its SMTP server sends the runbook)';
       return { state: 'failed', reason };
     }
-    const notification = runbookNotification(spec, execution.id, event, execution.hostname, this.links);
+    const notification = await runbookNotification(spec, execution.id, event, execution.hostname, this.links);
     await this.db.transaction().execute((tx) => enqueue(tx, { tenantId: execution.tenant_id, dedupeKey: `runbook:${execution.id}`, ruleId: execution.rule_id, executionId: execution.id, notification }, targets, this.clock()));
     return { handedOff: `sending the runbook by email to ${recipients.join(', ')}` };
   }
@@ -62,10 +62,10 @@ export class EmailRunbookRunner implements Extract<ServiceRunner, { mode: 'hand_
   }
 }
 
-export function runbookNotification(spec: EmailRunbookSpec, executionId: string, event: Parameters<typeof eventRef>[0], hostname: string, links: UiLinks): RunbookNotification {
+export async function runbookNotification(spec: EmailRunbookSpec, executionId: string, event: Parameters<typeof eventRef>[0], hostname: string, links: UiLinks): Promise<RunbookNotification> {
   const fields = placeholderFields(JSON.parse(event.payload) as Record<string, unknown>);
   const source = spec.script ? `${spec.notes}\n\n## Script\n\n\`\`\`\n${spec.script}\n\`\`\`\n` : spec.notes;
-  const rendered = renderRunbook(source, fields);
+  const rendered = await renderRunbook(source, fields);
   return {
     kind: 'runbook',
     severity: 'ok',

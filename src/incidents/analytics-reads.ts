@@ -344,8 +344,8 @@ export class AnalyticsReads {
    * day of the period: the days as a list the index's own expression is looked up in. A blank host's (no host
    * named) are not in that index: the day index, which holds every resolved incident, is read for them.
    */
-  private hostIndex(): 'incidents_resolved_day_host' | 'incidents_resolved_day' {
-    return this.filter.hostKey === '' ? 'incidents_resolved_day' : 'incidents_resolved_day_host';
+  private hostIndex(): 'incidents_resolved_day_host' | 'incidents_resolved_time' {
+    return this.filter.hostKey === '' ? 'incidents_resolved_time' : 'incidents_resolved_day_host';
   }
 
   private hostDays(period: Period, key: string): Array<RawBuilder<unknown>> {

@@ -177,7 +177,7 @@ export function dayGroupsOfIncidents(dialect: Dialect, tenantId: string, first: 
       sum(resolved) as resolved, sum(automated) as automated, sum(total_ms) as total_ms, max(max_ms) as max_ms
     from (select ${DAY} as day, integration_id, alarm_name, severity, count(*) as resolved,
         sum(case when resolved_by = 'automation' then 1 else 0 end) as automated, sum(resolved_at - opened_at) as total_ms, max(resolved_at - opened_at) as max_ms
-      from incidents ${indexed(dialect, 'incidents_resolved_day')} where ${sql.join([resolvedOnDays(tenantId, first, end), ...conditions], sql` and `)}
+      from incidents ${indexed(dialect, 'incidents_resolved_time')} where ${sql.join([resolvedOnDays(tenantId, first, end), ...conditions], sql` and `)}
       group by ${DAY}, integration_id, alarm_name, severity) as by_day
     group by day, coalesce(integration_id, ''), alarm_name, coalesce(severity, '')`;
 }
@@ -188,7 +188,7 @@ export function resolvedOnDays(tenantId: string, first: number, end: number): Ra
 }
 
 /** The incidents' indexes a read names on SQLite. */
-export type IncidentIndex = 'incidents_resolved_day' | 'incidents_resolved_day_host' | 'incidents_resolved_alarm' | 'incidents_tenant_alarm' | 'incidents_open_webhook';
+export type IncidentIndex = 'incidents_resolved_time' | 'incidents_resolved_day_host' | 'incidents_resolved_alarm' | 'incidents_tenant_alarm' | 'incidents_open_webhook';
 
 /** SQLite: the index to read (without statistics its planner may take another, analytics-reads.ts); PostgreSQL picks. */
 export function indexed(dialect: Dialect, name: IncidentIndex): RawBuilder<unknown> {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const API_KEYS_USAGE = `usage: pitcrew api-keys <list|create|narrow> [options]
@@ -46,7 +46,7 @@ export async function runApiKeys(args: string[], env: ClientConfig, out: (line: 
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${API_KEYS_USAGE}`, 2);
+      throw unknownSubcommand(verb, API_KEYS_USAGE);
   }
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const CHANNELS_USAGE = `usage: pitcrew channels <list|create|test|delete> [options]
@@ -60,7 +60,7 @@ export async function runChannels(args: string[], env: ClientConfig, out: (line:
       print({ deleted: positionals[0] }, () => `deleted ${positionals[0]}`);
       return 0;
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${CHANNELS_USAGE}`, 2);
+      throw unknownSubcommand(verb, CHANNELS_USAGE);
   }
 }
 

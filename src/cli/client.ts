@@ -8,6 +8,11 @@ export class CliError extends Error {
   }
 }
 
+/** A command given no subcommand, or one it does not know: usage error (exit code 2), with its usage. */
+export function unknownSubcommand(verb: string | undefined, usage: string): CliError {
+  return new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${usage}`, 2);
+}
+
 /** The options every API command takes: where the service is, the token, and whether to print JSON. */
 export interface ApiOptions {
   server?: string | undefined;

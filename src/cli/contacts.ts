@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, unknownSubcommand } from './client.js';
 
 export const CONTACTS_USAGE = `usage: pitcrew escalation-contacts <get|set> [options]
 
@@ -31,7 +31,7 @@ export async function runContacts(args: string[], env: ClientConfig, out: (line:
     const body = { emails: values.email ?? [], channelIds: values.channel ?? [], emailChannelId: values['email-channel'] ?? null };
     contacts = (await callApi(client, 'PUT', '/api/v1/escalation-contacts', body)) as Contacts;
   } else {
-    throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${CONTACTS_USAGE}`, 2);
+    throw unknownSubcommand(verb, CONTACTS_USAGE);
   }
   out(values.json ? JSON.stringify(contacts, null, 2) : [
     `emails         ${contacts.emails.join(', ') || '-'}`,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const CREDENTIALS_USAGE = `usage: pitcrew credentials <list|create|test|rotate|delete> [options]
@@ -67,7 +67,7 @@ export async function runCredentials(args: string[], env: ClientConfig, out: (li
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${CREDENTIALS_USAGE}`, 2);
+      throw unknownSubcommand(verb, CREDENTIALS_USAGE);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ExecutionView } from '../executions/presenter.js';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const EXECUTIONS_USAGE = `usage: pitcrew executions <list|show|cancel> [options]
@@ -51,7 +51,7 @@ export async function runExecutions(args: string[], env: ClientConfig, out: (lin
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${EXECUTIONS_USAGE}`, 2);
+      throw unknownSubcommand(verb, EXECUTIONS_USAGE);
   }
 }
 

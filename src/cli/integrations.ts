@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const INTEGRATIONS_USAGE = `usage: pitcrew integrations <list|create|alerts|test|delete> [options]
@@ -74,7 +74,7 @@ export async function runIntegrations(args: string[], env: ClientConfig, out: (l
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${INTEGRATIONS_USAGE}`, 2);
+      throw unknownSubcommand(verb, INTEGRATIONS_USAGE);
   }
 }
 

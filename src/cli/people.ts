@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, callApiAll, CliError } from './client.js';
+import { apiCommand, callApi, callApiAll, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 const COMMON = 'options: --server URL (PITCREW_SERVER), --token TOKEN (PITCREW_TOKEN), --json';
@@ -73,7 +73,7 @@ export async function runUsers(args: string[], env: ClientConfig, out: (line: st
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${USERS_USAGE}`, 2);
+      throw unknownSubcommand(verb, USERS_USAGE);
   }
 }
 
@@ -110,6 +110,6 @@ export async function runTokens(args: string[], env: ClientConfig, out: (line: s
       show({ revoked: positionals[0] }, `revoked ${positionals[0]}: it stops working at once`);
       return 0;
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${TOKENS_USAGE}`, 2);
+      throw unknownSubcommand(verb, TOKENS_USAGE);
   }
 }

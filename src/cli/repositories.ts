@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const REPOSITORIES_USAGE = `usage: pitcrew repositories <list|show|create|test|files|delete> [options]
@@ -93,7 +93,7 @@ export async function runRepositories(args: string[], env: ClientConfig, out: (l
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${REPOSITORIES_USAGE}`, 2);
+      throw unknownSubcommand(verb, REPOSITORIES_USAGE);
   }
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError, readJsonOption } from './client.js';
+import { apiCommand, callApi, CliError, readJsonOption, unknownSubcommand } from './client.js';
 import { RULE_RUN_USAGE, runRuleNow } from './rule-run.js';
 import { table } from './table.js';
 
@@ -68,7 +68,7 @@ export async function runRules(args: string[], env: ClientConfig, out: (line: st
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${RULES_USAGE}`, 2);
+      throw unknownSubcommand(verb, RULES_USAGE);
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const RUNBOOKS_USAGE = `usage: pitcrew runbooks <list|show|create|update|versions|diff|delete|library|install> [options]
@@ -144,7 +144,7 @@ export async function runRunbooks(args: string[], env: ClientConfig, out: (line:
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${RUNBOOKS_USAGE}`, 2);
+      throw unknownSubcommand(verb, RUNBOOKS_USAGE);
   }
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ClientConfig } from '../config/config.js';
-import { apiCommand, callApi, CliError } from './client.js';
+import { apiCommand, callApi, CliError, unknownSubcommand } from './client.js';
 import { table } from './table.js';
 
 export const SCHEDULES_USAGE = `usage: pitcrew schedules <list|next|pause|resume> [options]
@@ -54,7 +54,7 @@ export async function runSchedules(args: string[], env: ClientConfig, out: (line
       return 0;
     }
     default:
-      throw new CliError(`${verb === undefined ? 'a subcommand is needed' : `unknown subcommand "${verb}"`}\n\n${SCHEDULES_USAGE}`, 2);
+      throw unknownSubcommand(verb, SCHEDULES_USAGE);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { notFound, PitcrewError, type FieldError } from '../errors/catalogue.js';
+import { inUseBy } from '../errors/in-use.js';
 import { compileBodyCheck } from '../http/validation.js';
 import type { SecretBox } from '../identity/secret-box.js';
 import { newId } from '../store/ids.js';
@@ -63,8 +64,8 @@ export async function deleteCredential(db: Db, tenantId: string, id: string): Pr
   const row = await getCredential(db, tenantId, id);
   const users = await rulesUsing(db, tenantId, id);
   if (users.length > 0) {
-    const names = users.slice(0, 5).map((rule) => `"${rule.name}"`).join(', ');
-    throw new PitcrewError('PITCREW_ERR_CONFLICT', `credential "${row.name}" is used by ${users.length === 1 ? 'rule' : `${users.length} rules:`} ${names}${users.length > 5 ? ', …' : ''}; change or delete ${users.length === 1 ? 'it' : 'them'} first`);
+    const { rules, them } = inUseBy(users);
+    throw new PitcrewError('PITCREW_ERR_CONFLICT', `credential "${row.name}" is used by ${rules}; change or delete ${them} first`);
   }
   await db.deleteFrom('credentials').where('id', '=', id).where('tenant_id', '=', tenantId).execute();
 }

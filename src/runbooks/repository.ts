@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { notFound, PitcrewError } from '../errors/catalogue.js';
+import { inUseBy } from '../errors/in-use.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Database, RunbookRow, RunbookVersionRow } from '../store/schema.js';
@@ -149,9 +150,8 @@ export async function deleteRunbook(db: Kysely<Database>, tenantId: string, id: 
   const runbook = await getRunbook(db, tenantId, id);
   const users = await usedBy(tenantId, id);
   if (users.length > 0) {
-    const names = users.slice(0, 5).map((rule) => `"${rule.name}"`).join(', ');
-    const which = users.length === 1 ? `rule ${names}` : `${users.length} rules: ${names}${users.length > 5 ? ', …' : ''}`;
-    throw new PitcrewError('PITCREW_ERR_CONFLICT', `runbook "${runbook.name}" is used by ${which}; change ${users.length === 1 ? 'it' : 'them'} to another runbook, or delete ${users.length === 1 ? 'it' : 'them'}, first`);
+    const { rules, them } = inUseBy(users);
+    throw new PitcrewError('PITCREW_ERR_CONFLICT', `runbook "${runbook.name}" is used by ${rules}; change ${them} to another runbook, or delete ${them}, first`);
   }
   await db.transaction().execute(async (tx) => {
     await tx.deleteFrom('runbook_versions').where('runbook_id', '=', id).execute();

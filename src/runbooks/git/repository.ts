@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { notFound, PitcrewError } from '../../errors/catalogue.js';
+import { inUseBy } from '../../errors/in-use.js';
 import type { SecretBox } from '../../identity/secret-box.js';
 import { newId } from '../../store/ids.js';
 import type { PageRequest } from '../../store/pagination.js';
@@ -80,9 +81,8 @@ export async function deleteRepository(db: Db, tenantId: string, id: string, use
   const row = await getRepository(db, tenantId, id);
   const users = await usedBy(tenantId, id);
   if (users.length > 0) {
-    const names = users.slice(0, 5).map((rule) => `"${rule.name}"`).join(', ');
-    const which = users.length === 1 ? `rule ${names}` : `${users.length} rules: ${names}${users.length > 5 ? ', …' : ''}`;
-    throw new PitcrewError('PITCREW_ERR_CONFLICT', `repository "${row.name}" is read by ${which}; point ${users.length === 1 ? 'it' : 'them'} at another runbook, or delete ${users.length === 1 ? 'it' : 'them'}, first`);
+    const { rules, them } = inUseBy(users);
+    throw new PitcrewError('PITCREW_ERR_CONFLICT', `repository "${row.name}" is read by ${rules}; point ${them} at another runbook, or delete ${them}, first`);
   }
   await db.deleteFrom('repositories').where('id', '=', id).where('tenant_id', '=', tenantId).execute();
   return row;

@@ -5,7 +5,8 @@
 // - docs/configuration.md `<webhook_config>` (the JSON format the webhook receiver is sent).
 // Field order follows Go's encoder: the embedded Data's fields, then version, groupKey, truncatedAlerts.
 import { describe, expect, it } from 'vitest';
-import { observationOf, type ToolAlert, type ToolNotification, type ToolRequest } from '../notification.js';
+import { alertsOf, errorsOf } from '../../../test/support/tool-notifications.js';
+import { observationOf, type ToolRequest } from '../notification.js';
 import { hostFromAddress } from './alert.js';
 import { checkAlertmanagerConfig, parseAlertmanager } from './parse.js';
 
@@ -52,16 +53,6 @@ function amBody(alerts: AmAlert[], extra: Record<string, unknown> = {}): Record<
 
 function request(body: unknown, config: Record<string, unknown> = {}): ToolRequest {
   return { rawBody: JSON.stringify(body), body, headers: { 'content-type': 'application/json' }, config, secret: undefined, now: Date.parse('2024-05-01T08:05:00Z') };
-}
-
-function alertsOf(result: ToolNotification): ToolAlert[] {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  return result.alerts;
-}
-
-function errorsOf(result: ToolNotification) {
-  if (result.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(result)}`);
-  return result.errors;
 }
 
 describe('parseAlertmanager', () => {

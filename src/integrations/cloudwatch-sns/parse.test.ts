@@ -18,6 +18,7 @@
 import { createSign } from 'node:crypto';
 import selfsigned from 'selfsigned';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { errorsOf } from '../../../test/support/tool-notifications.js';
 import type { ToolNotification, ToolRequest } from '../notification.js';
 import { SnsCertificateUnavailableError, parseCloudwatchSns, type CloudwatchSnsDeps } from './parse.js';
 import { SNS_CERTIFICATE_HOST, stringToSign, type SnsMessageType } from './signature.js';
@@ -125,11 +126,6 @@ function deps(overrides: Partial<CloudwatchSnsDeps> = {}): Recorder {
     },
     ...overrides,
   };
-}
-
-function errorsOf(result: ToolNotification): { path: string; message: string }[] {
-  expect(result.kind).toBe('invalid');
-  return result.kind === 'invalid' ? result.errors : [];
 }
 
 describe('the string to sign', () => {

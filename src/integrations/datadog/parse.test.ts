@@ -11,17 +11,12 @@
  *   event_id and event_tags, titles "[Triggered on {host:i-3b93aafb}] ...").
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { alertOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { groupOf, parseDatadog } from './parse.js';
 
 function request(body: unknown, extra: Partial<ToolRequest> = {}): ToolRequest {
   return { rawBody: JSON.stringify(body), body, headers: { 'content-type': 'application/json' }, config: {}, secret: undefined, now: Date.now(), ...extra };
-}
-
-function alertOf(result: ToolNotification): ToolAlert {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  expect(result.alerts).toHaveLength(1);
-  return result.alerts[0]!;
 }
 
 /** The default payload as Datadog renders it for a metric monitor grouped by host. */

@@ -7,7 +7,8 @@
 //   <webhook_config>), read through a mapping to show `alerts` and relative paths.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { alertsOf, errorsOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { checkGenericMapping } from './mapping.js';
 import { canonicalJson, parseGeneric } from './parse.js';
 import { parsePath, valueAt } from './path.js';
@@ -40,16 +41,6 @@ function reverseKeys(value: unknown): unknown {
 
 function request(body: unknown, mapping: unknown, rawBody = JSON.stringify(body) ?? ''): ToolRequest {
   return { rawBody, body, headers: { 'content-type': 'application/json' }, config: { mapping }, secret: undefined, now: 0 };
-}
-
-function alertsOf(result: ToolNotification): ToolAlert[] {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  return result.alerts;
-}
-
-function errorsOf(result: ToolNotification) {
-  if (result.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(result)}`);
-  return result.errors;
 }
 
 describe('parseGeneric', () => {

@@ -8,7 +8,8 @@
 // default, optional timestamp header with `timestamp + ":" + body` signed) and http/hmac_test.go.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { alertsOf, errorsOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { checkGrafanaConfig, parseGrafana } from './parse.js';
 import { verifyGrafanaSignature } from './signature.js';
 
@@ -64,16 +65,6 @@ function sign(secret: string, rawBody: string, timestamp?: number): string {
   const hash = createHmac('sha256', secret);
   if (timestamp !== undefined) hash.update(`${timestamp}:`);
   return hash.update(rawBody).digest('hex');
-}
-
-function alertsOf(result: ToolNotification): ToolAlert[] {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  return result.alerts;
-}
-
-function errorsOf(result: ToolNotification) {
-  if (result.kind !== 'invalid') throw new Error(`expected invalid, got ${JSON.stringify(result)}`);
-  return result.errors;
 }
 
 describe('parseGrafana', () => {

@@ -11,7 +11,8 @@
  *   same alarm_timestamp: monasca_notification/periodic_engine.py.
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolNotification, ToolRequest } from '../notification.js';
+import { alertOf, errorsOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { parseMonasca } from './parse.js';
 
 // tests/test_webhook_notification.py, test_webhook_good_http_response: the body as posted.
@@ -47,18 +48,6 @@ const THRESH_BODY = {
 
 function request(body: unknown): ToolRequest {
   return { rawBody: JSON.stringify(body), body, headers: { 'content-type': 'application/json' }, config: {}, secret: undefined, now: Date.now() };
-}
-
-function alertOf(result: ToolNotification) {
-  expect(result.kind).toBe('alerts');
-  if (result.kind !== 'alerts') throw new Error('not alerts');
-  expect(result.alerts).toHaveLength(1);
-  return result.alerts[0]!;
-}
-
-function errorsOf(result: ToolNotification) {
-  expect(result.kind).toBe('invalid');
-  return result.kind === 'invalid' ? result.errors : [];
 }
 
 describe('a Monasca webhook notification', () => {

@@ -10,7 +10,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { alertOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { parsePagerDuty } from './parse.js';
 
 const SECRET = 'pd-subscription-secret-123';
@@ -27,12 +28,6 @@ function request(rawBody: string, extra: Partial<ToolRequest> = {}): ToolRequest
     body = undefined;
   }
   return { rawBody, body, headers: { 'x-pagerduty-signature': sign(rawBody) }, config: {}, secret: SECRET, now: Date.now(), ...extra };
-}
-
-function alertOf(result: ToolNotification): ToolAlert {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  expect(result.alerts).toHaveLength(1);
-  return result.alerts[0]!;
 }
 
 /** The documented example, verbatim (01-Overview.md "Webhook Payload"). */

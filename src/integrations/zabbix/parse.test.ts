@@ -14,7 +14,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ToolAlert, ToolNotification, ToolRequest } from '../notification.js';
+import { alertOf } from '../../../test/support/tool-notifications.js';
+import type { ToolRequest } from '../notification.js';
 import { parseZabbix } from './parse.js';
 
 const MEDIA_TYPE = readFileSync(new URL('./media-type.yaml', import.meta.url), 'utf8');
@@ -101,12 +102,6 @@ function request(sent: { headers: string[]; body: string }, extra: Partial<ToolR
     headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
   }
   return { rawBody: sent.body, body: JSON.parse(sent.body) as unknown, headers, config: {}, secret: undefined, now: Date.now(), ...extra };
-}
-
-function alertOf(result: ToolNotification): ToolAlert {
-  if (result.kind !== 'alerts') throw new Error(`expected alerts, got ${JSON.stringify(result)}`);
-  expect(result.alerts).toHaveLength(1);
-  return result.alerts[0]!;
 }
 
 describe('the Zabbix media type', () => {

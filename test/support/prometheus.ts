@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { freePort } from './process.js';
 
 /** Debian's Prometheus (2.42) and Alertmanager (0.25), as CI installs them (apt-get install prometheus prometheus-alertmanager, .ci/run). */
 export const PROMETHEUS = '/usr/bin/prometheus';
@@ -34,4 +35,30 @@ export function startTool(bin: string, args: string[]): ToolProcess {
       await exited;
     },
   };
+}
+
+/**
+ * A tool serving HTTP on a port of its own (Prometheus, Alertmanager), ready once it answers
+ * `/-/ready`. The port is found free first, and a test running beside this one can take it before
+ * the tool binds it: a tool that exits before it is ready is started again on another port, up to
+ * three times. Fails with the tool's output when it does not get ready.
+ */
+export async function startServing(bin: string, args: (port: number) => string[], timeoutMs = 60_000): Promise<{ tool: ToolProcess; url: string }> {
+  const exits: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const tool = startTool(bin, args(port));
+    const deadline = Date.now() + timeoutMs;
+    while (tool.child.exitCode === null && tool.child.signalCode === null) {
+      if (await fetch(`${url}/-/ready`).then((response) => response.ok, () => false)) return { tool, url };
+      if (Date.now() > deadline) {
+        await tool.kill();
+        throw new Error(`${bin} was not ready at ${url} after ${timeoutMs} ms; its output:\n${tool.output()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    exits.push(`on port ${port}: ${tool.output().trim().split('\n').slice(-3).join('\n')}`);
+  }
+  throw new Error(`${bin} exited before it was ready, three times:\n${exits.join('\n')}`);
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { startEc2Emulator, type Ec2Emulator } from './support/ec2-emulator.js';
 import { startStsEmulator, type StsEmulator } from './support/sts-emulator.js';
@@ -179,7 +179,12 @@ describe.each(testDialects())('the CLI Machine on %s', (dialect) => {
   it('stops a running runbook a person cancels, keeping what it printed', async () => {
     // Cancelled once it has printed (a marker file says so): "running" alone comes before the
     // shell's first line, and a cancel then finds nothing printed yet (seen on a loaded machine).
-    const printed = path.join(os.tmpdir(), `pitcrew-cli-printed-${dialect}-${Date.now()}`);
+    // In a directory of its own that the runbook's user (nobody, when the tests run as root) may
+    // write to: $TMPDIR itself need not be world-writable.
+    const markers = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-cli-markers-'));
+    fs.chmodSync(markers, 0o777);
+    onTestFinished(() => fs.rmSync(markers, { recursive: true, force: true }));
+    const printed = path.join(markers, 'printed');
     const triggerId = await cliRule(`echo waiting; touch ${printed}; sleep 300`);
     const [id] = (await fire(triggerId, { HostName: 'web-7' })).executionIds;
     await waitFor(() => fs.existsSync(printed), 'the runbook to print');

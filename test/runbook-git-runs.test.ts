@@ -21,6 +21,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const FIX_V1 = '#!/bin/sh\necho "fixing $Service on $(hostname -s 2>/dev/null || echo host): v1"\n';
 const FIX_V2 = '#!/bin/sh\necho "fixing $Service: v2"\n';
 const HOST = 'git-runs-host';
+const GIT_TIMEOUT_SECONDS = 15;
 
 describe.each(testDialects())('rules running runbooks from git on %s', (dialect) => {
   let servers: GitServers;
@@ -35,7 +36,10 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
     servers = await startGitServers();
     ops = servers.repository('ops');
     firstCommit = ops.commit({ 'runbooks/fix.sh': FIX_V1, 'runbooks/link.sh': { symlink: 'fix.sh' }, 'runbooks/list.sh': '#!/bin/sh\necho buckets\n' });
-    env = await startTestEnv(dialect, { listen: true, git: { caPem: servers.https.caPem, timeoutSeconds: 5 } });
+    // A read (ls-remote, fetch, ls-tree) took up to 4.7 s at load 20 on 2 cores (0.4-4.7 s, 24 reads of
+    // test/support/git-server.ts's HTTPS server): 5 s failed runs that should succeed. 15 s: 3 times that,
+    // and what the silent server's run below waits before it fails.
+    env = await startTestEnv(dialect, { listen: true, git: { caPem: servers.https.caPem, timeoutSeconds: GIT_TIMEOUT_SECONDS } });
     receiver = await startReceiver();
     await createChannel(env, { name: 'errors', type: 'slack', mode: 'errors', config: { webhookUrl: `${receiver.url}/hook` } });
     const made = await env.api('POST', '/api/v1/repositories', { name: 'ops', url: servers.https.url('ops'), ref: 'main', credential: { token: servers.token } });
@@ -133,13 +137,14 @@ describe.each(testDialects())('rules running runbooks from git on %s', (dialect)
       const rule = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { repositoryId: made.json().id, path: 'fix.sh' } }, target: { type: 'specific_host', hostname: HOST } }));
       const id = await fire(rule.json().trigger.triggerId);
       expect((await env.api('GET', `/api/v1/executions/${id}`)).json()).toMatchObject({ state: 'queued', awaitingRunbook: true, held: false, reason: 'waiting for its runbook to be read from its git repository' });
-      const failed = await waitState(env, id, 'failed');
+      // The read times out GIT_TIMEOUT_SECONDS after the event; then the run fails in one write.
+      const failed = await waitState(env, id, 'failed', GIT_TIMEOUT_SECONDS * 1000 + 20_000);
       expect(failed).toMatchObject({ awaitingRunbook: false, dispatchedAt: null });
       expect(failed.reason).toMatch(/^could not read its runbook fix\.sh from its git repository, so nothing ran: .*silent/);
     } finally {
       silent.close();
     }
-  });
+  }, GIT_TIMEOUT_SECONDS * 1000 + 30_000);
 
   it('refuses at save a path that could leave the repository, another tenant\'s repository, and keeps a repository a rule uses', async () => {
     const escape = await env.api('POST', '/api/v1/rules', scriptRule({ action: { type: 'script', flavour: 'autofix', runbook: { repositoryId, path: '../../etc/passwd' } } }));

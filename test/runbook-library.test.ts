@@ -521,9 +521,12 @@ describe('the starter runbooks, each run by a real agent', () => {
       expect(none.stdout).toMatch(/\(no line matches\)\n$/);
     });
 
+    /** /etc/passwd by `..` from inside the roots: one `..` per directory of the temporary one's path, wherever $TMPDIR is. */
+    const climbOut = () => `${logs}/app/${'../'.repeat(path.join(logs, 'app').split('/').length - 1)}etc/passwd`;
+
     it.each([
       ['a link out of the roots', () => ({ LogFile: path.join(logs, 'app', 'passwd.log'), LogRoots: logs }), () => `LogFile="${path.join(logs, 'app', 'passwd.log')}" (/etc/passwd) is not under the allowed directories LogRoots=${logs}`],
-      ['.. out of the roots', () => ({ LogFile: `${logs}/app/../../../../etc/passwd`, LogRoots: logs }), () => `LogFile="${logs}/app/../../../../etc/passwd" (/etc/passwd) is not under the allowed directories LogRoots=${logs}`],
+      ['.. out of the roots', () => ({ LogFile: climbOut(), LogRoots: logs }), () => `LogFile="${climbOut()}" (/etc/passwd) is not under the allowed directories LogRoots=${logs}`],
       ['a file outside the default root /var/log', () => ({ LogFile: log }), () => `LogFile="${log}" (${log}) is not under the allowed directories LogRoots=/var/log`],
       ['/ as a root', () => ({ LogFile: '/etc/passwd', LogRoots: '/' }), () => 'LogRoots may not hold / (it would allow every file); name the directories that hold logs'],
       ['a bad pattern', () => ({ LogFile: log, LogRoots: logs, LogPattern: '(' }), () => 'LogPattern="(" is not a valid extended regular expression: grep: Unmatched ( or \\('],

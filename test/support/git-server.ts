@@ -239,6 +239,11 @@ export async function startSshGitServer(options: { root: string; deployKeyPublic
     'PermitRootLogin prohibit-password',
     'AcceptEnv GIT_PROTOCOL',
     'PermitUserEnvironment no',
+    // sshd runs the forced command through the account's login shell, and Debian's bash reads
+    // ~/.bashrc when sshd starts it: the account's start-up files ran in every connection (a
+    // pyenv init took 4-5 s at load 12, missing the UI's 10 s wait for Test connection). A HOME
+    // of the server's own has none, nor the account's git config for git-upload-pack.
+    `SetEnv HOME=${dir}`,
     'LogLevel INFO',
     '',
   ];

@@ -42,9 +42,9 @@ export function waitDelivered(env: TestEnv, channelId: string, count = 1, token?
 }
 
 /** Waits until the execution reaches `state`. */
-export function waitState(env: TestEnv, executionId: string, state: string): Promise<Record<string, unknown>> {
+export function waitState(env: TestEnv, executionId: string, state: string, timeoutMs?: number): Promise<Record<string, unknown>> {
   return waitFor(async () => {
     const execution = (await env.api('GET', `/api/v1/executions/${executionId}`)).json();
     return execution.state === state ? execution : undefined;
-  }, `execution ${executionId} ${state}`);
+  }, `execution ${executionId} ${state}`, timeoutMs);
 }

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { spawnAgent, type AgentProcess } from './support/agents.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
-import { freePort, runCli, startServer, type ServerProcess } from './support/process.js';
+import { ALERTMANAGER, PROMETHEUS, startServing, type ToolProcess } from './support/prometheus.js';
+import { runCli, startServer, type ServerProcess } from './support/process.js';
 import { waitFor } from './support/wait.js';
 
 /*
@@ -16,8 +16,6 @@ import { waitFor } from './support/wait.js';
  * after its rule file is rewritten and reloaded. CI installs both (apt-get install prometheus
  * prometheus-alertmanager, .ci/run).
  */
-const PROMETHEUS = '/usr/bin/prometheus';
-const ALERTMANAGER = '/usr/bin/prometheus-alertmanager';
 const ALERT = 'PitcrewE2eDiskFull';
 /** Real processes on a busy machine: each step may take a while, none needs a fixed time. */
 const STEP_MS = 60_000;
@@ -38,29 +36,6 @@ const firingRules = `groups:
 // Same alert name and labels (so Prometheus carries the alerts' state over the reload), no series:
 // both alerts resolve at the next evaluation.
 const resolvedRules = firingRules.replace(/expr: .*/, 'expr: vector(1) > 2');
-
-interface ToolProcess {
-  child: ChildProcess;
-  output(): string;
-  kill(): Promise<void>;
-}
-
-function startTool(bin: string, args: string[]): ToolProcess {
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() } });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (error) => (output += `\nspawn failed: ${error.message}`));
-  return {
-    child,
-    output: () => output,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
 
 interface Event {
   id: string;
@@ -173,7 +148,6 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
 
     // Alertmanager: one group per alertname, flushed within a second, repeated every 2 s
     // (repeat_interval must not be zero; a repeat goes out at the group's next flush after it).
-    const amPort = await freePort();
     fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
   receiver: pitcrew
   group_by: ['alertname']
@@ -186,19 +160,17 @@ receivers:
       - url: ${JSON.stringify(webhookUrl)}
         send_resolved: true
 `);
-    tools.alertmanager = startTool(ALERTMANAGER, [
+    const alertmanager = await startServing(ALERTMANAGER, (port) => [
       `--config.file=${path.join(work, 'alertmanager.yml')}`,
       `--storage.path=${path.join(work, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`,
+      `--web.listen-address=127.0.0.1:${port}`,
       '--cluster.listen-address=',
       '--log.level=debug',
-    ]);
-    await step('Alertmanager ready', async () => (await fetch(`http://127.0.0.1:${amPort}/-/ready`)).ok);
+    ], STEP_MS);
+    tools.alertmanager = alertmanager.tool;
 
     // Prometheus: evaluates every second, alerts to that Alertmanager (and keeps each alert valid
     // there for 4 × the resend delay, 20 s: no resolve by expiry on a slow machine).
-    const promPort = await freePort();
-    prometheusUrl = `http://127.0.0.1:${promPort}`;
     fs.writeFileSync(path.join(work, 'rules.yml'), firingRules);
     fs.writeFileSync(path.join(work, 'prometheus.yml'), `global:
   evaluation_interval: 1s
@@ -207,18 +179,19 @@ rule_files:
 alerting:
   alertmanagers:
     - static_configs:
-        - targets: ['127.0.0.1:${amPort}']
+        - targets: [${JSON.stringify(new URL(alertmanager.url).host)}]
 `);
-    tools.prometheus = startTool(PROMETHEUS, [
+    const prometheus = await startServing(PROMETHEUS, (port) => [
       `--config.file=${path.join(work, 'prometheus.yml')}`,
       `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
+      `--web.listen-address=127.0.0.1:${port}`,
       '--web.enable-lifecycle',
       // Prometheus finds its Alertmanager ~5 s after it starts (discovery updates are throttled) and
       // drops what it evaluated before; by default it would only send again after a minute.
       '--rules.alert.resend-delay=5s',
-    ]);
-    await step('Prometheus ready', async () => (await fetch(`${prometheusUrl}/-/ready`)).ok);
+    ], STEP_MS);
+    tools.prometheus = prometheus.tool;
+    prometheusUrl = prometheus.url;
 
     // Firing: one notification with both alerts; each is its own event, on its own host.
     const fired = await step('the firing rule accepted for web-1 and web-2', perHost(firing.id, (e) => e.outcome === 'accepted'));

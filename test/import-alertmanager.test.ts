@@ -9,8 +9,7 @@ import { alertmanagerImportNeeds } from '../src/integrations/alertmanager/import
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
 import { readOnlyFetch } from './support/import-run.js';
 import { createObservationTable, storedObservations, tableSink, type StoredObservation } from './support/observation-table.js';
-import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startTool, type ToolProcess } from './support/prometheus.js';
-import { freePort } from './support/process.js';
+import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startServing, type ToolProcess } from './support/prometheus.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
 
@@ -75,11 +74,8 @@ describe.each(testDialects())('importing from a real Prometheus and Alertmanager
     await store.close();
     env = await startTestEnv(dialect, { database, importSink: tableAndIncidents, listen: true });
 
-    const amPort = await freePort();
-    const promPort = await freePort();
-    alertmanagerUrl = `http://127.0.0.1:${amPort}`;
-    prometheusUrl = `http://127.0.0.1:${promPort}`;
-    const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: { alertmanagerUrl, prometheusUrl, prometheusStepSeconds: 1 } });
+    // The tools' ports are known once each is serving (startServing), so the integration gets its URLs after.
+    const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: { prometheusStepSeconds: 1 } });
     expect(made.statusCode, made.body).toBe(201);
     integrationId = made.json().id as string;
     const webhookUrl = `${env.listening!.httpUrl}/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${integrationId}`;
@@ -95,11 +91,12 @@ receivers:
       - url: ${JSON.stringify(webhookUrl)}
         send_resolved: true
 `);
-    tools.alertmanager = startTool(ALERTMANAGER, [
+    const alertmanager = await startServing(ALERTMANAGER, (port) => [
       `--config.file=${path.join(work, 'alertmanager.yml')}`, `--storage.path=${path.join(work, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=',
-    ]);
-    await waitFor(async () => (await fetch(`${alertmanagerUrl}/-/ready`)).ok, 'Alertmanager ready', STEP_MS);
+      `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=',
+    ], STEP_MS);
+    tools.alertmanager = alertmanager.tool;
+    alertmanagerUrl = alertmanager.url;
 
     // Nothing fires at first: the alerts start once the rule group runs (its first evaluations after a start are not all stored).
     fs.writeFileSync(path.join(work, 'rules.yml'), rules([], false));
@@ -110,16 +107,19 @@ rule_files:
 alerting:
   alertmanagers:
     - static_configs:
-        - targets: ['127.0.0.1:${amPort}']
+        - targets: [${JSON.stringify(new URL(alertmanagerUrl).host)}]
 `);
-    tools.prometheus = startTool(PROMETHEUS, [
+    const prometheus = await startServing(PROMETHEUS, (port) => [
       `--config.file=${path.join(work, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`, '--web.enable-lifecycle',
+      `--web.listen-address=127.0.0.1:${port}`, '--web.enable-lifecycle',
       // Alerts valid in Alertmanager for 4 × 5 s: a reload's pause in Prometheus's sending (its Alertmanager is found
       // again up to 5 s later) does not time them out there; a resolution is sent again until Alertmanager has it.
       '--rules.alert.resend-delay=5s',
-    ]);
-    await waitFor(async () => (await fetch(`${prometheusUrl}/-/ready`)).ok, 'Prometheus ready', STEP_MS);
+    ], STEP_MS);
+    tools.prometheus = prometheus.tool;
+    prometheusUrl = prometheus.url;
+    const configured = await env.api('PATCH', `/api/v1/integrations/${integrationId}`, { config: { alertmanagerUrl, prometheusUrl, prometheusStepSeconds: 1 } });
+    expect(configured.statusCode, configured.body).toBe(200);
     await waitFor(async () => {
       const answer = (await (await fetch(`${prometheusUrl}/api/v1/query?query=ALERTS_FOR_STATE`)).json()) as { status: string };
       const groups = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as { data: { groups: Array<{ lastEvaluation: string }> } };

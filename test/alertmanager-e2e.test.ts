@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { spawnAgent, type AgentProcess } from './support/agents.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
-import { ALERTMANAGER, PROMETHEUS, startServing, type ToolProcess } from './support/prometheus.js';
+import { alertingTo, assertToolsInstalled, PROMETHEUS, startAlertmanager, startServing, type ToolProcess } from './support/prometheus.js';
 import { runCli, startServer, type ServerProcess } from './support/process.js';
 import { waitFor } from './support/wait.js';
 
@@ -66,9 +66,7 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
   let both: { id: string } | undefined;
 
   beforeAll(async () => {
-    for (const bin of [PROMETHEUS, ALERTMANAGER]) {
-      if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: apt-get install prometheus prometheus-alertmanager (as .ci/run does)`);
-    }
+    assertToolsInstalled();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'pitcrew-am-e2e-'));
     database = await createTestDatabase(dialect);
     tenant = JSON.parse((await runCli(['bootstrap', '--json'], database.env)).stdout);
@@ -148,25 +146,7 @@ describe.each(testDialects())('Prometheus and Alertmanager driving real agents o
 
     // Alertmanager: one group per alertname, flushed within a second, repeated every 2 s
     // (repeat_interval must not be zero; a repeat goes out at the group's next flush after it).
-    fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
-  receiver: pitcrew
-  group_by: ['alertname']
-  group_wait: 1s
-  group_interval: 1s
-  repeat_interval: 2s
-receivers:
-  - name: pitcrew
-    webhook_configs:
-      - url: ${JSON.stringify(webhookUrl)}
-        send_resolved: true
-`);
-    const alertmanager = await startServing(ALERTMANAGER, (port) => [
-      `--config.file=${path.join(work, 'alertmanager.yml')}`,
-      `--storage.path=${path.join(work, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--cluster.listen-address=',
-      '--log.level=debug',
-    ], STEP_MS);
+    const alertmanager = await startAlertmanager(work, webhookUrl, { groupBy: ['alertname'], repeatInterval: '2s', flags: ['--log.level=debug'] }, STEP_MS);
     tools.alertmanager = alertmanager.tool;
 
     // Prometheus: evaluates every second, alerts to that Alertmanager (and keeps each alert valid
@@ -176,11 +156,7 @@ receivers:
   evaluation_interval: 1s
 rule_files:
   - ${JSON.stringify(path.join(work, 'rules.yml'))}
-alerting:
-  alertmanagers:
-    - static_configs:
-        - targets: [${JSON.stringify(new URL(alertmanager.url).host)}]
-`);
+${alertingTo(alertmanager.url)}`);
     const prometheus = await startServing(PROMETHEUS, (port) => [
       `--config.file=${path.join(work, 'prometheus.yml')}`,
       `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,

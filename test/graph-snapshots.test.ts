@@ -10,7 +10,7 @@ import { SNAPSHOT_HEIGHT } from '../src/actions/snapshot/runner.js';
 import { plotArea, SERIES_COLOURS, THRESHOLD_COLOUR } from '../src/snapshots/chart.js';
 import { linkQuery, SIGNED_LINK_PURPOSE } from '../src/snapshots/signed-link.js';
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
-import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startServing, startTool, type ToolProcess } from './support/prometheus.js';
+import { alertingTo, assertToolsInstalled, PROMETHEUS, startAlertmanager, startServing, type ToolProcess } from './support/prometheus.js';
 import { freePort } from './support/process.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
@@ -68,7 +68,12 @@ describe.each(testDialects())('graph snapshots from a real Prometheus on %s', (d
     await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve));
     const target = `127.0.0.1:${(metrics.address() as AddressInfo).port}`;
 
-    const amPort = await freePort();
+    // The integration first, for Alertmanager's webhook URL; Prometheus's address is set on it once Prometheus serves.
+    const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: {} });
+    expect(made.statusCode, made.body).toBe(201);
+    integrationId = made.json().id as string;
+    const alertmanager = await startAlertmanager(work, `${env.listening!.httpUrl}/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${integrationId}`, { repeatInterval: '1h' });
+    tools.alertmanager = alertmanager.tool;
     fs.writeFileSync(path.join(work, 'rules.yml'), `groups:
   - name: pitcrew-snapshots
     interval: 1s
@@ -89,21 +94,15 @@ scrape_configs:
       - targets: ['${target}']
 rule_files:
   - ${JSON.stringify(path.join(work, 'rules.yml'))}
-alerting:
-  alertmanagers:
-    - static_configs:
-        - targets: ['127.0.0.1:${amPort}']
-`);
-    // Prometheus first: the integration is made with its address, and Alertmanager's port is set in its configuration.
+${alertingTo(alertmanager.url)}`);
     const prometheus = await startServing(PROMETHEUS, (port) => [
       `--config.file=${path.join(work, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
     ]);
     tools.prometheus = prometheus.tool;
     prometheusUrl = prometheus.url;
-    const made = await env.api('POST', '/api/v1/integrations', { name: 'prometheus', type: 'alertmanager', config: { prometheusUrl } });
-    expect(made.statusCode, made.body).toBe(201);
-    integrationId = made.json().id as string;
+    const configured = await env.api('PATCH', `/api/v1/integrations/${integrationId}`, { config: { prometheusUrl } });
+    expect(configured.statusCode, configured.body).toBe(200);
     const loadRule = await rule('load', { type: 'alert', integrationId, alarmName: ALERT }, { type: 'graph_snapshot', windowMinutes: 1 });
     // The project's SMTP test server, told of the rule's capture: the real alert's picture goes inline.
     smtp = await startSmtpServer();
@@ -112,20 +111,6 @@ alerting:
       config: { host: smtp.host, port: smtp.port, secure: false, username: smtp.username, password: smtp.password, from: 'pitcrew@example.com', to: ['team@example.com'], ca: smtp.cert },
     })).id;
 
-    fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
-  receiver: pitcrew
-  group_wait: 1s
-  group_interval: 1s
-  repeat_interval: 1h
-receivers:
-  - name: pitcrew
-    webhook_configs:
-      - url: ${JSON.stringify(`${env.listening!.httpUrl}/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${integrationId}`)}
-`);
-    tools.alertmanager = startTool(ALERTMANAGER, [
-      `--config.file=${path.join(work, 'alertmanager.yml')}`, `--storage.path=${path.join(work, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=',
-    ]);
     // The series is in Prometheus before any capture asks for it.
     await waitFor(async () => {
       const answer = await fetch(`${prometheusUrl}/api/v1/query?query=${METRIC}`).then((r) => r.json() as Promise<{ data?: { result?: unknown[] } }>).catch(() => undefined);

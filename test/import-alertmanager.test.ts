@@ -9,7 +9,7 @@ import { alertmanagerImportNeeds } from '../src/integrations/alertmanager/import
 import { createTestDatabase, testDialects, type TestDatabase } from './support/databases.js';
 import { readOnlyFetch } from './support/import-run.js';
 import { createObservationTable, storedObservations, tableSink, type StoredObservation } from './support/observation-table.js';
-import { ALERTMANAGER, assertToolsInstalled, PROMETHEUS, startServing, type ToolProcess } from './support/prometheus.js';
+import { alertingTo, assertToolsInstalled, PROMETHEUS, startAlertmanager, startServing, type ToolProcess } from './support/prometheus.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { waitFor } from './support/wait.js';
 
@@ -79,22 +79,7 @@ describe.each(testDialects())('importing from a real Prometheus and Alertmanager
     expect(made.statusCode, made.body).toBe(201);
     integrationId = made.json().id as string;
     const webhookUrl = `${env.listening!.httpUrl}/api/v1/trigger/channel/alertmanager/${env.tenant.apiKey}/${integrationId}`;
-    fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
-  receiver: pitcrew
-  group_by: ['alertname', 'instance']
-  group_wait: 1s
-  group_interval: 1s
-  repeat_interval: 1h
-receivers:
-  - name: pitcrew
-    webhook_configs:
-      - url: ${JSON.stringify(webhookUrl)}
-        send_resolved: true
-`);
-    const alertmanager = await startServing(ALERTMANAGER, (port) => [
-      `--config.file=${path.join(work, 'alertmanager.yml')}`, `--storage.path=${path.join(work, 'alertmanager-data')}`,
-      `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=',
-    ], STEP_MS);
+    const alertmanager = await startAlertmanager(work, webhookUrl, { groupBy: ['alertname', 'instance'], repeatInterval: '1h' }, STEP_MS);
     tools.alertmanager = alertmanager.tool;
     alertmanagerUrl = alertmanager.url;
 
@@ -104,11 +89,7 @@ receivers:
   evaluation_interval: 1s
 rule_files:
   - ${JSON.stringify(path.join(work, 'rules.yml'))}
-alerting:
-  alertmanagers:
-    - static_configs:
-        - targets: [${JSON.stringify(new URL(alertmanagerUrl).host)}]
-`);
+${alertingTo(alertmanagerUrl)}`);
     const prometheus = await startServing(PROMETHEUS, (port) => [
       `--config.file=${path.join(work, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(work, 'prometheus-data')}`,
       `--web.listen-address=127.0.0.1:${port}`, '--web.enable-lifecycle',

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { freePort } from './process.js';
 
 /** Debian's Prometheus (2.42) and Alertmanager (0.25), as CI installs them (apt-get install prometheus prometheus-alertmanager, .ci/run). */
@@ -62,3 +63,40 @@ export async function startServing(bin: string, args: (port: number) => string[]
   }
   throw new Error(`${bin} exited before it was ready, three times:\n${exits.join('\n')}`);
 }
+
+export interface AlertmanagerRoute {
+  /** The labels a notification groups by; none: one group for all alerts. */
+  groupBy?: string[];
+  repeatInterval: string;
+  /** More command-line flags (e.g. `--log.level=debug`). */
+  flags?: string[];
+}
+
+/**
+ * Debian's Alertmanager posting its own webhook body to one pitcrew URL, each group flushed within
+ * a second, its configuration and data in `work`: serving once it answers (startServing).
+ */
+export async function startAlertmanager(work: string, webhookUrl: string, route: AlertmanagerRoute, timeoutMs?: number): Promise<{ tool: ToolProcess; url: string }> {
+  fs.writeFileSync(path.join(work, 'alertmanager.yml'), `route:
+  receiver: pitcrew${route.groupBy ? `\n  group_by: ${JSON.stringify(route.groupBy)}` : ''}
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: ${route.repeatInterval}
+receivers:
+  - name: pitcrew
+    webhook_configs:
+      - url: ${JSON.stringify(webhookUrl)}
+        send_resolved: true
+`);
+  return startServing(ALERTMANAGER, (port) => [
+    `--config.file=${path.join(work, 'alertmanager.yml')}`, `--storage.path=${path.join(work, 'alertmanager-data')}`,
+    `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', ...(route.flags ?? []),
+  ], timeoutMs);
+}
+
+/** The part of prometheus.yml that sends its alerts to the Alertmanager at `url`. */
+export const alertingTo = (url: string) => `alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: [${JSON.stringify(new URL(url).host)}]
+`;

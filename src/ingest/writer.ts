@@ -120,8 +120,9 @@ export class EventWriter {
   }
 
   /** Stores the occurrence as an event of its rule, decided, with its executions: answered once durable. */
-  async submit(occurrence: Occurrence): Promise<OccurrenceResult> {
-    return (await this.queue.submit([occurrence]))[0]!;
+  submit(occurrence: Occurrence): Promise<OccurrenceResult> {
+    // A reaction, not an async function: one promise and one turn of the microtask queue less per call.
+    return this.queue.submit([occurrence]).then(firstResult);
   }
 
   /**
@@ -234,6 +235,10 @@ export class EventWriter {
     const ruleId = o.rule.by === 'composed' || result.executionIds.length === 0 ? null : result.ruleId;
     return incidentLinkWrites(this.options.dialect, { tenantId: o.tenantId, incidentId: o.incidentId, eventId: result.eventId, ruleId, executionIds: result.executionIds });
   }
+}
+
+function firstResult(results: OccurrenceResult[]): OccurrenceResult {
+  return results[0]!;
 }
 
 /** The batch's incidents, and what each occurrence says of an alarm (by the batch's index). */

@@ -120,8 +120,9 @@ export class EventWriter {
   }
 
   /** Stores the occurrence as an event of its rule, decided, with its executions: answered once durable. */
-  async submit(occurrence: Occurrence): Promise<OccurrenceResult> {
-    return (await this.queue.submit([occurrence]))[0]!;
+  submit(occurrence: Occurrence): Promise<OccurrenceResult> {
+    // A reaction, not an async function: one promise and one turn of the microtask queue less per call.
+    return this.queue.submit([occurrence]).then(firstResult);
   }
 
   /**
@@ -153,7 +154,7 @@ export class EventWriter {
     let work = { notifier: false, service: false, runbook: false };
     const now = this.now();
     // What the batch's occurrences say of alarms: their incidents are read with the rules, kept with the events.
-    const sightings = batch.map((o): Sighting | undefined => (o.alarm ? { ...o.alarm, tenantId: o.tenantId, receivedAt: o.receivedAt } : undefined));
+    const sightings = batch.map(sightingOf);
     const committed = await inBatchTransaction(this.db, this.durability, async (tx) => {
       const queries = BatchReads.queries(this.statements, batch);
       const incidents = new IncidentReads(this.statements, this.options.dialect, sightings.filter((s) => s !== undefined), now);
@@ -236,6 +237,10 @@ export class EventWriter {
   }
 }
 
+function firstResult(results: OccurrenceResult[]): OccurrenceResult {
+  return results[0]!;
+}
+
 /** The batch's incidents, and what each occurrence says of an alarm (by the batch's index). */
 interface BatchIncidents {
   book: IncidentBook;
@@ -309,6 +314,18 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
     history.remember(rule.id, repeat.key, { original, fingerprint, skippedEnv: s.payload.skippedEnv });
   }
   return { status: 'stored', ruleId: rule.id, eventId: event.id, outcome: recorded.outcome, reason: recorded.reason, executionIds, skippedEnv: s.payload.skippedEnv };
+}
+
+/**
+ * What an occurrence says of an alarm, as the incident book takes it. Written out field by field:
+ * on Node 20 (V8 11.3) a spread followed by new properties (`{ ...alarm, tenantId }`) takes V8's
+ * slow path, ~1-3 µs and a fresh hidden class per object, where this literal costs ~25 ns
+ * (bench/README.md, session 37).
+ */
+function sightingOf(o: Occurrence): Sighting | undefined {
+  const alarm = o.alarm;
+  if (!alarm) return undefined;
+  return { tenantId: o.tenantId, integrationId: alarm.integrationId, observation: alarm.observation, receivedAt: o.receivedAt, repeat: alarm.repeat };
 }
 
 /** The events whose rule guards them: their rule's history is read before deciding. */

@@ -66,10 +66,9 @@ function admitCaller(deps: AdmissionDeps, request: FastifyRequest, caller: Calle
 }
 
 /** The writer's answer, or the error to answer with when the event could not be stored. */
-export async function submitted<T extends OccurrenceResult | OccurrenceResult[]>(request: FastifyRequest, storeLocation: string, submission: Promise<T>): Promise<T> {
-  try {
-    return await submission;
-  } catch (error) {
+export function submitted<T extends OccurrenceResult | OccurrenceResult[]>(request: FastifyRequest, storeLocation: string, submission: Promise<T>): Promise<T> {
+  // A reaction, not an async function: one promise and one turn of the microtask queue less per call.
+  return submission.catch((error: unknown) => {
     if (isRefusedData(error)) {
       request.log.error({ err: error }, 'event not stored: the database refused its values; the other events of its batch were stored');
       throw unstorable();
@@ -80,7 +79,7 @@ export async function submitted<T extends OccurrenceResult | OccurrenceResult[]>
       request.log.error({ err: error }, 'event not stored');
     }
     throw storageUnavailable(error);
-  }
+  });
 }
 
 /** The writer could not make this one event into rows (its batch was stored): logged, and the 500 to answer. */

@@ -116,7 +116,9 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
     bytes += size;
   };
 
-  for (const [name, value] of Object.entries(raw)) {
+  // Own keys in Object.entries' order, without a [name, value] array per field.
+  for (const name of Object.keys(raw)) {
+    const value = raw[name];
     // A known field sent as null is absent: no variable, and its older alias may stand in.
     if (name !== 'MetaData' && !(value === null && SCALAR_FIELDS.has(name))) offer(name, value, false);
   }
@@ -124,7 +126,8 @@ function environmentOf(raw: Record<string, unknown>): { env: Record<string, stri
   if (textOf(raw.hostname) !== undefined && textOf(raw.HostName) === undefined) offer('HostName', raw.hostname, false);
   if (textOf(raw.application) !== undefined && textOf(raw.AppName) === undefined) offer('AppName', raw.application, false);
   if (isPlainObject(raw.MetaData)) {
-    for (const [name, value] of Object.entries(raw.MetaData)) offer(name, value, true);
+    const metaData = raw.MetaData;
+    for (const name of Object.keys(metaData)) offer(name, metaData[name], true);
   }
   if (unlisted > 0) skippedEnv.push(unlistedEntry(unlisted));
   return { env, skippedEnv };

@@ -319,7 +319,7 @@ function decideRaise(raise: Raise, kinds: ActionKinds, hosts: Map<string, HostFa
 /**
  * What an occurrence says of an alarm, as the incident book takes it. Written out field by field:
  * on Node 20 (V8 11.3) a spread followed by new properties (`{ ...alarm, tenantId }`) takes V8's
- * slow path, ~1-3 µs and a fresh hidden class per object, where this literal costs ~25 ns
+ * slow path, ~1-3 µs per object, where this literal costs ~25 ns
  * (bench/README.md, session 37).
  */
 function sightingOf(o: Occurrence): Sighting | undefined {

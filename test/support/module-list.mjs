@@ -25,7 +25,9 @@ let cjs;
 port1.on('message', (message) => {
   if (message !== MARK) return void esm.push(message);
   const files = [...esm.map((url) => (url.startsWith('file:') ? new URL(url).pathname : url)), ...cjs];
-  fs.writeFileSync(out, files.join('\n'));
+  // Whole or not at all: the test reads the file as soon as it exists (written, then renamed into place).
+  fs.writeFileSync(`${out}.partial`, files.join('\n'));
+  fs.renameSync(`${out}.partial`, out);
   port1.close();
 });
 port1.unref();

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/app.js';
-import { signInAs } from '../support/browser.js';
+import { goByKeys, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import { createChannel } from '../support/notify.js';
 import { startReceiver, type Receiver } from '../support/receivers.js';
@@ -53,8 +53,7 @@ describe('web UI: notification channels and escalation contacts', () => {
       await held;
       await route.continue().catch(() => undefined);
     });
-    await page.keyboard.press('g');
-    await page.keyboard.press('c');
+    await goByKeys(page, 'c', /\/channels$/);
     await page.getByText('Loading channels…').waitFor();
     release();
     await page.unroute('**/api/v1/channels?*');

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestEnv } from '../support/app.js';
-import { chooseTokenSignIn, failResponses, holdResponses as holdResponsesOf, signInAs } from '../support/browser.js';
+import { chooseTokenSignIn, failResponses, goByKeys, holdResponses as holdResponsesOf, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import type { BootstrapResult } from '../../src/tenants/bootstrap.js';
 import { newId } from '../../src/store/ids.js';
@@ -295,11 +295,9 @@ describe('web UI pages', () => {
     await env.createWebhookRule({ name: 'keyboard target' });
     await asTenant(env.tenant, '/rules');
     await page.getByRole('heading', { name: 'Rules' }).waitFor();
-    await page.keyboard.press('g');
-    await page.keyboard.press('h');
+    await goByKeys(page, 'h', /\/hosts$/);
     await page.getByRole('heading', { name: 'Hosts' }).waitFor();
-    await page.keyboard.press('g');
-    await page.keyboard.press('r');
+    await goByKeys(page, 'r', /\/rules$/);
     await page.getByRole('heading', { name: 'Rules' }).waitFor();
     await page.keyboard.press('/');
     await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Search rules by name');

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent, waitOnline, type AgentProcess } from '../support/agents.js';
 import { startTestEnv, type TestEnv } from '../support/app.js';
-import { openBrowser, signInAs, watchApiAnswers, type BrowserSession } from '../support/browser.js';
+import { type BrowserSession, goByKeys, openBrowser, signInAs, watchApiAnswers } from '../support/browser.js';
 import { startGitServers, type GitServers, type TestRepository } from '../support/git-server.js';
 
 // Issue 20, points 2 to 4 and 6, in Chromium against a real server, real git servers (git
@@ -65,9 +65,7 @@ describe('git repositories in the web UI', () => {
     await page.getByText('No repository yet').waitFor();
     await page.getByRole('navigation', { name: 'main' }).locator('a[href="/rules"]').click();
     await page.waitForURL(/\/rules$/);
-    await page.keyboard.press('g');
-    await page.keyboard.press('g');
-    await page.waitForURL(/\/repositories$/);
+    await goByKeys(page, 'g', /\/repositories$/);
     await page.getByText('No repository yet').waitFor();
     const form = page.getByRole('form', { name: 'connect a repository' });
     await form.getByLabel('Name', { exact: true }).fill('ops-runbooks');

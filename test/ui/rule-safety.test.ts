@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnAgent, waitOnline, type AgentProcess } from '../support/agents.js';
-import { failResponses, holdResponses, signInAs } from '../support/browser.js';
+import { failResponses, goByKeys, holdResponses, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 import { waitFor } from '../support/wait.js';
 
@@ -138,8 +138,7 @@ describe('rule safety in the web UI', () => {
     // A row leads to its rule; g x comes back.
     await page.getByRole('link', { name: 'restart cache' }).click();
     await page.getByRole('heading', { name: 'restart cache' }).waitFor();
-    await page.keyboard.press('g');
-    await page.keyboard.press('x');
+    await goByKeys(page, 'x', /\/escalations$/);
     await page.getByRole('heading', { name: 'Escalations' }).waitFor();
 
     const recover = await failResponses(page, '**/api/v1/escalations?*', 'the sqlite database at /data/pitcrew.db does not answer');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signInAs } from '../support/browser.js';
+import { goByKeys, signInAs } from '../support/browser.js';
 import { uiSession } from '../support/ui-session.js';
 
 // The tenant's ingress settings in Chromium against a real server: what they mean is said before
@@ -80,8 +80,7 @@ describe('tenant settings in the web UI', () => {
     // A reload shows what is stored; the keyboard reaches the page (g s).
     await page.goto(`${base}/rules`);
     await page.getByRole('heading', { name: 'Rules' }).waitFor();
-    await page.keyboard.press('g');
-    await page.keyboard.press('s');
+    await goByKeys(page, 's', /\/settings$/);
     await throttle().getByText('Now: 50 calls per second, bursts of 200.').waitFor();
     expect(await throttle().getByLabel('Rate (calls per second)').inputValue()).toBe('50');
 

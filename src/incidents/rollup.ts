@@ -10,7 +10,7 @@ export const DAY_MS = 86_400_000;
  * A namespace of PostgreSQL's two-key advisory locks (rules 0x70637231, retention 0x70637232,
  * incidents 0x70637233): one tenant's recomputation at a time.
  */
-const ROLLUP_LOCK_CLASS = 0x7063723a;
+export const ROLLUP_LOCK_CLASS = 0x7063723a;
 
 /**
  * The day of an incident's resolution, in SQL: a literal, so that the select and the group by are one expression to
@@ -66,7 +66,8 @@ export interface RefreshScope {
  * Why it is right while incidents change meanwhile: the marks are deleted first and the days
  * recomputed after, in the same transaction; a change committed before the delete is in the
  * recomputation (PostgreSQL reads each statement at its own start, SQLite has one writer), and a
- * change committed after it left its mark, which the next call takes. On PostgreSQL an advisory
+ * change committed after it left its mark, which the next call takes: its own mark, even when the
+ * day looked marked to it (the mark this call deleted, not yet committed: migration 0044). On PostgreSQL an advisory
  * lock keeps two recomputations of one tenant apart (two nodes' backgrounds, a request); the ingest never takes it,
  * nor waits for it. Two at once would still be right, only wasted: each recomputes whole days from the incidents.
  *

@@ -40,6 +40,7 @@ import * as slackClicks from './migrations/0040_slack_clicks.js';
 import * as incidentResolutionWrites from './migrations/0041_incident_resolution_writes.js';
 import * as incidentOpenIndexes from './migrations/0042_incident_open_indexes.js';
 import * as previousReleaseIndexNames from './migrations/0043_previous_release_index_names.js';
+import * as incidentStaleMarksAlways from './migrations/0044_incident_stale_marks_always.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0041_incident_resolution_writes': incidentResolutionWrites,
   '0042_incident_open_indexes': incidentOpenIndexes,
   '0043_previous_release_index_names': previousReleaseIndexNames,
+  '0044_incident_stale_marks_always': incidentStaleMarksAlways,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

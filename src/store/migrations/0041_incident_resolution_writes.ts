@@ -22,16 +22,14 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  */
 const CHANGED = ['state', 'resolved_at', 'opened_at', 'resolved_by', 'alarm_name', 'severity', 'integration_id', 'tenant_id'];
 
-export async function up(db: Kysely<any>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  await sql`drop index incidents_resolved_day_host`.execute(db);
-  await sql`create index incidents_resolved_day_host on incidents (tenant_id, (resolved_at / 86400000), host_key, resolved_at, integration_id, alarm_name, severity, opened_at, resolved_by)
-    where state = 'resolved' and host_key <> ''`.execute(db);
-  await db.schema.dropIndex('incidents_resolved_host').execute();
-  if (!postgres) return;
+/**
+ * The statement trigger's function: the days of the updated rows resolved before or after, when a
+ * column the rollups read changed, marked stale unless `unless` (migration 0044 drops the condition).
+ */
+export function staleDaysUpdatedFunction(unless: string, create: 'create' | 'create or replace' = 'create'): string {
   const differs = `(${CHANGED.map((c) => `o.${c}`).join(', ')}) is distinct from (${CHANGED.map((c) => `n.${c}`).join(', ')})`;
-  await sql.raw(`
-    create function incidents_mark_stale_days_updated() returns trigger language plpgsql as $$
+  return `
+    ${create} function incidents_mark_stale_days_updated() returns trigger language plpgsql as $$
     begin
       insert into incident_days_stale (tenant_id, day)
       select distinct marked.tenant_id, marked.day from (
@@ -39,9 +37,19 @@ export async function up(db: Kysely<any>): Promise<void> {
         union all
         select n.tenant_id, n.resolved_at / 86400000 from old_rows o join new_rows n on n.id = o.id where n.state = 'resolved' and ${differs}
       ) as marked
-      where not exists (select 1 from incident_days_stale s where s.tenant_id = marked.tenant_id and s.day = marked.day);
+      ${unless};
       return null;
-    end $$`).execute(db);
+    end $$`;
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await sql`drop index incidents_resolved_day_host`.execute(db);
+  await sql`create index incidents_resolved_day_host on incidents (tenant_id, (resolved_at / 86400000), host_key, resolved_at, integration_id, alarm_name, severity, opened_at, resolved_by)
+    where state = 'resolved' and host_key <> ''`.execute(db);
+  await db.schema.dropIndex('incidents_resolved_host').execute();
+  if (!postgres) return;
+  await sql.raw(staleDaysUpdatedFunction('where not exists (select 1 from incident_days_stale s where s.tenant_id = marked.tenant_id and s.day = marked.day)')).execute(db);
   await sql`drop trigger incidents_stale_update on incidents`.execute(db);
   await sql`create trigger incidents_stale_update after update on incidents referencing old table as old_rows new table as new_rows
     for each statement execute function incidents_mark_stale_days_updated()`.execute(db);

@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { staleDaysUpdatedFunction } from './0041_incident_resolution_writes.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -17,8 +18,6 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * every recomputation deletes all of a day's marks. SQLite is unchanged: its recomputation holds
  * the write lock, so no writer runs beside it.
  */
-const CHANGED = ['state', 'resolved_at', 'opened_at', 'resolved_by', 'alarm_name', 'severity', 'integration_id', 'tenant_id'];
-
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   await markFunctions(db, false);
@@ -45,17 +44,5 @@ async function markFunctions(db: Kysely<any>, skipMarked: boolean): Promise<void
       end if;
       return null;
     end $$`).execute(db);
-  const differs = `(${CHANGED.map((c) => `o.${c}`).join(', ')}) is distinct from (${CHANGED.map((c) => `n.${c}`).join(', ')})`;
-  await sql.raw(`
-    create or replace function incidents_mark_stale_days_updated() returns trigger language plpgsql as $$
-    begin
-      insert into incident_days_stale (tenant_id, day)
-      select distinct marked.tenant_id, marked.day from (
-        select o.tenant_id, o.resolved_at / 86400000 as day from old_rows o join new_rows n on n.id = o.id where o.state = 'resolved' and ${differs}
-        union all
-        select n.tenant_id, n.resolved_at / 86400000 from old_rows o join new_rows n on n.id = o.id where n.state = 'resolved' and ${differs}
-      ) as marked
-      ${unlessMarked('marked.tenant_id', 'marked.day')};
-      return null;
-    end $$`).execute(db);
+  await sql.raw(staleDaysUpdatedFunction(unlessMarked('marked.tenant_id', 'marked.day'), 'create or replace')).execute(db);
 }

@@ -10,7 +10,7 @@ import { staleDaysUpdatedFunction } from './0041_incident_resolution_writes.js';
  * (uncommitted) and reads the incidents; a writer's trigger, reading committed rows, still sees
  * the mark and skips its own; the writer commits after the recomputation's read, which commits
  * without the change and with no mark left. The day's numbers stayed wrong until something else
- * touched that day (reproduced with psql, bench/README.md session 37; test/incidents-analytics.test.ts).
+ * touched that day (reproduced with psql; test/incidents-analytics.test.ts interleaves the two).
  *
  * Without the skip the writer's mark is a row the recomputation's delete did not see: the next
  * recomputation takes it. The cost is a mark per statement (updates, 0041) or per row (inserts

@@ -28,6 +28,7 @@ export async function runServer(config: Config): Promise<number> {
     dataDir: config.dataDir,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     onConnectionLost: (error) => logger.warn({ err: error }, 'PostgreSQL ended a connection (a failover or restart?); work on it is answered 503 or retried, new connections are opened as needed'),
+    backgroundCheckpoints: { onFailure: (reason) => logger.warn({ reason }, 'SQLite checkpoints no longer run on a thread of their own; commits run them again, as SQLite does by default') },
   });
   const { applied, newer } = await migrateToLatest(store);
   logger.info({ storage: store.dialect, location: store.location, applied }, 'storage ready');

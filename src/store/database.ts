@@ -4,6 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
+import { BackgroundCheckpoints, type CheckpointWorkerEntry } from './checkpointer.js';
 import { serverDurability, walDurability, type Durability } from './durability.js';
 import type { Database } from './schema.js';
 
@@ -16,6 +17,12 @@ export interface StoreOptions {
   sqliteBusyTimeoutMs?: number;
   /** PostgreSQL only: told of each connection the server ended (a failover, pg_terminate_backend). */
   onConnectionLost?: ((error: Error) => void) | undefined;
+  /**
+   * SQLite only: checkpoints on a thread of their own (store/checkpointer.ts) instead of in the
+   * commit that fills the WAL; `onFailure` is told once if the thread fails (checkpoints then run
+   * in the commits again). The server's store has it; short-lived commands' stores do not need it.
+   */
+  backgroundCheckpoints?: { onFailure(reason: string): void; entry?: CheckpointWorkerEntry } | undefined;
 }
 
 export interface Store {
@@ -67,7 +74,10 @@ function openSqlite(options: StoreOptions): Store {
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const durability = walDurability(`${file}-wal`);
+  const background = options.backgroundCheckpoints;
+  const checkpoints = background && new BackgroundCheckpoints(sqlite, file, options.sqliteBusyTimeoutMs ?? 5000, background.onFailure, background.entry);
   const close = async () => {
+    await checkpoints?.stop();
     durability.close();
     await db.destroy();
   };

@@ -30,9 +30,9 @@ const STOP_WAIT_MS = 5000;
  * Measured reason: SQLite checkpoints in the commit that fills the WAL to 1,000 pages, on the
  * connection's thread: here the event loop's. Copying the pages into the database file and the two
  * syncs around it held the loop once every few group commits, and an incident's random-key indexes
- * fill the WAL faster than the alert rows alone (bench/README.md, session 38). With the copying on
- * this thread, the alert benchmark's fire+resolve path ran at 83 % of the release before incidents
- * instead of 62 % in the same run (checkpoints switched off as the upper bound).
+ * fill the WAL faster than the alert rows alone. With the copying on this thread, the alert
+ * benchmark's paths that open and resolve incidents kept 8-10 points more of the release before
+ * incidents (medians of five runs against four, bench/README.md, session 38).
  *
  * If the thread cannot open the database or dies, the writing connection checkpoints as before
  * (`onFailure` is told why, once).

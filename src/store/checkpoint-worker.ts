@@ -19,16 +19,13 @@ export interface CheckpointWorkerData {
   idleMs: number;
 }
 
-export type CheckpointRequest = { type: 'stop' };
-
 interface PassResult {
   busy: number;
   log: number;
   checkpointed: number;
 }
 
-const port = parentPort;
-if (!port) throw new Error('store/checkpoint-worker.js runs as a worker thread of the SQLite store (store/checkpointer.ts), not on its own');
+if (!parentPort) throw new Error('store/checkpoint-worker.js runs as a worker thread of the SQLite store (store/checkpointer.ts), not on its own');
 const settings = workerData as CheckpointWorkerData;
 
 const db = new SqliteDatabase(settings.file, { fileMustExist: true, timeout: settings.busyTimeoutMs });
@@ -37,7 +34,7 @@ const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
 
 let last: PassResult = { busy: 0, log: -1, checkpointed: -1 };
 let rest = settings.activeMs;
-let timer: NodeJS.Timeout | undefined = setTimeout(pass, rest);
+setTimeout(pass, rest);
 
 function pass(): void {
   const result = checkpoint.get() as PassResult;
@@ -46,13 +43,5 @@ function pass(): void {
   last = result;
   // An idle service's WAL has nothing to copy: the passes space out, and come back at once with writes.
   rest = moved || behind ? settings.activeMs : Math.min(settings.idleMs, rest * 2);
-  timer = setTimeout(pass, rest);
+  setTimeout(pass, rest);
 }
-
-port.on('message', (request: CheckpointRequest) => {
-  if (request.type !== 'stop') return;
-  clearTimeout(timer);
-  timer = undefined;
-  db.close();
-  port.close();
-});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GUARD_CHECKPOINT_PAGES, INLINE_CHECKPOINT_PAGES, type CheckpointWorkerEntry } from './checkpointer.js';
+import { waitFor } from '../../test/support/wait.js';
 import { openStore, type Store } from './database.js';
 
 /** The checkpointer's thread from the TypeScript sources (test/support/render-worker.ts says how). */
@@ -13,14 +14,6 @@ const SOURCE_CHECKPOINT_WORKER: CheckpointWorkerEntry = {
 };
 
 const PAGE = 4096;
-
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** `pages` pages' worth of rows, in transactions of 50 rows of 1 KiB, through the store's own connection. */
 async function write(store: Store, pages: number): Promise<void> {
@@ -54,7 +47,7 @@ describe('SQLite checkpoints on a thread of their own', () => {
     // Fewer pages than SQLite's own checkpoint needs: without the thread, none of them would reach the database file before close.
     await write(store, INLINE_CHECKPOINT_PAGES / 2);
     const before = fs.statSync(file).size;
-    await until('the database file holds the rows written', () => fs.statSync(file).size >= before + (INLINE_CHECKPOINT_PAGES / 4) * PAGE);
+    await waitFor(() => fs.statSync(file).size >= before + (INLINE_CHECKPOINT_PAGES / 4) * PAGE, 'the database file to hold the rows written');
     const rows = await sql<{ n: number }>`select count(*) as n from filler`.execute(store.db);
     expect(rows.rows[0]!.n).toBeGreaterThan(0);
     expect(failures).toEqual([]);
@@ -68,7 +61,7 @@ describe('SQLite checkpoints on a thread of their own', () => {
     const failures: string[] = [];
     const missing: CheckpointWorkerEntry = { url: new URL('./no-such-checkpoint-worker.ts', import.meta.url), execArgv: SOURCE_CHECKPOINT_WORKER.execArgv };
     store = openStore({ dataDir, backgroundCheckpoints: { onFailure: (reason) => failures.push(reason), entry: missing } });
-    await until('the failure is reported', () => failures.length > 0);
+    await waitFor(() => failures.length > 0, 'the failure to be reported');
     expect(failures).toHaveLength(1);
     expect(await autocheckpoint(store)).toBe(INLINE_CHECKPOINT_PAGES);
     await write(store, 20);

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
-import type { CheckpointRequest, CheckpointWorkerData } from './checkpoint-worker.js';
+import type { CheckpointWorkerData } from './checkpoint-worker.js';
 
 /** Where the checkpointer's thread code is: the built checkpoint-worker.js beside this file, unless a test runs the sources. */
 export interface CheckpointWorkerEntry {
@@ -22,7 +22,6 @@ export const GUARD_CHECKPOINT_PAGES = 4000;
 
 const PASS_MS = 50;
 const IDLE_MS = 1000;
-const STOP_WAIT_MS = 5000;
 
 /**
  * Checkpoints of a SQLite store on a thread of its own (docs/operations.md, "SQLite checkpoints").
@@ -31,8 +30,8 @@ const STOP_WAIT_MS = 5000;
  * connection's thread: here the event loop's. Copying the pages into the database file and the two
  * syncs around it held the loop once every few group commits, and an incident's random-key indexes
  * fill the WAL faster than the alert rows alone. With the copying on this thread, the alert
- * benchmark's paths that open and resolve incidents kept 8-10 points more of the release before
- * incidents (medians of five runs against four, bench/README.md, session 38).
+ * benchmark's paths that open and resolve incidents kept 9-10 points more of the release before
+ * incidents (medians of seven runs against six, bench/README.md, session 38).
  *
  * If the thread cannot open the database or dies, the writing connection checkpoints as before
  * (`onFailure` is told why, once).
@@ -58,16 +57,15 @@ export class BackgroundCheckpoints {
     this.worker.on('exit', (code) => this.fail(`its thread exited (code ${code})`));
   }
 
-  /** Ends the thread and closes its connection: before the writing connection closes, so that one is the last and removes the WAL. */
+  /**
+   * Ends the thread, before the writing connection closes: its connection is closed with it
+   * (better-sqlite3 closes a thread's databases when the thread ends, a pass under way first), so
+   * the writing connection is the last and removes the WAL.
+   */
   async stop(): Promise<void> {
     if (this.stopping || this.failed) return;
     this.stopping = true;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.postMessage({ type: 'stop' } satisfies CheckpointRequest);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_WAIT_MS)));
-    if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate();
-    clearTimeout(timer);
+    await this.worker.terminate();
   }
 
   private fail(reason: string): void {

@@ -22,9 +22,15 @@ export function alertPayloadOf(source: string, alert: ToolAlert): ParseResult {
   };
   for (const [name, value] of Object.entries(alert.labels)) put('LABEL_', name, value);
   for (const [name, value] of Object.entries(alert.annotations)) put('ANNOTATION_', name, value);
-  const known = { AlarmName: alert.alarmName, HostName: alert.hostName, Severity: alert.severity, Source: source, State: alert.state };
-  const present = Object.fromEntries(Object.entries(known).filter(([, value]) => value !== undefined));
-  const parsed = parseAlertPayload({ ...present, MetaData: metaData });
+  // Built key by key: on Node 20 a spread followed by a new key (`{ ...known, MetaData }`) takes V8's slow path.
+  const body: Record<string, unknown> = {};
+  if (alert.alarmName !== undefined) body.AlarmName = alert.alarmName;
+  if (alert.hostName !== undefined) body.HostName = alert.hostName;
+  if (alert.severity !== undefined) body.Severity = alert.severity;
+  body.Source = source;
+  body.State = alert.state;
+  body.MetaData = metaData;
+  const parsed = parseAlertPayload(body);
   if (!parsed.ok) return parsed;
   const payload: AlertPayload = { ...parsed.payload, raw: alert.raw, alarmState: alert.state, skippedEnv: [...parsed.payload.skippedEnv, ...collided] };
   return { ok: true, payload };

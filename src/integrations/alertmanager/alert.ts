@@ -68,9 +68,25 @@ export function readGroupAlert(value: unknown, options: GroupAlertOptions): Tool
     at: state === 'firing' ? startsAt : toolTime(value.endsAt),
     labels,
     annotations,
-    // The alert's own fields win over the group's of the same name (Grafana's alerts carry orgId too).
-    raw: { ...options.group, ...value },
+    raw: withGroup(options.group, value),
   };
+}
+
+/**
+ * The alert's fields beside the group's, the alert's own winning over the group's of the same name
+ * (Grafana's alerts carry orgId too): `{ ...group, ...alert }` written as a loop. On Node 20 (V8
+ * 11.3) that spread of two objects costs ~3.9 µs an alert, the loop ~0.3 µs (bench/README.md,
+ * session 39). A `__proto__` key is defined, as the spread would, never given to the setter.
+ */
+function withGroup(group: Record<string, unknown>, alert: Record<string, unknown>): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const source of [group, alert]) {
+    for (const key of Object.keys(source)) {
+      if (key === '__proto__') Object.defineProperty(raw, key, { value: source[key], enumerable: true, writable: true, configurable: true });
+      else raw[key] = source[key];
+    }
+  }
+  return raw;
 }
 
 /**

@@ -133,6 +133,18 @@ describe('parseAlertmanager', () => {
     expect(Object.keys(read!.raw).sort()).toEqual(['annotations', 'endsAt', 'externalURL', 'fingerprint', 'generatorURL', 'groupKey', 'labels', 'receiver', 'startsAt', 'status']);
   });
 
+  it('keeps in raw the group\'s fields first and the alert\'s own over a group field of the same name, a "__proto__" key as a plain key', () => {
+    // As the tool's JSON reaches it (a `__proto__` key is an own key of JSON.parse's object; Fastify's parser refuses it, an importer's may not).
+    const alert = JSON.parse('{"__proto__": {"polluted": true}}') as AmAlert;
+    Object.assign(alert, amAlert(), { receiver: 'the alert\'s own' });
+    const [read] = alertsOf(parseAlertmanager(request(amBody([alert]))));
+    expect(Object.keys(read!.raw)).toEqual(['receiver', 'groupKey', 'externalURL', '__proto__', ...Object.keys(amAlert())]);
+    expect(read!.raw.receiver).toBe('the alert\'s own');
+    expect(Object.getPrototypeOf(read!.raw)).toBe(Object.prototype);
+    expect(read!.raw.__proto__).toEqual({ polluted: true });
+    expect((read!.raw as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('refuses another version, naming it', () => {
     const errors = errorsOf(parseAlertmanager(request(amBody([amAlert()], { version: '3' }))));
     expect(errors).toEqual([{ path: '/body/version', message: expect.stringContaining('version "3"') }]);

@@ -58,14 +58,17 @@ export function alertRow(s: Occurrence, selector: Extract<RuleSelector, { by: 'i
     severity: alert.severity ?? null,
     labels: JSON.stringify(alert.labels),
     annotations: JSON.stringify(alert.annotations),
-    events: JSON.stringify(events.map((e) => ({ ruleId: e.ruleId, ...raisedOutcome(e) }))),
+    events: JSON.stringify(events.map(raisedOutcome)),
   };
 }
 
-/** What became of a rule an alert raised, as the reply and the alert log say it. */
-export function raisedOutcome(e: RaisedEvent): { eventId: string | null; outcome: string } {
-  if (e.status === 'idempotency_conflict') return { eventId: null, outcome: 'conflict' };
-  return { eventId: e.eventId, outcome: e.status === 'replayed' ? 'duplicate' : e.outcome };
+/**
+ * What became of a rule an alert raised, as the reply and the alert log say it. Callers add to it
+ * key by key: on Node 20 a spread after a key (`{ ruleId, ...outcome }`) takes V8's slow path.
+ */
+export function raisedOutcome(e: RaisedEvent): { ruleId: string; eventId: string | null; outcome: string } {
+  if (e.status === 'idempotency_conflict') return { ruleId: e.ruleId, eventId: null, outcome: 'conflict' };
+  return { ruleId: e.ruleId, eventId: e.eventId, outcome: e.status === 'replayed' ? 'duplicate' : e.outcome };
 }
 
 /** One queued execution of the rule's action: on a host's agent, or (no host) by the service, about a host. */

@@ -87,7 +87,12 @@ function updates(dialect: Dialect, rows: readonly IncidentRow[], columns: Readon
       // A batch holds up to PITCREW_INGEST_MAX_BATCH incidents: a few hundred shapes at most.
       if (texts.size < 4000) texts.set(key, text);
     }
-    return CompiledQuery.raw(text, chunk.flatMap((row) => [row.id, ...columns.map(([column]) => row[column])]));
+    const parameters: unknown[] = [];
+    for (const row of chunk) {
+      parameters.push(row.id);
+      for (const [column] of columns) parameters.push(row[column]);
+    }
+    return CompiledQuery.raw(text, parameters);
   });
 }
 

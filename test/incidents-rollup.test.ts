@@ -215,4 +215,38 @@ describe.each(testDialects())('incident rollups recomputed in the background on 
     expect(await stale(other.tenantId)).toEqual([]);
     expect(await asTenant('from=2026-11-01&to=2026-11-10')).toEqual(view);
   });
+
+  it('marks exactly the days a change can move: a resolution, a re-dated or regrouped resolved incident (old day and new), a deletion', async () => {
+    // The background is stopped (two tests before). Each step begins with nothing marked.
+    const other = await env.addTenant('stale marks');
+    const incidents = () => env.store.db.updateTable('incidents').where('tenant_id', '=', other.tenantId).where('incident_key', '=', 'm1');
+    const marked = async () => {
+      const days = await stale(other.tenantId);
+      await refreshIncidentDays(env.store.db, dialect, other.tenantId, { wait: true });
+      return days;
+    };
+    const open: IncidentRow = { ...incident(other.tenantId, integration, 'm1', 'Disk', 'critical', 'web-1', '11-06T10:00', 0), state: 'open', resolved_at: null, resolved_by: null };
+    await env.store.db.insertInto('incidents').values(open).execute();
+    expect(await marked()).toEqual([]);
+    await incidents().set({ last_seen_at: at('11-06T11:00'), severity: 'warning' }).execute();
+    expect(await marked()).toEqual([]);
+    await incidents().set({ state: 'resolved', resolved_at: at('11-07T10:00'), resolved_by: 'tool' }).execute();
+    expect(await marked()).toEqual([day('11-07')]);
+    // What the rollups do not read leaves no mark; a new day, or a new group on the same day, marks both days.
+    await incidents().set({ last_seen_at: at('11-07T11:00'), occurrences: 2 }).execute();
+    expect(await marked()).toEqual([]);
+    await incidents().set({ resolved_at: at('11-08T10:00') }).execute();
+    expect(await marked()).toEqual([day('11-07'), day('11-08')]);
+    await incidents().set({ alarm_name: 'DiskFull' }).execute();
+    expect(await marked()).toEqual([day('11-08')]);
+    // A day marked already takes no second mark on SQLite (on PostgreSQL each change leaves its own: migration 0044).
+    await incidents().set({ severity: 'critical' }).execute();
+    await incidents().set({ resolved_by: 'manual' }).execute();
+    const marks = await env.store.db.selectFrom('incident_days_stale').select('day').where('tenant_id', '=', other.tenantId).execute();
+    expect(marks.length).toBe(dialect === 'sqlite' ? 1 : 2);
+    expect(await marked()).toEqual([day('11-08')]);
+    await env.store.db.deleteFrom('incidents').where('tenant_id', '=', other.tenantId).execute();
+    expect(await marked()).toEqual([day('11-08')]);
+    expect((await env.api('GET', '/api/v1/incidents/analytics?from=2026-11-01&to=2026-11-10', undefined, other.token)).json()).toMatchObject({ resolved: 0 });
+  });
 });

@@ -41,6 +41,7 @@ import * as incidentResolutionWrites from './migrations/0041_incident_resolution
 import * as incidentOpenIndexes from './migrations/0042_incident_open_indexes.js';
 import * as previousReleaseIndexNames from './migrations/0043_previous_release_index_names.js';
 import * as incidentStaleMarksAlways from './migrations/0044_incident_stale_marks_always.js';
+import * as incidentStaleMarksWhen from './migrations/0045_incident_stale_marks_when.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0042_incident_open_indexes': incidentOpenIndexes,
   '0043_previous_release_index_names': previousReleaseIndexNames,
   '0044_incident_stale_marks_always': incidentStaleMarksAlways,
+  '0045_incident_stale_marks_when': incidentStaleMarksWhen,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

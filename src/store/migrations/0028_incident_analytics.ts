@@ -57,8 +57,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index incidents_resolved_alarm on incidents (tenant_id, alarm_name, resolved_at, opened_at, integration_id, severity, host_key) where state = 'resolved'`.execute(db);
   await sql`create index incidents_resolved_host on incidents (tenant_id, host_key, resolved_at, integration_id, severity, alarm_name, opened_at, resolved_by) where state = 'resolved'`.execute(db);
 
-  // A change counts when it can change a day's numbers: a resolved incident's state, times, who resolved it, or what it is grouped by.
-  const changed = ['state', 'resolved_at', 'opened_at', 'resolved_by', 'alarm_name', 'severity', 'integration_id', 'tenant_id'];
   if (postgres) {
     await sql.raw(`
       create function incidents_mark_stale_day() returns trigger language plpgsql as $$
@@ -75,17 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       end $$`).execute(db);
     await sql`create trigger incidents_stale_insert after insert on incidents for each row when (new.state = 'resolved') execute function incidents_mark_stale_day()`.execute(db);
     await sql.raw(`create trigger incidents_stale_update after update on incidents for each row
-      when ((old.state = 'resolved' or new.state = 'resolved') and (${changed.map((c) => `old.${c}`).join(', ')}) is distinct from (${changed.map((c) => `new.${c}`).join(', ')}))
+      when ((old.state = 'resolved' or new.state = 'resolved') and (${STALE_CHANGES.map((c) => `old.${c}`).join(', ')}) is distinct from (${STALE_CHANGES.map((c) => `new.${c}`).join(', ')}))
       execute function incidents_mark_stale_day()`).execute(db);
     await sql`create trigger incidents_stale_delete after delete on incidents for each row when (old.state = 'resolved') execute function incidents_mark_stale_day()`.execute(db);
   } else {
-    const mark = (row: 'old' | 'new') => `insert into incident_days_stale (tenant_id, day) select ${row}.tenant_id, ${row}.resolved_at / 86400000
-      where ${row}.state = 'resolved' and not exists (select 1 from incident_days_stale where tenant_id = ${row}.tenant_id and day = ${row}.resolved_at / 86400000);`;
-    await sql.raw(`create trigger incidents_stale_insert after insert on incidents when new.state = 'resolved' begin ${mark('new')} end`).execute(db);
-    await sql.raw(`create trigger incidents_stale_update after update on incidents
-      when (old.state = 'resolved' or new.state = 'resolved') and (${changed.map((c) => `old.${c} is not new.${c}`).join(' or ')})
-      begin ${mark('old')} ${mark('new')} end`).execute(db);
-    await sql.raw(`create trigger incidents_stale_delete after delete on incidents when old.state = 'resolved' begin ${mark('old')} end`).execute(db);
+    for (const trigger of sqliteStaleTriggers()) await sql.raw(trigger).execute(db);
   }
 
   // Incidents resolved before this migration: their days are computed at the first read.
@@ -104,4 +96,20 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`create index incidents_tenant_resolved on incidents (tenant_id, resolved_at) where state = 'resolved'`.execute(db);
   await db.schema.dropTable('incident_days_stale').execute();
   await db.schema.dropTable('incident_days').execute();
+}
+
+/** A change counts when it can change a day's numbers: a resolved incident's state, times, who resolved it, or what it is grouped by. */
+export const STALE_CHANGES = ['state', 'resolved_at', 'opened_at', 'resolved_by', 'alarm_name', 'severity', 'integration_id', 'tenant_id'];
+
+/** SQLite's three triggers as this migration made them (migration 0045 replaced them; its down puts them back). */
+export function sqliteStaleTriggers(): string[] {
+  const mark = (row: 'old' | 'new') => `insert into incident_days_stale (tenant_id, day) select ${row}.tenant_id, ${row}.resolved_at / 86400000
+      where ${row}.state = 'resolved' and not exists (select 1 from incident_days_stale where tenant_id = ${row}.tenant_id and day = ${row}.resolved_at / 86400000);`;
+  return [
+    `create trigger incidents_stale_insert after insert on incidents when new.state = 'resolved' begin ${mark('new')} end`,
+    `create trigger incidents_stale_update after update on incidents
+      when (old.state = 'resolved' or new.state = 'resolved') and (${STALE_CHANGES.map((c) => `old.${c} is not new.${c}`).join(' or ')})
+      begin ${mark('old')} ${mark('new')} end`,
+    `create trigger incidents_stale_delete after delete on incidents when old.state = 'resolved' begin ${mark('old')} end`,
+  ];
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './database.js';
+import { migrateToLatest } from './migrations.js';
 
 describe('the SQLite store', () => {
   let dir: string;
@@ -18,6 +19,12 @@ describe('the SQLite store', () => {
   });
 
   it('keeps statement journals in memory (temp_store = MEMORY, 2): a batch statement never spills one to a temporary file', async () => {
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(store.db);
+    expect(rows[0]!.temp_store).toBe(2);
+  });
+
+  it('keeps them in memory after migrating, which puts its own (a whole table rewritten at once) in files', async () => {
+    await migrateToLatest(store);
     const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(store.db);
     expect(rows[0]!.temp_store).toBe(2);
   });

@@ -140,7 +140,15 @@ export async function migrateToLatest(store: Store): Promise<MigrationReport> {
   // both found a migration pending and the second failed with "table already exists". One
   // IMMEDIATE transaction around the whole run takes the write lock before the state is read: the
   // other process waits for it (busy timeout), then finds the schema up to date.
-  return writeTransaction(store, migrate);
+  // A migration may rewrite a whole table in one statement inside that transaction: its statement
+  // journal, as large as the table, goes to a temporary file, not to memory as the service's
+  // batches' do (database.ts). temp_store cannot change within a transaction.
+  await sql`pragma temp_store = FILE`.execute(store.db);
+  try {
+    return await writeTransaction(store, migrate);
+  } finally {
+    await sql`pragma temp_store = MEMORY`.execute(store.db);
+  }
 }
 
 async function migrate(db: Kysely<Database>): Promise<MigrationReport> {

@@ -23,7 +23,7 @@ describe('the SQLite store', () => {
     expect(rows[0]!.temp_store).toBe(2);
   });
 
-  it('keeps them in memory after migrating, which puts its own (a whole table rewritten at once) in files', async () => {
+  it('keeps them in memory after migrating (the migration run itself keeps its journals in files)', async () => {
     await migrateToLatest(store);
     const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(store.db);
     expect(rows[0]!.temp_store).toBe(2);

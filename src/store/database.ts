@@ -76,9 +76,10 @@ function openSqlite(options: StoreOptions): Store {
   // A statement that writes many rows inside a transaction (a group commit's inserts, the update
   // that resolves a batch's incidents) keeps the pages it changes in a statement journal, to undo
   // itself alone. Past 64 KiB SQLite spills that journal to a temporary file: created, written and
-  // deleted once per statement. In memory instead: 28 → 19 µs per incident resolved, ~1.5 µs less
-  // per event stored (bench/README.md, session 40). Temporary tables are in memory too; big sorts
-  // still spill to files, and pitcrew never runs VACUUM (which would build its copy in memory).
+  // deleted once per statement, which random alarm keys made every resolution batch. In memory
+  // instead: 28 → 19 µs per incident resolved (bench/README.md, session 40). Temporary tables are
+  // in memory too; big sorts still spill to files, migrations keep their journals in files
+  // (migrations.ts), and pitcrew never runs VACUUM (which would build its copy in memory).
   sqlite.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const durability = walDurability(`${file}-wal`);

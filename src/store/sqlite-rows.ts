@@ -9,7 +9,7 @@ type RowOf = (values: unknown[]) => Record<string, unknown>;
  * name made a V8 string again (its GetFlatRowJS), ~0.3 µs a column; on Node 22+ from a key list.
  * Here the rows come as arrays (raw mode) and each becomes one object literal of the statement's
  * own columns, compiled once per statement: a row of `incidents` (25 columns, 120 rows by id)
- * costs 11.5 → 4.8 µs on Node 20 and 4.5 → 2.8 µs on Node 24 (bench/README.md, session 40).
+ * costs 9.9 → 4.7 µs on Node 20 and 4.0 → 2.7 µs on Node 24 (bench/sqlite-rows.js).
  *
  * Same rows: the columns in their order, a name given twice keeps its last value. A statement that
  * names a column `__proto__` (which an object literal would take for the prototype) keeps

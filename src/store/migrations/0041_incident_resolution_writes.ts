@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { STALE_CHANGES } from './0028_incident_analytics.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -20,14 +21,13 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   resolved after it, when a column the rollups read changed. Inserts and deletes keep their row
  *   triggers (imports of resolved incidents, retention): not on the ingest's path.
  */
-const CHANGED = ['state', 'resolved_at', 'opened_at', 'resolved_by', 'alarm_name', 'severity', 'integration_id', 'tenant_id'];
 
 /**
  * The statement trigger's function: the days of the updated rows resolved before or after, when a
  * column the rollups read changed, marked stale unless `unless` (migration 0044 drops the condition).
  */
 export function staleDaysUpdatedFunction(unless: string, create: 'create' | 'create or replace' = 'create'): string {
-  const differs = `(${CHANGED.map((c) => `o.${c}`).join(', ')}) is distinct from (${CHANGED.map((c) => `n.${c}`).join(', ')})`;
+  const differs = `(${STALE_CHANGES.map((c) => `o.${c}`).join(', ')}) is distinct from (${STALE_CHANGES.map((c) => `n.${c}`).join(', ')})`;
   return `
     ${create} function incidents_mark_stale_days_updated() returns trigger language plpgsql as $$
     begin
@@ -61,7 +61,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`drop trigger incidents_stale_update on incidents`.execute(db);
     await sql`drop function incidents_mark_stale_days_updated()`.execute(db);
     await sql.raw(`create trigger incidents_stale_update after update on incidents for each row
-      when ((old.state = 'resolved' or new.state = 'resolved') and (${CHANGED.map((c) => `old.${c}`).join(', ')}) is distinct from (${CHANGED.map((c) => `new.${c}`).join(', ')}))
+      when ((old.state = 'resolved' or new.state = 'resolved') and (${STALE_CHANGES.map((c) => `old.${c}`).join(', ')}) is distinct from (${STALE_CHANGES.map((c) => `new.${c}`).join(', ')}))
       execute function incidents_mark_stale_day()`).execute(db);
   }
   await sql`create index incidents_resolved_host on incidents (tenant_id, host_key, resolved_at, integration_id, severity, alarm_name, opened_at, resolved_by) where state = 'resolved'`.execute(db);

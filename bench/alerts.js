@@ -68,7 +68,12 @@ const hex = (n) => n.toString(16).padStart(16, '0');
  *   each (its startsAt moves): no duplicate in the alert log; each is an occurrence of its open incident.
  * - `new alarms`: 100 label sets never seen before in each notification: each alert opens an incident.
  * - `fire+resolve`: a connection's notifications alternate: 100 new label sets firing, then the
- *   same resolved (endsAt): each alert opens an incident, the next notification resolves it.
+ *   same resolved (endsAt): each alert opens an incident, the next notification resolves it. Their
+ *   times move on from round to round, as a tool's do: `c` counts on across rounds (it starts at the
+ *   notifications sent before), while the pair count restarts. Until session 41 every round sent the
+ *   first round's times again, so each round's incidents (whose ids are made from the time they
+ *   opened: incidents/book.ts) were inserted among all the earlier rounds' in the id-ordered indexes,
+ *   and the pages a commit wrote there grew round by round (bench/README.md, session 41).
  */
 const VARIANTS = {
   're-firing': (n) => message('firing', Array.from({ length: ALERTS_PER_NOTIFICATION }, (_, i) =>
@@ -79,7 +84,7 @@ const VARIANTS = {
     const pair = Math.floor(k / 2);
     const resolved = k % 2 === 1;
     return message(resolved ? 'resolved' : 'firing', Array.from({ length: ALERTS_PER_NOTIFICATION }, (_, i) => alertJson({
-      status: resolved ? 'resolved' : 'firing', host: `flap-${c}-${pair}-${i}`, startsAt: at(pair), ...(resolved ? { endsAt: at(pair + 60) } : {}),
+      status: resolved ? 'resolved' : 'firing', host: `flap-${c}-${pair}-${i}`, startsAt: at(c + pair), ...(resolved ? { endsAt: at(c + pair + 60) } : {}),
       fingerprint: hex((c + 1) * 2 ** 32 + (pair + 1) * 256 + i),
     })));
   },

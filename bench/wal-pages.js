@@ -6,7 +6,7 @@
 //    pitcrew.db, a passive checkpoint: its log count is the frames that commit wrote (the WAL starts
 //    again after each full checkpoint), whose page numbers the frame headers hold. When the server
 //    is stopped (SIGTERM, SIGINT) it writes PREFIX.<this|baseline>.json and hard-links its database
-//    beside it (the bench deletes its directory). A checkpoint per commit changes the timing: count
+//    beside it (copies it across file systems), since the bench deletes its directory. A checkpoint per commit changes the timing: count
 //    with it, time without it.
 //
 //      BENCH_WAL_PAGES_OUT=/tmp/wal NODE_OPTIONS="--import $PWD/bench/wal-pages.js" \
@@ -37,6 +37,7 @@ function count(prefix) {
   const header = Buffer.alloc(4);
   let database;
   let wal;
+  let pageSize;
   let counting = false;
   statement.run = function (...parameters) {
     const result = run.apply(this, parameters);
@@ -45,7 +46,7 @@ function count(prefix) {
     try {
       database = this.database.name;
       const [{ log: frames }] = this.database.pragma('wal_checkpoint(PASSIVE)');
-      const pageSize = this.database.pragma('page_size', { simple: true });
+      pageSize ??= this.database.pragma('page_size', { simple: true });
       wal ??= fs.openSync(`${database}-wal`, 'r');
       const key = Math.floor((performance.now() - started) / WINDOW_MS);
       const window = windows.get(key) ?? { commits: 0, pages: {} };
@@ -65,7 +66,13 @@ function count(prefix) {
     if (database === undefined) return;
     fs.writeFileSync(`${out}.json`, JSON.stringify([...windows]));
     fs.rmSync(`${out}.db`, { force: true });
-    fs.linkSync(database, `${out}.db`);
+    try {
+      fs.linkSync(database, `${out}.db`);
+    } catch (error) {
+      // PREFIX on another file system than the server's data directory: a copy instead.
+      if (error.code !== 'EXDEV') throw error;
+      fs.copyFileSync(database, `${out}.db`);
+    }
   };
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => { save(); process.exit(0); });
 }

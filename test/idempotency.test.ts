@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newId } from '../src/store/ids.js';
 import { startTestEnv, type TestEnv } from './support/app.js';
 import { testDialects } from './support/databases.js';
 import { expectProblem } from './support/problems.js';
@@ -90,6 +91,23 @@ describe.each(testDialects())('idempotent webhook retries on %s', (dialect) => {
     expect(later.eventId).not.toBe(first.eventId);
     // ...and the new event is the key's original from now on.
     expect((await fire({ HostName: 'idem-1' }, 'day-old')).json().eventId).toBe(later.eventId);
+  });
+
+  it("purges a key once its event is past the 24 hours and the purge's margin, and keeps a younger one", async () => {
+    // Event ids are UUIDv7 of the receipt, never behind the last id this process made (store/ids.ts):
+    // the other database's run of this file moved the clock ahead, so this one starts after it.
+    now = Math.max(now, parseInt(newId(0).replace(/-/g, '').slice(0, 12), 16) + 1);
+    const keyRow = (key: string) => env.store.db.selectFrom('idempotency_keys').select(['key', 'event_id']).where('rule_id', '=', rule.id).where('key', '=', key).executeTakeFirst();
+    const old = (await fire({ HostName: 'idem-1' }, 'purged-key')).json();
+    now += 2 * 3600_000;
+    const young = (await fire({ HostName: 'idem-1' }, 'kept-key')).json();
+    expect((await keyRow('purged-key'))?.event_id).toBe(old.eventId);
+    // The first event is now 26.5 h old (past the hour's margin), the second 24.5 h (past 24 h, within the margin).
+    now += DAY_MS + 1800_000;
+    await vi.waitFor(async () => expect(await keyRow('purged-key')).toBeUndefined(), { timeout: 10_000, interval: 100 });
+    expect((await keyRow('kept-key'))?.event_id).toBe(young.eventId);
+    // Kept, it answers nothing: the call past 24 h is a new alarm.
+    expect((await fire({ HostName: 'idem-1' }, 'kept-key')).json()).toMatchObject({ replayed: false });
   });
 
   it('shows the key on the event', async () => {

@@ -38,6 +38,32 @@ describe.each(testDialects())('the events table on %s', (dialect) => {
   });
 });
 
+// Every alert an integration delivers writes an idempotency key (its fingerprint, per rule): each
+// index here is paid for by every alert. Each one is read by a query.
+describe.each(testDialects())('the idempotency_keys table on %s', (dialect) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    store = database.open();
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  it('carries only the indexes its queries use', async () => {
+    const names = dialect === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'idempotency_keys' and sql is not null`.execute(store.db)
+      : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'idempotency_keys' and indexname <> 'idempotency_keys_pk'`.execute(store.db);
+    expect(names.rows.map((r) => r.name).sort()).toEqual([
+      'idempotency_keys_event', // retention's deletes by event, and the sweeper's purge of keys past 24 h by their event's time (migration 0046)
+    ]);
+  });
+});
+
 // Every index on incidents is paid for by the alert ingest: each new alarm adds an entry to each,
 // each resolution moves it between the open and the resolved ones (issue 38: the bookkeeping may
 // cost the ingest at most 10 % of its throughput, bench/alerts.js). Each one here is read by a query.

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { IDEMPOTENCY_TTL_MS } from '../engine/decide.js';
+import { idFloor } from '../store/ids.js';
 import { preparedQuery } from '../store/prepared.js';
 import type { Database } from '../store/schema.js';
 import { UNDECIDED_ESCALATED, storedTerms } from './approvals.js';
@@ -82,6 +83,9 @@ export function overdueReason(row: { state: string; dispatched_at: number | null
 
 /** How long a dispatched execution may wait for the claim that dispatched it to send it, before the sweeper does. */
 export const UNSENT_AFTER_MS = 5_000;
+
+/** An idempotency key outlives its 24 h by up to this before the purge takes it: more than any wait between an event's receipt and its commit. */
+const PURGE_MARGIN_MS = 3_600_000;
 
 /**
  * The periodic duties no request triggers: the node's heartbeat, recovery from nodes that died,
@@ -176,11 +180,16 @@ export class Sweeper {
     }
   }
 
-  /** Keys older than 24 h answer nothing any more (the writer ignores them); once a minute is enough. */
+  /**
+   * Keys older than 24 h answer nothing any more (the writer ignores them); once a minute is enough.
+   * Found by their event's id (UUIDv7 of its receipt) in `idempotency_keys_event` (migration 0046):
+   * a key is written with its event a moment after the receipt, so those of events received over
+   * PURGE_MARGIN_MS before the 24 h are past them.
+   */
   private async purgeIdempotencyKeys(now: number): Promise<void> {
     if (now - this.purgedAt < 60_000) return;
     this.purgedAt = now;
-    await this.deps.db.deleteFrom('idempotency_keys').where('created_at', '<=', now - IDEMPOTENCY_TTL_MS).execute();
+    await this.deps.db.deleteFrom('idempotency_keys').where('event_id', '<', idFloor(now - IDEMPOTENCY_TTL_MS - PURGE_MARGIN_MS)).execute();
   }
 
   /**

@@ -42,6 +42,7 @@ import * as incidentOpenIndexes from './migrations/0042_incident_open_indexes.js
 import * as previousReleaseIndexNames from './migrations/0043_previous_release_index_names.js';
 import * as incidentStaleMarksAlways from './migrations/0044_incident_stale_marks_always.js';
 import * as incidentStaleMarksWhen from './migrations/0045_incident_stale_marks_when.js';
+import * as idempotencyKeysByEvent from './migrations/0046_idempotency_keys_by_event.js';
 import type { Store } from './database.js';
 import type { Database } from './schema.js';
 
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0043_previous_release_index_names': previousReleaseIndexNames,
   '0044_incident_stale_marks_always': incidentStaleMarksAlways,
   '0045_incident_stale_marks_when': incidentStaleMarksWhen,
+  '0046_idempotency_keys_by_event': idempotencyKeysByEvent,
 };
 
 /** The migrations this build knows, oldest first: the last is its schema version. */

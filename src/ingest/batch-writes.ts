@@ -147,7 +147,7 @@ export class BatchWrites {
     writes.push(...this.statements.inserts('events', this.events));
     writes.push(...this.statements.inserts('alerts', this.alerts));
     writes.push(...queuedInserts(this.statements, this.executions, this.now));
-    writes.push(...safetyWrites(this.db, this.statements, [...this.escalations.values()], this.keys));
+    writes.push(...safetyWrites(this.statements, [...this.escalations.values()], this.keys));
     return writes;
   }
 

@@ -35,9 +35,10 @@ export class Statements {
   /**
    * INSERTs for all the rows, as few as the database's parameter limit allows: one for the rows
    * of a usual batch, more for a fan-out the size of a fleet. Run them in one transaction.
+   * `onConflict`: a clause both databases read alike (`on conflict (…) do update set …`), after the values.
    */
-  inserts<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery[] {
-    return chunksWithin(rows, this.maxRowsPerStatement(rows as ReadonlyArray<Record<string, unknown>>)).map((chunk) => this.insert(table, chunk));
+  inserts<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>, onConflict = ''): CompiledQuery[] {
+    return chunksWithin(rows, this.maxRowsPerStatement(rows as ReadonlyArray<Record<string, unknown>>)).map((chunk) => this.insert(table, chunk, onConflict));
   }
 
   /** The most rows of this width one statement can carry. */
@@ -51,7 +52,7 @@ export class Statements {
   }
 
   /** One INSERT for all the rows: within MAX_PARAMETERS, or use `inserts`. */
-  insert<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>): CompiledQuery {
+  insert<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>, onConflict = ''): CompiledQuery {
     const records = rows as ReadonlyArray<Record<string, unknown>>;
     const columns = columnsOf(records);
     const parameters: unknown[] = new Array(records.length * columns.length);
@@ -73,9 +74,9 @@ export class Statements {
     }
     parameters.length = n;
     // The text of a fan-out's thousands of rows is made for its one use, not kept (see MAX_KEPT_ROWS).
-    if (rows.length > MAX_KEPT_ROWS) return CompiledQuery.raw(this.insertText(table, columns, shape), parameters);
-    const key = `insert\n${table}\n${columns.join(',')}\n${shape}`;
-    const text = this.texts.get(key) ?? this.remember(key, this.insertText(table, columns, shape));
+    if (rows.length > MAX_KEPT_ROWS) return CompiledQuery.raw(this.insertText(table, columns, shape, onConflict), parameters);
+    const key = `insert\n${table}\n${columns.join(',')}\n${shape}\n${onConflict}`;
+    const text = this.texts.get(key) ?? this.remember(key, this.insertText(table, columns, shape, onConflict));
     return CompiledQuery.raw(text, parameters);
   }
 
@@ -101,7 +102,7 @@ export class Statements {
   }
 
   /** `shape`: per row, FULL or a mask of one character per column ('1' set, '0' missing). */
-  private insertText(table: string, columns: string[], shape: string): string {
+  private insertText(table: string, columns: string[], shape: string, onConflict: string): string {
     let n = 0;
     const missing = this.dialect === 'postgres' ? 'default' : 'null';
     const values: string[] = [];
@@ -110,7 +111,7 @@ export class Statements {
       at += shape[at] === FULL ? 1 : columns.length;
       values.push(`(${[...mask].map((bit) => (bit === '1' ? this.placeholder(++n) : missing)).join(', ')})`);
     }
-    return `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}`;
+    return `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}${onConflict ? ` ${onConflict}` : ''}`;
   }
 
   private placeholder(position: number): string {

@@ -165,7 +165,7 @@ export class EventWriter {
       // Each occurrence's rules, read once for the whole transaction: host candidates, history, decisions.
       const raised = batch.map((o) => raisesOf(o, reads));
       const hostsQuery = candidateHostsQuery(this.statements, raised.flat());
-      const safety = safetyReads(this.db, this.options.dialect, guardedEvents(raised.flat()), now);
+      const safety = safetyReads(this.db, this.statements, this.options.dialect, guardedEvents(raised.flat()), now);
       const history = new BatchHistory();
       let hosts = new Map<string, HostFacts[]>();
       if (hostsQuery || safety.queries.length > 0) {

@@ -14,6 +14,7 @@ import { INTEGRATION_TYPES, type IntegrationType } from '../integrations/schema.
 import type { ToolParser } from '../integrations/tools.js';
 import type { Database, IntegrationRow } from '../store/schema.js';
 import { isUuid } from '../store/ids.js';
+import { preparedQuery } from '../store/prepared.js';
 import { admit, type AdmissionDeps } from './admission.js';
 import { alertPayloadOf } from './alert-payload.js';
 import { AlertResult, storeAlerts, type StoreDeps } from './alert-store.js';
@@ -88,10 +89,13 @@ async function accept(deps: IntegrationIngressDeps, request: IntegrationRequest,
   return reply.code(202).send({ alerts });
 }
 
+/** Compiled once: every notification reads its integration. */
+const liveIntegration = preparedQuery((db, id: string, tenantId: string) => db.selectFrom('integrations').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null));
+
 async function integrationOf(db: Kysely<Database>, request: IntegrationRequest): Promise<IntegrationRow> {
   const { type, integrationId } = request.params;
   const row = isUuid(integrationId)
-    ? await db.selectFrom('integrations').selectAll().where('id', '=', integrationId.toLowerCase()).where('tenant_id', '=', request.caller.tenantId).where('deleted_at', 'is', null).executeTakeFirst()
+    ? (await liveIntegration(db, integrationId.toLowerCase(), request.caller.tenantId))[0]
     : undefined;
   if (!row || row.type !== type) {
     throw new PitcrewError('PITCREW_ERR_INTEGRATION_NOT_FOUND', `no ${type} integration ${integrationId} in this tenant; copy the URL from the integration (GET /api/v1/integrations)`);

@@ -38,12 +38,11 @@ export class Statements {
    * `onConflict`: a clause both databases read alike (`on conflict (…) do update set …`), after the values.
    */
   inserts<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>, onConflict = ''): CompiledQuery[] {
-    return chunksWithin(rows, this.maxRowsPerStatement(rows as ReadonlyArray<Record<string, unknown>>)).map((chunk) => this.insert(table, chunk, onConflict));
-  }
-
-  /** The most rows of this width one statement can carry. */
-  maxRowsPerStatement(rows: ReadonlyArray<Record<string, unknown>>): number {
-    return Math.max(1, Math.floor(MAX_PARAMETERS[this.dialect] / Math.max(1, columnsOf(rows).length)));
+    const columns = columnsOf(rows as ReadonlyArray<Record<string, unknown>>);
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS[this.dialect] / Math.max(1, columns.length)));
+    const chunks = chunksWithin(rows, perStatement);
+    // One statement (a usual batch): its columns are the rows' own, found once.
+    return chunks.length === 1 ? [this.insertOf(table, rows, onConflict, columns)] : chunks.map((chunk) => this.insert(table, chunk, onConflict));
   }
 
   /** Values for `in (…)` lists of one parameter each, cut to what one statement can carry. */
@@ -53,8 +52,12 @@ export class Statements {
 
   /** One INSERT for all the rows: within MAX_PARAMETERS, or use `inserts`. */
   insert<T extends keyof Database & string>(table: T, rows: ReadonlyArray<Insertable<Database[T]>>, onConflict = ''): CompiledQuery {
+    return this.insertOf(table, rows, onConflict, columnsOf(rows as ReadonlyArray<Record<string, unknown>>));
+  }
+
+  /** `columns`: every column the rows set (columnsOf). */
+  private insertOf(table: string, rows: ReadonlyArray<unknown>, onConflict: string, columns: string[]): CompiledQuery {
     const records = rows as ReadonlyArray<Record<string, unknown>>;
-    const columns = columnsOf(records);
     const parameters: unknown[] = new Array(records.length * columns.length);
     let n = 0;
     // Each row's part of the text: FULL when it sets every column (a batch's usual row), else its mask.

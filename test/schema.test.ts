@@ -10,9 +10,9 @@ import { runCli } from './support/process.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/store/migrations');
 
-// Every index on events is paid for by every webhook call: the group commit updates its b-tree
+// Every index of these tables is paid for on the ingest path: each group commit updates its b-tree
 // and rewrites its pages into the WAL. Each one here is read by a query (see the comments).
-describe.each(testDialects())('the events table on %s', (dialect) => {
+describe.each(testDialects())('the ingest\'s tables on %s', (dialect) => {
   let database: TestDatabase;
   let store: Store;
 
@@ -26,66 +26,34 @@ describe.each(testDialects())('the events table on %s', (dialect) => {
     await database.drop();
   });
 
-  it('carries only the indexes its queries use', async () => {
+  /** The table's indexes but its primary key's. */
+  async function indexesOf(table: string, primaryKey: string): Promise<string[]> {
     const names = dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'events' and sql is not null`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'events' and indexname <> 'events_pkey'`.execute(store.db);
-    expect(names.rows.map((r) => r.name).sort()).toEqual([
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(store.db)
+      : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table} and indexname <> ${primaryKey}`.execute(store.db);
+    return names.rows.map((r) => r.name).sort();
+  }
+
+  // Every webhook call and alert writes an event.
+  it('events carry only the indexes their queries use', async () => {
+    expect(await indexesOf('events', 'events_pkey')).toEqual([
       'events_rule', // a rule's events, newest first (GET /rules/{id}/events)
       'events_rule_host', // flapping and action-limit history (ingest/safety-reads.ts)
       'events_rule_host_changes', // state changes of an alarm, for flapping
     ]);
   });
-});
 
-// Every alert an integration delivers writes an idempotency key (its fingerprint, per rule): each
-// index here is paid for by every alert. Each one is read by a query.
-describe.each(testDialects())('the idempotency_keys table on %s', (dialect) => {
-  let database: TestDatabase;
-  let store: Store;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    store = database.open();
-  });
-
-  afterAll(async () => {
-    await store.close();
-    await database.drop();
-  });
-
-  it('carries only the indexes its queries use', async () => {
-    const names = dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'idempotency_keys' and sql is not null`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'idempotency_keys' and indexname <> 'idempotency_keys_pk'`.execute(store.db);
-    expect(names.rows.map((r) => r.name).sort()).toEqual([
+  // Every alert an integration delivers writes an idempotency key (its fingerprint, per rule).
+  it('idempotency keys carry only the indexes their queries use', async () => {
+    expect(await indexesOf('idempotency_keys', 'idempotency_keys_pk')).toEqual([
       'idempotency_keys_event', // retention's deletes by event, and the sweeper's purge of keys past 24 h by their event's time (migration 0046)
     ]);
   });
-});
 
-// Every index on incidents is paid for by the alert ingest: each new alarm adds an entry to each,
-// each resolution moves it between the open and the resolved ones (issue 38: the bookkeeping may
-// cost the ingest at most 10 % of its throughput, bench/alerts.js). Each one here is read by a query.
-describe.each(testDialects())('the incidents table on %s', (dialect) => {
-  let database: TestDatabase;
-  let store: Store;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    store = database.open();
-  });
-
-  afterAll(async () => {
-    await store.close();
-    await database.drop();
-  });
-
-  it('carries only the indexes its queries use', async () => {
-    const names = dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'incidents' and sql is not null`.execute(store.db)
-      : await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'incidents' and indexname <> 'incidents_pkey'`.execute(store.db);
-    expect(names.rows.map((r) => r.name).sort()).toEqual([
+  // Each new alarm adds an entry to each, each resolution moves it between the open and the resolved
+  // ones (issue 38: the bookkeeping may cost the ingest at most 10 % of its throughput, bench/alerts.js).
+  it('incidents carry only the indexes their queries use', async () => {
+    expect(await indexesOf('incidents', 'incidents_pkey')).toEqual([
       'incidents_integration_resolved', // ?integrationId= of resolved incidents; partial: an open incident's filters read incidents_tenant_open (migration 0042)
       'incidents_key_resolved', // the ingest's and imports' repeats of a resolution (incidents/reads.ts); partial: resolved only
       'incidents_open_key', // one open incident per alarm, and the ingest's read of the batch's open ones (incidents/reads.ts)

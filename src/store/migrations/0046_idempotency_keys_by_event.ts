@@ -10,6 +10,8 @@ import type { Kysely } from 'kysely';
  * written (or taken over) with its event in the same transaction: the purge finds old keys by
  * their event's id in `idempotency_keys_event` instead (executions/sweeper.ts), and this index goes.
  * The writer still reads a key only while its `created_at` is within 24 h (ingest/safety-reads.ts).
+ * The previous release, run on this schema (docs/operations.md), still purges by `created_at`:
+ * without the index, a scan of the last day's keys once a minute.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('idempotency_keys_created').execute();

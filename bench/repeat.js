@@ -17,10 +17,11 @@ import { table } from './common.js';
 const NUMBER = /(-?\d[\d,]*(?:\.\d+)?)\s*(%|×|µs|ms|s\b|\/s)?/g;
 
 /** A target line's label, figure (number and unit) and verdict; undefined for any other line. */
-export function parseTarget(line) {
+function parseTarget(line) {
   const arrow = line.indexOf('→');
+  if (arrow < 0) return undefined;
   const verdict = /(NOT MET|\bmet)\b[^→]*$/.exec(line.slice(arrow + 1));
-  if (arrow < 0 || !verdict) return undefined;
+  if (!verdict) return undefined;
   const left = line.slice(0, arrow).trim();
   const right = line.slice(arrow + 1, arrow + 1 + verdict.index);
   const after = [...right.matchAll(NUMBER)][0];
@@ -88,4 +89,4 @@ async function main() {
   if (runs.some((r) => r.code !== 0)) process.exitCode = 1;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) await main();
+await main();
